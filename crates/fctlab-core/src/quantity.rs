@@ -1,0 +1,172 @@
+//! Scenario quantities with units: `"10Gbps"`, `"40ms"`, `"5MB"`, or plain numbers.
+//!
+//! A plain number is in the base unit (bits/s, seconds, bytes). Strings carry a unit suffix.
+//! Decimal prefixes throughout (1 MB = 10^6 B, 1 Gbps = 10^9 b/s), as in networking papers;
+//! `KiB`, `MiB`, `GiB` are binary. Negative, zero (for rates) and non-finite values are refused
+//! with a message naming what was seen; serde_path_to_error adds the field's path.
+
+use crate::units::{Rate, Time};
+use serde::de::{self, Deserializer, Visitor};
+use serde::Deserialize;
+use std::fmt;
+
+/// A number in the scenario, or a string with a unit.
+#[derive(Clone, Debug)]
+enum Raw {
+    Num(f64),
+    Str(String),
+}
+
+impl<'de> Deserialize<'de> for Raw {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Raw, D::Error> {
+        struct V;
+        impl<'de> Visitor<'de> for V {
+            type Value = Raw;
+            fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+                f.write_str("a number or a string with a unit")
+            }
+            fn visit_f64<E: de::Error>(self, v: f64) -> Result<Raw, E> {
+                Ok(Raw::Num(v))
+            }
+            fn visit_i64<E: de::Error>(self, v: i64) -> Result<Raw, E> {
+                Ok(Raw::Num(v as f64))
+            }
+            fn visit_u64<E: de::Error>(self, v: u64) -> Result<Raw, E> {
+                Ok(Raw::Num(v as f64))
+            }
+            fn visit_str<E: de::Error>(self, v: &str) -> Result<Raw, E> {
+                Ok(Raw::Str(v.to_string()))
+            }
+        }
+        d.deserialize_any(V)
+    }
+}
+
+/// Splits `"12.5ms"` into `(12.5, "ms")`.
+fn split_unit(s: &str) -> Option<(f64, String)> {
+    let s = s.trim();
+    let idx = s
+        .find(|c: char| !(c.is_ascii_digit() || c == '.' || c == '-' || c == '+' || c == 'e' || c == 'E'))
+        .unwrap_or(s.len());
+    // 'e' may start a unit only if it is not an exponent; no unit here starts with 'e'.
+    let (num, unit) = s.split_at(idx);
+    let v: f64 = num.trim().parse().ok()?;
+    Some((v, unit.trim().to_string()))
+}
+
+fn parse_with<E: de::Error>(raw: Raw, what: &str, example: &str, units: &[(&str, f64)], allow_zero: bool) -> Result<f64, E> {
+    let (v, shown) = match raw {
+        Raw::Num(v) => (v, format!("{v}")),
+        Raw::Str(s) => {
+            let Some((num, unit)) = split_unit(&s) else {
+                return Err(E::custom(format!("expected {what} like {example}, got \"{s}\"")));
+            };
+            let Some((_, mult)) = units.iter().find(|(u, _)| *u == unit) else {
+                let known: Vec<&str> = units.iter().map(|(u, _)| *u).filter(|u| !u.is_empty()).collect();
+                return Err(E::custom(format!(
+                    "unknown unit \"{unit}\" in \"{s}\"; expected one of {}",
+                    known.join(", ")
+                )));
+            };
+            (num * mult, format!("\"{s}\""))
+        }
+    };
+    if !v.is_finite() || v < 0.0 || (!allow_zero && v == 0.0) {
+        let bound = if allow_zero { ">= 0" } else { "> 0" };
+        return Err(E::custom(format!("expected {what} {bound}, got {shown}")));
+    }
+    Ok(v)
+}
+
+const RATE_UNITS: &[(&str, f64)] = &[
+    ("", 1.0),
+    ("bps", 1.0),
+    ("Kbps", 1e3),
+    ("kbps", 1e3),
+    ("Mbps", 1e6),
+    ("Gbps", 1e9),
+    ("Tbps", 1e12),
+];
+const TIME_UNITS: &[(&str, f64)] = &[
+    ("", 1.0),
+    ("s", 1.0),
+    ("ms", 1e-3),
+    ("us", 1e-6),
+    ("ns", 1e-9),
+    ("ps", 1e-12),
+];
+const BYTE_UNITS: &[(&str, f64)] = &[
+    ("", 1.0),
+    ("B", 1.0),
+    ("KB", 1e3),
+    ("kB", 1e3),
+    ("MB", 1e6),
+    ("GB", 1e9),
+    ("KiB", 1024.0),
+    ("MiB", 1048576.0),
+    ("GiB", 1073741824.0),
+];
+
+/// A rate in the scenario: `"10Gbps"` or a number of bits per second; must be > 0.
+#[derive(Copy, Clone, Debug, PartialEq)]
+pub struct RateQ(pub Rate);
+
+impl<'de> Deserialize<'de> for RateQ {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<RateQ, D::Error> {
+        let v = parse_with::<D::Error>(Raw::deserialize(d)?, "a rate", "\"10Gbps\"", RATE_UNITS, false)?;
+        Ok(RateQ(Rate(v.round() as u64)))
+    }
+}
+
+/// A duration in the scenario: `"40ms"` or a number of seconds; must be >= 0.
+#[derive(Copy, Clone, Debug, PartialEq)]
+pub struct TimeQ(pub Time);
+
+impl<'de> Deserialize<'de> for TimeQ {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<TimeQ, D::Error> {
+        let v = parse_with::<D::Error>(Raw::deserialize(d)?, "a duration", "\"40ms\"", TIME_UNITS, true)?;
+        Ok(TimeQ(Time::from_secs_f64(v)))
+    }
+}
+
+/// A size in the scenario: `"5MB"` or a number of bytes; must be >= 0.
+#[derive(Copy, Clone, Debug, PartialEq)]
+pub struct BytesQ(pub u64);
+
+impl<'de> Deserialize<'de> for BytesQ {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<BytesQ, D::Error> {
+        let v = parse_with::<D::Error>(Raw::deserialize(d)?, "a size", "\"5MB\"", BYTE_UNITS, true)?;
+        Ok(BytesQ(v.round() as u64))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn rate(s: &str) -> Result<RateQ, String> {
+        serde_json::from_str::<RateQ>(s).map_err(|e| e.to_string())
+    }
+
+    #[test]
+    fn units_are_decimal() {
+        assert_eq!(rate("\"10Gbps\"").unwrap().0, Rate::from_gbps(10));
+        assert_eq!(rate("1e9").unwrap().0, Rate::from_gbps(1));
+        let t: TimeQ = serde_json::from_str("\"40ms\"").unwrap();
+        assert_eq!(t.0, Time::from_ms(40));
+        let b: BytesQ = serde_json::from_str("\"5MB\"").unwrap();
+        assert_eq!(b.0, 5_000_000);
+        let b: BytesQ = serde_json::from_str("\"64KiB\"").unwrap();
+        assert_eq!(b.0, 65536);
+    }
+
+    #[test]
+    fn bad_values_say_what_was_expected() {
+        let e = rate("\"-1Gbps\"").unwrap_err();
+        assert!(e.contains("expected a rate > 0") && e.contains("-1Gbps"), "{e}");
+        let e = rate("\"10Gbs\"").unwrap_err();
+        assert!(e.contains("unknown unit \"Gbs\""), "{e}");
+        let e = rate("0").unwrap_err();
+        assert!(e.contains("> 0"), "{e}");
+    }
+}
