@@ -11,3 +11,29 @@
 //! | [`workload`] | flow sizes (`sizes`), arrival processes (`arrivals`), host pairs, flow lists |
 //! | [`topology`] | dumbbell, parking lot, Internet-2 (RC3), fat-tree, graphs from files; host groups |
 //! | [`routing`] | static shortest paths (delay, then hops), optional ECMP by flow hash |
+//! | [`sched`] | the event queue: (time, insertion order), FIFO among ties |
+//! | [`net`] | `Packet` (one `Copy` struct) and `Link` (queue + serializer + propagation) |
+//! | [`qdisc`] | queue disciplines, the router plug-in: drop-tail, ... |
+//! | [`transport`] | sans-IO endpoints: TCP (`tcp/`), congestion controllers (`cc/`), applications |
+//! | [`world`] | the event loop: hosts hand packets to endpoints, routers forward |
+//! | [`scenario`] | the one scenario schema, and the build from spec to `World` |
+//! | [`metrics`] | flow records, link counters, time series, result tables |
+//!
+//! How a run flows: scenario JSON -> [`scenario::parse`] -> [`scenario::build_spec`]
+//! (topology, routes, queues, flow plans) -> [`world::World::run_until`] -> tables.
+
+pub mod error;
+pub mod metrics;
+pub mod net;
+pub mod qdisc;
+pub mod quantity;
+pub mod rng;
+pub mod routing;
+pub mod scenario;
+pub mod sched;
+pub mod spec_de;
+pub mod topology;
+pub mod transport;
+pub mod units;
+pub mod workload;
+pub mod world;

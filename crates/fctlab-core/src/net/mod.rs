@@ -1,0 +1,4 @@
+//! The network: packets and links (nodes and routes are built from [`crate::topology`]).
+
+pub mod link;
+pub mod packet;

@@ -1,0 +1,86 @@
+//! The packet: one plain `Copy` struct, moved by value; no allocation per packet.
+//!
+//! Sequence numbers are byte offsets into the flow's payload. Congestion headers of the
+//! explicit-feedback protocols live in [`CongestionHeader`], a closed enum.
+
+use crate::units::Time;
+
+/// Index of a flow in the world's flow arena.
+pub type FlowId = u32;
+
+/// What a packet is for.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum PacketKind {
+    /// Connection request (sender -> receiver).
+    Syn,
+    /// Connection accept (receiver -> sender).
+    SynAck,
+    /// Payload (sender -> receiver).
+    Data,
+    /// Acknowledgment (receiver -> sender).
+    Ack,
+}
+
+/// Up to three SACK blocks, byte ranges `[start, end)`, most recent first (RFC 2018).
+#[derive(Copy, Clone, Debug, Default, PartialEq, Eq)]
+pub struct SackBlocks {
+    /// Number of valid blocks.
+    pub n: u8,
+    /// The blocks; only the first `n` are meaningful.
+    pub blocks: [(u64, u64); 3],
+}
+
+impl SackBlocks {
+    /// The valid blocks.
+    pub fn iter(&self) -> impl Iterator<Item = &(u64, u64)> {
+        self.blocks[..self.n as usize].iter()
+    }
+}
+
+/// Router-writable congestion header of explicit-feedback protocols.
+#[derive(Copy, Clone, Debug, Default, PartialEq)]
+pub enum CongestionHeader {
+    /// Plain TCP: no header.
+    #[default]
+    None,
+}
+
+/// A packet on the wire.
+#[derive(Copy, Clone, Debug)]
+pub struct Packet {
+    /// Flow this packet belongs to.
+    pub flow: FlowId,
+    /// What the packet is.
+    pub kind: PacketKind,
+    /// Source node id.
+    pub src: u32,
+    /// Destination node id.
+    pub dst: u32,
+    /// First payload byte (data), or 0.
+    pub seq: u64,
+    /// Payload bytes.
+    pub len: u32,
+    /// Bytes on the wire (payload + headers).
+    pub wire: u32,
+    /// Cumulative acknowledgment: next byte expected (ACKs).
+    pub ack: u64,
+    /// Selective acknowledgments (ACKs).
+    pub sack: SackBlocks,
+    /// Priority band: 0 is the highest.
+    pub prio: u8,
+    /// When the sender emitted it (the TCP timestamp value).
+    pub ts: Time,
+    /// The timestamp this ACK echoes (RFC 7323 TSecr).
+    pub ts_echo: Time,
+    /// Hash that picks among equal-cost paths.
+    pub hash: u64,
+    /// Router-writable congestion header.
+    pub cc: CongestionHeader,
+}
+
+impl Packet {
+    /// True if the packet travels from the flow's sender to its receiver.
+    pub fn is_forward(&self) -> bool {
+        matches!(self.kind, PacketKind::Syn | PacketKind::Data)
+    }
+}

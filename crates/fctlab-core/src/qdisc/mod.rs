@@ -1,0 +1,91 @@
+//! Queue disciplines: the router plug-in.
+//!
+//! Every output port owns one [`Qdisc`]. Disciplines write only `enqueue` / `dequeue` (and an
+//! optional periodic `tick` for the explicit-feedback routers); the link around them keeps the
+//! byte, drop and occupancy accounting, so no discipline can get it wrong.
+//! Static dispatch through the [`Qdisc`] enum keeps the hot path free of virtual calls.
+
+pub mod droptail;
+
+use crate::net::packet::Packet;
+use crate::units::Time;
+pub use droptail::DropTail;
+
+/// A buffer limit: in bytes or in packets.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum Limit {
+    /// At most this many bytes (wire size) queued.
+    Bytes(u64),
+    /// At most this many packets queued.
+    Packets(u64),
+}
+
+impl Limit {
+    /// True if `bytes`/`pkts` already queued leave room for a packet of `wire` bytes.
+    pub fn fits(&self, bytes: u64, pkts: usize, wire: u32) -> bool {
+        match *self {
+            Limit::Bytes(b) => bytes + wire as u64 <= b,
+            Limit::Packets(p) => (pkts as u64) < p,
+        }
+    }
+}
+
+/// What every queue discipline does.
+pub trait QueueDiscipline {
+    /// Offers `pkt`. Packets that do not fit (the arrival or others pushed out) go to `drops`.
+    fn enqueue(&mut self, now: Time, pkt: Packet, drops: &mut Vec<Packet>);
+    /// Takes the next packet to transmit, stamping headers if the discipline does that.
+    fn dequeue(&mut self, now: Time) -> Option<Packet>;
+    /// Bytes (wire size) queued.
+    fn bytes(&self) -> u64;
+    /// Packets queued.
+    fn packets(&self) -> usize;
+    /// Periodic control; returns when to be called next (None: never again).
+    fn tick(&mut self, _now: Time) -> Option<Time> {
+        None
+    }
+    /// When the first periodic tick is due, if the discipline has one.
+    fn first_tick(&self) -> Option<Time> {
+        None
+    }
+}
+
+/// The queue disciplines fctlab has, dispatched statically.
+#[derive(Debug)]
+pub enum Qdisc {
+    /// First-in first-out, drop the arrival when full.
+    DropTail(DropTail),
+}
+
+macro_rules! each_qdisc {
+    ($self:ident, $q:ident => $body:expr) => {
+        match $self {
+            Qdisc::DropTail($q) => $body,
+        }
+    };
+}
+
+impl QueueDiscipline for Qdisc {
+    #[inline]
+    fn enqueue(&mut self, now: Time, pkt: Packet, drops: &mut Vec<Packet>) {
+        each_qdisc!(self, q => q.enqueue(now, pkt, drops))
+    }
+    #[inline]
+    fn dequeue(&mut self, now: Time) -> Option<Packet> {
+        each_qdisc!(self, q => q.dequeue(now))
+    }
+    #[inline]
+    fn bytes(&self) -> u64 {
+        each_qdisc!(self, q => q.bytes())
+    }
+    #[inline]
+    fn packets(&self) -> usize {
+        each_qdisc!(self, q => q.packets())
+    }
+    fn tick(&mut self, now: Time) -> Option<Time> {
+        each_qdisc!(self, q => q.tick(now))
+    }
+    fn first_tick(&self) -> Option<Time> {
+        each_qdisc!(self, q => q.first_tick())
+    }
+}

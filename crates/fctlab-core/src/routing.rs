@@ -1,0 +1,359 @@
+//! Static routes: shortest paths to every host by total propagation delay, ties broken by hop
+//! count, with optional ECMP over every next hop on an equally short path.
+//!
+//! Tables are computed once per run (Dijkstra from each destination host on the reversed
+//! graph) and stored densely, so that a forwarding decision on the event loop's hot path is an
+//! index computation and a slice read, with no hashing. A host is never a transit node: the
+//! search does not extend paths through a host other than the destination.
+//!
+//! Without ECMP each (node, destination) keeps exactly one next hop, the lowest link id among
+//! the shortest, so that routes are a pure function of the topology. With ECMP a flow picks
+//! among the candidates with its [`flow_hash`] mixed with a per-node salt: if every stage used
+//! the same bits of the hash, a flow that went left at the edge would go left at the
+//! aggregation layer too (hash polarization) and some paths would never be used.
+//!
+//! Memory: one u32 offset per (node, destination host) plus one u32 per candidate next hop.
+
+use crate::topology::{NodeKind, Topology};
+use std::cmp::Reverse;
+use std::collections::BinaryHeap;
+
+/// Marks a node that is not a host in [`Routes::host_index`].
+const NOT_A_HOST: u32 = u32::MAX;
+
+/// Path length to a destination: total propagation delay (ps), then hop count; compared in that order.
+type Dist = (u64, u32);
+
+/// No path found (yet).
+const UNREACHED: Dist = (u64::MAX, u32::MAX);
+
+/// Forwarding tables for every (node, destination host).
+#[derive(Clone, Debug)]
+pub struct Routes {
+    /// Number of nodes: the row length of the tables.
+    n_nodes: usize,
+    /// Per node: its index among the hosts, or [`NOT_A_HOST`].
+    host_index: Vec<u32>,
+    /// Candidates of (dst index d, node n) are `hops[start[d * n_nodes + n]..start[d * n_nodes + n + 1]]`.
+    start: Vec<u32>,
+    /// Candidate next hops (directed link ids), ascending within each entry.
+    hops: Vec<u32>,
+    /// Per link: the node it enters, to walk paths.
+    link_to: Vec<u32>,
+    /// Per node: salt mixed into the flow hash before picking among candidates.
+    salt: Vec<u64>,
+}
+
+impl Routes {
+    /// Computes the tables; with `ecmp` false, keeps one next hop (the lowest link id) per entry.
+    ///
+    /// Panics only if the tables would exceed 2^32 entries, which no topology that fits in
+    /// memory reaches (hosts x nodes is bounded by the topology's size limits long before).
+    pub fn compute(topo: &Topology, ecmp: bool) -> Routes {
+        let n = topo.nodes.len();
+        let is_router: Vec<bool> = topo.nodes.iter().map(|x| x.kind == NodeKind::Router).collect();
+        let mut outgoing: Vec<Vec<u32>> = vec![Vec::new(); n];
+        let mut incoming: Vec<Vec<u32>> = vec![Vec::new(); n];
+        for (id, l) in topo.links.iter().enumerate() {
+            outgoing[l.from].push(id as u32);
+            incoming[l.to].push(id as u32);
+        }
+        let hosts = topo.hosts();
+        let mut host_index = vec![NOT_A_HOST; n];
+        for (i, &h) in hosts.iter().enumerate() {
+            host_index[h] = i as u32;
+        }
+
+        let mut start: Vec<u32> = Vec::with_capacity(hosts.len() * n + 1);
+        let mut hops: Vec<u32> = Vec::new();
+        start.push(0);
+        let mut dist = vec![UNREACHED; n];
+        for &dst in &hosts {
+            distances_to(topo, &incoming, &is_router, dst, &mut dist);
+            for v in 0..n {
+                if v != dst && dist[v] != UNREACHED {
+                    for &l in &outgoing[v] {
+                        let link = &topo.links[l as usize];
+                        let u = link.to;
+                        let transit_ok = u == dst || is_router[u];
+                        if transit_ok && dist[u] != UNREACHED && extend(dist[u], link.delay.ps()) == dist[v] {
+                            hops.push(l);
+                            if !ecmp {
+                                break;
+                            }
+                        }
+                    }
+                }
+                start.push(u32::try_from(hops.len()).expect("routing table exceeds 2^32 next hops"));
+            }
+        }
+        let link_to = topo.links.iter().map(|l| l.to as u32).collect();
+        let salt = (0..n as u64).map(|v| mix64(v ^ 0x6E6F_6465_5F73_616C)).collect();
+        Routes {
+            n_nodes: n,
+            host_index,
+            start,
+            hops,
+            link_to,
+            salt,
+        }
+    }
+
+    /// Every next hop (directed link id) from `node` on a shortest path to host `dst_host`;
+    /// empty at the destination, when it is unreachable, or when `dst_host` is not a host.
+    #[inline]
+    pub fn next_hops(&self, node: usize, dst_host: usize) -> &[u32] {
+        let d = self.host_index[dst_host];
+        if d == NOT_A_HOST {
+            return &[];
+        }
+        let i = d as usize * self.n_nodes + node;
+        &self.hops[self.start[i] as usize..self.start[i + 1] as usize]
+    }
+
+    /// The next hop of a flow with hash `flow_hash` at `node` towards `dst_host`, if any.
+    #[inline]
+    pub fn next_hop(&self, node: usize, dst_host: usize, flow_hash: u64) -> Option<u32> {
+        let c = self.next_hops(node, dst_host);
+        match c.len() {
+            0 => None,
+            1 => Some(c[0]),
+            k => {
+                // Multiply-high maps the mixed hash onto 0..k without a division.
+                let h = mix64(flow_hash ^ self.salt[node]);
+                Some(c[((h as u128 * k as u128) >> 64) as usize])
+            }
+        }
+    }
+
+    /// The directed links a flow with hash `flow_hash` crosses from `src` to `dst`, in order;
+    /// empty if `src == dst` or `dst` is unreachable (tell them apart with [`Routes::reachable`]).
+    pub fn path(&self, src: usize, dst: usize, flow_hash: u64) -> Vec<u32> {
+        let mut path = Vec::new();
+        let mut node = src;
+        while node != dst {
+            match self.next_hop(node, dst, flow_hash) {
+                // Every hop strictly shortens (delay, hops), so a walk never exceeds n_nodes links.
+                Some(l) if path.len() < self.n_nodes => {
+                    path.push(l);
+                    node = self.link_to[l as usize] as usize;
+                }
+                _ => return Vec::new(),
+            }
+        }
+        path
+    }
+
+    /// Whether host `dst` can be reached from `src` (a host reaches itself).
+    pub fn reachable(&self, src: usize, dst: usize) -> bool {
+        self.host_index[dst] != NOT_A_HOST && (src == dst || !self.next_hops(src, dst).is_empty())
+    }
+}
+
+/// `d` extended by one link of propagation delay `delay_ps`.
+fn extend(d: Dist, delay_ps: u64) -> Dist {
+    (d.0.saturating_add(delay_ps), d.1.saturating_add(1))
+}
+
+/// Fills `dist` with every node's shortest (delay, hops) to `dst`, never passing through
+/// another host: Dijkstra on the reversed graph.
+fn distances_to(topo: &Topology, incoming: &[Vec<u32>], is_router: &[bool], dst: usize, dist: &mut [Dist]) {
+    dist.fill(UNREACHED);
+    dist[dst] = (0, 0);
+    let mut heap = BinaryHeap::new();
+    heap.push(Reverse((dist[dst], dst)));
+    while let Some(Reverse((d, u))) = heap.pop() {
+        if d != dist[u] || (u != dst && !is_router[u]) {
+            continue; // stale entry, or a host: paths may end at a host but not pass through it
+        }
+        for &l in &incoming[u] {
+            let link = &topo.links[l as usize];
+            let nd = extend(d, link.delay.ps());
+            if nd < dist[link.from] {
+                dist[link.from] = nd;
+                heap.push(Reverse((nd, link.from)));
+            }
+        }
+    }
+}
+
+/// A 64-bit finalizer (SplitMix64's output function): every input bit flips about half of the output bits.
+fn mix64(x: u64) -> u64 {
+    let mut z = x.wrapping_add(0x9E37_79B9_7F4A_7C15);
+    z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+    z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+    z ^ (z >> 31)
+}
+
+/// The ECMP hash of a flow: a well-mixed function of its id and the scenario seed.
+pub fn flow_hash(flow_id: u64, seed: u64) -> u64 {
+    mix64(flow_id ^ mix64(seed ^ 0x666C_6F77_5F68_6173))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::topology::TopologySpec;
+    use std::path::Path;
+
+    /// A graph topology from compact node and link lists: links are (a, b, delay in ms).
+    fn graph(routers: &[&str], hosts: &[&str], links: &[(&str, &str, u64)]) -> Topology {
+        let nodes: Vec<String> = routers
+            .iter()
+            .map(|r| format!(r#"{{"name": "{r}", "kind": "router"}}"#))
+            .chain(hosts.iter().map(|h| format!(r#"{{"name": "{h}", "kind": "host"}}"#)))
+            .collect();
+        let links: Vec<String> = links
+            .iter()
+            .map(|(a, b, ms)| format!(r#"{{"a": "{a}", "b": "{b}", "rate": "1Gbps", "delay": "{ms}ms"}}"#))
+            .collect();
+        let json = format!(
+            r#"{{"kind": "graph", "nodes": [{}], "links": [{}]}}"#,
+            nodes.join(","),
+            links.join(",")
+        );
+        serde_json::from_str::<TopologySpec>(&json)
+            .unwrap()
+            .build(Path::new("."), 0)
+            .unwrap()
+    }
+
+    fn names(t: &Topology, path: &[u32]) -> Vec<String> {
+        path.iter().map(|&l| t.links[l as usize].name.clone()).collect()
+    }
+
+    #[test]
+    fn hosts_are_never_transit() {
+        // m is multi-homed to r1 and r2 with zero delay: through m, a -> b would take 0 ms
+        // instead of 10 ms, but a path must not pass through a host.
+        let t = graph(
+            &["r1", "r2"],
+            &["a", "b", "m"],
+            &[
+                ("a", "r1", 1),
+                ("b", "r2", 1),
+                ("m", "r1", 0),
+                ("m", "r2", 0),
+                ("r1", "r2", 10),
+            ],
+        );
+        let routes = Routes::compute(&t, true);
+        let (a, b, m) = (
+            t.node_by_name("a").unwrap(),
+            t.node_by_name("b").unwrap(),
+            t.node_by_name("m").unwrap(),
+        );
+        assert_eq!(names(&t, &routes.path(a, b, 1)), ["a->r1", "r1->r2", "r2->b"]);
+        assert_eq!(names(&t, &routes.path(a, m, 1)), ["a->r1", "r1->m"]);
+        // A multi-homed host sends on the uplink that starts its shortest path.
+        assert_eq!(names(&t, &routes.path(m, b, 1)), ["m->r2", "r2->b"]);
+    }
+
+    #[test]
+    fn delay_first_then_hop_count() {
+        // r1 -> r2: direct is 2 ms in 1 hop, via r3 also 2 ms but in 2 hops: fewer hops win,
+        // and ECMP does not count the 2-hop path as equal.
+        let t = graph(
+            &["r1", "r2", "r3"],
+            &["a", "b"],
+            &[
+                ("a", "r1", 0),
+                ("b", "r2", 0),
+                ("r1", "r3", 1),
+                ("r3", "r2", 1),
+                ("r1", "r2", 2),
+            ],
+        );
+        let (a, b) = (t.node_by_name("a").unwrap(), t.node_by_name("b").unwrap());
+        for ecmp in [false, true] {
+            let routes = Routes::compute(&t, ecmp);
+            assert_eq!(
+                names(&t, &routes.path(a, b, 3)),
+                ["a->r1", "r1->r2", "r2->b"],
+                "ecmp {ecmp}"
+            );
+            assert_eq!(
+                routes.next_hops(t.node_by_name("r1").unwrap(), b).len(),
+                1,
+                "equal delay, more hops: not equal cost"
+            );
+        }
+        let t = graph(
+            &["r1", "r2", "r3", "r4"],
+            &["a", "b"],
+            &[
+                ("a", "r1", 0),
+                ("b", "r2", 0),
+                ("r1", "r2", 5),
+                ("r1", "r3", 1),
+                ("r3", "r4", 1),
+                ("r4", "r2", 1),
+            ],
+        );
+        let (a, b) = (t.node_by_name("a").unwrap(), t.node_by_name("b").unwrap());
+        assert_eq!(
+            Routes::compute(&t, false).path(a, b, 0).len(),
+            5,
+            "3 ms over 5 links beats 5 ms over 3"
+        );
+    }
+
+    #[test]
+    fn ecmp_keeps_equal_paths_and_single_path_keeps_the_lowest_link() {
+        // Diamond r1 -> {r2, r3} -> r4, equal delays.
+        let t = graph(
+            &["r1", "r2", "r3", "r4"],
+            &["a", "b"],
+            &[
+                ("r1", "r3", 1),
+                ("r1", "r2", 1),
+                ("r2", "r4", 1),
+                ("r3", "r4", 1),
+                ("a", "r1", 0),
+                ("b", "r4", 0),
+            ],
+        );
+        let (r1, b) = (t.node_by_name("r1").unwrap(), t.node_by_name("b").unwrap());
+        assert_eq!(Routes::compute(&t, true).next_hops(r1, b), &[0, 2]);
+        assert_eq!(
+            Routes::compute(&t, false).next_hops(r1, b),
+            &[0],
+            "lowest link id: r1->r3"
+        );
+        let routes = Routes::compute(&t, true);
+        let a = t.node_by_name("a").unwrap();
+        let seen: std::collections::BTreeSet<_> = (0..64).map(|f| routes.path(a, b, flow_hash(f, 1))).collect();
+        assert_eq!(seen.len(), 2);
+    }
+
+    #[test]
+    fn unreachable_and_trivial_cases() {
+        let t = graph(&["r1", "r2"], &["a", "b"], &[("a", "r1", 1), ("b", "r2", 1)]);
+        let routes = Routes::compute(&t, true);
+        let (r1, a, b) = (
+            t.node_by_name("r1").unwrap(),
+            t.node_by_name("a").unwrap(),
+            t.node_by_name("b").unwrap(),
+        );
+        assert!(!routes.reachable(a, b));
+        assert!(routes.path(a, b, 0).is_empty());
+        assert_eq!(routes.next_hop(a, b, 0), None);
+        assert!(routes.reachable(a, a));
+        assert!(routes.next_hops(a, a).is_empty());
+        assert!(!routes.reachable(a, r1), "a router is not a destination");
+        assert!(routes.next_hops(a, r1).is_empty());
+    }
+
+    #[test]
+    fn flow_hash_is_deterministic_and_well_mixed() {
+        assert_eq!(flow_hash(42, 7), flow_hash(42, 7));
+        assert_ne!(flow_hash(42, 7), flow_hash(42, 8));
+        assert_ne!(flow_hash(0, 0), 0);
+        // Consecutive ids: every output bit is set about half the time.
+        let n = 4096;
+        for bit in 0..64 {
+            let ones = (0..n).filter(|&f| flow_hash(f, 3) >> bit & 1 == 1).count();
+            assert!((ones as f64 / n as f64 - 0.5).abs() < 0.05, "bit {bit}: {ones}/{n}");
+        }
+    }
+}

@@ -1,0 +1,545 @@
+//! The scenario schema (one place) and the build from a validated spec to a runnable [`World`].
+//!
+//! Python turns the TOML file into JSON; this module parses it with serde (unknown fields are
+//! errors) through `serde_path_to_error`, so every error names the field path, the value and
+//! what was expected. Field-by-field documentation lives in `docs/scenario.md`.
+
+use crate::error::{SpecError, SpecResult};
+use crate::metrics::{FlowRecord, SeriesRecorder};
+use crate::net::link::Link;
+use crate::qdisc::{DropTail, Limit, Qdisc};
+use crate::quantity::{BytesQ, TimeQ};
+use crate::rng::Rng;
+use crate::routing::{flow_hash, Routes};
+use crate::topology::{NodeKind, Topology, TopologySpec};
+use crate::transport::cc::CcKind;
+use crate::transport::tcp::TcpConfig;
+use crate::units::Time;
+use crate::workload::{self, WorkloadCtx, WorkloadEntry};
+use crate::world::{AppTemplate, FlowPlan, Profile, RunLimits, World};
+use serde::Deserialize;
+use std::collections::BTreeMap;
+use std::path::Path;
+
+fn default_seed() -> u64 {
+    1
+}
+fn yes() -> bool {
+    true
+}
+
+/// A whole scenario: topology, queues, transports, workload, run limits, outputs.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ScenarioSpec {
+    /// Free-form name, copied into the results.
+    #[serde(default)]
+    pub name: Option<String>,
+    /// Free-form description.
+    #[serde(default)]
+    pub description: Option<String>,
+    /// Seed of every random stream of the run.
+    #[serde(default = "default_seed")]
+    pub seed: u64,
+    /// Flow arrivals happen in [0, duration).
+    pub duration: TimeQ,
+    /// Keep running after `duration` until every finite flow completes (default true).
+    #[serde(default = "yes")]
+    pub drain: bool,
+    /// Hard stop (default: duration + 300 s).
+    #[serde(default)]
+    pub max_time: Option<TimeQ>,
+    /// Flows starting before this are not `measured` (warm-up), default 0.
+    #[serde(default)]
+    pub measure_from: Option<TimeQ>,
+    /// The network.
+    pub topology: TopologySpec,
+    /// Routing options.
+    #[serde(default)]
+    pub routing: RoutingSpec,
+    /// Queue disciplines of router ports and host NICs.
+    #[serde(default)]
+    pub queues: QueuesSpec,
+    /// The default transport of every flow.
+    #[serde(default)]
+    pub transport: TransportSpec,
+    /// Named transports (each overrides fields of `transport`), chosen by `workload[i].transport`.
+    #[serde(default)]
+    pub transports: BTreeMap<String, TransportSpec>,
+    /// Flow sources.
+    #[serde(deserialize_with = "crate::spec_de::tagged_vec")]
+    pub workload: Vec<WorkloadEntry>,
+    /// Random loss on links.
+    #[serde(default)]
+    pub loss: Vec<LossSpec>,
+    /// Optional outputs.
+    #[serde(default)]
+    pub output: OutputSpec,
+}
+
+/// Routing options.
+#[derive(Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RoutingSpec {
+    /// Spread flows over equal-cost paths by flow hash.
+    #[serde(default)]
+    pub ecmp: bool,
+}
+
+/// Queue disciplines: defaults for routers and hosts, and per-link overrides by name.
+#[derive(Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct QueuesSpec {
+    /// Router output ports (default: drop-tail, 1000 packets).
+    #[serde(default, deserialize_with = "crate::spec_de::tagged_opt")]
+    pub router: Option<QueueSpec>,
+    /// Host NICs (default: drop-tail, unlimited).
+    #[serde(default, deserialize_with = "crate::spec_de::tagged_opt")]
+    pub host: Option<QueueSpec>,
+    /// Per-link overrides, keyed by link name ("bottleneck", "r0->r1", ...).
+    #[serde(default, deserialize_with = "crate::spec_de::tagged_map")]
+    pub links: BTreeMap<String, QueueSpec>,
+}
+
+/// One queue discipline.
+#[derive(Clone, Debug, Deserialize)]
+#[serde(rename_all = "snake_case", deny_unknown_fields)]
+pub enum QueueSpec {
+    /// FIFO dropping arrivals that do not fit; at most one of the limits (none: unlimited).
+    Droptail {
+        /// Limit in bytes (wire size).
+        #[serde(default)]
+        limit: Option<BytesQ>,
+        /// Limit in packets.
+        #[serde(default)]
+        limit_packets: Option<u64>,
+    },
+}
+
+impl QueueSpec {
+    fn build(&self) -> SpecResult<Qdisc> {
+        match self {
+            QueueSpec::Droptail { limit, limit_packets } => {
+                let lim = match (limit, limit_packets) {
+                    (Some(_), Some(_)) => {
+                        return Err(SpecError::new("limit", "give `limit` (bytes) or `limit_packets`, not both"))
+                    }
+                    (Some(b), None) => Limit::Bytes(b.0),
+                    (None, Some(p)) => Limit::Packets(*p),
+                    (None, None) => Limit::Bytes(u64::MAX / 4),
+                };
+                Ok(Qdisc::DropTail(DropTail::new(lim)))
+            }
+        }
+    }
+}
+
+/// Transport protocols.
+#[derive(Copy, Clone, Debug, Default, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Protocol {
+    /// TCP with SACK.
+    #[default]
+    Tcp,
+}
+
+/// Delayed-ACK settings.
+#[derive(Copy, Clone, Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct DelayedAckSpec {
+    /// ACK every `count` in-order segments.
+    pub count: u32,
+    /// Longest wait before an ACK.
+    #[serde(default)]
+    pub timeout: Option<TimeQ>,
+}
+
+/// What the sending application does.
+#[derive(Copy, Clone, Debug, Deserialize)]
+#[serde(rename_all = "snake_case", deny_unknown_fields)]
+pub enum AppSpec {
+    /// Writes the whole flow at start.
+    Bulk {},
+    /// Writes `initial` bytes at start, then `chunk` bytes every `interval`, up to the flow size.
+    Scheduled {
+        /// Bytes at start.
+        initial: BytesQ,
+        /// Bytes per later write.
+        chunk: BytesQ,
+        /// Time between later writes.
+        interval: TimeQ,
+    },
+}
+
+/// A transport profile; every field is optional and falls back to `[transport]`, then to
+/// the defaults (NewReno, IW 4, MSS 1460, 40-byte headers, RTO 1 s initial / 200 ms min).
+#[derive(Clone, Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct TransportSpec {
+    /// Protocol.
+    #[serde(default)]
+    pub protocol: Option<Protocol>,
+    /// Congestion controller.
+    #[serde(default)]
+    pub cc: Option<CcKind>,
+    /// Initial window, segments.
+    #[serde(default)]
+    pub iw: Option<u32>,
+    /// Payload bytes per segment.
+    #[serde(default)]
+    pub mss: Option<BytesQ>,
+    /// Header bytes per packet.
+    #[serde(default)]
+    pub header: Option<BytesQ>,
+    /// Initial slow-start threshold (default unlimited).
+    #[serde(default)]
+    pub ssthresh: Option<BytesQ>,
+    /// Receive window (default unlimited).
+    #[serde(default)]
+    pub rwnd: Option<BytesQ>,
+    /// RTO before the first RTT sample.
+    #[serde(default)]
+    pub initial_rto: Option<TimeQ>,
+    /// RTO floor.
+    #[serde(default)]
+    pub min_rto: Option<TimeQ>,
+    /// RTO ceiling.
+    #[serde(default)]
+    pub max_rto: Option<TimeQ>,
+    /// Delayed ACKs (default: an ACK for every segment).
+    #[serde(default)]
+    pub delayed_ack: Option<DelayedAckSpec>,
+    /// Priority band of the flow's packets (0 = highest).
+    #[serde(default)]
+    pub priority: Option<u8>,
+    /// Application model (default bulk).
+    #[serde(default, deserialize_with = "crate::spec_de::tagged_opt")]
+    pub app: Option<AppSpec>,
+}
+
+impl TransportSpec {
+    /// `self` with every unset field taken from `base`.
+    fn over(&self, base: &TransportSpec) -> TransportSpec {
+        macro_rules! pick {
+            ($($f:ident),*) => { TransportSpec { $($f: self.$f.clone().or_else(|| base.$f.clone()),)* } };
+        }
+        pick!(protocol, cc, iw, mss, header, ssthresh, rwnd, initial_rto, min_rto, max_rto, delayed_ack, priority, app)
+    }
+
+    fn build(&self) -> SpecResult<Profile> {
+        let d = TcpConfig::default();
+        let iw = self.iw.unwrap_or(d.iw);
+        if iw == 0 {
+            return Err(SpecError::new("iw", "expected an initial window >= 1 segment, got 0"));
+        }
+        let mss = self.mss.map_or(d.mss as u64, |b| b.0);
+        if mss == 0 || mss > 1 << 20 {
+            return Err(SpecError::new("mss", format!("expected 1 B <= mss <= 1 MiB, got {mss}")));
+        }
+        let (delack_count, delack_timeout) = match self.delayed_ack {
+            Some(DelayedAckSpec { count, timeout }) => {
+                if count == 0 {
+                    return Err(SpecError::new("delayed_ack.count", "expected >= 1, got 0"));
+                }
+                (count, timeout.map_or(d.delack_timeout, |t| t.0))
+            }
+            None => (1, d.delack_timeout),
+        };
+        let cfg = TcpConfig {
+            mss: mss as u32,
+            header: self.header.map_or(d.header as u64, |b| b.0) as u32,
+            iw,
+            initial_ssthresh: self.ssthresh.map_or(d.initial_ssthresh, |b| b.0),
+            rwnd: self.rwnd.map_or(d.rwnd, |b| b.0),
+            initial_rto: self.initial_rto.map_or(d.initial_rto, |t| t.0),
+            min_rto: self.min_rto.map_or(d.min_rto, |t| t.0),
+            max_rto: self.max_rto.map_or(d.max_rto, |t| t.0),
+            delack_count,
+            delack_timeout,
+            dupthresh: d.dupthresh,
+            cc: self.cc.unwrap_or(d.cc),
+            prio: self.priority.unwrap_or(0),
+        };
+        for (f, t) in [("initial_rto", cfg.initial_rto), ("min_rto", cfg.min_rto), ("max_rto", cfg.max_rto)] {
+            if t == Time::ZERO {
+                return Err(SpecError::new(f, "expected a duration > 0, got 0"));
+            }
+        }
+        let app = match self.app {
+            None | Some(AppSpec::Bulk {}) => None,
+            Some(AppSpec::Scheduled { initial, chunk, interval }) => {
+                if chunk.0 == 0 || interval.0 == Time::ZERO {
+                    return Err(SpecError::new("app", "expected chunk > 0 and interval > 0"));
+                }
+                Some(AppTemplate::Scheduled { initial: initial.0, chunk: chunk.0, interval: interval.0 })
+            }
+        };
+        match self.protocol.unwrap_or_default() {
+            Protocol::Tcp => Ok(Profile::Tcp { cfg, app }),
+        }
+    }
+}
+
+/// Random loss on one link.
+#[derive(Clone, Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct LossSpec {
+    /// Link name ("bottleneck", "r0->r1", or "*" for every link).
+    pub link: String,
+    /// Probability that a packet is lost, in [0, 1).
+    pub p: f64,
+}
+
+/// Optional outputs.
+#[derive(Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct OutputSpec {
+    /// Time series.
+    #[serde(default)]
+    pub series: Option<SeriesSpec>,
+}
+
+/// Which series to sample.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct SeriesSpec {
+    /// Sampling interval.
+    pub interval: TimeQ,
+    /// Links whose queue and throughput are sampled.
+    #[serde(default)]
+    pub links: Vec<String>,
+    /// Flow ids whose cwnd is sampled.
+    #[serde(default)]
+    pub flows: Vec<u32>,
+}
+
+/// Names and labels the result tables need besides the world itself.
+#[derive(Clone, Debug)]
+pub struct RunInfo {
+    /// Node names by node id.
+    pub node_names: Vec<String>,
+    /// Link names by link id.
+    pub link_names: Vec<String>,
+    /// Link delays by link id.
+    pub link_delays: Vec<Time>,
+    /// Protocol label of each profile.
+    pub profile_labels: Vec<String>,
+    /// Label of each workload entry.
+    pub workload_labels: Vec<String>,
+    /// Start of the measurement window.
+    pub measure_from: Time,
+    /// Arrival window end.
+    pub duration: Time,
+    /// Scenario seed.
+    pub seed: u64,
+}
+
+/// Parses a scenario from JSON; errors name the field path.
+pub fn parse(json: &str) -> SpecResult<ScenarioSpec> {
+    let de = &mut serde_json::Deserializer::from_str(json);
+    serde_path_to_error::deserialize(de).map_err(|e| {
+        let path = e.path().to_string();
+        let path = if path == "." { String::new() } else { path };
+        let (path, msg) = crate::spec_de::join_path(path, crate::spec_de::strip_location(e.inner()));
+        SpecError::new(path, msg)
+    })
+}
+
+/// Finds a directed link by name: a topology's named link or "<from>-><to>".
+pub fn resolve_link(topo: &Topology, name: &str) -> Option<usize> {
+    topo.named.get(name).copied().or_else(|| topo.links.iter().position(|l| l.name == name))
+}
+
+fn unknown_link(field: &str, name: &str, topo: &Topology) -> SpecError {
+    let mut known: Vec<&str> = topo.named.keys().map(|s| s.as_str()).collect();
+    known.extend(topo.links.iter().take(6).map(|l| l.name.as_str()));
+    SpecError::new(field, format!("unknown link \"{name}\"; known links include: {}", known.join(", ")))
+}
+
+/// Builds the world of a scenario given as JSON; file paths are relative to `base_dir`.
+pub fn build(json: &str, base_dir: &Path) -> SpecResult<(World, RunInfo)> {
+    let spec = parse(json)?;
+    build_spec(&spec, base_dir)
+}
+
+/// Builds the world of a parsed scenario.
+pub fn build_spec(spec: &ScenarioSpec, base_dir: &Path) -> SpecResult<(World, RunInfo)> {
+    let seed = spec.seed;
+    let duration = spec.duration.0;
+    if duration == Time::ZERO {
+        return Err(SpecError::new("duration", "expected a duration > 0, got 0"));
+    }
+    let topo = spec.topology.build(base_dir, seed).map_err(|e| e.within("topology"))?;
+    topo.validate().map_err(|e| e.within("topology"))?;
+    let routes = Routes::compute(&topo, spec.routing.ecmp);
+
+    // Queues: per-link override, else the router or host default.
+    let router_q = spec.queues.router.clone().unwrap_or(QueueSpec::Droptail { limit: None, limit_packets: Some(1000) });
+    let host_q = spec.queues.host.clone().unwrap_or(QueueSpec::Droptail { limit: None, limit_packets: None });
+    let mut link_q: Vec<Option<&QueueSpec>> = vec![None; topo.links.len()];
+    for (name, q) in &spec.queues.links {
+        let id = resolve_link(&topo, name).ok_or_else(|| unknown_link(&format!("queues.links.{name}"), name, &topo))?;
+        link_q[id] = Some(q);
+    }
+    let mut links = Vec::with_capacity(topo.links.len());
+    for (id, ld) in topo.links.iter().enumerate() {
+        let from_host = topo.nodes[ld.from].kind == NodeKind::Host;
+        let (q, field) = match link_q[id] {
+            Some(q) => (q, format!("queues.links.{}", ld.name)),
+            None if from_host => (&host_q, "queues.host".to_string()),
+            None => (&router_q, "queues.router".to_string()),
+        };
+        let qd = q.build().map_err(|e| e.within(&field))?;
+        links.push(Link::new(ld.from as u32, ld.to as u32, ld.rate, ld.delay, qd));
+    }
+    for (i, ls) in spec.loss.iter().enumerate() {
+        let field = format!("loss[{i}]");
+        if !(0.0..1.0).contains(&ls.p) {
+            return Err(SpecError::new(format!("{field}.p"), format!("expected 0 <= p < 1, got {}", ls.p)));
+        }
+        let ids: Vec<usize> = if ls.link == "*" {
+            (0..links.len()).collect()
+        } else {
+            vec![resolve_link(&topo, &ls.link).ok_or_else(|| unknown_link(&format!("{field}.link"), &ls.link, &topo))?]
+        };
+        for id in ids {
+            links[id].set_random_loss(ls.p, Rng::stream(seed, &format!("loss.link{id}")));
+        }
+    }
+
+    // Transport profiles: the default, then the named ones.
+    let mut profiles = vec![spec.transport.build().map_err(|e| e.within("transport"))?];
+    let mut profile_ix: BTreeMap<&str, usize> = BTreeMap::new();
+    for (name, t) in &spec.transports {
+        profile_ix.insert(name, profiles.len());
+        profiles.push(t.over(&spec.transport).build().map_err(|e| e.within(&format!("transports.{name}")))?);
+    }
+
+    // Workload.
+    if spec.workload.is_empty() {
+        return Err(SpecError::new("workload", "expected at least one workload entry, got none"));
+    }
+    let node_names: Vec<String> = topo.nodes.iter().map(|n| n.name.clone()).collect();
+    let hosts = topo.hosts();
+    let attach = topo.attach();
+    let access = topo.access_rate();
+    let mut link_rates = BTreeMap::new();
+    for (name, &id) in &topo.named {
+        link_rates.insert(name.clone(), topo.links[id].rate);
+    }
+    for l in &topo.links {
+        link_rates.insert(l.name.clone(), l.rate);
+    }
+    let default_pairs = topo.default_pairs.as_ref().map(|(a, b)| (a.as_str(), b.as_str()));
+    let ctx = WorkloadCtx {
+        node_names: &node_names,
+        hosts: &hosts,
+        attach: &attach,
+        access_rate: &access,
+        groups: &topo.groups,
+        link_rates: &link_rates,
+        default_pairs,
+        duration,
+        seed,
+        base_dir,
+    };
+    let arrivals = workload::generate(&spec.workload, &ctx)?;
+    let mut entry_profile = Vec::with_capacity(spec.workload.len());
+    for (i, w) in spec.workload.iter().enumerate() {
+        entry_profile.push(match w.transport() {
+            None => 0,
+            Some(name) => *profile_ix.get(name).ok_or_else(|| {
+                let known: Vec<&str> = profile_ix.keys().copied().collect();
+                SpecError::new(
+                    format!("workload[{i}].transport"),
+                    format!("unknown transport \"{name}\"; defined in [transports]: [{}]", known.join(", ")),
+                )
+            })?,
+        });
+    }
+    let workload_labels: Vec<String> =
+        spec.workload.iter().enumerate().map(|(i, w)| w.label().map_or_else(|| format!("w{i}"), |s| s.to_string())).collect();
+
+    let mut plans = Vec::with_capacity(arrivals.len());
+    let mut records = Vec::with_capacity(arrivals.len());
+    for (f, a) in arrivals.iter().enumerate() {
+        if !routes.reachable(a.src, a.dst) || !routes.reachable(a.dst, a.src) {
+            return Err(SpecError::new(
+                format!("workload[{}]", a.entry),
+                format!("no route between hosts \"{}\" and \"{}\"", node_names[a.src], node_names[a.dst]),
+            ));
+        }
+        let profile = entry_profile[a.entry];
+        let hash = flow_hash(f as u64, seed);
+        let fwd = routes.path(a.src, a.dst, hash);
+        let rev = routes.path(a.dst, a.src, hash);
+        let rtt_prop = fwd.iter().chain(rev.iter()).fold(Time::ZERO, |t, &l| t + topo.links[l as usize].delay);
+        let bottleneck = fwd.iter().map(|&l| topo.links[l as usize].rate).min().unwrap_or_default();
+        let ideal = match (a.size, &profiles[profile]) {
+            (Some(size), Profile::Tcp { cfg, .. }) => {
+                let wire = size + size.div_ceil(cfg.mss as u64) * cfg.header as u64;
+                Time(rtt_prop.0 + rtt_prop.0 / 2) + bottleneck.tx_time(wire)
+            }
+            (None, _) => Time::ZERO,
+        };
+        plans.push(FlowPlan { start: a.start, src: a.src, dst: a.dst, size: a.size, stop: a.stop, profile, workload: a.entry });
+        records.push(FlowRecord {
+            src: a.src,
+            dst: a.dst,
+            size: a.size,
+            start: a.start,
+            finish: None,
+            stopped: false,
+            rtt_prop,
+            ideal,
+            delivered: 0,
+            retx_bytes: 0,
+            timeouts: 0,
+            profile,
+            workload: a.entry,
+        });
+    }
+
+    let series = match &spec.output.series {
+        None => SeriesRecorder::none(),
+        Some(s) => {
+            if s.interval.0 == Time::ZERO {
+                return Err(SpecError::new("output.series.interval", "expected a duration > 0, got 0"));
+            }
+            let mut ls = Vec::new();
+            for (i, name) in s.links.iter().enumerate() {
+                let id = resolve_link(&topo, name)
+                    .ok_or_else(|| unknown_link(&format!("output.series.links[{i}]"), name, &topo))?;
+                ls.push((id as u32, name.clone()));
+            }
+            for (i, &f) in s.flows.iter().enumerate() {
+                if f as usize >= plans.len() {
+                    return Err(SpecError::new(
+                        format!("output.series.flows[{i}]"),
+                        format!("no flow {f}: the workload has {} flows", plans.len()),
+                    ));
+                }
+            }
+            SeriesRecorder::new(s.interval.0, ls, s.flows.clone())
+        }
+    };
+
+    let max_time = spec.max_time.map_or(duration + Time::from_secs(300), |t| t.0);
+    if max_time < duration {
+        return Err(SpecError::new("max_time", format!("expected max_time >= duration ({duration}), got {max_time}")));
+    }
+    let info = RunInfo {
+        link_names: topo.links.iter().map(|l| l.name.clone()).collect(),
+        link_delays: topo.links.iter().map(|l| l.delay).collect(),
+        node_names,
+        profile_labels: profiles.iter().map(|p| p.label()).collect(),
+        workload_labels,
+        measure_from: spec.measure_from.map_or(Time::ZERO, |t| t.0),
+        duration,
+        seed,
+    };
+    let is_host = topo.nodes.iter().map(|n| n.kind == NodeKind::Host).collect();
+    let limits = RunLimits { duration, drain: spec.drain, max_time };
+    let world = World::new(links, is_host, routes, profiles, plans, records, limits, seed, series);
+    Ok((world, info))
+}

@@ -1,0 +1,149 @@
+//! Deserializing `kind`-tagged tables with full field paths in errors.
+//!
+//! serde's internally tagged enums (`#[serde(tag = "kind")]`) buffer the table and read the
+//! variant from that buffer, out of `serde_path_to_error`'s sight, so an error inside a variant
+//! would only name the enclosing field. Instead, enums derive the default (externally tagged)
+//! form and the fields holding them use `#[serde(deserialize_with = "...")]` with the
+//! functions below: they take `kind` out of the table, read `{kind: rest}` with path tracking,
+//! and put the inner path before the message (`mean: expected a size ...`). [`crate::scenario::parse`]
+//! joins those prefixes into one dotted path.
+
+use serde::de::{self, DeserializeOwned, Deserializer};
+use serde::Deserialize;
+use serde_json::{Map, Value};
+use std::collections::BTreeMap;
+
+fn from_value<T: DeserializeOwned, E: de::Error>(value: Value) -> Result<T, E> {
+    let mut table = match value {
+        Value::Object(t) => t,
+        other => return Err(E::custom(format!("expected a table with a `kind`, got {other}"))),
+    };
+    let kind = match table.remove("kind") {
+        Some(Value::String(k)) => k,
+        Some(other) => return Err(E::custom(format!("kind: expected a string, got {other}"))),
+        None => return Err(E::missing_field("kind")),
+    };
+    let mut outer = Map::new();
+    outer.insert(kind, Value::Object(table));
+    serde_path_to_error::deserialize(Value::Object(outer)).map_err(|e| {
+        // The first path segment is the variant name: drop it.
+        let path = e.path().to_string();
+        let inner = path.split_once('.').map(|(_, rest)| rest).unwrap_or("");
+        let msg = e.inner().to_string();
+        if inner.is_empty() || path == "." {
+            E::custom(msg)
+        } else {
+            E::custom(format!("{inner}: {msg}"))
+        }
+    })
+}
+
+/// A `kind`-tagged table.
+pub fn tagged<'de, D: Deserializer<'de>, T: DeserializeOwned>(d: D) -> Result<T, D::Error> {
+    from_value(Value::deserialize(d)?)
+}
+
+/// An optional `kind`-tagged table.
+pub fn tagged_opt<'de, D: Deserializer<'de>, T: DeserializeOwned>(d: D) -> Result<Option<T>, D::Error> {
+    match Option::<Value>::deserialize(d)? {
+        None | Some(Value::Null) => Ok(None),
+        Some(v) => from_value(v).map(Some),
+    }
+}
+
+/// A list of `kind`-tagged tables; errors name the index (`[2].sizes: ...`).
+pub fn tagged_vec<'de, D: Deserializer<'de>, T: DeserializeOwned>(d: D) -> Result<Vec<T>, D::Error> {
+    let items = Vec::<Value>::deserialize(d)?;
+    items
+        .into_iter()
+        .enumerate()
+        .map(|(i, v)| {
+            from_value::<T, serde_json::Error>(v).map_err(|e| de::Error::custom(format!("[{i}]: {}", strip_location(&e))))
+        })
+        .collect()
+}
+
+/// A map of names to `kind`-tagged tables.
+pub fn tagged_map<'de, D: Deserializer<'de>, T: DeserializeOwned>(d: D) -> Result<BTreeMap<String, T>, D::Error> {
+    let items = BTreeMap::<String, Value>::deserialize(d)?;
+    items
+        .into_iter()
+        .map(|(k, v)| {
+            let t = from_value::<T, serde_json::Error>(v)
+                .map_err(|e| de::Error::custom(format!("{k}: {}", strip_location(&e))))?;
+            Ok((k, t))
+        })
+        .collect()
+}
+
+/// A serde_json error's message without its " at line L column C" suffix.
+pub fn strip_location(e: &impl std::fmt::Display) -> String {
+    let mut msg = e.to_string();
+    if let Some(i) = msg.find(" at line ") {
+        msg.truncate(i);
+    }
+    msg
+}
+
+/// Splits `"a.b[0]: c: message"` into the path `a.b[0].c` appended to `path`, and the message.
+pub fn join_path(mut path: String, mut msg: String) -> (String, String) {
+    while let Some((head, rest)) = msg.split_once(": ") {
+        let is_path = !head.is_empty()
+            && head.chars().all(|c| c.is_ascii_alphanumeric() || matches!(c, '_' | '.' | '[' | ']' | '-'));
+        if !is_path {
+            break;
+        }
+        if head.starts_with('[') || path.is_empty() {
+            path.push_str(head);
+        } else {
+            path.push('.');
+            path.push_str(head);
+        }
+        msg = rest.to_string();
+    }
+    (path, msg)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[derive(Debug, Deserialize, PartialEq)]
+    #[serde(rename_all = "snake_case", deny_unknown_fields)]
+    enum Shape {
+        Square { side: u32 },
+    }
+
+    #[derive(Debug, Deserialize)]
+    #[serde(deny_unknown_fields)]
+    #[allow(dead_code)]
+    struct Holder {
+        #[serde(deserialize_with = "tagged_vec")]
+        shapes: Vec<Shape>,
+    }
+
+    fn err(json: &str) -> (String, String) {
+        let de = &mut serde_json::Deserializer::from_str(json);
+        let e = serde_path_to_error::deserialize::<_, Holder>(de).unwrap_err();
+        join_path(e.path().to_string(), strip_location(e.inner()))
+    }
+
+    #[test]
+    fn errors_inside_a_variant_keep_their_full_path() {
+        let (path, msg) = err(r#"{"shapes": [{"kind": "square", "side": 1}, {"kind": "square", "side": -1}]}"#);
+        assert_eq!(path, "shapes[1].side");
+        assert!(msg.contains("-1"), "{msg}");
+    }
+
+    #[test]
+    fn unknown_kind_and_field_are_named() {
+        let (path, msg) = err(r#"{"shapes": [{"kind": "circle"}]}"#);
+        assert_eq!(path, "shapes[0]");
+        assert!(msg.contains("unknown variant `circle`") && msg.contains("square"), "{msg}");
+        let (path, msg) = err(r#"{"shapes": [{"kind": "square", "side": 1, "color": 2}]}"#);
+        assert_eq!(path, "shapes[0].color");
+        assert!(msg.contains("unknown field `color`"), "{msg}");
+        let (_, msg) = err(r#"{"shapes": [{"side": 1}]}"#);
+        assert!(msg.contains("missing field `kind`"), "{msg}");
+    }
+}

@@ -1,0 +1,68 @@
+//! NewReno window growth (RFC 5681 sec. 3.1, RFC 6582), as ns-3 implements it.
+
+use super::{CcState, CongestionControl};
+use crate::units::Time;
+
+/// Slow start +1 MSS per ACK of new data, congestion avoidance +MSS*MSS/cwnd per ACK,
+/// ssthresh = max(flight / 2, 2 MSS) on loss.
+#[derive(Copy, Clone, Debug, Default)]
+pub struct NewReno;
+
+impl CongestionControl for NewReno {
+    fn on_ack(&mut self, st: &mut CcState, _now: Time, acked: u64, _srtt: Option<Time>) {
+        if acked == 0 {
+            return;
+        }
+        if st.in_slow_start() {
+            // RFC 5681 eq. 2: cwnd += min(N, SMSS).
+            st.cwnd += acked.min(st.mss);
+        } else {
+            // RFC 5681 eq. 3: cwnd += SMSS*SMSS/cwnd, at least one byte.
+            st.cwnd += (st.mss * st.mss / st.cwnd).max(1);
+        }
+    }
+
+    fn on_congestion(&mut self, st: &mut CcState, _now: Time, flight: u64) {
+        // RFC 5681 eq. 4.
+        st.ssthresh = (flight / 2).max(2 * st.mss);
+        st.cwnd = st.ssthresh;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn st(cwnd: u64, ssthresh: u64) -> CcState {
+        CcState { cwnd, ssthresh, mss: 1000 }
+    }
+
+    #[test]
+    fn slow_start_adds_one_mss_per_ack() {
+        let mut s = st(4000, u64::MAX);
+        NewReno.on_ack(&mut s, Time::ZERO, 1000, None);
+        assert_eq!(s.cwnd, 5000);
+        // A stretch ACK still adds one MSS at most.
+        NewReno.on_ack(&mut s, Time::ZERO, 3000, None);
+        assert_eq!(s.cwnd, 6000);
+    }
+
+    #[test]
+    fn congestion_avoidance_adds_one_mss_per_window() {
+        let mut s = st(10_000, 10_000);
+        for _ in 0..10 {
+            NewReno.on_ack(&mut s, Time::ZERO, 1000, None);
+        }
+        // Ten ACKs of one window grow cwnd by at most one MSS.
+        assert!(s.cwnd > 10_000 && s.cwnd <= 11_000, "{}", s.cwnd);
+    }
+
+    #[test]
+    fn loss_halves_the_flight_but_keeps_two_segments() {
+        let mut s = st(20_000, u64::MAX);
+        NewReno.on_congestion(&mut s, Time::ZERO, 20_000);
+        assert_eq!((s.cwnd, s.ssthresh), (10_000, 10_000));
+        NewReno.on_timeout(&mut s, Time::ZERO, 1_000);
+        assert_eq!((s.cwnd, s.ssthresh), (1000, 2000));
+    }
+}

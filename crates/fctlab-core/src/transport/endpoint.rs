@@ -1,0 +1,84 @@
+//! The endpoints a flow can have, as closed enums (static dispatch on the hot path).
+
+use super::tcp::{TcpReceiver, TcpSender};
+use super::Endpoint;
+use crate::net::packet::Packet;
+use crate::units::Time;
+
+/// The sending side of a flow.
+#[derive(Clone, Debug)]
+pub enum Sender {
+    /// TCP (NewReno or CUBIC, SACK).
+    Tcp(TcpSender),
+}
+
+/// The receiving side of a flow.
+#[derive(Clone, Debug)]
+pub enum Receiver {
+    /// TCP.
+    Tcp(TcpReceiver),
+}
+
+impl Sender {
+    /// Opens the connection.
+    pub fn start(&mut self, now: Time, out: &mut Vec<Packet>) {
+        match self {
+            Sender::Tcp(s) => s.start(now, out),
+        }
+    }
+    /// Congestion window in bytes, where the protocol has one.
+    pub fn cwnd(&self) -> Option<u64> {
+        match self {
+            Sender::Tcp(s) => Some(s.cwnd()),
+        }
+    }
+    /// True once the sender has nothing more to do.
+    pub fn is_done(&self) -> bool {
+        match self {
+            Sender::Tcp(s) => s.is_done(),
+        }
+    }
+    /// (retransmitted payload bytes, timeouts).
+    pub fn loss_stats(&self) -> (u64, u64) {
+        match self {
+            Sender::Tcp(s) => (s.stats.retx_bytes, s.stats.timeouts),
+        }
+    }
+}
+
+impl Receiver {
+    /// When the receiver first held every byte of the flow.
+    pub fn completed_at(&self) -> Option<Time> {
+        match self {
+            Receiver::Tcp(r) => r.completed_at,
+        }
+    }
+    /// Bytes delivered in order.
+    pub fn delivered(&self) -> u64 {
+        match self {
+            Receiver::Tcp(r) => r.delivered(),
+        }
+    }
+}
+
+macro_rules! dispatch_endpoint {
+    ($ty:ident, $($var:ident),+) => {
+        impl Endpoint for $ty {
+            #[inline]
+            fn on_packet(&mut self, now: Time, pkt: &Packet, out: &mut Vec<Packet>) {
+                match self { $($ty::$var(e) => e.on_packet(now, pkt, out),)+ }
+            }
+            #[inline]
+            fn on_timeout(&mut self, now: Time, out: &mut Vec<Packet>) {
+                match self { $($ty::$var(e) => e.on_timeout(now, out),)+ }
+            }
+            #[inline]
+            fn poll_timeout(&self) -> Option<Time> {
+                match self { $($ty::$var(e) => e.poll_timeout(),)+ }
+            }
+        }
+    };
+}
+
+dispatch_endpoint!(Sender, Tcp);
+dispatch_endpoint!(Receiver, Tcp);

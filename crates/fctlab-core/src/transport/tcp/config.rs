@@ -1,0 +1,55 @@
+//! Per-flow TCP settings (config, not state: one value can build many connections).
+
+use crate::transport::cc::CcKind;
+use crate::units::Time;
+
+/// How a TCP connection behaves.
+#[derive(Copy, Clone, Debug, PartialEq)]
+pub struct TcpConfig {
+    /// Maximum segment size: payload bytes per data packet.
+    pub mss: u32,
+    /// Header bytes on every packet (TCP/IP, 40 by default).
+    pub header: u32,
+    /// Initial window, in segments.
+    pub iw: u32,
+    /// Initial slow-start threshold in bytes (`u64::MAX`: unlimited).
+    pub initial_ssthresh: u64,
+    /// Receive window in bytes (`u64::MAX`: unlimited).
+    pub rwnd: u64,
+    /// RTO before any RTT sample (RFC 6298: 1 s).
+    pub initial_rto: Time,
+    /// Lower bound of the RTO.
+    pub min_rto: Time,
+    /// Upper bound of the RTO after backoff.
+    pub max_rto: Time,
+    /// ACK every this many in-order segments (1: every segment).
+    pub delack_count: u32,
+    /// Longest an ACK is held back.
+    pub delack_timeout: Time,
+    /// Duplicate ACKs / SACKed segments above a hole that signal a loss (RFC 6675 DupThresh).
+    pub dupthresh: u32,
+    /// The congestion controller.
+    pub cc: CcKind,
+    /// Priority band of the primary (normal) loop's packets.
+    pub prio: u8,
+}
+
+impl Default for TcpConfig {
+    fn default() -> TcpConfig {
+        TcpConfig {
+            mss: 1460,
+            header: 40,
+            iw: 4,
+            initial_ssthresh: u64::MAX,
+            rwnd: u64::MAX,
+            initial_rto: Time::from_secs(1),
+            min_rto: Time::from_ms(200),
+            max_rto: Time::from_secs(60),
+            delack_count: 1,
+            delack_timeout: Time::from_ms(40),
+            dupthresh: 3,
+            cc: CcKind::NewReno,
+            prio: 0,
+        }
+    }
+}

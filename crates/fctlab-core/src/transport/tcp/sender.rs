@@ -1,0 +1,367 @@
+//! The TCP sender: handshake, the window-controlled send loop, ACK processing, SACK-based
+//! fast recovery (RFC 6675) and retransmission timeouts (RFC 6298).
+//!
+//! Segment indices, not bytes, drive the loop; [`Segments`] maps them to byte ranges. `nxt`
+//! is the RFC's HighData: the next segment the primary loop sends for the first time.
+
+use super::config::TcpConfig;
+use super::rtt::RttEstimator;
+use super::scoreboard::{Scoreboard, SACKED};
+use super::segments::Segments;
+use crate::net::packet::{Packet, PacketKind};
+use crate::transport::app::{App, AppState};
+use crate::transport::cc::{CcState, CongestionControl, Controller};
+use crate::transport::{Endpoint, FlowAddr};
+use crate::units::Time;
+
+/// Counters a sender reports when its flow ends.
+#[derive(Copy, Clone, Debug, Default, PartialEq, Eq)]
+pub struct SenderStats {
+    /// Data packets sent, retransmissions included.
+    pub data_pkts: u64,
+    /// Payload bytes sent, retransmissions included.
+    pub data_bytes: u64,
+    /// Data packets retransmitted.
+    pub retx_pkts: u64,
+    /// Payload bytes retransmitted.
+    pub retx_bytes: u64,
+    /// Retransmission timeouts (SYN timeouts included).
+    pub timeouts: u64,
+    /// Fast recovery episodes.
+    pub fast_recoveries: u64,
+}
+
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+enum State {
+    Closed,
+    SynSent,
+    Established,
+    Done,
+}
+
+/// Loss-recovery state (ns-3's Open / Recovery / Loss).
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+enum Recovery {
+    Open,
+    /// Fast recovery until the cumulative ACK reaches `point` (RFC 6675 RecoveryPoint).
+    Fast { point: u32 },
+    /// After a timeout, until the cumulative ACK reaches `point`; no fast retransmit meanwhile.
+    Loss { point: u32 },
+}
+
+/// One TCP sending endpoint.
+#[derive(Clone, Debug)]
+pub struct TcpSender {
+    cfg: TcpConfig,
+    addr: FlowAddr,
+    app: AppState,
+    segs: Segments,
+    state: State,
+    nxt: u32,
+    board: Scoreboard,
+    cc: CcState,
+    ctrl: Controller,
+    rtt: RttEstimator,
+    rto_at: Option<Time>,
+    recovery: Recovery,
+    dupacks: u32,
+    rxt_scan: u32,
+    /// Counters for the flow table.
+    pub stats: SenderStats,
+}
+
+impl TcpSender {
+    /// A sender for `app` that will start at `start`.
+    pub fn new(cfg: TcpConfig, addr: FlowAddr, app: App, start: Time) -> TcpSender {
+        TcpSender {
+            cfg,
+            addr,
+            app: AppState::new(app, start),
+            segs: Segments::new(cfg.mss),
+            state: State::Closed,
+            nxt: 0,
+            board: Scoreboard::new(),
+            cc: CcState { cwnd: cfg.iw as u64 * cfg.mss as u64, ssthresh: cfg.initial_ssthresh, mss: cfg.mss as u64 },
+            ctrl: Controller::new(cfg.cc),
+            rtt: RttEstimator::new(cfg.initial_rto, cfg.min_rto, cfg.max_rto),
+            rto_at: None,
+            recovery: Recovery::Open,
+            dupacks: 0,
+            rxt_scan: 0,
+            stats: SenderStats::default(),
+        }
+    }
+
+    /// Opens the connection: the application writes and the SYN leaves.
+    pub fn start(&mut self, now: Time, out: &mut Vec<Packet>) {
+        self.poll_app(now);
+        self.state = State::SynSent;
+        self.send_syn(now, out);
+    }
+
+    /// Congestion window in bytes.
+    pub fn cwnd(&self) -> u64 {
+        self.cc.cwnd
+    }
+
+    /// Slow-start threshold in bytes.
+    pub fn ssthresh(&self) -> u64 {
+        self.cc.ssthresh
+    }
+
+    /// True once every written byte is acknowledged and the application is done.
+    pub fn is_done(&self) -> bool {
+        self.state == State::Done
+    }
+
+    /// The scoreboard (for RC3's loop and for tests).
+    pub fn scoreboard(&self) -> &Scoreboard {
+        &self.board
+    }
+
+    /// The segment map (for RC3's loop and for tests).
+    pub fn segments(&self) -> &Segments {
+        &self.segs
+    }
+
+    /// The next segment the primary loop sends for the first time (HighData).
+    pub fn high_data(&self) -> u32 {
+        self.nxt
+    }
+
+    /// True while the handshake is done and data may flow.
+    pub fn is_established(&self) -> bool {
+        self.state == State::Established
+    }
+
+    /// Configuration of this connection.
+    pub fn config(&self) -> &TcpConfig {
+        &self.cfg
+    }
+
+    /// Marks segment `i` as sent by a low-priority loop and builds its packet at `prio`.
+    pub fn emit_low_priority(&mut self, now: Time, i: u32, prio: u8, out: &mut Vec<Packet>) {
+        self.board.on_lp_sent(i);
+        self.emit(now, i, false, prio, out);
+        if self.rto_at.is_none() {
+            self.rto_at = Some(now + self.rtt.rto());
+        }
+    }
+
+    fn send_syn(&mut self, now: Time, out: &mut Vec<Packet>) {
+        let mut p = self.addr.forward(PacketKind::Syn, now);
+        p.wire = self.cfg.header;
+        p.prio = self.cfg.prio;
+        out.push(p);
+        self.rto_at = Some(now + self.rtt.rto());
+    }
+
+    fn poll_app(&mut self, now: Time) {
+        let (n, stopped) = self.app.poll(now);
+        self.segs.write(n);
+        if stopped {
+            // A long-lived writer stopped: the stream ends after what the primary loop sent.
+            self.segs.truncate(self.nxt);
+        }
+    }
+
+    fn emit(&mut self, now: Time, i: u32, retx: bool, prio: u8, out: &mut Vec<Packet>) {
+        let (a, b) = self.segs.range(i);
+        let mut p = self.addr.forward(PacketKind::Data, now);
+        p.seq = a;
+        p.len = (b - a) as u32;
+        p.wire = p.len + self.cfg.header;
+        p.prio = prio;
+        out.push(p);
+        self.stats.data_pkts += 1;
+        self.stats.data_bytes += b - a;
+        if retx {
+            self.stats.retx_pkts += 1;
+            self.stats.retx_bytes += b - a;
+        }
+    }
+
+    fn retransmit(&mut self, now: Time, i: u32, out: &mut Vec<Packet>) {
+        self.board.on_retransmit(i);
+        self.emit(now, i, true, self.cfg.prio, out);
+    }
+
+    /// RFC 6675 sec. 5 step (C): send while cwnd - pipe >= 1 SMSS, choosing by NextSeg():
+    /// (1) lost segments not yet retransmitted, (2) new data. SACKed data is skipped.
+    fn send_more(&mut self, now: Time, out: &mut Vec<Packet>) {
+        let mss = self.cfg.mss as u64;
+        let mut sent = false;
+        loop {
+            if (self.board.pipe() as u64 + 1) * mss > self.cc.cwnd {
+                break;
+            }
+            if let Some(i) = self.board.next_lost(self.rxt_scan, self.nxt) {
+                self.rxt_scan = i + 1;
+                self.retransmit(now, i, out);
+                sent = true;
+                continue;
+            }
+            while self.nxt < self.segs.count() && self.board.get(self.nxt) & SACKED != 0 {
+                self.nxt += 1;
+            }
+            let in_rwnd = (self.nxt - self.board.una()) as u64 * mss < self.cfg.rwnd;
+            if self.nxt < self.segs.count() && in_rwnd {
+                let i = self.nxt;
+                self.nxt += 1;
+                self.board.on_sent(i);
+                self.emit(now, i, false, self.cfg.prio, out);
+                sent = true;
+                continue;
+            }
+            break;
+        }
+        if sent && self.rto_at.is_none() {
+            self.rto_at = Some(now + self.rtt.rto());
+        }
+    }
+
+    fn on_synack(&mut self, now: Time, pkt: &Packet, out: &mut Vec<Packet>) {
+        if self.state != State::SynSent {
+            return;
+        }
+        self.rtt.sample(now - pkt.ts_echo);
+        self.state = State::Established;
+        self.rto_at = None;
+        self.send_more(now, out);
+        self.check_done();
+    }
+
+    fn on_ack(&mut self, now: Time, pkt: &Packet, out: &mut Vec<Packet>) {
+        if self.state != State::Established {
+            return;
+        }
+        let una0 = self.board.una();
+        let mut new_sack = false;
+        for &(s, e) in pkt.sack.iter() {
+            let mut i = self.segs.first_at_or_after(s);
+            while i < self.segs.count() && self.segs.range(i).1 <= e {
+                new_sack |= self.board.on_sacked(i);
+                i += 1;
+            }
+        }
+        let ack_seg = self.segs.segs_below(pkt.ack);
+        let mut acked = 0;
+        if ack_seg > una0 {
+            acked = pkt.ack - self.segs.range(una0).0;
+            self.board.advance(ack_seg);
+            // The "ACK bump": data beyond HighData already delivered need not be sent.
+            self.nxt = self.nxt.max(ack_seg);
+            self.rxt_scan = self.rxt_scan.max(ack_seg);
+            self.rtt.sample(now - pkt.ts_echo);
+            self.dupacks = 0;
+            self.rto_at = None;
+        } else if una0 < self.nxt && (new_sack || pkt.sack.n == 0) {
+            self.dupacks += 1;
+        }
+        self.board.mark_losses(self.cfg.dupthresh);
+
+        let una = self.board.una();
+        match self.recovery {
+            Recovery::Fast { point } if una >= point => {
+                self.ctrl.on_recovery_end(&mut self.cc, now);
+                self.recovery = Recovery::Open;
+            }
+            Recovery::Loss { point } if una >= point => self.recovery = Recovery::Open,
+            Recovery::Open | Recovery::Loss { .. } if acked > 0 => {
+                self.ctrl.on_ack(&mut self.cc, now, acked, self.rtt.srtt());
+            }
+            _ => {}
+        }
+        if self.recovery == Recovery::Open
+            && una < self.nxt
+            && (self.dupacks >= self.cfg.dupthresh || self.board.is_lost(una))
+        {
+            self.enter_fast_recovery(now, out);
+        }
+        self.send_more(now, out);
+        if self.board.una() < self.nxt.max(self.board.sack_high()) {
+            if self.rto_at.is_none() {
+                self.rto_at = Some(now + self.rtt.rto());
+            }
+        } else {
+            self.rto_at = None;
+        }
+        self.check_done();
+    }
+
+    /// RFC 6675 sec. 5 steps (4.1)-(4.3): ssthresh and cwnd from the flight, RecoveryPoint =
+    /// HighData, retransmit the first unacknowledged segment at once.
+    fn enter_fast_recovery(&mut self, now: Time, out: &mut Vec<Packet>) {
+        self.stats.fast_recoveries += 1;
+        let flight = self.board.pipe() as u64 * self.cfg.mss as u64;
+        self.ctrl.on_congestion(&mut self.cc, now, flight);
+        self.recovery = Recovery::Fast { point: self.nxt };
+        let una = self.board.una();
+        self.board.force_lost(una);
+        self.rxt_scan = una + 1;
+        self.retransmit(now, una, out);
+    }
+
+    /// RFC 6298 sec. 5.4-5.6 and RFC 5681 eq. 4: everything outstanding is lost, cwnd = 1 MSS,
+    /// the RTO doubles; SACK information is kept.
+    fn on_rto(&mut self, now: Time, out: &mut Vec<Packet>) {
+        self.rto_at = None;
+        self.stats.timeouts += 1;
+        self.rtt.back_off();
+        match self.state {
+            State::SynSent => self.send_syn(now, out),
+            State::Established => {
+                let end = self.nxt.max(self.board.sack_high());
+                let flight = self.board.pipe() as u64 * self.cfg.mss as u64;
+                self.ctrl.on_timeout(&mut self.cc, now, flight);
+                self.board.on_timeout(end);
+                self.recovery = Recovery::Loss { point: self.nxt };
+                self.dupacks = 0;
+                self.rxt_scan = self.board.una();
+                self.send_more(now, out);
+                self.rto_at = Some(now + self.rtt.rto());
+            }
+            State::Closed | State::Done => {}
+        }
+    }
+
+    fn check_done(&mut self) {
+        if self.state == State::Established
+            && self.app.next_event().is_none()
+            && self.board.una() >= self.segs.count()
+        {
+            self.state = State::Done;
+            self.rto_at = None;
+        }
+    }
+}
+
+impl Endpoint for TcpSender {
+    fn on_packet(&mut self, now: Time, pkt: &Packet, out: &mut Vec<Packet>) {
+        match pkt.kind {
+            PacketKind::SynAck => self.on_synack(now, pkt, out),
+            PacketKind::Ack => self.on_ack(now, pkt, out),
+            PacketKind::Syn | PacketKind::Data => {}
+        }
+    }
+
+    fn on_timeout(&mut self, now: Time, out: &mut Vec<Packet>) {
+        if self.app.next_event().is_some_and(|t| t <= now) {
+            self.poll_app(now);
+            if self.state == State::Established {
+                self.send_more(now, out);
+                self.check_done();
+            }
+        }
+        if self.rto_at.is_some_and(|t| t <= now) {
+            self.on_rto(now, out);
+        }
+    }
+
+    fn poll_timeout(&self) -> Option<Time> {
+        match (self.rto_at, self.app.next_event()) {
+            (Some(a), Some(b)) => Some(a.min(b)),
+            (a, b) => a.or(b),
+        }
+    }
+}

@@ -1,0 +1,454 @@
+//! The event loop: links, hosts, routers and flows, driven by one [`Scheduler`].
+//!
+//! The world knows nothing of scenario files: [`crate::scenario`] builds it from a spec.
+//! A host hands each arriving packet to the flow's sender or receiver (flow ids index an
+//! arena: no lookup), sends what comes out through its NIC, and keeps one wake-up per
+//! endpoint in the heap. A router looks up the next hop and offers the packet to that link.
+
+use crate::metrics::{FlowRecord, SeriesRecorder};
+use crate::net::link::Link;
+use crate::net::packet::Packet;
+use crate::routing::Routes;
+use crate::sched::{Event, Scheduler};
+use crate::transport::app::App;
+use crate::transport::endpoint::{Receiver, Sender};
+use crate::transport::tcp::{TcpConfig, TcpReceiver, TcpSender};
+use crate::transport::{Endpoint, FlowAddr};
+use crate::units::Time;
+
+/// How the flows of one workload entry are carried.
+#[derive(Clone, Debug)]
+pub enum Profile {
+    /// TCP with this configuration; `app` overrides the bulk application if set.
+    Tcp { cfg: TcpConfig, app: Option<AppTemplate> },
+}
+
+impl Profile {
+    /// Label for the flow table's `protocol` column.
+    pub fn label(&self) -> String {
+        match self {
+            Profile::Tcp { cfg, .. } => format!("tcp-{:?}-iw{}", cfg.cc, cfg.iw).to_lowercase(),
+        }
+    }
+}
+
+/// An application shape applied to every flow of a profile.
+#[derive(Copy, Clone, Debug, PartialEq)]
+pub enum AppTemplate {
+    /// `initial` bytes at start, then `chunk` every `interval`, up to the flow size.
+    Scheduled { initial: u64, chunk: u64, interval: Time },
+}
+
+/// One flow to start: when, between which hosts, how big, carried how.
+#[derive(Clone, Debug)]
+pub struct FlowPlan {
+    /// Application start time.
+    pub start: Time,
+    /// Sending host (node id).
+    pub src: usize,
+    /// Receiving host (node id).
+    pub dst: usize,
+    /// Bytes (None: long-lived until `stop`).
+    pub size: Option<u64>,
+    /// When a long-lived flow's application stops writing.
+    pub stop: Option<Time>,
+    /// Index into the world's profiles.
+    pub profile: usize,
+    /// Index into the world's workload labels.
+    pub workload: usize,
+}
+
+/// When a run ends.
+#[derive(Copy, Clone, Debug)]
+pub struct RunLimits {
+    /// Arrivals stop here; without draining, the run stops here too.
+    pub duration: Time,
+    /// Keep going after `duration` until every finite flow completes.
+    pub drain: bool,
+    /// Hard stop, whatever is still open.
+    pub max_time: Time,
+}
+
+/// Live state of a started flow.
+struct Active {
+    sender: Sender,
+    receiver: Receiver,
+    /// Earliest wake-up in the heap for [sender, receiver].
+    armed: [Option<Time>; 2],
+}
+
+/// Run-wide packet counters (conservation: sent = delivered + dropped + in flight + queued).
+#[derive(Clone, Debug, Default)]
+pub struct Counters {
+    /// Packets emitted by endpoints.
+    pub sent_pkts: u64,
+    /// Bytes (wire) emitted by endpoints.
+    pub sent_bytes: u64,
+    /// Packets that reached their destination host.
+    pub delivered_pkts: u64,
+    /// Bytes that reached their destination host.
+    pub delivered_bytes: u64,
+    /// Packets dropped by queues, lost on links or unroutable.
+    pub dropped_pkts: u64,
+    /// Bytes dropped.
+    pub dropped_bytes: u64,
+    /// Packets that crossed one link (the benchmark's unit of work).
+    pub packet_hops: u64,
+}
+
+/// The simulated network and its flows.
+pub struct World {
+    now: Time,
+    sched: Scheduler,
+    /// Directed links, indexed by link id.
+    pub links: Vec<Link>,
+    is_host: Vec<bool>,
+    routes: Routes,
+    profiles: Vec<Profile>,
+    plans: Vec<FlowPlan>,
+    next_plan: usize,
+    active: Vec<Option<Box<Active>>>,
+    /// One row per planned flow.
+    pub records: Vec<FlowRecord>,
+    open_flows: usize,
+    limits: RunLimits,
+    seed: u64,
+    out: Vec<Packet>,
+    drops: Vec<Packet>,
+    /// Packet counters.
+    pub counters: Counters,
+    /// Time series, if asked for.
+    pub series: SeriesRecorder,
+    finished: bool,
+}
+
+impl World {
+    /// A world ready to run. `plans` must be sorted by start time.
+    pub fn new(
+        links: Vec<Link>,
+        is_host: Vec<bool>,
+        routes: Routes,
+        profiles: Vec<Profile>,
+        plans: Vec<FlowPlan>,
+        records: Vec<FlowRecord>,
+        limits: RunLimits,
+        seed: u64,
+        series: SeriesRecorder,
+    ) -> World {
+        let mut sched = Scheduler::new();
+        if let Some(p) = plans.first() {
+            sched.push(p.start, Event::FlowStart);
+        }
+        for (i, l) in links.iter().enumerate() {
+            if let Some(t) = crate::qdisc::QueueDiscipline::first_tick(&l.qdisc) {
+                sched.push(t, Event::QdiscTick(i as u32));
+            }
+        }
+        if let Some(first) = series.first_sample() {
+            sched.push(first, Event::Sample);
+        }
+        let n = plans.len();
+        World {
+            now: Time::ZERO,
+            sched,
+            links,
+            is_host,
+            routes,
+            profiles,
+            plans,
+            next_plan: 0,
+            active: (0..n).map(|_| None).collect(),
+            records,
+            open_flows: 0,
+            limits,
+            seed,
+            out: Vec::with_capacity(64),
+            drops: Vec::with_capacity(64),
+            counters: Counters::default(),
+            series,
+            finished: false,
+        }
+    }
+
+    /// Current simulated time.
+    pub fn now(&self) -> Time {
+        self.now
+    }
+
+    /// Events processed so far.
+    pub fn events(&self) -> u64 {
+        self.sched.popped()
+    }
+
+    /// True once the run is over.
+    pub fn is_finished(&self) -> bool {
+        self.finished
+    }
+
+    /// The scenario seed.
+    pub fn seed(&self) -> u64 {
+        self.seed
+    }
+
+    /// Flows started and not yet complete (long-lived flows count until their stop).
+    pub fn open_flows(&self) -> usize {
+        self.open_flows
+    }
+
+    fn check_finished(&mut self) -> bool {
+        let all_started = self.next_plan >= self.plans.len();
+        let done = if self.limits.drain {
+            all_started && self.open_flows == 0 && self.now >= self.limits.duration.min(self.last_start())
+        } else {
+            self.now >= self.limits.duration
+        };
+        if done || self.now >= self.limits.max_time {
+            self.finished = true;
+        }
+        self.finished
+    }
+
+    fn last_start(&self) -> Time {
+        self.plans.last().map_or(Time::ZERO, |p| p.start)
+    }
+
+    /// Runs every event up to and including `until`; returns true once the run is over.
+    pub fn run_until(&mut self, until: Time) -> bool {
+        let until = until.min(self.limits.max_time).min(if self.limits.drain { Time::MAX } else { self.limits.duration });
+        while !self.finished {
+            match self.sched.peek_time() {
+                Some(t) if t <= until => {
+                    let (t, ev) = self.sched.pop().expect("peeked");
+                    self.now = t;
+                    self.handle(ev);
+                    if self.open_flows == 0 && self.check_finished() {
+                        break;
+                    }
+                }
+                _ => {
+                    self.now = self.now.max(until);
+                    self.check_finished();
+                    if self.sched.is_empty() && !self.finished && self.next_plan >= self.plans.len() {
+                        // Nothing can happen any more: flows still open are stuck for good.
+                        self.finished = true;
+                    }
+                    break;
+                }
+            }
+        }
+        if self.finished {
+            self.close();
+        }
+        self.finished
+    }
+
+    /// Runs to the end.
+    pub fn run(&mut self) {
+        while !self.run_until(self.limits.max_time) {}
+    }
+
+    fn handle(&mut self, ev: Event) {
+        match ev {
+            Event::LinkArrival(l) => {
+                let pkt = self.links[l as usize].on_arrival(l, &mut self.sched);
+                self.counters.packet_hops += 1;
+                let node = self.links[l as usize].to as usize;
+                if self.is_host[node] {
+                    self.deliver(pkt);
+                } else {
+                    self.forward(node, pkt);
+                }
+            }
+            Event::LinkFree(l) => self.links[l as usize].on_free(l, self.now, &mut self.sched),
+            Event::FlowStart => self.start_next_flow(),
+            Event::Timer { flow, side } => self.on_timer(flow as usize, side as usize),
+            Event::QdiscTick(l) => {
+                let next = crate::qdisc::QueueDiscipline::tick(&mut self.links[l as usize].qdisc, self.now);
+                if let Some(t) = next {
+                    self.sched.push(t, Event::QdiscTick(l));
+                }
+            }
+            Event::Sample => {
+                let cwnds = self.active_cwnds();
+                let next = self.series.sample(self.now, &mut self.links, &cwnds);
+                if !self.finished {
+                    self.sched.push(next, Event::Sample);
+                }
+            }
+        }
+    }
+
+    fn active_cwnds(&self) -> Vec<(u32, Option<u64>)> {
+        self.series
+            .flows()
+            .iter()
+            .map(|&f| (f, self.active.get(f as usize).and_then(|a| a.as_ref()).and_then(|a| a.sender.cwnd())))
+            .collect()
+    }
+
+    /// Sends `pkt` from `node` towards its destination.
+    #[inline]
+    fn forward(&mut self, node: usize, pkt: Packet) {
+        match self.routes.next_hop(node, pkt.dst as usize, pkt.hash) {
+            Some(l) => {
+                let before = self.drops.len();
+                self.links[l as usize].send(l, self.now, pkt, &mut self.sched, &mut self.drops);
+                for d in self.drops.drain(before..) {
+                    self.counters.dropped_pkts += 1;
+                    self.counters.dropped_bytes += d.wire as u64;
+                }
+            }
+            None => {
+                self.counters.dropped_pkts += 1;
+                self.counters.dropped_bytes += pkt.wire as u64;
+            }
+        }
+    }
+
+    fn deliver(&mut self, pkt: Packet) {
+        self.counters.delivered_pkts += 1;
+        self.counters.delivered_bytes += pkt.wire as u64;
+        let f = pkt.flow as usize;
+        let side = if pkt.is_forward() { 1 } else { 0 };
+        let Some(a) = self.active[f].as_mut() else { return };
+        let mut out = std::mem::take(&mut self.out);
+        if side == 1 {
+            a.receiver.on_packet(self.now, &pkt, &mut out);
+        } else {
+            a.sender.on_packet(self.now, &pkt, &mut out);
+        }
+        self.after_endpoint(f, side, &mut out);
+        self.out = out;
+    }
+
+    fn on_timer(&mut self, f: usize, side: usize) {
+        let now = self.now;
+        let Some(a) = self.active[f].as_mut() else { return };
+        if a.armed[side] != Some(now) {
+            return; // a stale wake-up: a later one replaced it
+        }
+        a.armed[side] = None;
+        let mut out = std::mem::take(&mut self.out);
+        let due = if side == 0 { a.sender.poll_timeout() } else { a.receiver.poll_timeout() };
+        if due.is_some_and(|t| t <= now) {
+            if side == 0 {
+                a.sender.on_timeout(now, &mut out);
+            } else {
+                a.receiver.on_timeout(now, &mut out);
+            }
+        }
+        self.after_endpoint(f, side, &mut out);
+        self.out = out;
+    }
+
+    /// Sends what an endpoint emitted, re-arms its wake-up, and notes completion.
+    fn after_endpoint(&mut self, f: usize, side: usize, out: &mut Vec<Packet>) {
+        let host = if side == 0 { self.plans[f].src } else { self.plans[f].dst };
+        for p in out.drain(..) {
+            self.counters.sent_pkts += 1;
+            self.counters.sent_bytes += p.wire as u64;
+            self.forward(host, p);
+        }
+        let Some(a) = self.active[f].as_mut() else { return };
+        let due = if side == 0 { a.sender.poll_timeout() } else { a.receiver.poll_timeout() };
+        if let Some(t) = due {
+            if a.armed[side].is_none_or(|armed| t < armed) {
+                let t = t.max(self.now);
+                a.armed[side] = Some(t);
+                self.sched.push(t, Event::Timer { flow: f as u32, side: side as u8 });
+            }
+        }
+        let rec = &mut self.records[f];
+        if rec.finish.is_none() {
+            if let Some(t) = a.receiver.completed_at() {
+                rec.finish = Some(t);
+                self.open_flows -= 1;
+            } else if self.plans[f].size.is_none() && self.plans[f].stop.is_some_and(|s| self.now >= s) && !rec.stopped {
+                rec.stopped = true;
+                self.open_flows -= 1;
+            }
+        }
+        if rec.finish.is_some() && a.sender.is_done() {
+            self.retire(f);
+        }
+    }
+
+    /// Copies a finished flow's counters into its record and frees its state.
+    fn retire(&mut self, f: usize) {
+        if let Some(a) = self.active[f].take() {
+            let rec = &mut self.records[f];
+            let (retx, timeouts) = a.sender.loss_stats();
+            rec.retx_bytes = retx;
+            rec.timeouts = timeouts;
+            rec.delivered = a.receiver.delivered();
+        }
+    }
+
+    fn start_next_flow(&mut self) {
+        let now = self.now;
+        while self.next_plan < self.plans.len() && self.plans[self.next_plan].start <= now {
+            let f = self.next_plan;
+            self.next_plan += 1;
+            let plan = &self.plans[f];
+            let addr = FlowAddr {
+                flow: f as u32,
+                src: plan.src as u32,
+                dst: plan.dst as u32,
+                hash: crate::routing::flow_hash(f as u64, self.seed),
+            };
+            let (sender, receiver) = match &self.profiles[plan.profile] {
+                Profile::Tcp { cfg, app } => {
+                    let app = match (plan.size, plan.stop, app) {
+                        (None, stop, _) => App::LongLived { stop: stop.unwrap_or(self.limits.duration) },
+                        (Some(size), _, None) => App::Bulk { size },
+                        (Some(size), _, Some(AppTemplate::Scheduled { initial, chunk, interval })) => {
+                            App::Scheduled { initial: *initial, chunk: *chunk, interval: *interval, total: size }
+                        }
+                    };
+                    (
+                        Sender::Tcp(TcpSender::new(*cfg, addr, app, plan.start)),
+                        Receiver::Tcp(TcpReceiver::new(*cfg, addr, plan.size)),
+                    )
+                }
+            };
+            self.active[f] = Some(Box::new(Active { sender, receiver, armed: [None, None] }));
+            self.open_flows += 1;
+            let mut out = std::mem::take(&mut self.out);
+            if let Some(a) = self.active[f].as_mut() {
+                a.sender.start(now, &mut out);
+            }
+            self.after_endpoint(f, 0, &mut out);
+            self.out = out;
+        }
+        if let Some(p) = self.plans.get(self.next_plan) {
+            self.sched.push(p.start, Event::FlowStart);
+        }
+    }
+
+    /// End of run: fold the counters of flows still open into their records.
+    fn close(&mut self) {
+        for f in 0..self.active.len() {
+            if let Some(a) = self.active[f].as_ref() {
+                let rec = &mut self.records[f];
+                let (retx, timeouts) = a.sender.loss_stats();
+                rec.retx_bytes = retx;
+                rec.timeouts = timeouts;
+                rec.delivered = a.receiver.delivered();
+            }
+        }
+        for l in &mut self.links {
+            l.settle(self.now);
+        }
+    }
+
+    /// Packets queued or on the wire anywhere.
+    pub fn packets_in_network(&self) -> (u64, u64) {
+        let mut pk = 0;
+        let mut by = 0;
+        for l in &self.links {
+            pk += crate::qdisc::QueueDiscipline::packets(&l.qdisc) as u64 + l.in_flight() as u64;
+            by += crate::qdisc::QueueDiscipline::bytes(&l.qdisc) + l.in_flight_bytes();
+        }
+        (pk, by)
+    }
+}

@@ -1,0 +1,36 @@
+"""fctlab: a deterministic packet-level simulator for flow-completion-time (FCT) studies.
+
+The simulation runs in the compiled core (`fctlab._core`, Rust via PyO3); this package is the
+front end around it. Module map:
+
+| module | what it holds |
+|---|---|
+| `scenario` | read TOML/JSON scenarios, dotted overrides (`workload.0.load`), resolve sugar |
+| `topology` | topohub backbones (Topology Zoo, SNDlib, ...) turned into the core's `graph` spec |
+| `quantity` | `"40ms"`, `"10Gbps"`, `"5MB"` read on the Python side |
+| `run` | `run()`: build the core Simulation, step it with a progress bar, collect a Result |
+| `result` | `Result` (flows/links/series DataFrames, meta, scenario), `load()`, Parquet I/O |
+| `analysis` | `summarize()` one run, `compare()` two (the RC3 paper's FCT reduction) |
+| `sweep` | parameter grids and named runs over seeds, in parallel processes, restartable |
+| `report` | plain-text tables for the terminal |
+| `cli` | the `fctlab` command |
+| `errors` | `ScenarioError`: everything a user must fix |
+
+    >>> import fctlab
+    >>> r = fctlab.run("scenario.toml", seed=1, overrides={"workload.0.load": 0.5})
+    >>> r.summary["mean_fct_s"]; r.write("out/")
+"""
+
+from importlib.metadata import PackageNotFoundError, version
+
+from fctlab.analysis import compare, summarize
+from fctlab.errors import ScenarioError
+from fctlab.result import Result, load
+from fctlab.run import run
+
+try:
+    __version__ = version("fctlab")
+except PackageNotFoundError:  # running from a source tree without an install
+    __version__ = "0+unknown"
+
+__all__ = ["run", "load", "Result", "compare", "summarize", "ScenarioError", "__version__"]

@@ -1,0 +1,21 @@
+"""Type stub of the compiled core (crates/fctlab-py): the contract the Python layer relies on."""
+
+from typing import Any
+
+class ScenarioError(ValueError):
+    """A scenario the core refuses; the message names the field, the value and what was expected."""
+
+class Simulation:
+    """A built simulation: validated scenario, topology, routes and flow arrivals."""
+
+    now: float
+    """Current simulated time (s)."""
+    horizon: float
+    """Expected end (s): the scenario duration; the run may go on to drain flows."""
+
+    def __init__(self, scenario_json: str, base_dir: str) -> None:
+        """Validates and builds; raises ScenarioError. Relative paths start at base_dir."""
+    def run_until(self, t: float) -> bool:
+        """Advances to simulated time t (s) with the GIL released; True once finished."""
+    def results(self) -> dict[str, Any]:
+        """{"flows": {col: list}, "links": {col: list}, "series": {col: list}, "meta": {...}}."""

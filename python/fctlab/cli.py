@@ -1,0 +1,174 @@
+"""The `fctlab` command: run, summary, compare, sweep, validate.
+
+Every user error (missing file, bad TOML, bad `--set`, a scenario the core refuses, bad
+arguments) prints one line "error: ..." on stderr and exits 2; no traceback. A sweep in which
+some runs failed exits 1 after the others finished. Tracebacks are left for real bugs.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+
+from fctlab.errors import ScenarioError
+from fctlab.scenario import parse_assignment
+
+EXIT_USER_ERROR = 2
+EXIT_RUNS_FAILED = 1
+
+
+class _UsageError(Exception):
+    """Bad command-line arguments (argparse's complaint, kept to one line)."""
+
+
+class _Parser(argparse.ArgumentParser):
+    def error(self, message: str) -> None:  # type: ignore[override]
+        raise _UsageError(f"{message} (see `{self.prog} --help`)")
+
+
+def _jobs(text: str) -> int:
+    try:
+        n = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a number of processes >= 1, got {text!r}") from None
+    if n < 1:
+        raise argparse.ArgumentTypeError(f"expected a number of processes >= 1, got {n}")
+    return n
+
+
+def _parser() -> argparse.ArgumentParser:
+    p = _Parser(prog="fctlab", description="Deterministic packet-level simulator for flow-completion-time studies.")
+    sub = p.add_subparsers(dest="command", required=True, metavar="COMMAND")
+
+    def scenario_args(sp: argparse.ArgumentParser) -> None:
+        sp.add_argument("scenario", metavar="SCENARIO", help="scenario file (.toml or .json)")
+        sp.add_argument("--seed", type=int, help="override the scenario's seed")
+        sp.add_argument("--set", dest="sets", action="append", default=[], metavar="KEY=VALUE",
+                        help="override a scenario field by dotted path, e.g. workload.0.load=0.5 (repeatable)")
+
+    r = sub.add_parser("run", help="run a scenario and write its results")
+    scenario_args(r)
+    r.add_argument("-o", "--out", required=True, metavar="OUT", help="results directory")
+    r.add_argument("-q", "--quiet", action="store_true", help="no progress bar, no summary")
+    r.set_defaults(func=cmd_run)
+
+    s = sub.add_parser("summary", help="print the summary of a results directory")
+    s.add_argument("out", metavar="OUT")
+    s.add_argument("--json", action="store_true", help="print JSON instead of a table")
+    s.set_defaults(func=cmd_summary)
+
+    c = sub.add_parser("compare", help="FCT reduction from run A to run B (over flows, bytes, size bins)")
+    c.add_argument("a", metavar="OUT_A")
+    c.add_argument("b", metavar="OUT_B")
+    c.add_argument("--json", action="store_true", help="print JSON instead of a table")
+    c.set_defaults(func=cmd_compare)
+
+    w = sub.add_parser("sweep", help="run a parameter sweep in parallel processes")
+    w.add_argument("sweep", metavar="SWEEP", help="sweep file (.toml)")
+    w.add_argument("-o", "--out", required=True, metavar="OUTDIR")
+    w.add_argument("-j", "--jobs", type=_jobs, default=None, metavar="N", help="processes (default: CPU count)")
+    w.add_argument("-q", "--quiet", action="store_true", help="no progress bar")
+    w.set_defaults(func=cmd_sweep)
+
+    v = sub.add_parser("validate", help="check a scenario and build it without running")
+    scenario_args(v)
+    v.set_defaults(func=cmd_validate)
+    return p
+
+
+def _overrides(sets: list[str]) -> dict:
+    return dict(parse_assignment(s) for s in sets)
+
+
+def _progress_wanted(quiet: bool) -> bool:
+    return not quiet and sys.stderr.isatty()
+
+
+def cmd_run(args: argparse.Namespace) -> int:
+    """`fctlab run`: run, write OUT, print the summary."""
+    from fctlab.report import format_summary
+    from fctlab.run import run
+
+    result = run(args.scenario, seed=args.seed, overrides=_overrides(args.sets), progress=_progress_wanted(args.quiet))
+    out = result.write(args.out)
+    if not args.quiet:
+        print(format_summary(result.summary))
+        print(f"results in {out}", file=sys.stderr)
+    return 0
+
+
+def cmd_summary(args: argparse.Namespace) -> int:
+    """`fctlab summary`: the summary of a results directory, recomputed from flows.parquet."""
+    from fctlab.report import format_summary
+    from fctlab.result import load
+
+    summary = load(args.out).summary
+    print(json.dumps(summary, indent=2) if args.json else format_summary(summary))
+    return 0
+
+
+def cmd_compare(args: argparse.Namespace) -> int:
+    """`fctlab compare`: reductions of mean FCT from A to B."""
+    from fctlab.analysis import compare
+    from fctlab.report import format_compare
+    from fctlab.result import load
+
+    c = compare(load(args.a).flows, load(args.b).flows)
+    print(json.dumps(c, indent=2) if args.json else format_compare(c, args.a, args.b))
+    return 0
+
+
+def cmd_sweep(args: argparse.Namespace) -> int:
+    """`fctlab sweep`: every run of a sweep file; exit 1 if any failed."""
+    from fctlab.sweep import INDEX_FILE, run_sweep
+
+    outcomes = run_sweep(args.sweep, args.out, jobs=args.jobs, progress=_progress_wanted(args.quiet),
+                         report=lambda msg: print(msg, file=sys.stderr))
+    failed = [o for o in outcomes if o.status == "failed"]
+    skipped = sum(o.skipped for o in outcomes)
+    print(f"{len(outcomes)} runs: {len(outcomes) - len(failed)} done ({skipped} skipped as already done), "
+          f"{len(failed)} failed; index in {Path(args.out) / INDEX_FILE}", file=sys.stderr)
+    for o in failed:
+        print(f"failed: {o.run.relpath}: {o.error}", file=sys.stderr)
+    return EXIT_RUNS_FAILED if failed else 0
+
+
+def cmd_validate(args: argparse.Namespace) -> int:
+    """`fctlab validate`: build the simulation (every check the core makes) without running it."""
+    from fctlab.run import build
+
+    sim, _ = build(args.scenario, seed=args.seed, overrides=_overrides(args.sets))
+    print(f"ok: {args.scenario} (horizon {float(sim.horizon):g} s)")
+    return 0
+
+
+def _one_line(e: BaseException) -> str:
+    if isinstance(e, OSError) and e.strerror and e.filename:
+        text = f"{e.strerror}: {e.filename}"
+    else:
+        text = str(e) or type(e).__name__
+    return " ".join(text.split())
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Entry point of the `fctlab` console script; returns the exit code."""
+    from fctlab.run import CoreNotBuilt
+
+    try:
+        args = _parser().parse_args(argv)
+        return args.func(args)
+    except SystemExit as e:  # --help and --version
+        return e.code if isinstance(e.code, int) else 0
+    except (_UsageError, ScenarioError, OSError, CoreNotBuilt) as e:
+        print(f"error: {_one_line(e)}", file=sys.stderr)
+        return EXIT_USER_ERROR
+    except KeyboardInterrupt:
+        print("error: interrupted", file=sys.stderr)
+        return 130
+
+
+if __name__ == "__main__":
+    sys.exit(main())

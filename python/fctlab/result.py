@@ -1,0 +1,142 @@
+"""One run's results as tables: per-flow, per-link and time series, plus meta and scenario.
+
+The column order and dtypes below are the contract every downstream script reads; the core's
+`results()` dict is coerced into them (extra columns the core may add later follow, sorted).
+
+A results directory holds flows.parquet, links.parquet, series.parquet, summary.json,
+scenario.json (the resolved scenario) and meta.json. Writing is deterministic: the same
+Result gives byte-identical Parquet files (one chunk, fixed row-group size, fixed compression
+level); the only wall-clock number, `wall_s`, lives in meta.json.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from collections.abc import Mapping
+from functools import cached_property
+from pathlib import Path
+from typing import Any
+
+import polars as pl
+
+FLOW_SCHEMA: dict[str, pl.DataType] = {
+    "id": pl.Int64, "src": pl.String, "dst": pl.String, "size_bytes": pl.Int64,
+    "start_s": pl.Float64, "finish_s": pl.Float64, "fct_s": pl.Float64,
+    "rtt_prop_s": pl.Float64, "ideal_fct_s": pl.Float64, "delivered_bytes": pl.Int64,
+    "retx_bytes": pl.Int64, "timeouts": pl.Int64, "protocol": pl.String, "workload": pl.String,
+    "measured": pl.Boolean,
+}
+LINK_SCHEMA: dict[str, pl.DataType] = {
+    "id": pl.Int64, "name": pl.String, "src": pl.String, "dst": pl.String,
+    "rate_bps": pl.Int64, "delay_s": pl.Float64, "pkts_sent": pl.Int64, "bytes_sent": pl.Int64,
+    "drops_pkts": pl.Int64, "drops_bytes": pl.Int64, "utilization": pl.Float64,
+    "queue_avg_bytes": pl.Float64, "queue_max_bytes": pl.Int64,
+}
+SERIES_SCHEMA: dict[str, pl.DataType] = {
+    "time_s": pl.Float64, "metric": pl.String, "target": pl.String, "value": pl.Float64,
+}
+TABLES = {"flows": FLOW_SCHEMA, "links": LINK_SCHEMA, "series": SERIES_SCHEMA}
+
+# Fixed so that the file layout does not depend on how the frame happens to be chunked.
+_ROW_GROUP_ROWS = 1 << 20
+_ZSTD_LEVEL = 3
+
+
+class Result:
+    """A finished run: `.flows`, `.links`, `.series` (DataFrames), `.meta`, `.scenario`, `.summary`."""
+
+    def __init__(self, flows: pl.DataFrame, links: pl.DataFrame, series: pl.DataFrame,
+                 meta: Mapping[str, Any], scenario: Mapping[str, Any]) -> None:
+        self.flows = conform(flows, FLOW_SCHEMA, "flows")
+        self.links = conform(links, LINK_SCHEMA, "links")
+        self.series = conform(series, SERIES_SCHEMA, "series")
+        self.meta = dict(meta)
+        self.scenario = dict(scenario)
+
+    @classmethod
+    def from_core(cls, raw: Mapping[str, Any], scenario: Mapping[str, Any]) -> Result:
+        """Builds a Result from the dict `_core.Simulation.results()` returns."""
+        frames = {name: frame_from_columns(raw.get(name) or {}, schema, name) for name, schema in TABLES.items()}
+        return cls(frames["flows"], frames["links"], frames["series"], raw.get("meta") or {}, scenario)
+
+    @cached_property
+    def summary(self) -> dict[str, Any]:
+        """FCT statistics over the measured flows (see `fctlab.analysis.summarize`)."""
+        from fctlab.analysis import summarize
+
+        return summarize(self.flows)
+
+    def write(self, outdir: str | os.PathLike) -> Path:
+        """Writes the six result files into `outdir` (created if needed); returns its path."""
+        out = Path(outdir)
+        out.mkdir(parents=True, exist_ok=True)
+        for name in TABLES:
+            write_parquet(getattr(self, name), out / f"{name}.parquet")
+        _write_json(out / "summary.json", self.summary)
+        _write_json(out / "scenario.json", self.scenario)
+        _write_json(out / "meta.json", self.meta)
+        return out
+
+    def __repr__(self) -> str:
+        done = self.flows["finish_s"].is_not_null().sum()
+        return f"<Result: {self.flows.height} flows ({done} completed), {self.links.height} links, sim_time_s={self.meta.get('sim_time_s')}>"
+
+
+def load(outdir: str | os.PathLike) -> Result:
+    """Reads a results directory written by `Result.write`."""
+    out = Path(outdir)
+    if not out.is_dir():
+        raise FileNotFoundError(f"results directory not found: {out}")
+    missing = [f for f in (*[f"{t}.parquet" for t in TABLES], "scenario.json", "meta.json") if not (out / f).is_file()]
+    if missing:
+        raise FileNotFoundError(f"{out} is not a results directory (missing {', '.join(missing)})")
+    frames = {name: pl.read_parquet(out / f"{name}.parquet") for name in TABLES}
+    return Result(frames["flows"], frames["links"], frames["series"],
+                  json.loads((out / "meta.json").read_text()), json.loads((out / "scenario.json").read_text()))
+
+
+def write_parquet(df: pl.DataFrame, path: Path) -> None:
+    """Writes one table with settings that make the bytes depend only on the data."""
+    df.rechunk().write_parquet(path, compression="zstd", compression_level=_ZSTD_LEVEL,
+                               statistics=True, row_group_size=_ROW_GROUP_ROWS)
+
+
+def frame_from_columns(columns: Mapping[str, list], schema: Mapping[str, pl.DataType], table: str) -> pl.DataFrame:
+    """A DataFrame from {column: list} with each known column coerced to its schema dtype."""
+    missing = [c for c in schema if c not in columns]
+    if columns and missing:
+        raise ValueError(f"core results: table `{table}` lacks columns {missing}")
+    series = []
+    for name in [*schema, *sorted(c for c in columns if c not in schema)]:
+        values = list(columns.get(name, []))
+        dtype = schema.get(name)
+        series.append(pl.Series(name, coerce_values(values, dtype), dtype=dtype, strict=True) if dtype
+                      else pl.Series(name, values))
+    return pl.DataFrame(series)
+
+
+def conform(df: pl.DataFrame, schema: Mapping[str, pl.DataType], table: str) -> pl.DataFrame:
+    """`df` with the schema's columns first, in order, cast to their dtypes; extras after, sorted."""
+    missing = [c for c in schema if c not in df.columns]
+    if missing and df.width:
+        raise ValueError(f"table `{table}` lacks columns {missing}")
+    if not df.width:
+        return pl.DataFrame(schema=dict(schema))
+    extras = sorted(c for c in df.columns if c not in schema)
+    return df.select([pl.col(c).cast(t) for c, t in schema.items()] + extras)
+
+
+def coerce_values(values: list, dtype: pl.DataType) -> list:
+    """Python values converted to the type a polars dtype wants (None stays null)."""
+    # The core may hand an integral float an int (and vice versa in JSON); polars' strict mode
+    # refuses mixed Python types, so convert per dtype, keeping None as null.
+    conv = {pl.Float64: float, pl.Int64: int, pl.String: str, pl.Boolean: bool}.get(dtype)
+    if conv is None:
+        return values
+    return [None if v is None else conv(v) for v in values]
+
+
+def _write_json(path: Path, obj: Any) -> None:
+    # allow_nan=False: a NaN here is a bug upstream, and NaN is not JSON.
+    path.write_text(json.dumps(obj, indent=2, sort_keys=True, allow_nan=False) + "\n")

@@ -1,0 +1,326 @@
+"""Parameter sweeps: many runs of one scenario, one process per run, restartable.
+
+A sweep file:
+
+    scenario = "internet2.toml"          # relative to the sweep file
+    seeds = [1, 2, 3]                     # or a count: seeds = 10 means 1..10
+
+    [grid]                                # cartesian product of dotted overrides
+    "workload.0.load" = [0.1, 0.3, 0.5]
+    "transport.protocol" = ["tcp", "rc3"]
+
+or, instead of [grid], named runs:
+
+    [[runs]]
+    name = "tcp"
+    "transport.protocol" = "tcp"
+
+(Unquoted dotted keys are TOML tables; they are flattened back to dotted paths.)
+
+Each run lands in OUTDIR/<name>/seed<N>/, where a grid point's name is `key=value_key=value`.
+A run writes into a hidden temporary directory with a `done.json` marker last, then renames it
+into place, so a directory that exists is complete and is skipped on re-run; a crash leaves only
+a temporary directory, removed the next time. A failing run's error goes to
+OUTDIR/<name>/seed<N>.error.txt and does not stop the others. At the end OUTDIR/sweep.parquet
+indexes every run (overrides, seed, status, key summary numbers).
+"""
+
+from __future__ import annotations
+
+import itertools
+import json
+import multiprocessing
+import os
+import re
+import shutil
+import tomllib
+import traceback
+from collections.abc import Callable, Mapping
+from concurrent.futures import Future, ProcessPoolExecutor, as_completed
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import polars as pl
+
+from fctlab.errors import ScenarioError
+from fctlab.result import coerce_values
+from fctlab.scenario import read_scenario, resolve_scenario, with_overrides
+
+DONE_MARKER = "done.json"
+INDEX_FILE = "sweep.parquet"
+#: The summary numbers copied into done.json and the sweep index.
+KEY_NUMBERS = ("flows_started", "flows_completed", "measured", "measured_incomplete", "mean_fct_s",
+               "mean_fct_bytes_weighted_s", "p50_fct_s", "p99_fct_s", "mean_slowdown")
+_FIXED_COLUMNS = ("run", "seed", "status", "error", "path")
+_COUNTS = {"flows_started", "flows_completed", "measured", "measured_incomplete", "events"}
+
+
+@dataclass(frozen=True)
+class RunSpec:
+    """One run of a sweep: a name, the overrides it applies, a seed."""
+
+    name: str
+    overrides: dict[str, Any]
+    seed: int
+
+    @property
+    def relpath(self) -> str:
+        """Its directory under the sweep's output directory."""
+        return f"{self.name}/seed{self.seed}"
+
+
+@dataclass
+class Sweep:
+    """A parsed sweep file: the scenario path, seeds and named override sets."""
+
+    scenario: Path
+    seeds: list[int]
+    points: list[tuple[str, dict[str, Any]]]
+
+    def runs(self) -> list[RunSpec]:
+        """Every (point, seed) pair, points in file order, seeds inner."""
+        return [RunSpec(name, overrides, seed) for name, overrides in self.points for seed in self.seeds]
+
+
+@dataclass
+class Outcome:
+    """What happened to one run: "done" (now or earlier) or "failed"."""
+
+    run: RunSpec
+    status: str
+    skipped: bool = False
+    error: str | None = None
+    record: dict[str, Any] = field(default_factory=dict)
+
+
+def load_sweep(path: str | os.PathLike) -> Sweep:
+    """Reads and checks a sweep file; every error names the file and the field."""
+    path = Path(path)
+    try:
+        data = tomllib.loads(path.read_text())
+    except FileNotFoundError:
+        raise ScenarioError(f"sweep file not found: {path}") from None
+    except tomllib.TOMLDecodeError as e:
+        raise ScenarioError(f"sweep {path}: TOML syntax error: {e}") from None
+    where = f"sweep {path}"
+    unknown = [k for k in data if k not in ("scenario", "seeds", "grid", "runs")]
+    if unknown:
+        raise ScenarioError(f"{where}: field `{unknown[0]}`: unknown field; expected scenario, seeds, grid or runs")
+    if not isinstance(data.get("scenario"), str):
+        raise ScenarioError(f"{where}: field `scenario`: expected a path to a scenario file, got {data.get('scenario')!r}")
+    if "grid" in data and "runs" in data:
+        raise ScenarioError(f"{where}: expected either [grid] or [[runs]], got both")
+    points = (_grid_points(data["grid"], where) if "grid" in data
+              else _named_points(data["runs"], where) if "runs" in data
+              else [("base", {})])
+    names = [n for n, _ in points]
+    dup = next((n for n in names if names.count(n) > 1), None)
+    if dup is not None:
+        raise ScenarioError(f"{where}: two runs are both named `{dup}`")
+    return Sweep((path.parent / data["scenario"]), _seeds(data.get("seeds"), where), points)
+
+
+def _seeds(value: Any, where: str) -> list[int]:
+    if isinstance(value, int) and not isinstance(value, bool) and value >= 1:
+        return list(range(1, value + 1))
+    if (isinstance(value, list) and value and all(isinstance(s, int) and not isinstance(s, bool) and s >= 0 for s in value)
+            and len(set(value)) == len(value)):
+        return list(value)
+    raise ScenarioError(f"{where}: field `seeds`: expected a count >= 1 or a list of distinct integers >= 0, got {value!r}")
+
+
+def flatten(table: Mapping[str, Any], prefix: str = "") -> dict[str, Any]:
+    """{"workload": {"0": {"load": x}}} -> {"workload.0.load": x}; lists and scalars are leaves."""
+    out: dict[str, Any] = {}
+    for k, v in table.items():
+        key = f"{prefix}{k}"
+        if isinstance(v, Mapping):
+            out.update(flatten(v, key + "."))
+        else:
+            out[key] = v
+    return out
+
+
+def _grid_points(grid: Any, where: str) -> list[tuple[str, dict[str, Any]]]:
+    if not isinstance(grid, Mapping):
+        raise ScenarioError(f"{where}: field `grid`: expected a table of dotted key = [values]")
+    axes = flatten(grid)
+    for key, values in axes.items():
+        _check_key(key, f"{where}: field `grid.{key}`")
+        if not isinstance(values, list) or not values:
+            raise ScenarioError(f"{where}: field `grid.{key}`: expected a non-empty list of values, got {values!r}")
+    return [(point_name(dict(zip(axes, combo))), dict(zip(axes, combo)))
+            for combo in itertools.product(*axes.values())]
+
+
+def _named_points(runs: Any, where: str) -> list[tuple[str, dict[str, Any]]]:
+    if not isinstance(runs, list) or not runs:
+        raise ScenarioError(f"{where}: field `runs`: expected one or more [[runs]] tables")
+    points = []
+    for i, run in enumerate(runs):
+        name = run.get("name")
+        if not isinstance(name, str) or not re.fullmatch(r"[A-Za-z0-9_][A-Za-z0-9_.=,+-]*", name):
+            raise ScenarioError(
+                f"{where}: field `runs[{i}].name`: expected a directory-safe name (letters, digits, _ . = , + -), got {name!r}")
+        overrides = flatten({k: v for k, v in run.items() if k != "name"})
+        for key in overrides:
+            _check_key(key, f"{where}: field `runs[{i}].{key}`")
+        points.append((name, overrides))
+    return points
+
+
+def _check_key(key: str, where: str) -> None:
+    if key == "seed":
+        raise ScenarioError(f"{where}: the seed comes from `seeds`, not from an override")
+
+
+def point_name(overrides: Mapping[str, Any]) -> str:
+    """Directory name of a grid point: `key=value_key=value`, made safe for file systems."""
+    def show(v: Any) -> str:
+        text = ("true" if v else "false") if isinstance(v, bool) else v if isinstance(v, str) else json.dumps(v)
+        return re.sub(r"[^A-Za-z0-9_.,+-]+", "-", text)
+    return "_".join(f"{k}={show(v)}" for k, v in overrides.items()) or "base"
+
+
+def run_sweep(sweep: Sweep | str | os.PathLike, outdir: str | os.PathLike, *, jobs: int | None = None,
+              progress: bool = False, report: Callable[[str], None] | None = None) -> list[Outcome]:
+    """Runs every not-yet-done run (in `jobs` processes; 1 = in this process); writes the index."""
+    if not isinstance(sweep, Sweep):
+        sweep = load_sweep(sweep)
+    out = Path(outdir)
+    runs = sweep.runs()
+    # Check the scenario and every override set here, so a typo fails before any run starts.
+    base, _ = read_scenario(sweep.scenario)
+    for name, overrides in sweep.points:
+        try:
+            resolve_scenario(with_overrides(base, overrides))
+        except ScenarioError as e:
+            raise ScenarioError(f"sweep run `{name}`: {e}") from None
+    out.mkdir(parents=True, exist_ok=True)
+    say = report or (lambda _msg: None)
+
+    outcomes: dict[str, Outcome] = {}  # by relpath
+    pending = []
+    for r in runs:
+        marker = out / r.relpath / DONE_MARKER
+        if marker.is_file():
+            outcomes[r.relpath] = Outcome(r, "done", skipped=True, record=json.loads(marker.read_text()))
+        else:
+            pending.append(r)
+    if outcomes:
+        say(f"{len(outcomes)} of {len(runs)} runs already done, skipped")
+
+    bar = None
+    if progress and pending:
+        from tqdm import tqdm
+
+        bar = tqdm(total=len(pending), unit="run", desc="sweep")
+
+    def finish(o: Outcome) -> None:
+        outcomes[o.run.relpath] = o
+        if o.status == "failed":
+            msg = f"run {o.run.relpath} failed: {o.error}"
+            if bar:
+                bar.write(msg)  # above the bar, not through it
+            else:
+                say(msg)
+        if bar:
+            bar.update(1)
+
+    jobs = jobs or os.cpu_count() or 1
+    tasks = [(str(sweep.scenario), r, str(out)) for r in pending]
+    if jobs == 1 or len(pending) <= 1:
+        for t in tasks:
+            finish(execute(*t))
+    else:
+        # spawn, not fork: forking a process that has started polars' thread pool can deadlock.
+        ctx = multiprocessing.get_context("spawn")
+        with ProcessPoolExecutor(max_workers=min(jobs, len(tasks)), mp_context=ctx) as pool:
+            futures: dict[Future, RunSpec] = {pool.submit(execute, *t): t[1] for t in tasks}
+            for fut in as_completed(futures):
+                try:
+                    outcome = fut.result()
+                except Exception as e:  # the worker process died (crash, out of memory)
+                    outcome = Outcome(futures[fut], "failed", error=f"worker process failed: {e!r}")
+                finish(outcome)
+    if bar:
+        bar.close()
+    ordered = [outcomes[r.relpath] for r in runs]
+    write_index(ordered, out / INDEX_FILE)
+    return ordered
+
+
+def execute(scenario: str, spec: RunSpec, outdir: str) -> Outcome:
+    """Runs one sweep run into its directory, atomically; never raises for a failing run."""
+    from fctlab.run import run
+
+    final = Path(outdir) / spec.relpath
+    marker = final / DONE_MARKER
+    if marker.is_file():
+        return Outcome(spec, "done", skipped=True, record=json.loads(marker.read_text()))
+    error_file = final.parent / f"seed{spec.seed}.error.txt"
+    tmp = final.parent / f".seed{spec.seed}.tmp-{os.getpid()}"
+    try:
+        # Leftovers of an interrupted earlier attempt (any process id).
+        for stale in final.parent.glob(f".seed{spec.seed}.tmp-*"):
+            shutil.rmtree(stale, ignore_errors=True)
+        result = run(scenario, seed=spec.seed, overrides=spec.overrides)
+        result.write(tmp)
+        record = {
+            "run": spec.name, "seed": spec.seed, "overrides": spec.overrides,
+            "summary": {k: result.summary.get(k) for k in KEY_NUMBERS},
+            "meta": {k: result.meta.get(k) for k in ("sim_time_s", "wall_s", "events", "packet_hops")},
+        }
+        # The marker goes in last: a directory with done.json has every other file.
+        (tmp / DONE_MARKER).write_text(json.dumps(record, indent=2, sort_keys=True) + "\n")
+        if final.exists():  # an incomplete leftover without a marker
+            shutil.rmtree(final)
+        os.rename(tmp, final)
+        error_file.unlink(missing_ok=True)
+        return Outcome(spec, "done", record=record)
+    except Exception as e:
+        shutil.rmtree(tmp, ignore_errors=True)
+        message = str(e) if isinstance(e, ScenarioError) else f"{type(e).__name__}: {e}"
+        try:
+            error_file.parent.mkdir(parents=True, exist_ok=True)
+            error_file.write_text(traceback.format_exc())
+        except OSError:
+            pass
+        return Outcome(spec, "failed", error=message)
+
+
+def write_index(outcomes: list[Outcome], path: Path) -> pl.DataFrame:
+    """The sweep index: one row per run, fixed columns, then one per override key, then numbers."""
+    frame = [
+        pl.Series("run", [o.run.name for o in outcomes], dtype=pl.String),
+        pl.Series("seed", [o.run.seed for o in outcomes], dtype=pl.Int64),
+        pl.Series("status", [o.status for o in outcomes], dtype=pl.String),
+        pl.Series("error", [o.error for o in outcomes], dtype=pl.String),
+        pl.Series("path", [o.run.relpath for o in outcomes], dtype=pl.String),
+    ]
+    taken = set(_FIXED_COLUMNS) | set(KEY_NUMBERS) | {"sim_time_s", "events"}
+    for k in dict.fromkeys(k for o in outcomes for k in o.run.overrides):
+        # An override key that collides with an index column keeps its value under "set:<key>".
+        frame.append(_override_column(f"set:{k}" if k in taken else k, [o.run.overrides.get(k) for o in outcomes]))
+    numbers = [(n, "summary") for n in KEY_NUMBERS] + [("sim_time_s", "meta"), ("events", "meta")]
+    for n, part in numbers:
+        vals = [(o.record.get(part) or {}).get(n) for o in outcomes]
+        dtype = pl.Int64 if n in _COUNTS else pl.Float64
+        frame.append(pl.Series(n, coerce_values(vals, dtype), dtype=dtype))
+    df = pl.DataFrame(frame)
+    df.write_parquet(path)
+    return df
+
+
+def _override_column(name: str, values: list) -> pl.Series:
+    # Keep numbers and booleans typed when a column is uniform; anything mixed becomes text.
+    present = [v for v in values if v is not None]
+    if present and all(isinstance(v, bool) for v in present):
+        return pl.Series(name, values, dtype=pl.Boolean)
+    if present and all(isinstance(v, int) and not isinstance(v, bool) for v in present):
+        return pl.Series(name, values, dtype=pl.Int64)
+    if present and all(isinstance(v, (int, float)) and not isinstance(v, bool) for v in present):
+        return pl.Series(name, [None if v is None else float(v) for v in values], dtype=pl.Float64)
+    return pl.Series(name, [None if v is None else v if isinstance(v, str) else json.dumps(v) for v in values],
+                     dtype=pl.String)

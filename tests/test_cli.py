@@ -1,0 +1,103 @@
+"""fctlab.cli: exit codes, one-line errors, and what each subcommand prints."""
+
+from __future__ import annotations
+
+import importlib
+import json
+
+from conftest import write
+
+from fctlab.cli import main
+
+
+def one_line_error(capsys) -> str:
+    """The captured stderr, asserted to be exactly one "error: ..." line."""
+    err = capsys.readouterr().err
+    lines = err.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("error: "), err
+    assert "Traceback" not in err
+    return lines[0]
+
+
+def test_run_writes_results_and_prints_summary(scenario_file, tmp_path, capsys):
+    """`fctlab run` exits 0, writes the results directory and prints the table."""
+    assert main(["run", str(scenario_file), "-o", str(tmp_path / "out"), "--seed", "3",
+                 "--set", "transport.protocol=rc3"]) == 0
+    out = capsys.readouterr().out
+    assert "FCT (ms)" in out and "flows:" in out
+    scenario = json.loads((tmp_path / "out" / "scenario.json").read_text())
+    assert scenario["seed"] == 3 and scenario["transport"]["protocol"] == "rc3"
+
+
+def test_missing_scenario_file(tmp_path, capsys):
+    """Exit 2 with one line naming the file."""
+    assert main(["run", str(tmp_path / "missing.toml"), "-o", str(tmp_path / "o")]) == 2
+    assert "scenario file not found" in one_line_error(capsys)
+
+
+def test_bad_override_syntax(scenario_file, tmp_path, capsys):
+    """A --set without '=' is a user error."""
+    assert main(["run", str(scenario_file), "-o", str(tmp_path / "o"), "--set", "seed"]) == 2
+    assert "bad override `seed`: expected key=value" in one_line_error(capsys)
+
+
+def test_scenario_error_from_the_core(scenario_file, tmp_path, capsys):
+    """The core's refusal is printed as it came, on one line."""
+    assert main(["run", str(scenario_file), "-o", str(tmp_path / "o"), "--set", "workload.0.load=1.2"]) == 2
+    assert one_line_error(capsys) == "error: field `workload[0].load`: expected 0 < load < 1, got 1.2"
+
+
+def test_toml_syntax_error(tmp_path, capsys):
+    """TOML mistakes are one line naming file and line."""
+    bad = write(tmp_path / "bad.toml", "seed = \n")
+    assert main(["validate", str(bad)]) == 2
+    assert "line 1" in one_line_error(capsys)
+
+
+def test_argument_errors_are_one_line(capsys):
+    """argparse complaints (missing -o) follow the same rule, exit 2."""
+    assert main(["run", "x.toml"]) == 2
+    assert "-o/--out" in one_line_error(capsys)
+    assert main(["sweep", "s.toml", "-o", "o", "-j", "0"]) == 2
+    one_line_error(capsys)
+
+
+def test_missing_core_is_one_line(scenario_file, monkeypatch, capsys):
+    """An unbuilt core is reported, not raised."""
+    monkeypatch.setattr(importlib.import_module("fctlab.run"), "_core", None)
+    assert main(["validate", str(scenario_file)]) == 2
+    assert "maturin develop" in one_line_error(capsys)
+
+
+def test_validate_builds_without_running(scenario_file, fake, capsys):
+    """validate constructs the Simulation and never steps it."""
+    assert main(["validate", str(scenario_file)]) == 0
+    assert len(fake.CALLS["built"]) == 1 and fake.CALLS["run_until"] == []
+    assert capsys.readouterr().out.startswith("ok: ")
+
+
+def test_summary_and_compare(scenario_file, tmp_path, capsys):
+    """summary (table and JSON) and compare read results directories."""
+    a, b = str(tmp_path / "a"), str(tmp_path / "b")
+    assert main(["run", str(scenario_file), "-o", a, "-q"]) == 0
+    assert main(["run", str(scenario_file), "-o", b, "-q", "--set", "transport.protocol=rc3"]) == 0
+    capsys.readouterr()
+    assert main(["summary", a]) == 0 and "mean FCT (ms)" in capsys.readouterr().out
+    assert main(["summary", a, "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["flows_started"] == 51
+    assert main(["compare", a, b]) == 0
+    out = capsys.readouterr().out
+    assert "over flows" in out and "over bytes" in out and "1460 B" in out
+    assert main(["compare", a, b, "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["over_flows_pct"] > 0  # the fake's rc3 is faster
+    assert main(["summary", str(tmp_path / "nothing")]) == 2
+    assert "results directory not found" in one_line_error(capsys)
+
+
+def test_sweep_exit_code_reflects_failed_runs(tmp_path, scenario_file, capsys):
+    """Failed runs give exit 1 and are listed; the others' results stay."""
+    sweep = write(tmp_path / "s.toml", f'scenario = "{scenario_file}"\nseeds = 1\n[grid]\n"workload.0.load" = [0.3, 1.5]\n')
+    assert main(["sweep", str(sweep), "-o", str(tmp_path / "out"), "-j", "1", "-q"]) == 1
+    err = capsys.readouterr().err
+    assert "1 failed" in err and "workload.0.load=1.5/seed1" in err
+    assert (tmp_path / "out" / "workload.0.load=0.3" / "seed1" / "done.json").is_file()

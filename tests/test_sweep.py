@@ -1,0 +1,135 @@
+"""fctlab.sweep: expansion, skip of finished runs, failures that do not lose other runs."""
+
+from __future__ import annotations
+
+import json
+import os
+
+import polars as pl
+import pytest
+from conftest import write
+
+from fctlab.errors import ScenarioError
+from fctlab.sweep import flatten, load_sweep, point_name, run_sweep
+
+
+@pytest.fixture
+def grid_sweep(tmp_path, scenario_file):
+    """2 protocols x 3 loads (one the core refuses) x 2 seeds."""
+    return write(tmp_path / "sweep.toml", f"""
+        scenario = "{os.path.relpath(scenario_file, tmp_path)}"
+        seeds = [1, 2]
+        [grid]
+        "transport.protocol" = ["tcp", "rc3"]
+        workload.0.load = [0.1, 0.3, 1.2]
+    """)
+
+
+def test_grid_is_a_cartesian_product_in_file_order(grid_sweep, scenario_file):
+    """Every combination of the axes, named key=value_..., seeds innermost."""
+    sweep = load_sweep(grid_sweep)
+    assert sweep.scenario.resolve() == scenario_file.resolve()
+    runs = sweep.runs()
+    assert len(runs) == 2 * 3 * 2
+    assert runs[0].name == "transport.protocol=tcp_workload.0.load=0.1" and runs[0].seed == 1
+    assert runs[1].name == runs[0].name and runs[1].seed == 2
+    assert runs[-1].overrides == {"transport.protocol": "rc3", "workload.0.load": 1.2}
+    assert runs[-1].relpath == "transport.protocol=rc3_workload.0.load=1.2/seed2"
+
+
+def test_named_runs_and_seed_count(tmp_path, scenario_file):
+    """[[runs]] give named override sets (nested tables flattened); seeds = 3 means 1..3."""
+    path = write(tmp_path / "s.toml", f"""
+        scenario = "{scenario_file}"
+        seeds = 3
+        [[runs]]
+        name = "tcp"
+        transport.protocol = "tcp"
+        [[runs]]
+        name = "rc3"
+        "transport.protocol" = "rc3"
+    """)
+    sweep = load_sweep(path)
+    assert sweep.seeds == [1, 2, 3]
+    assert sweep.points == [("tcp", {"transport.protocol": "tcp"}), ("rc3", {"transport.protocol": "rc3"})]
+
+
+@pytest.mark.parametrize("body, message", [
+    ("seeds = 0", "field `seeds`"),
+    ("seeds = [1, 1]", "field `seeds`"),
+    ("seeds = 1\nfoo = 2", "field `foo`: unknown field"),
+    ("seeds = 1\n[grid]\nseed = [1, 2]", "seed comes from `seeds`"),
+    ("seeds = 1\n[grid]\nx = []", "non-empty list"),
+    ('seeds = 1\n[[runs]]\nname = "a"\n[[runs]]\nname = "a"', "both named `a`"),
+    ('seeds = 1\n[[runs]]\nname = "../up"', "directory-safe name"),
+    ('seeds = 1\n[grid]\nx = [1]\n[[runs]]\nname = "a"', "either"),
+])
+def test_sweep_file_errors(tmp_path, body, message):
+    """Sweep-file mistakes name the field."""
+    path = write(tmp_path / "s.toml", f'scenario = "x.toml"\n{body}\n')
+    with pytest.raises(ScenarioError, match=message):
+        load_sweep(path)
+
+
+def test_helpers_flatten_and_name():
+    """Nested tables become dotted keys; names are file-system safe."""
+    assert flatten({"a": {"0": {"b": 1}}, "c": [1, 2]}) == {"a.0.b": 1, "c": [1, 2]}
+    assert point_name({"x": "a/b c", "y": True, "z": [1, 2]}) == "x=a-b-c_y=true_z=-1,-2-"
+
+
+def test_failing_run_keeps_the_others_and_rerun_skips_finished(grid_sweep, tmp_path, fake):
+    """A refused point fails alone; a second sweep runs only what is not done."""
+    out = tmp_path / "out"
+    outcomes = run_sweep(grid_sweep, out, jobs=1)
+    failed = [o for o in outcomes if o.status == "failed"]
+    assert len(outcomes) == 12 and len(failed) == 4
+    assert all("workload[0].load" in o.error for o in failed)
+    ok = [o for o in outcomes if o.status == "done"]
+    for o in ok:
+        assert (out / o.run.relpath / "done.json").is_file() and (out / o.run.relpath / "flows.parquet").is_file()
+    assert (out / failed[0].run.relpath).parent.joinpath(f"seed{failed[0].run.seed}.error.txt").is_file()
+    assert not list(out.rglob(".seed*.tmp-*"))
+
+    index = pl.read_parquet(out / "sweep.parquet")
+    assert index.height == 12 and index.columns[:5] == ["run", "seed", "status", "error", "path"]
+    assert index.filter(pl.col("status") == "done")["mean_fct_s"].null_count() == 0
+    assert index["workload.0.load"].dtype == pl.Float64 and index["transport.protocol"].dtype == pl.String
+
+    built = len(fake.CALLS["built"])
+    marker = out / ok[0].run.relpath / "done.json"
+    before = marker.stat().st_mtime_ns
+    again = run_sweep(grid_sweep, out, jobs=1)
+    assert sum(o.skipped for o in again) == 8 and marker.stat().st_mtime_ns == before
+    # Only the 4 refused runs were tried again.
+    assert len(fake.CALLS["built"]) - built == 4
+    assert pl.read_parquet(out / "sweep.parquet").equals(index)
+
+
+def test_incomplete_leftovers_are_redone(grid_sweep, tmp_path):
+    """A run directory without done.json and stale temporaries do not count as finished."""
+    sweep = load_sweep(grid_sweep)
+    first = sweep.runs()[0]
+    out = tmp_path / "out"
+    (out / first.relpath).mkdir(parents=True)
+    (out / first.relpath / "flows.parquet").write_text("half-written")
+    stale = out / first.name / f".seed{first.seed}.tmp-99999"
+    stale.mkdir()
+    outcomes = run_sweep(sweep, out, jobs=1)
+    assert outcomes[0].status == "done" and not outcomes[0].skipped
+    assert json.loads((out / first.relpath / "done.json").read_text())["seed"] == first.seed
+    assert not stale.exists()
+
+
+def test_bad_override_fails_before_any_run(tmp_path, scenario_file, fake):
+    """An override path that cannot apply stops the sweep before it starts."""
+    path = write(tmp_path / "s.toml", f'scenario = "{scenario_file}"\nseeds = 1\n[grid]\n"workload.5.load" = [0.1]\n')
+    with pytest.raises(ScenarioError, match=r"sweep run `workload.5.load=0.1`: override .*out of range"):
+        run_sweep(path, tmp_path / "out", jobs=1)
+    assert fake.CALLS["built"] == []
+
+
+def test_parallel_processes(grid_sweep, tmp_path):
+    """With -j 2 the runs execute in spawned worker processes (FCTLAB_CORE reaches them)."""
+    outcomes = run_sweep(grid_sweep, tmp_path / "out", jobs=2)
+    assert [o.status for o in outcomes].count("done") == 8
+    assert pl.read_parquet(tmp_path / "out" / "sweep.parquet").height == 12
