@@ -7,7 +7,8 @@
 use crate::error::{SpecError, SpecResult};
 use crate::metrics::{FlowRecord, SeriesRecorder};
 use crate::net::link::Link;
-use crate::qdisc::{DropTail, Limit, Qdisc};
+use crate::net::link::{FifoSchedule, Port};
+use crate::qdisc::Limit;
 use crate::quantity::{BytesQ, TimeQ};
 use crate::rng::Rng;
 use crate::routing::{flow_hash, Routes};
@@ -117,7 +118,7 @@ pub enum QueueSpec {
 }
 
 impl QueueSpec {
-    fn build(&self) -> SpecResult<Qdisc> {
+    fn build(&self) -> SpecResult<Port> {
         match self {
             QueueSpec::Droptail { limit, limit_packets } => {
                 let lim = match (limit, limit_packets) {
@@ -128,7 +129,7 @@ impl QueueSpec {
                     (None, Some(p)) => Limit::Packets(*p),
                     (None, None) => Limit::Bytes(u64::MAX / 4),
                 };
-                Ok(Qdisc::DropTail(DropTail::new(lim)))
+                Ok(Port::Fifo(FifoSchedule::new(lim)))
             }
         }
     }

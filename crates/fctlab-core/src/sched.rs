@@ -1,10 +1,8 @@
-//! The event queue: a binary heap keyed by (time, insertion order).
+//! The event queue, keyed by (time, insertion order).
 //!
 //! Ties in time are served first-in first-out, so a run never depends on heap internals.
 
 use crate::units::Time;
-use std::cmp::Ordering;
-use std::collections::BinaryHeap;
 
 /// What happens when an event fires. Small and `Copy`: the heap moves these around a lot.
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
@@ -23,6 +21,7 @@ pub enum Event {
     Sample,
 }
 
+/// A pending event.
 #[derive(Copy, Clone, Debug)]
 struct Entry {
     time: Time,
@@ -30,55 +29,65 @@ struct Entry {
     event: Event,
 }
 
-impl PartialEq for Entry {
-    fn eq(&self, o: &Self) -> bool {
-        self.time == o.time && self.seq == o.seq
-    }
-}
-impl Eq for Entry {}
-impl PartialOrd for Entry {
-    fn partial_cmp(&self, o: &Self) -> Option<Ordering> {
-        Some(self.cmp(o))
-    }
-}
-impl Ord for Entry {
-    // Reversed: BinaryHeap is a max-heap and we want the earliest (time, seq) first.
-    fn cmp(&self, o: &Self) -> Ordering {
-        o.time.cmp(&self.time).then_with(|| o.seq.cmp(&self.seq))
-    }
-}
-
-/// The pending events of a run.
-#[derive(Default)]
+/// The pending events of a run, in two tiers.
+///
+/// Link events (at most two per link, always near) live in a small 4-ary heap that stays in
+/// cache. Everything else - mostly endpoint timers, many of them superseded before they fire -
+/// lives in a radix heap ([`Radix`]), where an entry that is never popped early costs one push.
+/// A global insertion counter breaks ties between the tiers, so equal times pop first-in
+/// first-out across the whole queue.
 pub struct Scheduler {
-    heap: BinaryHeap<Entry>,
+    near: QuadHeap,
+    far: Radix,
     seq: u64,
     popped: u64,
+}
+
+impl Default for Scheduler {
+    fn default() -> Self {
+        Scheduler::new()
+    }
 }
 
 impl Scheduler {
     /// An empty queue.
     pub fn new() -> Scheduler {
-        Scheduler { heap: BinaryHeap::with_capacity(1024), seq: 0, popped: 0 }
+        Scheduler { near: QuadHeap::default(), far: Radix::new(), seq: 0, popped: 0 }
     }
 
-    /// Schedules `event` at `time`.
+    /// Schedules `event` at `time` (not earlier than the last event popped).
+    #[inline]
     pub fn push(&mut self, time: Time, event: Event) {
-        self.heap.push(Entry { time, seq: self.seq, event });
+        let e = Entry { time, seq: self.seq, event };
         self.seq += 1;
+        match event {
+            Event::LinkArrival(_) | Event::LinkFree(_) => self.near.push(e),
+            _ => self.far.push(e),
+        }
     }
 
     /// Time of the earliest pending event.
-    pub fn peek_time(&self) -> Option<Time> {
-        self.heap.peek().map(|e| e.time)
+    pub fn peek_time(&mut self) -> Option<Time> {
+        let far = self.far.min().map(|(t, _)| t);
+        let near = self.near.peek().map(|e| e.time);
+        match (near, far) {
+            (Some(a), Some(b)) => Some(a.min(b)),
+            (a, b) => a.or(b),
+        }
     }
 
     /// Removes and returns the earliest event.
+    #[inline]
     pub fn pop(&mut self) -> Option<(Time, Event)> {
-        self.heap.pop().map(|e| {
-            self.popped += 1;
-            (e.time, e.event)
-        })
+        let far_first = match (self.near.peek(), self.far.min()) {
+            (None, None) => return None,
+            (Some(_), None) => false,
+            (None, Some(_)) => true,
+            (Some(n), Some(f)) => f < (n.time, n.seq),
+        };
+        let e = if far_first { self.far.pop() } else { self.near.pop() }.expect("peeked");
+        self.popped += 1;
+        Some((e.time, e.event))
     }
 
     /// Number of events processed so far.
@@ -86,14 +95,185 @@ impl Scheduler {
         self.popped
     }
 
+    /// The earliest pending link event, if any (a hint for prefetching its data).
+    #[inline]
+    pub fn peek_near(&self) -> Option<Event> {
+        self.near.peek().map(|e| e.event)
+    }
+
     /// Number of pending events.
     pub fn len(&self) -> usize {
-        self.heap.len()
+        self.near.len() + self.far.len
     }
 
     /// True when nothing is pending.
     pub fn is_empty(&self) -> bool {
-        self.heap.is_empty()
+        self.len() == 0
+    }
+}
+
+/// A 4-ary min-heap of entries by (time, seq): half the depth of a binary heap, and the four
+/// children of a node share a cache line or two.
+#[derive(Default)]
+struct QuadHeap {
+    v: Vec<Entry>,
+}
+
+impl QuadHeap {
+    #[inline]
+    fn less(a: &Entry, b: &Entry) -> bool {
+        (a.time, a.seq) < (b.time, b.seq)
+    }
+
+    fn len(&self) -> usize {
+        self.v.len()
+    }
+
+    #[inline]
+    fn peek(&self) -> Option<&Entry> {
+        self.v.first()
+    }
+
+    #[inline]
+    fn push(&mut self, e: Entry) {
+        let mut i = self.v.len();
+        self.v.push(e);
+        while i > 0 {
+            let p = (i - 1) / 4;
+            if !Self::less(&e, &self.v[p]) {
+                break;
+            }
+            self.v[i] = self.v[p];
+            i = p;
+        }
+        self.v[i] = e;
+    }
+
+    #[inline]
+    fn pop(&mut self) -> Option<Entry> {
+        let top = *self.v.first()?;
+        let last = self.v.pop().expect("non-empty");
+        let n = self.v.len();
+        if n > 0 {
+            let mut i = 0;
+            loop {
+                let c = 4 * i + 1;
+                if c >= n {
+                    break;
+                }
+                let mut m = c;
+                for k in c + 1..(c + 4).min(n) {
+                    if Self::less(&self.v[k], &self.v[m]) {
+                        m = k;
+                    }
+                }
+                if !Self::less(&self.v[m], &last) {
+                    break;
+                }
+                self.v[i] = self.v[m];
+                i = m;
+            }
+            self.v[i] = last;
+        }
+        Some(top)
+    }
+}
+
+/// A radix heap keyed by time.
+///
+/// Entries are pushed no earlier than the last popped time and popped only when they are the
+/// queue's earliest, so a radix heap applies: bucket `b > 0` holds entries whose time differs
+/// from the last popped time first in bit `b - 1`; bucket 0 holds entries at exactly that time,
+/// served first-in first-out. A bucket is refilled from a higher one only while empty, so every
+/// bucket keeps equal times in insertion order. Push is O(1); an entry moves down at most 64
+/// times. The minimum is found without settling (which would move the base past the present).
+struct Radix {
+    buckets: Vec<Vec<Entry>>,
+    /// Bit b set when bucket b is non-empty.
+    occupied: u128,
+    /// Next unread position in bucket 0.
+    head: usize,
+    last: u64,
+    len: usize,
+    /// (time, seq) of the earliest entry, while known.
+    cached_min: Option<(Time, u64)>,
+}
+
+impl Radix {
+    fn new() -> Radix {
+        Radix {
+            buckets: (0..65).map(|_| Vec::new()).collect(),
+            occupied: 0,
+            head: 0,
+            last: 0,
+            len: 0,
+            cached_min: None,
+        }
+    }
+
+    #[inline]
+    fn bucket(&self, t: u64) -> usize {
+        (64 - (t ^ self.last).leading_zeros()) as usize
+    }
+
+    #[inline]
+    fn push(&mut self, e: Entry) {
+        debug_assert!(e.time.0 >= self.last, "event scheduled in the past");
+        let b = self.bucket(e.time.0);
+        self.buckets[b].push(e);
+        self.occupied |= 1 << b;
+        self.len += 1;
+        if let Some((t, _)) = self.cached_min {
+            // A new entry has the highest seq: it is the minimum only if strictly earlier.
+            if e.time < t {
+                self.cached_min = Some((e.time, e.seq));
+            }
+        }
+    }
+
+    /// (time, seq) of the earliest entry.
+    #[inline]
+    fn min(&mut self) -> Option<(Time, u64)> {
+        if self.cached_min.is_none() && self.len > 0 {
+            let b = self.occupied.trailing_zeros() as usize;
+            self.cached_min = if b == 0 {
+                let e = self.buckets[0][self.head];
+                Some((e.time, e.seq))
+            } else {
+                self.buckets[b].iter().map(|e| (e.time, e.seq)).min()
+            };
+        }
+        self.cached_min
+    }
+
+    /// Removes the earliest entry (the caller knows it is the queue's earliest event).
+    fn pop(&mut self) -> Option<Entry> {
+        if self.len == 0 {
+            return None;
+        }
+        if self.occupied & 1 == 0 {
+            let b = self.occupied.trailing_zeros() as usize;
+            let mut items = std::mem::take(&mut self.buckets[b]);
+            self.occupied &= !(1 << b);
+            self.last = items.iter().map(|e| e.time.0).min().expect("occupied bucket");
+            for &e in &items {
+                let nb = self.bucket(e.time.0);
+                self.buckets[nb].push(e);
+                self.occupied |= 1 << nb;
+            }
+            items.clear();
+            self.buckets[b] = items;
+        }
+        let e = self.buckets[0][self.head];
+        self.head += 1;
+        if self.head == self.buckets[0].len() {
+            self.buckets[0].clear();
+            self.head = 0;
+            self.occupied &= !1;
+        }
+        self.len -= 1;
+        self.cached_min = None;
+        Some(e)
     }
 }
 
@@ -105,13 +285,42 @@ mod tests {
     fn earliest_first_and_ties_in_insertion_order() {
         let mut s = Scheduler::new();
         s.push(Time(5), Event::LinkFree(1));
-        s.push(Time(3), Event::LinkFree(2));
-        s.push(Time(5), Event::LinkFree(3));
+        s.push(Time(3), Event::QdiscTick(2));
+        s.push(Time(5), Event::QdiscTick(3));
         s.push(Time(3), Event::LinkFree(4));
         let order: Vec<Event> = std::iter::from_fn(|| s.pop().map(|(_, e)| e)).collect();
         assert_eq!(
             order,
-            vec![Event::LinkFree(2), Event::LinkFree(4), Event::LinkFree(1), Event::LinkFree(3)]
+            vec![Event::QdiscTick(2), Event::LinkFree(4), Event::LinkFree(1), Event::QdiscTick(3)]
         );
+    }
+
+    #[test]
+    fn matches_a_sorted_order_under_interleaved_pushes_and_pops() {
+        let mut s = Scheduler::new();
+        let mut r = crate::rng::Rng::new(5);
+        let mut reference: Vec<(u64, u64)> = Vec::new();
+        let mut now = 0u64;
+        let mut id = 0u32;
+        let mut seq = 0u64;
+        for _ in 0..20_000 {
+            if r.below(3) > 0 || reference.is_empty() {
+                let t = now + r.below(1_000_000) * (1 + r.below(1000));
+                let ev = if id % 2 == 0 { Event::LinkFree(id) } else { Event::QdiscTick(id) };
+                s.push(Time(t), ev);
+                reference.push((t, seq));
+                id += 1;
+                seq += 1;
+            } else {
+                reference.sort();
+                let (t, q) = reference.remove(0);
+                let (pt, pe) = s.pop().unwrap();
+                let id = q as u32;
+                let want = if id % 2 == 0 { Event::LinkFree(id) } else { Event::QdiscTick(id) };
+                assert_eq!((pt.0, pe), (t, want));
+                now = t;
+            }
+        }
+        assert_eq!(s.len(), reference.len());
     }
 }

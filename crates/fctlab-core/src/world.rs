@@ -140,7 +140,7 @@ impl World {
             sched.push(p.start, Event::FlowStart);
         }
         for (i, l) in links.iter().enumerate() {
-            if let Some(t) = crate::qdisc::QueueDiscipline::first_tick(&l.qdisc) {
+            if let Some(t) = l.first_tick() {
                 sched.push(t, Event::QdiscTick(i as u32));
             }
         }
@@ -178,6 +178,11 @@ impl World {
     /// Events processed so far.
     pub fn events(&self) -> u64 {
         self.sched.popped()
+    }
+
+    /// Events waiting in the queue.
+    pub fn pending_events(&self) -> usize {
+        self.sched.len()
     }
 
     /// True once the run is over.
@@ -219,6 +224,9 @@ impl World {
             match self.sched.peek_time() {
                 Some(t) if t <= until => {
                     let (t, ev) = self.sched.pop().expect("peeked");
+                    if let Some(Event::LinkArrival(next)) = self.sched.peek_near() {
+                        self.links[next as usize].prefetch_arrival();
+                    }
                     self.now = t;
                     self.handle(ev);
                     if self.open_flows == 0 && self.check_finished() {
@@ -263,7 +271,7 @@ impl World {
             Event::FlowStart => self.start_next_flow(),
             Event::Timer { flow, side } => self.on_timer(flow as usize, side as usize),
             Event::QdiscTick(l) => {
-                let next = crate::qdisc::QueueDiscipline::tick(&mut self.links[l as usize].qdisc, self.now);
+                let next = self.links[l as usize].tick(self.now);
                 if let Some(t) = next {
                     self.sched.push(t, Event::QdiscTick(l));
                 }
@@ -446,8 +454,9 @@ impl World {
         let mut pk = 0;
         let mut by = 0;
         for l in &self.links {
-            pk += crate::qdisc::QueueDiscipline::packets(&l.qdisc) as u64 + l.in_flight() as u64;
-            by += crate::qdisc::QueueDiscipline::bytes(&l.qdisc) + l.in_flight_bytes();
+            let (p, b) = l.packets_inside();
+            pk += p;
+            by += b;
         }
         (pk, by)
     }

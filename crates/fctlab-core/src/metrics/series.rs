@@ -2,7 +2,6 @@
 //! cwnd of chosen flows. Stored long-form (time, metric, target, value).
 
 use crate::net::link::Link;
-use crate::qdisc::QueueDiscipline;
 use crate::units::Time;
 
 /// The metrics a series row can hold.
@@ -86,9 +85,10 @@ impl SeriesRecorder {
     pub fn sample(&mut self, now: Time, links: &mut [Link], cwnds: &[(u32, Option<u64>)]) -> Time {
         let dt = (now - self.last_time).as_secs_f64();
         for k in 0..self.links.len() {
-            let l = &links[self.links[k] as usize];
+            let l = &mut links[self.links[k] as usize];
             let name = self.link_names[k].clone();
-            self.push(now, Metric::QueueBytes, name.clone(), l.qdisc.bytes() as f64);
+            let queued = l.queued_bytes(now);
+            self.push(now, Metric::QueueBytes, name.clone(), queued as f64);
             let sent = l.stats.bytes_sent;
             let thr = if dt > 0.0 { (sent - self.last_bytes[k]) as f64 * 8.0 / dt } else { 0.0 };
             self.last_bytes[k] = sent;

@@ -1,6 +1,5 @@
 //! The result tables as columns, ready for Arrow / polars.
 
-use crate::qdisc::QueueDiscipline;
 use crate::scenario::RunInfo;
 use crate::world::World;
 
@@ -111,7 +110,7 @@ pub fn link_table(w: &World, info: &RunInfo) -> LinkTable {
         t.drops_bytes.push(s.drops_bytes + s.lost_bytes);
         t.utilization.push(if run > 0.0 { s.bytes_sent as f64 * 8.0 / (l.rate.bps_f64() * run) } else { 0.0 });
         t.queue_avg_bytes.push(if w.now().0 > 0 { s.queue_area as f64 / w.now().0 as f64 } else { 0.0 });
-        t.queue_max_bytes.push(s.queue_max_bytes.max(l.qdisc.bytes()));
+        t.queue_max_bytes.push(s.queue_max_bytes);
     }
     t
 }

@@ -84,3 +84,4 @@ impl Packet {
         matches!(self.kind, PacketKind::Syn | PacketKind::Data)
     }
 }
+

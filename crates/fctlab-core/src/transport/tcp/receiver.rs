@@ -8,12 +8,11 @@ use crate::net::packet::{Packet, PacketKind, SackBlocks};
 use crate::transport::{Endpoint, FlowAddr};
 use crate::units::Time;
 
-/// A block of data received above `rcv_nxt`; `stamp` orders blocks by last change.
-#[derive(Copy, Clone, Debug)]
+/// A block of data received above `rcv_nxt`.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
 struct Block {
     start: u64,
     end: u64,
-    stamp: u64,
 }
 
 /// One TCP receiving endpoint.
@@ -23,8 +22,10 @@ pub struct TcpReceiver {
     addr: FlowAddr,
     size: Option<u64>,
     rcv_nxt: u64,
+    /// Out-of-order blocks, sorted by start, disjoint and not touching.
     ooo: Vec<Block>,
-    stamp: u64,
+    /// Starts of the most recently changed blocks, newest first (RFC 2018 sec. 4).
+    recent: [Option<u64>; 3],
     unacked: u32,
     delack_at: Option<Time>,
     echo: Time,
@@ -41,7 +42,7 @@ impl TcpReceiver {
             size,
             rcv_nxt: 0,
             ooo: Vec::new(),
-            stamp: 0,
+            recent: [None; 3],
             unacked: 0,
             delack_at: None,
             echo: Time::ZERO,
@@ -62,58 +63,59 @@ impl TcpReceiver {
         if s <= self.rcv_nxt {
             self.rcv_nxt = e;
             // Absorb the blocks the hole-filling data made contiguous.
-            let mut k = 0;
-            while k < self.ooo.len() && self.ooo[k].start <= self.rcv_nxt {
-                self.rcv_nxt = self.rcv_nxt.max(self.ooo[k].end);
-                k += 1;
+            let k = self.ooo.partition_point(|b| b.start <= self.rcv_nxt);
+            if k > 0 {
+                self.rcv_nxt = self.rcv_nxt.max(self.ooo[k - 1].end);
+                self.ooo.drain(..k);
+                let nxt = self.rcv_nxt;
+                self.forget_recent(|start| start < nxt);
             }
-            self.ooo.drain(..k);
             return true;
         }
-        if self.ooo.iter().any(|b| b.start <= s && e <= b.end) {
+        // Blocks [lo, hi) overlap or touch [s, e).
+        let lo = self.ooo.partition_point(|b| b.end < s);
+        let hi = self.ooo.partition_point(|b| b.start <= e);
+        if hi == lo + 1 && self.ooo[lo].start <= s && e <= self.ooo[lo].end {
             return false;
         }
-        self.stamp += 1;
         let (mut ns, mut ne) = (s, e);
-        // Merge with every block it overlaps or touches.
-        self.ooo.retain(|b| {
-            if b.end < ns || b.start > ne {
-                true
-            } else {
-                ns = ns.min(b.start);
-                ne = ne.max(b.end);
-                false
-            }
-        });
-        let at = self.ooo.partition_point(|b| b.start < ns);
-        self.ooo.insert(at, Block { start: ns, end: ne, stamp: self.stamp });
+        if hi > lo {
+            ns = ns.min(self.ooo[lo].start);
+            ne = ne.max(self.ooo[hi - 1].end);
+            self.forget_recent(|start| ns <= start && start < ne);
+        }
+        self.ooo.splice(lo..hi, [Block { start: ns, end: ne }]);
+        self.recent = [Some(ns), self.recent[0], self.recent[1]];
         true
     }
 
-    /// The SACK blocks to report: the most recently changed first (RFC 2018 sec. 4).
+    /// Drops recent-block entries whose start matches `gone`, keeping the order of the rest.
+    fn forget_recent(&mut self, gone: impl Fn(u64) -> bool) {
+        let kept: Vec<u64> = self.recent.iter().flatten().copied().filter(|&st| !gone(st)).collect();
+        self.recent = [kept.first().copied(), kept.get(1).copied(), kept.get(2).copied()];
+    }
+
+    /// The SACK blocks to report: the most recently changed first (RFC 2018 sec. 4), then,
+    /// if fewer than three were changed lately, the highest other blocks.
     fn sack_blocks(&self) -> SackBlocks {
-        // Keep the three blocks with the highest stamps, in descending order.
-        let mut top: [Option<Block>; 3] = [None; 3];
-        for b in &self.ooo {
-            let mut cur = Some(*b);
-            for slot in top.iter_mut() {
-                match (*slot, cur) {
-                    (None, c) => {
-                        *slot = c;
-                        break;
-                    }
-                    (Some(s), Some(c)) if c.stamp > s.stamp => {
-                        *slot = Some(c);
-                        cur = Some(s);
-                    }
-                    _ => {}
-                }
+        let mut sb = SackBlocks::default();
+        let push = |b: &Block, sb: &mut SackBlocks| {
+            if sb.n < 3 && !sb.iter().any(|&(st, _)| st == b.start) {
+                sb.blocks[sb.n as usize] = (b.start, b.end);
+                sb.n += 1;
+            }
+        };
+        for st in self.recent.iter().flatten() {
+            let k = self.ooo.partition_point(|b| b.start < *st);
+            if let Some(b) = self.ooo.get(k).filter(|b| b.start == *st) {
+                push(b, &mut sb);
             }
         }
-        let mut sb = SackBlocks::default();
-        for b in top.into_iter().flatten() {
-            sb.blocks[sb.n as usize] = (b.start, b.end);
-            sb.n += 1;
+        for b in self.ooo.iter().rev() {
+            if sb.n >= 3 {
+                break;
+            }
+            push(b, &mut sb);
         }
         sb
     }

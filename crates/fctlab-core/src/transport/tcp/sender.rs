@@ -8,7 +8,7 @@ use super::config::TcpConfig;
 use super::rtt::RttEstimator;
 use super::scoreboard::{Scoreboard, SACKED};
 use super::segments::Segments;
-use crate::net::packet::{Packet, PacketKind};
+use crate::net::packet::{Packet, PacketKind, SackBlocks};
 use crate::transport::app::{App, AppState};
 use crate::transport::cc::{CcState, CongestionControl, Controller};
 use crate::transport::{Endpoint, FlowAddr};
@@ -66,6 +66,8 @@ pub struct TcpSender {
     recovery: Recovery,
     dupacks: u32,
     rxt_scan: u32,
+    /// SACK blocks of the previous ACK: everything inside them is already on the scoreboard.
+    last_sack: SackBlocks,
     /// Counters for the flow table.
     pub stats: SenderStats,
 }
@@ -88,6 +90,7 @@ impl TcpSender {
             recovery: Recovery::Open,
             dupacks: 0,
             rxt_scan: 0,
+            last_sack: SackBlocks::default(),
             stats: SenderStats::default(),
         }
     }
@@ -238,12 +241,17 @@ impl TcpSender {
         let una0 = self.board.una();
         let mut new_sack = false;
         for &(s, e) in pkt.sack.iter() {
-            let mut i = self.segs.first_at_or_after(s);
-            while i < self.segs.count() && self.segs.range(i).1 <= e {
-                new_sack |= self.board.on_sacked(i);
-                i += 1;
+            // Only the parts the previous ACK did not report can hold news: a block usually
+            // grows by one segment per ACK, so this keeps SACK processing O(1) per ACK.
+            for (s, e) in uncovered(s, e, &self.last_sack) {
+                let mut i = self.segs.first_at_or_after(s);
+                while i < self.segs.count() && self.segs.range(i).1 <= e {
+                    new_sack |= self.board.on_sacked(i);
+                    i += 1;
+                }
             }
         }
+        self.last_sack = pkt.sack;
         let ack_seg = self.segs.segs_below(pkt.ack);
         let mut acked = 0;
         if ack_seg > una0 {
@@ -336,6 +344,35 @@ impl TcpSender {
     }
 }
 
+/// The parts of `[s, e)` outside every block of `seen` (at most four pieces).
+fn uncovered(s: u64, e: u64, seen: &SackBlocks) -> impl Iterator<Item = (u64, u64)> {
+    let mut pieces = [(s, e), (0, 0), (0, 0), (0, 0)];
+    let mut n = 1;
+    for &(a, b) in seen.iter() {
+        let mut next = [(0, 0); 4];
+        let mut m = 0;
+        for &(x, y) in &pieces[..n] {
+            // [x, y) minus [a, b): up to two pieces.
+            if b <= x || y <= a {
+                next[m] = (x, y);
+                m += 1;
+                continue;
+            }
+            if x < a {
+                next[m] = (x, a);
+                m += 1;
+            }
+            if b < y && m < 4 {
+                next[m] = (b, y);
+                m += 1;
+            }
+        }
+        pieces = next;
+        n = m;
+    }
+    pieces.into_iter().take(n)
+}
+
 impl Endpoint for TcpSender {
     fn on_packet(&mut self, now: Time, pkt: &Packet, out: &mut Vec<Packet>) {
         match pkt.kind {
@@ -363,5 +400,28 @@ impl Endpoint for TcpSender {
             (Some(a), Some(b)) => Some(a.min(b)),
             (a, b) => a.or(b),
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn blocks(bs: &[(u64, u64)]) -> SackBlocks {
+        let mut sb = SackBlocks::default();
+        for &b in bs {
+            sb.blocks[sb.n as usize] = b;
+            sb.n += 1;
+        }
+        sb
+    }
+
+    #[test]
+    fn uncovered_subtracts_every_seen_block() {
+        let seen = blocks(&[(10, 20), (30, 40)]);
+        let got: Vec<_> = uncovered(5, 45, &seen).collect();
+        assert_eq!(got, vec![(5, 10), (20, 30), (40, 45)]);
+        assert_eq!(uncovered(12, 18, &seen).count(), 0);
+        assert_eq!(uncovered(0, 5, &seen).collect::<Vec<_>>(), vec![(0, 5)]);
     }
 }
