@@ -281,14 +281,36 @@ impl TransportSpec {
     }
 }
 
-/// Random loss on one link.
+/// Losses on one link: random, scripted, or both.
 #[derive(Clone, Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct LossSpec {
     /// Link name ("bottleneck", "r0->r1", or "*" for every link).
     pub link: String,
-    /// Probability that a packet is lost, in [0, 1).
+    /// Probability that a packet is lost, in [0, 1) (default 0).
+    #[serde(default)]
     pub p: f64,
+    /// Scripted drops of given data segments.
+    #[serde(default)]
+    pub drop: Vec<DropSpec>,
+}
+
+/// One scripted drop: the `transmission`-th time data segment `segment` of `flow` crosses
+/// the link.
+#[derive(Clone, Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct DropSpec {
+    /// Flow id (index in start order).
+    pub flow: u32,
+    /// Data segment, 1-based.
+    pub segment: u64,
+    /// Which crossing of that segment to drop (1 = the original transmission).
+    #[serde(default = "one")]
+    pub transmission: u32,
+}
+
+fn one() -> u32 {
+    1
 }
 
 /// Optional outputs.
@@ -393,21 +415,6 @@ pub fn build_spec(spec: &ScenarioSpec, base_dir: &Path) -> SpecResult<(World, Ru
         let qd = q.build().map_err(|e| e.within(&field))?;
         links.push(Link::new(ld.from as u32, ld.to as u32, ld.rate, ld.delay, qd));
     }
-    for (i, ls) in spec.loss.iter().enumerate() {
-        let field = format!("loss[{i}]");
-        if !(0.0..1.0).contains(&ls.p) {
-            return Err(SpecError::new(format!("{field}.p"), format!("expected 0 <= p < 1, got {}", ls.p)));
-        }
-        let ids: Vec<usize> = if ls.link == "*" {
-            (0..links.len()).collect()
-        } else {
-            vec![resolve_link(&topo, &ls.link).ok_or_else(|| unknown_link(&format!("{field}.link"), &ls.link, &topo))?]
-        };
-        for id in ids {
-            links[id].set_random_loss(ls.p, Rng::stream(seed, &format!("loss.link{id}")));
-        }
-    }
-
     // Transport profiles: the default, then the named ones.
     let mut profiles = vec![spec.transport.build().map_err(|e| e.within("transport"))?];
     let mut profile_ix: BTreeMap<&str, usize> = BTreeMap::new();
@@ -499,6 +506,40 @@ pub fn build_spec(spec: &ScenarioSpec, base_dir: &Path) -> SpecResult<(World, Ru
             profile,
             workload: a.entry,
         });
+    }
+
+    for (i, ls) in spec.loss.iter().enumerate() {
+        let field = format!("loss[{i}]");
+        if !(0.0..1.0).contains(&ls.p) {
+            return Err(SpecError::new(format!("{field}.p"), format!("expected 0 <= p < 1, got {}", ls.p)));
+        }
+        let ids: Vec<usize> = if ls.link == "*" {
+            (0..links.len()).collect()
+        } else {
+            vec![resolve_link(&topo, &ls.link).ok_or_else(|| unknown_link(&format!("{field}.link"), &ls.link, &topo))?]
+        };
+        for (k, d) in ls.drop.iter().enumerate() {
+            let dfield = format!("{field}.drop[{k}]");
+            let Some(plan) = plans.get(d.flow as usize) else {
+                return Err(SpecError::new(
+                    format!("{dfield}.flow"),
+                    format!("no flow {}: the workload has {} flows", d.flow, plans.len()),
+                ));
+            };
+            if d.segment == 0 || d.transmission == 0 {
+                return Err(SpecError::new(dfield, "expected segment >= 1 and transmission >= 1 (both count from 1)"));
+            }
+            let Profile::Tcp { cfg, .. } = &profiles[plan.profile];
+            let seq = (d.segment - 1) * cfg.mss as u64;
+            for &id in &ids {
+                links[id].add_scripted_drop(d.flow, seq, d.transmission);
+            }
+        }
+        if ls.p > 0.0 {
+            for &id in &ids {
+                links[id].set_random_loss(ls.p, Rng::stream(seed, &format!("loss.link{id}")));
+            }
+        }
     }
 
     let series = match &spec.output.series {

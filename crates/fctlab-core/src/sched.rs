@@ -95,6 +95,13 @@ impl Scheduler {
         self.popped
     }
 
+    /// Removes the earliest pending link event, ignoring timers (for flushing the network).
+    pub fn pop_near(&mut self) -> Option<(Time, Event)> {
+        let e = self.near.pop()?;
+        self.popped += 1;
+        Some((e.time, e.event))
+    }
+
     /// The earliest pending link event, if any (a hint for prefetching its data).
     #[inline]
     pub fn peek_near(&self) -> Option<Event> {

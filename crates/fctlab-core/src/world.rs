@@ -245,9 +245,26 @@ impl World {
             }
         }
         if self.finished {
+            self.flush();
             self.close();
         }
         self.finished
+    }
+
+    /// After the last flow completed (drain mode), lets the packets still in the network reach
+    /// their hosts, so that every packet sent is accounted delivered or dropped.
+    fn flush(&mut self) {
+        if !self.limits.drain || self.open_flows > 0 {
+            return;
+        }
+        while let Some(Event::LinkArrival(_) | Event::LinkFree(_)) = self.sched.peek_near() {
+            let Some((t, ev)) = self.sched.pop_near() else { break };
+            if t > self.limits.max_time {
+                break;
+            }
+            self.now = t;
+            self.handle(ev);
+        }
     }
 
     /// Runs to the end.

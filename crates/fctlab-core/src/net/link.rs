@@ -96,6 +96,16 @@ pub struct Link {
     free_pending: bool,
     inflight: VecDeque<(Time, Packet)>,
     loss: Option<(f64, Rng)>,
+    scripted: Vec<ScriptedDrop>,
+}
+
+/// Drop the `transmission`-th crossing of one data segment (tests and walk-throughs).
+#[derive(Copy, Clone, Debug)]
+struct ScriptedDrop {
+    flow: u32,
+    seq: u64,
+    transmission: u32,
+    seen: u32,
 }
 
 impl Link {
@@ -112,7 +122,29 @@ impl Link {
             free_pending: false,
             inflight: VecDeque::new(),
             loss: None,
+            scripted: Vec::new(),
         }
+    }
+
+    /// Drops the `transmission`-th (1-based) data packet of `flow` starting at byte `seq`
+    /// that crosses this link.
+    pub fn add_scripted_drop(&mut self, flow: u32, seq: u64, transmission: u32) {
+        self.scripted.push(ScriptedDrop { flow, seq, transmission, seen: 0 });
+    }
+
+    /// True if a scripted drop takes `pkt`.
+    fn scripted_drop(&mut self, pkt: &Packet) -> bool {
+        if pkt.kind != crate::net::packet::PacketKind::Data {
+            return false;
+        }
+        let mut hit = false;
+        for r in &mut self.scripted {
+            if r.flow == pkt.flow && r.seq == pkt.seq {
+                r.seen += 1;
+                hit |= r.seen == r.transmission;
+            }
+        }
+        hit
     }
 
     /// Makes the link lose each packet with probability `p`, drawing from `rng`.
@@ -184,6 +216,12 @@ impl Link {
     /// Offers `pkt` to the link's port at `now`; dropped packets are appended to `drops`.
     #[inline]
     pub fn send(&mut self, id: u32, now: Time, pkt: Packet, sched: &mut Scheduler, drops: &mut Vec<Packet>) {
+        if !self.scripted.is_empty() && self.scripted_drop(&pkt) {
+            self.stats.lost_pkts += 1;
+            self.stats.lost_bytes += pkt.wire as u64;
+            drops.push(pkt);
+            return;
+        }
         match &mut self.port {
             Port::Fifo(f) => {
                 f.settle(now);
