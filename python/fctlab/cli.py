@@ -73,6 +73,13 @@ def _parser() -> argparse.ArgumentParser:
     w.add_argument("-q", "--quiet", action="store_true", help="no progress bar")
     w.set_defaults(func=cmd_sweep)
 
+    b = sub.add_parser("bench", help="speed benchmark: wall time, sim s per wall s, packet-hops/s, peak memory")
+    b.add_argument("scenarios", nargs="*", metavar="SCENARIO",
+                   help="scenario files (default: the two benchmark scenarios in examples/)")
+    b.add_argument("--repeat", type=_jobs, default=1, help="runs per scenario; the median is reported")
+    b.add_argument("--json", metavar="FILE", help="also write the figures as JSON")
+    b.set_defaults(func=cmd_bench)
+
     v = sub.add_parser("validate", help="check a scenario and build it without running")
     scenario_args(v)
     v.set_defaults(func=cmd_validate)
@@ -134,6 +141,20 @@ def cmd_sweep(args: argparse.Namespace) -> int:
     for o in failed:
         print(f"failed: {o.run.relpath}: {o.error}", file=sys.stderr)
     return EXIT_RUNS_FAILED if failed else 0
+
+
+def cmd_bench(args: argparse.Namespace) -> int:
+    from fctlab.bench import DEFAULT_SCENARIOS, bench, format_table
+
+    paths = list(args.scenarios) or list(DEFAULT_SCENARIOS)
+    for p in paths:
+        if not Path(p).is_file():
+            raise FileNotFoundError(f"scenario file not found: {p}")
+    rows = bench(paths, repeat=args.repeat)
+    print(format_table(rows))
+    if args.json:
+        Path(args.json).write_text(json.dumps(rows, indent=2) + "\n")
+    return 0
 
 
 def cmd_validate(args: argparse.Namespace) -> int:

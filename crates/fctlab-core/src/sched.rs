@@ -119,69 +119,85 @@ impl Scheduler {
     }
 }
 
-/// A 4-ary min-heap of entries by (time, seq): half the depth of a binary heap, and the four
-/// children of a node share a cache line or two.
+/// A 4-ary min-heap keyed by (time, seq) packed in a `u128`: half the depth of a binary
+/// heap, and the four children's keys (64 bytes) share one cache line. Payloads sit in a
+/// parallel array so comparisons only touch keys.
 #[derive(Default)]
 struct QuadHeap {
-    v: Vec<Entry>,
+    keys: Vec<u128>,
+    events: Vec<Event>,
+}
+
+#[inline]
+fn pack(time: Time, seq: u64) -> u128 {
+    ((time.0 as u128) << 64) | seq as u128
 }
 
 impl QuadHeap {
-    #[inline]
-    fn less(a: &Entry, b: &Entry) -> bool {
-        (a.time, a.seq) < (b.time, b.seq)
-    }
-
     fn len(&self) -> usize {
-        self.v.len()
+        self.keys.len()
     }
 
+    /// (time, seq, event) of the minimum.
     #[inline]
-    fn peek(&self) -> Option<&Entry> {
-        self.v.first()
+    fn peek(&self) -> Option<Entry> {
+        let k = *self.keys.first()?;
+        Some(Entry { time: Time((k >> 64) as u64), seq: k as u64, event: self.events[0] })
     }
 
     #[inline]
     fn push(&mut self, e: Entry) {
-        let mut i = self.v.len();
-        self.v.push(e);
+        let key = pack(e.time, e.seq);
+        let mut i = self.keys.len();
+        self.keys.push(key);
+        self.events.push(e.event);
         while i > 0 {
             let p = (i - 1) / 4;
-            if !Self::less(&e, &self.v[p]) {
+            if key >= self.keys[p] {
                 break;
             }
-            self.v[i] = self.v[p];
+            self.keys[i] = self.keys[p];
+            self.events[i] = self.events[p];
             i = p;
         }
-        self.v[i] = e;
+        self.keys[i] = key;
+        self.events[i] = e.event;
     }
 
     #[inline]
     fn pop(&mut self) -> Option<Entry> {
-        let top = *self.v.first()?;
-        let last = self.v.pop().expect("non-empty");
-        let n = self.v.len();
-        if n > 0 {
-            let mut i = 0;
-            loop {
-                let c = 4 * i + 1;
-                if c >= n {
-                    break;
-                }
-                let mut m = c;
-                for k in c + 1..(c + 4).min(n) {
-                    if Self::less(&self.v[k], &self.v[m]) {
-                        m = k;
-                    }
-                }
-                if !Self::less(&self.v[m], &last) {
-                    break;
-                }
-                self.v[i] = self.v[m];
-                i = m;
-            }
-            self.v[i] = last;
+        let top = self.peek()?;
+        let last_key = self.keys.pop().expect("non-empty");
+        let last_ev = self.events.pop().expect("non-empty");
+        let n = self.keys.len();
+        if n == 0 {
+            return Some(top);
         }
+        let mut i = 0;
+        loop {
+            let c = 4 * i + 1;
+            if c >= n {
+                break;
+            }
+            let mut m = c;
+            let mut mk = self.keys[c];
+            let end = (c + 4).min(n);
+            for k in c + 1..end {
+                let kk = self.keys[k];
+                // Branch-free selection of the smallest child.
+                let less = kk < mk;
+                m = if less { k } else { m };
+                mk = if less { kk } else { mk };
+            }
+            if mk >= last_key {
+                break;
+            }
+            self.keys[i] = mk;
+            self.events[i] = self.events[m];
+            i = m;
+        }
+        self.keys[i] = last_key;
+        self.events[i] = last_ev;
         Some(top)
     }
 }
