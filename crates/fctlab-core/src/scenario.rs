@@ -8,12 +8,13 @@ use crate::error::{SpecError, SpecResult};
 use crate::metrics::{FlowRecord, SeriesRecorder};
 use crate::net::link::Link;
 use crate::net::link::{FifoSchedule, Port};
-use crate::qdisc::Limit;
+use crate::qdisc::{Limit, Prio, Qdisc};
 use crate::quantity::{BytesQ, TimeQ};
 use crate::rng::Rng;
 use crate::routing::{flow_hash, Routes};
 use crate::topology::{NodeKind, Topology, TopologySpec};
 use crate::transport::cc::CcKind;
+use crate::transport::rc3::Rc3Config;
 use crate::transport::tcp::TcpConfig;
 use crate::units::Time;
 use crate::workload::{self, WorkloadCtx, WorkloadEntry};
@@ -70,6 +71,9 @@ pub struct ScenarioSpec {
     /// Flow sources.
     #[serde(deserialize_with = "crate::spec_de::tagged_vec")]
     pub workload: Vec<WorkloadEntry>,
+    /// Transports chosen by source host (flows of entries without their own `transport`).
+    #[serde(default)]
+    pub host_transport: Vec<HostTransportSpec>,
     /// Random loss on links.
     #[serde(default)]
     pub loss: Vec<LossSpec>,
@@ -100,6 +104,10 @@ pub struct QueuesSpec {
     /// Per-link overrides, keyed by link name ("bottleneck", "r0->r1", ...).
     #[serde(default, deserialize_with = "crate::spec_de::tagged_map")]
     pub links: BTreeMap<String, QueueSpec>,
+    /// Fraction of routers (chosen by the seed) whose ports ignore priorities: a drop-tail
+    /// FIFO of the same buffer that still forwards marked packets (partial deployment).
+    #[serde(default)]
+    pub routers_without_priorities: Option<f64>,
 }
 
 /// One queue discipline.
@@ -115,21 +123,48 @@ pub enum QueueSpec {
         #[serde(default)]
         limit_packets: Option<u64>,
     },
+    /// Strict priority over `bands` bands (default 8, band 0 highest) sharing one buffer,
+    /// pushing out the lowest band's tail when a higher-priority packet finds it full.
+    Prio {
+        /// Number of bands.
+        #[serde(default)]
+        bands: Option<usize>,
+        /// Shared limit in bytes (wire size).
+        #[serde(default)]
+        limit: Option<BytesQ>,
+        /// Shared limit in packets.
+        #[serde(default)]
+        limit_packets: Option<u64>,
+    },
 }
 
 impl QueueSpec {
-    fn build(&self) -> SpecResult<Port> {
+    fn limit(limit: &Option<BytesQ>, limit_packets: &Option<u64>) -> SpecResult<Limit> {
+        Ok(match (limit, limit_packets) {
+            (Some(_), Some(_)) => return Err(SpecError::new("limit", "give `limit` (bytes) or `limit_packets`, not both")),
+            (Some(b), None) => Limit::Bytes(b.0),
+            (None, Some(p)) => Limit::Packets(*p),
+            (None, None) => Limit::Bytes(u64::MAX / 4),
+        })
+    }
+
+    /// The port this spec describes; `ignore_priorities` turns a priority queue into a FIFO
+    /// of the same buffer (a router without priority support).
+    fn build(&self, ignore_priorities: bool) -> SpecResult<Port> {
         match self {
             QueueSpec::Droptail { limit, limit_packets } => {
-                let lim = match (limit, limit_packets) {
-                    (Some(_), Some(_)) => {
-                        return Err(SpecError::new("limit", "give `limit` (bytes) or `limit_packets`, not both"))
-                    }
-                    (Some(b), None) => Limit::Bytes(b.0),
-                    (None, Some(p)) => Limit::Packets(*p),
-                    (None, None) => Limit::Bytes(u64::MAX / 4),
-                };
-                Ok(Port::Fifo(FifoSchedule::new(lim)))
+                Ok(Port::Fifo(FifoSchedule::new(Self::limit(limit, limit_packets)?)))
+            }
+            QueueSpec::Prio { bands, limit, limit_packets } => {
+                let lim = Self::limit(limit, limit_packets)?;
+                if ignore_priorities {
+                    return Ok(Port::Fifo(FifoSchedule::new(lim)));
+                }
+                let n = bands.unwrap_or(8);
+                if !(1..=32).contains(&n) {
+                    return Err(SpecError::new("bands", format!("expected 1 to 32 bands, got {n}")));
+                }
+                Ok(Port::Qdisc(Qdisc::Prio(Prio::new(n, lim))))
             }
         }
     }
@@ -142,6 +177,8 @@ pub enum Protocol {
     /// TCP with SACK.
     #[default]
     Tcp,
+    /// RC3: TCP plus the recursive low-priority loop.
+    Rc3,
 }
 
 /// Delayed-ACK settings.
@@ -213,6 +250,9 @@ pub struct TransportSpec {
     /// Priority band of the flow's packets (0 = highest).
     #[serde(default)]
     pub priority: Option<u8>,
+    /// RC3's low-priority buckets in segments from the tail (default [40, 400, 4000]: P1..P4).
+    #[serde(default)]
+    pub rc3_buckets: Option<Vec<u32>>,
     /// Application model (default bulk).
     #[serde(default, deserialize_with = "crate::spec_de::tagged_opt")]
     pub app: Option<AppSpec>,
@@ -224,7 +264,7 @@ impl TransportSpec {
         macro_rules! pick {
             ($($f:ident),*) => { TransportSpec { $($f: self.$f.clone().or_else(|| base.$f.clone()),)* } };
         }
-        pick!(protocol, cc, iw, mss, header, ssthresh, rwnd, initial_rto, min_rto, max_rto, delayed_ack, priority, app)
+        pick!(protocol, cc, iw, mss, header, ssthresh, rwnd, initial_rto, min_rto, max_rto, delayed_ack, priority, rc3_buckets, app)
     }
 
     fn build(&self) -> SpecResult<Profile> {
@@ -246,7 +286,7 @@ impl TransportSpec {
             }
             None => (1, d.delack_timeout),
         };
-        let cfg = TcpConfig {
+        let mut cfg = TcpConfig {
             mss: mss as u32,
             header: self.header.map_or(d.header as u64, |b| b.0) as u32,
             iw,
@@ -260,6 +300,7 @@ impl TransportSpec {
             dupthresh: d.dupthresh,
             cc: self.cc.unwrap_or(d.cc),
             prio: self.priority.unwrap_or(0),
+            rc3: None,
         };
         for (f, t) in [("initial_rto", cfg.initial_rto), ("min_rto", cfg.min_rto), ("max_rto", cfg.max_rto)] {
             if t == Time::ZERO {
@@ -275,10 +316,48 @@ impl TransportSpec {
                 Some(AppTemplate::Scheduled { initial: initial.0, chunk: chunk.0, interval: interval.0 })
             }
         };
-        match self.protocol.unwrap_or_default() {
-            Protocol::Tcp => Ok(Profile::Tcp { cfg, app }),
+        let protocol = self.protocol.unwrap_or_default();
+        if protocol == Protocol::Rc3 {
+            let buckets = self.rc3_buckets.clone().unwrap_or_else(|| vec![40, 400, 4000]);
+            let levels = buckets.len() + 1;
+            cfg.rc3 = Some(Rc3Config::new(&buckets).ok_or_else(|| {
+                SpecError::new("rc3_buckets", format!("expected at most 6 buckets, each >= 1 segment, got {buckets:?}"))
+            })?);
+            if cfg.prio as usize + levels > 31 {
+                return Err(SpecError::new("priority", format!("priority {} leaves no room for {levels} lower bands", cfg.prio)));
+            }
+        } else if self.rc3_buckets.is_some() {
+            return Err(SpecError::new("rc3_buckets", "only meaningful with protocol = \"rc3\""));
         }
+        Ok(Profile::Tcp { cfg, app })
     }
+}
+
+/// Hosts whose flows use a named transport (e.g. half of the hosts of every router run RC3).
+#[derive(Clone, Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct HostTransportSpec {
+    /// Named transport from `[transports]`.
+    pub transport: String,
+    /// Host names or group names; default: every host.
+    #[serde(default)]
+    pub hosts: Option<Vec<String>>,
+    /// Fraction of those hosts, taken router by router (rounded), chosen by the seed.
+    #[serde(default)]
+    pub fraction: Option<f64>,
+}
+
+/// Picks `round(fraction * n)` of `items` with a seeded partial shuffle, in their order.
+fn pick_fraction(items: &[usize], fraction: f64, rng: &mut Rng) -> Vec<usize> {
+    let k = (fraction * items.len() as f64).round() as usize;
+    let mut v = items.to_vec();
+    for i in 0..k.min(v.len()) {
+        let j = i + rng.below((v.len() - i) as u64) as usize;
+        v.swap(i, j);
+    }
+    let mut chosen = v[..k.min(v.len())].to_vec();
+    chosen.sort_unstable();
+    chosen
 }
 
 /// Losses on one link: random, scripted, or both.
@@ -404,6 +483,19 @@ pub fn build_spec(spec: &ScenarioSpec, base_dir: &Path) -> SpecResult<(World, Ru
         let id = resolve_link(&topo, name).ok_or_else(|| unknown_link(&format!("queues.links.{name}"), name, &topo))?;
         link_q[id] = Some(q);
     }
+    let mut plain_router = vec![false; topo.nodes.len()];
+    if let Some(f) = spec.queues.routers_without_priorities {
+        if !(0.0..=1.0).contains(&f) {
+            return Err(SpecError::new(
+                "queues.routers_without_priorities",
+                format!("expected a fraction in [0, 1], got {f}"),
+            ));
+        }
+        let routers: Vec<usize> = (0..topo.nodes.len()).filter(|&n| topo.nodes[n].kind == NodeKind::Router).collect();
+        for r in pick_fraction(&routers, f, &mut Rng::stream(seed, "queues.routers_without_priorities")) {
+            plain_router[r] = true;
+        }
+    }
     let mut links = Vec::with_capacity(topo.links.len());
     for (id, ld) in topo.links.iter().enumerate() {
         let from_host = topo.nodes[ld.from].kind == NodeKind::Host;
@@ -412,7 +504,7 @@ pub fn build_spec(spec: &ScenarioSpec, base_dir: &Path) -> SpecResult<(World, Ru
             None if from_host => (&host_q, "queues.host".to_string()),
             None => (&router_q, "queues.router".to_string()),
         };
-        let qd = q.build().map_err(|e| e.within(&field))?;
+        let qd = q.build(plain_router[ld.from]).map_err(|e| e.within(&field))?;
         links.push(Link::new(ld.from as u32, ld.to as u32, ld.rate, ld.delay, qd));
     }
     // Transport profiles: the default, then the named ones.
@@ -465,6 +557,70 @@ pub fn build_spec(spec: &ScenarioSpec, base_dir: &Path) -> SpecResult<(World, Ru
             })?,
         });
     }
+    let transport_index = |name: &str, field: String| -> SpecResult<usize> {
+        profile_ix.get(name).copied().ok_or_else(|| {
+            let known: Vec<&str> = profile_ix.keys().copied().collect();
+            SpecError::new(field, format!("unknown transport \"{name}\"; defined in [transports]: [{}]", known.join(", ")))
+        })
+    };
+    let mut mixes: Vec<Vec<(usize, f64)>> = Vec::with_capacity(spec.workload.len());
+    for (i, w) in spec.workload.iter().enumerate() {
+        let mut mix = Vec::new();
+        let mut total = 0.0;
+        for (k, m) in w.mix().iter().enumerate() {
+            let field = format!("workload[{i}].mix[{k}]");
+            if !(m.fraction > 0.0 && m.fraction <= 1.0) {
+                return Err(SpecError::new(format!("{field}.fraction"), format!("expected 0 < fraction <= 1, got {}", m.fraction)));
+            }
+            total += m.fraction;
+            mix.push((transport_index(&m.transport, format!("{field}.transport"))?, total));
+        }
+        if total > 1.0 + 1e-9 {
+            return Err(SpecError::new(format!("workload[{i}].mix"), format!("fractions add up to {total}, more than 1")));
+        }
+        mixes.push(mix);
+    }
+    let mut host_profile: Vec<Option<usize>> = vec![None; topo.nodes.len()];
+    for (i, h) in spec.host_transport.iter().enumerate() {
+        let field = format!("host_transport[{i}]");
+        let profile = transport_index(&h.transport, format!("{field}.transport"))?;
+        let mut members: Vec<usize> = match &h.hosts {
+            None => hosts.clone(),
+            Some(names) => {
+                let mut v = Vec::new();
+                for (k, name) in names.iter().enumerate() {
+                    match (topo.groups.get(name), topo.node_by_name(name)) {
+                        (Some(g), _) => v.extend(g.iter().copied()),
+                        (None, Some(n)) if topo.nodes[n].kind == NodeKind::Host => v.push(n),
+                        _ => {
+                            return Err(SpecError::new(
+                                format!("{field}.hosts[{k}]"),
+                                format!("\"{name}\" is neither a host nor a host group"),
+                            ))
+                        }
+                    }
+                }
+                v
+            }
+        };
+        members.sort_unstable();
+        members.dedup();
+        let fraction = h.fraction.unwrap_or(1.0);
+        if !(0.0..=1.0).contains(&fraction) {
+            return Err(SpecError::new(format!("{field}.fraction"), format!("expected a fraction in [0, 1], got {fraction}")));
+        }
+        let mut rng = Rng::stream(seed, &format!("host_transport{i}"));
+        let mut routers: Vec<usize> = members.iter().map(|&m| attach[m]).collect();
+        routers.sort_unstable();
+        routers.dedup();
+        for r in routers {
+            let on_r: Vec<usize> = members.iter().copied().filter(|&m| attach[m] == r).collect();
+            for m in pick_fraction(&on_r, fraction, &mut rng) {
+                host_profile[m] = Some(profile);
+            }
+        }
+    }
+    let mut mix_rngs: Vec<Rng> = (0..spec.workload.len()).map(|i| Rng::stream(seed, &format!("workload{i}.mix"))).collect();
     let workload_labels: Vec<String> =
         spec.workload.iter().enumerate().map(|(i, w)| w.label().map_or_else(|| format!("w{i}"), |s| s.to_string())).collect();
 
@@ -477,7 +633,16 @@ pub fn build_spec(spec: &ScenarioSpec, base_dir: &Path) -> SpecResult<(World, Ru
                 format!("no route between hosts \"{}\" and \"{}\"", node_names[a.src], node_names[a.dst]),
             ));
         }
-        let profile = entry_profile[a.entry];
+        let mut profile = match (spec.workload[a.entry].transport(), host_profile[a.src]) {
+            (None, Some(p)) => p,
+            _ => entry_profile[a.entry],
+        };
+        if !mixes[a.entry].is_empty() {
+            let u = mix_rngs[a.entry].uniform();
+            if let Some(&(p, _)) = mixes[a.entry].iter().find(|&&(_, edge)| u < edge) {
+                profile = p;
+            }
+        }
         let hash = flow_hash(f as u64, seed);
         let fwd = routes.path(a.src, a.dst, hash);
         let rev = routes.path(a.dst, a.src, hash);

@@ -27,7 +27,11 @@ impl Profile {
     /// Label for the flow table's `protocol` column.
     pub fn label(&self) -> String {
         match self {
-            Profile::Tcp { cfg, .. } => format!("tcp-{:?}-iw{}", cfg.cc, cfg.iw).to_lowercase(),
+            Profile::Tcp { cfg, .. } => {
+                let name = if cfg.rc3.is_some() { "rc3" } else { "tcp" };
+                let prio = if cfg.prio > 0 { format!("-p{}", cfg.prio) } else { String::new() };
+                format!("{name}-{:?}-iw{}{prio}", cfg.cc, cfg.iw).to_lowercase()
+            }
         }
     }
 }

@@ -2,14 +2,17 @@
 //!
 //! Every output port owns one [`Qdisc`]. Disciplines write only `enqueue` / `dequeue` (and an
 //! optional periodic `tick` for the explicit-feedback routers); the link around them keeps the
-//! byte, drop and occupancy accounting, so no discipline can get it wrong.
+//! byte, drop and occupancy accounting, so no discipline can get it wrong. Plain FIFO ports
+//! take a faster path that needs no discipline at all (see `net::link`).
 //! Static dispatch through the [`Qdisc`] enum keeps the hot path free of virtual calls.
 
 pub mod droptail;
+pub mod prio;
 
 use crate::net::packet::Packet;
 use crate::units::Time;
 pub use droptail::DropTail;
+pub use prio::Prio;
 
 /// A buffer limit: in bytes or in packets.
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
@@ -55,12 +58,15 @@ pub trait QueueDiscipline {
 pub enum Qdisc {
     /// First-in first-out, drop the arrival when full.
     DropTail(DropTail),
+    /// Strict priority bands sharing one buffer, with push-out.
+    Prio(Prio),
 }
 
 macro_rules! each_qdisc {
     ($self:ident, $q:ident => $body:expr) => {
         match $self {
             Qdisc::DropTail($q) => $body,
+            Qdisc::Prio($q) => $body,
         }
     };
 }

@@ -4,6 +4,7 @@
 
 pub mod app;
 pub mod endpoint;
+pub mod rc3;
 pub mod cc;
 pub mod tcp;
 

@@ -20,6 +20,16 @@ use crate::rng::Rng;
 use crate::units::Time;
 use serde::Deserialize;
 
+/// A share of an entry's flows carried by another transport.
+#[derive(Clone, Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct MixSpec {
+    /// Named transport (from the scenario's `[transports]`).
+    pub transport: String,
+    /// Probability that a flow uses it, in (0, 1].
+    pub fraction: f64,
+}
+
 /// The capacity name that means "the access links of the sending hosts".
 pub const ACCESS: &str = "access";
 
@@ -51,6 +61,10 @@ pub struct OpenLoopSpec {
     pub stop: Option<TimeQ>,
     /// Transport of these flows (resolved by the scenario).
     pub transport: Option<String>,
+    /// Part of the flows carried by other transports: each flow independently takes the
+    /// first `mix` entry its draw falls in (e.g. 10% "critical" flows), else `transport`.
+    #[serde(default)]
+    pub mix: Vec<MixSpec>,
     /// Label carried to the per-flow table.
     pub label: Option<String>,
 }

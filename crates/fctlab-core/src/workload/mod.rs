@@ -105,6 +105,14 @@ impl WorkloadEntry {
         }
     }
 
+    /// Transports that carry a share of this entry's flows (`poisson` and `pareto` only).
+    pub fn mix(&self) -> &[arrivals::MixSpec] {
+        match self {
+            WorkloadEntry::Poisson(s) | WorkloadEntry::Pareto(s) => &s.mix,
+            _ => &[],
+        }
+    }
+
     /// The label carried to the per-flow table, if any.
     pub fn label(&self) -> Option<&str> {
         match self {

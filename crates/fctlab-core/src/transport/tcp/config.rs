@@ -1,6 +1,7 @@
 //! Per-flow TCP settings (config, not state: one value can build many connections).
 
 use crate::transport::cc::CcKind;
+use crate::transport::rc3::Rc3Config;
 use crate::units::Time;
 
 /// How a TCP connection behaves.
@@ -32,6 +33,8 @@ pub struct TcpConfig {
     pub cc: CcKind,
     /// Priority band of the primary (normal) loop's packets.
     pub prio: u8,
+    /// RC3: run the low-priority RLP loop beside the primary loop.
+    pub rc3: Option<Rc3Config>,
 }
 
 impl Default for TcpConfig {
@@ -50,6 +53,7 @@ impl Default for TcpConfig {
             dupthresh: 3,
             cc: CcKind::NewReno,
             prio: 0,
+            rc3: None,
         }
     }
 }

@@ -33,6 +33,9 @@ pub struct Scoreboard {
     flags: VecDeque<u8>,
     pipe: u32,
     sacked: u32,
+    /// SACKed segments that the primary loop had sent: the only loss evidence (RC3 sec. 4.2.4:
+    /// data delivered by the low-priority loop says nothing about the primary loop's losses).
+    sacked_primary: u32,
     /// Segments below this index that are not SACKed are lost.
     lost_bound: u32,
     /// Highest SACKed segment + 1.
@@ -90,7 +93,10 @@ impl Scoreboard {
         self.pipe = self.pipe - contrib(old) + contrib(new);
         if old & SACKED == 0 && new & SACKED != 0 {
             self.sacked += 1;
+            self.sacked_primary += (new & SENT != 0) as u32;
             self.sack_high = self.sack_high.max(i + 1);
+        } else if old & SACKED != 0 && old & SENT == 0 && new & SENT != 0 {
+            self.sacked_primary += 1;
         }
         if new & LOST != 0 {
             self.lost_high = self.lost_high.max(i + 1);
@@ -122,18 +128,21 @@ impl Scoreboard {
         true
     }
 
-    /// The cumulative ACK reached segment `new_una`; returns how many segments left the board.
+    /// The cumulative ACK reached segment `new_una`; returns how many of the segments that
+    /// left the board the primary loop had sent.
     pub fn advance(&mut self, new_una: u32) -> u32 {
         if new_una <= self.una {
             return 0;
         }
-        let n = new_una - self.una;
-        for _ in 0..n {
+        let mut primary = 0;
+        for _ in 0..new_una - self.una {
             match self.flags.pop_front() {
                 Some(f) => {
                     self.pipe -= contrib(f);
+                    primary += (f & SENT != 0) as u32;
                     if f & SACKED != 0 {
                         self.sacked -= 1;
+                        self.sacked_primary -= (f & SENT != 0) as u32;
                     }
                 }
                 None => break,
@@ -141,22 +150,23 @@ impl Scoreboard {
         }
         self.una = new_una;
         self.lost_bound = self.lost_bound.max(new_una);
-        n
+        primary
     }
 
-    /// RFC 6675 IsLost for every segment: marks LOST all un-SACKed sent segments below the
-    /// `dupthresh`-th highest SACKed one. Returns true if some segment became lost.
+    /// RFC 6675 IsLost for every segment: marks LOST all un-SACKed segments the primary loop
+    /// sent below the `dupthresh`-th highest SACKed segment that it also sent. Returns true
+    /// if some segment became lost.
     pub fn mark_losses(&mut self, dupthresh: u32) -> bool {
-        if self.sacked < dupthresh {
+        if self.sacked_primary < dupthresh {
             return false;
         }
-        // Find the dupthresh-th highest SACKed segment, scanning down to the old bound.
+        // Find the dupthresh-th highest SACKed primary segment, scanning down to the old bound.
         let mut seen = 0;
         let mut i = self.sack_high();
         let mut bound = self.lost_bound;
         while i > self.lost_bound {
             i -= 1;
-            if self.get(i) & SACKED != 0 {
+            if self.get(i) & (SACKED | SENT) == SACKED | SENT {
                 seen += 1;
                 if seen == dupthresh {
                     bound = i;
@@ -167,7 +177,7 @@ impl Scoreboard {
         let mut any = false;
         for j in self.lost_bound.max(self.una)..bound {
             let f = self.get(j);
-            if f & SACKED == 0 && f & (SENT | LP_SENT) != 0 && f & LOST == 0 {
+            if f & SACKED == 0 && f & SENT != 0 && f & LOST == 0 {
                 self.update(j, LOST, 0);
                 any = true;
             }
@@ -193,7 +203,7 @@ impl Scoreboard {
     pub fn on_timeout(&mut self, end: u32) {
         for i in self.una..end {
             let f = self.get(i);
-            if f & SACKED == 0 && f & (SENT | LP_SENT) != 0 {
+            if f & SACKED == 0 && f & SENT != 0 {
                 self.update(i, LOST, RETX);
             } else if f & RETX != 0 {
                 self.update(i, 0, RETX);

@@ -6,11 +6,12 @@
 
 use super::config::TcpConfig;
 use super::rtt::RttEstimator;
-use super::scoreboard::{Scoreboard, SACKED};
+use super::scoreboard::{Scoreboard, LP_SENT, SACKED, SENT};
 use super::segments::Segments;
 use crate::net::packet::{Packet, PacketKind, SackBlocks};
 use crate::transport::app::{App, AppState};
 use crate::transport::cc::{CcState, CongestionControl, Controller};
+use crate::transport::rc3::RlpLoop;
 use crate::transport::{Endpoint, FlowAddr};
 use crate::units::Time;
 
@@ -29,6 +30,8 @@ pub struct SenderStats {
     pub timeouts: u64,
     /// Fast recovery episodes.
     pub fast_recoveries: u64,
+    /// Packets sent by RC3's low-priority loop.
+    pub low_priority_pkts: u64,
 }
 
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
@@ -68,6 +71,8 @@ pub struct TcpSender {
     rxt_scan: u32,
     /// SACK blocks of the previous ACK: everything inside them is already on the scoreboard.
     last_sack: SackBlocks,
+    /// RC3's low-priority loop, if the connection runs RC3.
+    rlp: Option<RlpLoop>,
     /// Counters for the flow table.
     pub stats: SenderStats,
 }
@@ -91,6 +96,7 @@ impl TcpSender {
             dupacks: 0,
             rxt_scan: 0,
             last_sack: SackBlocks::default(),
+            rlp: cfg.rc3.map(RlpLoop::new),
             stats: SenderStats::default(),
         }
     }
@@ -142,12 +148,44 @@ impl TcpSender {
         &self.cfg
     }
 
-    /// Marks segment `i` as sent by a low-priority loop and builds its packet at `prio`.
-    pub fn emit_low_priority(&mut self, now: Time, i: u32, prio: u8, out: &mut Vec<Packet>) {
+    /// Sends segment `i` once at low priority `prio` (RC3's RLP loop), unless it was already
+    /// sent that way or is known to have arrived; returns true if a packet left.
+    pub fn emit_low_priority(&mut self, now: Time, i: u32, prio: u8, out: &mut Vec<Packet>) -> bool {
+        if i < self.board.una() || self.board.get(i) & (SACKED | LP_SENT) != 0 {
+            return false;
+        }
         self.board.on_lp_sent(i);
         self.emit(now, i, false, prio, out);
+        self.stats.low_priority_pkts += 1;
         if self.rto_at.is_none() {
             self.rto_at = Some(now + self.rtt.rto());
+        }
+        true
+    }
+
+    /// True if RC3's low-priority copy of segment `i` is known lost (see
+    /// [`RlpLoop::copy_lost`]). The primary loop's sending of such a segment is a repair,
+    /// counted as a retransmission; sending one whose low-priority copy may still be on its
+    /// way is not.
+    fn lp_copy_lost(&self, i: u32) -> bool {
+        self.board.get(i) & LP_SENT != 0 && self.rlp.as_ref().is_some_and(|r| r.copy_lost(i))
+    }
+
+    /// Tells the RLP loop that segment `i` (with scoreboard flags `f`) arrived, if only its
+    /// low-priority copy can have carried it.
+    fn note_lp_delivery(&mut self, i: u32, f: u8) {
+        if f & (LP_SENT | SENT) == LP_SENT {
+            if let Some(r) = &mut self.rlp {
+                r.note_delivered(i);
+            }
+        }
+    }
+
+    /// Runs RC3's low-priority loop over what was written since it last ran.
+    fn run_rlp(&mut self, now: Time, out: &mut Vec<Packet>) {
+        if let Some(mut rlp) = self.rlp.take() {
+            rlp.run(self, now, out);
+            self.rlp = Some(rlp);
         }
     }
 
@@ -161,7 +199,11 @@ impl TcpSender {
 
     fn poll_app(&mut self, now: Time) {
         let (n, stopped) = self.app.poll(now);
+        let first = self.segs.count();
         self.segs.write(n);
+        if let Some(rlp) = &mut self.rlp {
+            rlp.on_write(first, self.segs.count());
+        }
         if stopped {
             // A long-lived writer stopped: the stream ends after what the primary loop sent.
             self.segs.truncate(self.nxt);
@@ -211,8 +253,9 @@ impl TcpSender {
             if self.nxt < self.segs.count() && in_rwnd {
                 let i = self.nxt;
                 self.nxt += 1;
+                let again = self.lp_copy_lost(i);
                 self.board.on_sent(i);
-                self.emit(now, i, false, self.cfg.prio, out);
+                self.emit(now, i, again, self.cfg.prio, out);
                 sent = true;
                 continue;
             }
@@ -231,6 +274,65 @@ impl TcpSender {
         self.state = State::Established;
         self.rto_at = None;
         self.send_more(now, out);
+        self.run_rlp(now, out);
+        self.check_done();
+    }
+
+    /// Marks the segments of `pkt`'s SACK blocks; returns true if one the primary loop had
+    /// sent is newly SACKed (loss evidence).
+    fn take_sack(&mut self, pkt: &Packet) -> bool {
+        let mut news = false;
+        for &(s, e) in pkt.sack.iter() {
+            // Only the parts the previous ACK did not report can hold news: a block usually
+            // grows by one segment per ACK, so this keeps SACK processing O(1) per ACK.
+            for (s, e) in uncovered(s, e, &self.last_sack) {
+                let mut i = self.segs.first_at_or_after(s);
+                while i < self.segs.count() && self.segs.range(i).1 <= e {
+                    let f = self.board.get(i);
+                    if self.board.on_sacked(i) {
+                        news |= f & SENT != 0;
+                        self.note_lp_delivery(i, f);
+                    }
+                    i += 1;
+                }
+            }
+        }
+        self.last_sack = pkt.sack;
+        news
+    }
+
+    /// Moves the cumulative ACK point to segment `ack_seg`; returns the bytes newly
+    /// acknowledged that the primary loop had sent (what the window may grow for).
+    fn take_cumulative(&mut self, ack_seg: u32, ack: u64) -> u64 {
+        let una0 = self.board.una();
+        let bytes = ack - self.segs.range(una0).0;
+        if self.rlp.is_some() {
+            for i in una0..ack_seg {
+                let f = self.board.get(i);
+                if f & SACKED == 0 {
+                    self.note_lp_delivery(i, f);
+                }
+            }
+        }
+        let primary = self.board.advance(ack_seg);
+        // The "ACK bump" (RC3 sec. 4.1.2): data beyond HighData already delivered is not sent.
+        self.nxt = self.nxt.max(ack_seg);
+        self.rxt_scan = self.rxt_scan.max(ack_seg);
+        if primary == ack_seg - una0 {
+            bytes
+        } else {
+            (primary as u64 * self.cfg.mss as u64).min(bytes)
+        }
+    }
+
+    /// An ACK of low-priority data (RC3): it updates the scoreboard and the cumulative point,
+    /// nothing else: no window change, no duplicate-ACK count, no RTT sample, nothing sent.
+    fn on_low_priority_ack(&mut self, pkt: &Packet) {
+        self.take_sack(pkt);
+        let ack_seg = self.segs.segs_below(pkt.ack);
+        if ack_seg > self.board.una() {
+            self.take_cumulative(ack_seg, pkt.ack);
+        }
         self.check_done();
     }
 
@@ -238,28 +340,16 @@ impl TcpSender {
         if self.state != State::Established {
             return;
         }
-        let una0 = self.board.una();
-        let mut new_sack = false;
-        for &(s, e) in pkt.sack.iter() {
-            // Only the parts the previous ACK did not report can hold news: a block usually
-            // grows by one segment per ACK, so this keeps SACK processing O(1) per ACK.
-            for (s, e) in uncovered(s, e, &self.last_sack) {
-                let mut i = self.segs.first_at_or_after(s);
-                while i < self.segs.count() && self.segs.range(i).1 <= e {
-                    new_sack |= self.board.on_sacked(i);
-                    i += 1;
-                }
-            }
+        if pkt.prio != self.cfg.prio && self.rlp.is_some() {
+            self.on_low_priority_ack(pkt);
+            return;
         }
-        self.last_sack = pkt.sack;
+        let una0 = self.board.una();
+        let new_sack = self.take_sack(pkt);
         let ack_seg = self.segs.segs_below(pkt.ack);
         let mut acked = 0;
         if ack_seg > una0 {
-            acked = pkt.ack - self.segs.range(una0).0;
-            self.board.advance(ack_seg);
-            // The "ACK bump": data beyond HighData already delivered need not be sent.
-            self.nxt = self.nxt.max(ack_seg);
-            self.rxt_scan = self.rxt_scan.max(ack_seg);
+            acked = self.take_cumulative(ack_seg, pkt.ack);
             self.rtt.sample(now - pkt.ts_echo);
             self.dupacks = 0;
             self.rto_at = None;
@@ -334,6 +424,9 @@ impl TcpSender {
     }
 
     fn check_done(&mut self) {
+        if self.board.una() >= self.segs.count() {
+            self.rto_at = None;
+        }
         if self.state == State::Established
             && self.app.next_event().is_none()
             && self.board.una() >= self.segs.count()
@@ -387,6 +480,7 @@ impl Endpoint for TcpSender {
             self.poll_app(now);
             if self.state == State::Established {
                 self.send_more(now, out);
+                self.run_rlp(now, out);
                 self.check_done();
             }
         }
@@ -414,6 +508,81 @@ mod tests {
             sb.n += 1;
         }
         sb
+    }
+
+    const MSS: u64 = 1000;
+
+    /// An established RC3 sender of `segments` segments, with what it sent after the SYN-ACK.
+    fn rc3_sender(segments: u64) -> (TcpSender, Vec<Packet>) {
+        let cfg = TcpConfig {
+            mss: MSS as u32,
+            iw: 4,
+            rc3: Some(crate::transport::rc3::Rc3Config::default()),
+            ..TcpConfig::default()
+        };
+        let addr = FlowAddr { flow: 0, src: 0, dst: 1, hash: 0 };
+        let mut s = TcpSender::new(cfg, addr, App::Bulk { size: segments * MSS }, Time::ZERO);
+        let mut out = Vec::new();
+        s.start(Time::ZERO, &mut out);
+        let mut synack = addr.reverse(PacketKind::SynAck, Time::from_ms(10));
+        synack.ts_echo = Time::ZERO;
+        out.clear();
+        s.on_packet(Time::from_ms(10), &synack, &mut out);
+        (s, out)
+    }
+
+    fn ack(cum_segs: u64, sack: &[(u64, u64)], prio: u8) -> Packet {
+        let addr = FlowAddr { flow: 0, src: 0, dst: 1, hash: 0 };
+        let mut p = addr.reverse(PacketKind::Ack, Time::from_ms(20));
+        p.ack = cum_segs * MSS;
+        p.sack = blocks(&sack.iter().map(|&(a, b)| (a * MSS, b * MSS)).collect::<Vec<_>>());
+        p.prio = prio;
+        p.ts_echo = Time::from_ms(10);
+        p
+    }
+
+    #[test]
+    fn rc3_sends_the_first_window_at_p0_and_the_rest_backwards_at_low_priority() {
+        let (_, out) = rc3_sender(100);
+        let p0: Vec<u64> = out.iter().filter(|p| p.prio == 0).map(|p| p.seq / MSS).collect();
+        let lp: Vec<(u64, u8)> = out.iter().filter(|p| p.prio > 0).map(|p| (p.seq / MSS, p.prio)).collect();
+        assert_eq!(p0, vec![0, 1, 2, 3]);
+        assert_eq!(lp.len(), 96);
+        assert_eq!(lp[0], (99, 1), "the last segment leaves first, at P1");
+        assert_eq!(lp[39], (60, 1));
+        assert_eq!(lp[40], (59, 2), "the 41st from the tail is P2");
+        assert_eq!(lp[95], (4, 2));
+    }
+
+    #[test]
+    fn low_priority_acks_never_change_cwnd_nor_trigger_recovery() {
+        let (mut s, _) = rc3_sender(100);
+        let cwnd = s.cwnd();
+        let mut out = Vec::new();
+        // Low-priority ACKs: holes at 4..50 and 60..62 below SACKed data, cumulative ACK at 0.
+        for top in 70..100 {
+            let a = ack(0, &[(top, 100), (50, 60)], 1);
+            s.on_packet(Time::from_ms(20), &a, &mut out);
+        }
+        assert_eq!(s.cwnd(), cwnd);
+        assert!(out.is_empty(), "no new traffic on low-priority ACKs");
+        assert_eq!(s.stats.fast_recoveries, 0);
+        assert_eq!(s.scoreboard().pipe(), 4, "the first window is still in flight");
+    }
+
+    #[test]
+    fn ack_bump_moves_high_data_past_what_low_priority_delivered() {
+        let (mut s, _) = rc3_sender(100);
+        let mut out = Vec::new();
+        // Low-priority data 4..60 arrived; the P0 ACK of the first window acknowledges 60.
+        s.on_packet(Time::from_ms(20), &ack(60, &[(70, 100)], 0), &mut out);
+        assert!(s.high_data() >= 60, "HighData bumped to the cumulative ACK");
+        // The primary loop now sends only the hole 60..70, skipping SACKed data.
+        let sent: Vec<u64> = out.iter().map(|p| p.seq / MSS).collect();
+        assert!(sent.iter().all(|&k| (60..70).contains(&k)), "{sent:?}");
+        assert!(!sent.is_empty());
+        // One ACK grows the window by one segment, however much it acknowledges.
+        assert_eq!(s.cwnd(), 5 * MSS);
     }
 
     #[test]
