@@ -12,6 +12,8 @@ class Simulation:
     """Current simulated time (s)."""
     horizon: float
     """Expected end (s): the scenario duration; the run may go on to drain flows."""
+    open_flows: int
+    """Flows started and not yet complete (long-lived flows count until they stop)."""
 
     def __init__(self, scenario_json: str, base_dir: str) -> None:
         """Validates and builds; raises ScenarioError. Relative paths start at base_dir."""

@@ -80,6 +80,15 @@ def _parser() -> argparse.ArgumentParser:
     b.add_argument("--json", metavar="FILE", help="also write the figures as JSON")
     b.set_defaults(func=cmd_bench)
 
+    rp = sub.add_parser("reproduce", help="run a paper's experiments and write their reports into experiments/")
+    rp.add_argument("paper", metavar="PAPER", help="which paper: rc3")
+    rp.add_argument("--quick", action="store_true",
+                    help="fewer seeds and shorter runs; reports go to results/quick/ instead of experiments/")
+    rp.add_argument("--only", action="append", metavar="EXPERIMENT", help="run only this experiment (repeatable)")
+    rp.add_argument("-j", "--jobs", type=_jobs, help="parallel processes (default: all cores)")
+    rp.add_argument("--list", action="store_true", help="list the experiments and exit")
+    rp.set_defaults(func=cmd_reproduce)
+
     v = sub.add_parser("validate", help="check a scenario and build it without running")
     scenario_args(v)
     v.set_defaults(func=cmd_validate)
@@ -155,6 +164,34 @@ def cmd_bench(args: argparse.Namespace) -> int:
     if args.json:
         Path(args.json).write_text(json.dumps(rows, indent=2) + "\n")
     return 0
+
+
+def _repo_root() -> Path:
+    """The repository whose experiments/ directory reproductions use: the current directory."""
+    root = Path.cwd()
+    if not (root / "experiments").is_dir():
+        raise FileNotFoundError(f"no experiments/ directory in {root}: run `fctlab reproduce` from the repository root")
+    return root
+
+
+def cmd_reproduce(args: argparse.Namespace) -> int:
+    from fctlab.reproduce import papers
+    from fctlab.reproduce.framework import run_paper
+
+    known = papers()
+    if args.paper not in known:
+        raise _UsageError(f"unknown paper {args.paper!r}; expected one of: {', '.join(known)}")
+    exps = known[args.paper]()
+    if args.list:
+        for e in exps:
+            print(f"{e.name:24s} {e.title}")
+        return 0
+    try:
+        failed = run_paper(args.paper, exps, _repo_root(), quick=args.quick, only=args.only, jobs=args.jobs,
+                           cache=None, say=lambda m: print(m, file=sys.stderr))
+    except ValueError as e:
+        raise _UsageError(str(e)) from None
+    return EXIT_RUNS_FAILED if failed else 0
 
 
 def cmd_validate(args: argparse.Namespace) -> int:

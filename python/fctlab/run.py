@@ -112,7 +112,7 @@ class _Progress:
                 self.bar.set_description("draining")
                 self.draining = True
             # Optional in the core's contract: show it when the core offers it.
-            open_flows = getattr(sim, "flows_open", None)
+            open_flows = getattr(sim, "open_flows", None)
             self.bar.set_postfix_str(f"t={now:.3f} s" + (f", {open_flows} flows open" if open_flows is not None else ""))
 
     def close(self) -> None:

@@ -1,0 +1,186 @@
+"""The machinery behind `fctlab reproduce`: experiments as runs of a base scenario under named
+overrides and seeds, executed as restartable sweeps, then analysed into a README per experiment.
+
+An experiment's raw results (Parquet per run) go to a cache directory (default
+`experiments/.runs/`, not versioned); re-running skips finished runs. Its report - a README.md
+with "paper | fctlab" tables, plus plots - goes to `experiments/<paper>/<experiment>/`. `--quick`
+uses fewer seeds and shorter runs and writes everything under `results/quick/` instead, so a
+quick look never overwrites the full reproduction.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import time
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import polars as pl
+
+from fctlab.analysis import fct_sample
+from fctlab.sweep import Sweep, run_sweep
+
+
+@dataclass
+class Experiment:
+    """One figure or table of a paper, as runs plus an analysis."""
+
+    name: str
+    title: str
+    #: Base scenario file, relative to the paper's experiment directory.
+    base: str
+    #: (run name, overrides) pairs.
+    points: list[tuple[str, dict[str, Any]]]
+    #: Seeds of the full reproduction (1..seeds).
+    seeds: int
+    #: Builds the README body from the runs; may save plots into `ctx.out`.
+    analyze: Callable[[Runs, Context], str]
+    #: Seeds in quick mode.
+    quick_seeds: int = 1
+    #: Overrides added to every run in quick mode (shorter runs).
+    quick: dict[str, Any] = field(default_factory=dict)
+
+
+@dataclass
+class Context:
+    """Where an analysis writes, and in which mode it runs."""
+
+    out: Path
+    quick: bool
+    seeds: list[int]
+
+
+class Runs:
+    """Finished runs of one experiment: flows tables by run name and seed."""
+
+    def __init__(self, root: Path, names: list[str], seeds: list[int]):
+        self.root = root
+        self.names = names
+        self.seeds = seeds
+        self._cache: dict[tuple[str, int], pl.DataFrame] = {}
+
+    def flows(self, name: str, seed: int) -> pl.DataFrame:
+        """The flows table of one run."""
+        key = (name, seed)
+        if key not in self._cache:
+            self._cache[key] = pl.read_parquet(self.root / name / f"seed{seed}" / "flows.parquet")
+        return self._cache[key]
+
+    def sample(self, name: str, seed: int) -> pl.DataFrame:
+        """Measured, completed, finite flows of one run."""
+        return fct_sample(self.flows(name, seed))
+
+    def meta(self, name: str, seed: int) -> dict[str, Any]:
+        """The core's metadata of one run."""
+        return json.loads((self.root / name / f"seed{seed}" / "meta.json").read_text())
+
+    def links(self, name: str, seed: int) -> pl.DataFrame:
+        """The links table of one run."""
+        return pl.read_parquet(self.root / name / f"seed{seed}" / "links.parquet")
+
+    def series(self, name: str, seed: int) -> pl.DataFrame:
+        """The time series of one run."""
+        return pl.read_parquet(self.root / name / f"seed{seed}" / "series.parquet")
+
+
+def mean_fct(sample: pl.DataFrame) -> tuple[float, float]:
+    """(mean FCT over flows, mean FCT over bytes) of a sample, in seconds."""
+    s = sample.select(
+        flows=pl.col("fct_s").mean(),
+        bytes=(pl.col("fct_s") * pl.col("size_bytes")).sum() / pl.col("size_bytes").sum(),
+    ).row(0)
+    return float(s[0]), float(s[1])
+
+
+def reduction(a: float, b: float) -> float:
+    """(a - b) / a in percent."""
+    return (a - b) / a * 100.0
+
+
+def md_table(header: list[str], rows: list[list[Any]]) -> str:
+    """A Markdown table."""
+    def cell(x: Any) -> str:
+        return x if isinstance(x, str) else ("-" if x is None else f"{x}")
+
+    lines = ["| " + " | ".join(header) + " |", "|" + "|".join("---" for _ in header) + "|"]
+    lines += ["| " + " | ".join(cell(c) for c in r) + " |" for r in rows]
+    return "\n".join(lines)
+
+
+def mean_std(values: list[float]) -> tuple[float, float]:
+    """Mean and sample standard deviation (0 for one value)."""
+    n = len(values)
+    m = sum(values) / n
+    if n < 2:
+        return m, 0.0
+    return m, (sum((v - m) ** 2 for v in values) / (n - 1)) ** 0.5
+
+
+def pm(values: list[float], fmt: str = ".2f") -> str:
+    """`mean ± std` of values (just the mean for one value)."""
+    m, s = mean_std(values)
+    return format(m, fmt) if len(values) < 2 else f"{format(m, fmt)} ± {format(s, fmt)}"
+
+
+def plt():
+    """matplotlib.pyplot with a non-interactive backend."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as pyplot
+
+    return pyplot
+
+
+def run_experiment(exp: Experiment, paper_dir: Path, cache: Path, out_root: Path, *, quick: bool,
+                   jobs: int | None, say: Callable[[str], None]) -> dict[str, Any]:
+    """Runs (or reuses) every run of `exp`, then writes its README; returns a summary record."""
+    seeds = list(range(1, (exp.quick_seeds if quick else exp.seeds) + 1))
+    points = [(n, {**o, **(exp.quick if quick else {})}) for n, o in exp.points]
+    sweep = Sweep(scenario=paper_dir / exp.base, seeds=seeds, points=points)
+    root = cache / exp.name
+    t0 = time.perf_counter()
+    say(f"[{exp.name}] {len(points)} configurations x {len(seeds)} seeds")
+    outcomes = run_sweep(sweep, root, jobs=jobs, progress=os.isatty(2), report=say)
+    failed = [o for o in outcomes if o.status != "done"]
+    out = out_root / exp.name
+    out.mkdir(parents=True, exist_ok=True)
+    if failed:
+        msg = "; ".join(f"{o.run.relpath}: {o.error}" for o in failed[:5])
+        (out / "README.md").write_text(f"# {exp.title}\n\nNot reproduced: {len(failed)} runs failed ({msg}).\n")
+        return {"experiment": exp.name, "status": "failed", "error": msg}
+    body = exp.analyze(Runs(root, [n for n, _ in points], seeds), Context(out, quick, seeds))
+    wall = sum((o.record.get("meta") or {}).get("wall_s") or 0.0 for o in outcomes)
+    mode = "quick (shortened runs, fewer seeds: not comparable to the paper)" if quick else "full"
+    footer = (
+        f"\n\n---\nMode: {mode}. Seeds: {seeds[0]}..{seeds[-1]}. Runs: {len(outcomes)}, "
+        f"simulation time {wall:.0f} s of one core. Base scenario: `experiments/{paper_dir.name}/{exp.base}`; "
+        f"regenerate with `fctlab reproduce {paper_dir.name} --only {exp.name}`"
+        + (" --quick" if quick else "") + ".\n"
+    )
+    (out / "README.md").write_text(f"# {exp.title}\n\n{body.strip()}\n{footer}")
+    say(f"[{exp.name}] done in {time.perf_counter() - t0:.0f} s -> {out / 'README.md'}")
+    return {"experiment": exp.name, "status": "done", "title": exp.title}
+
+
+def run_paper(paper: str, experiments: list[Experiment], repo: Path, *, quick: bool, only: list[str] | None,
+              jobs: int | None, cache: Path | None, say: Callable[[str], None]) -> int:
+    """Runs the chosen experiments of a paper; returns the number that failed."""
+    paper_dir = repo / "experiments" / paper
+    chosen = [e for e in experiments if not only or e.name in only]
+    unknown = sorted(set(only or []) - {e.name for e in experiments})
+    if unknown:
+        names = ", ".join(e.name for e in experiments)
+        raise ValueError(f"unknown experiment(s) {', '.join(unknown)} for {paper}; known: {names}")
+    out_root = (repo / "results" / "quick" / paper) if quick else paper_dir
+    cache = cache or (repo / ("results/quick/.runs" if quick else "experiments/.runs") / paper)
+    records = [run_experiment(e, paper_dir, cache, out_root, quick=quick, jobs=jobs, say=say) for e in chosen]
+    return sum(r["status"] != "done" for r in records)
+
+
+def overrides_of(mapping: Mapping[str, Any]) -> dict[str, Any]:
+    """A plain dict copy of overrides (for readability at call sites)."""
+    return dict(mapping)

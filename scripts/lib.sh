@@ -1,0 +1,66 @@
+# Shared by main.sh and test.sh (sourced, not run): checks the tools, creates .venv when it
+# is missing, and installs the package into it. Needs Python >= 3.11 with its venv module,
+# Rust (cargo) >= 1.87 and a C compiler; the first install builds the Rust core (minutes).
+
+set -euo pipefail
+
+ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+VENV="$ROOT/.venv"
+PY="$VENV/bin/python"
+#: The Python that creates the venv; override with PYTHON=/path/to/python3.11.
+BASE_PYTHON="${PYTHON:-python3}"
+#: Oldest Rust that compiles the core (u64::is_multiple_of).
+MIN_RUST_MINOR=87
+
+die() {
+    echo "error: $*" >&2
+    exit 1
+}
+
+say() {
+    echo "==> $*" >&2
+}
+
+# Python >= 3.11, cargo and cc, each with the Debian package to install when missing.
+check_tools() {
+    command -v "$BASE_PYTHON" >/dev/null 2>&1 \
+        || die "$BASE_PYTHON not found: install Python 3.11 or newer (Debian: apt-get install python3 python3-venv)"
+    "$BASE_PYTHON" -c 'import sys; sys.exit(sys.version_info < (3, 11))' \
+        || die "fctlab needs Python >= 3.11, but $BASE_PYTHON is $("$BASE_PYTHON" -V 2>&1); set PYTHON=/path/to/python3.11"
+    if ! command -v cargo >/dev/null 2>&1 && [[ -f "$HOME/.cargo/env" ]]; then
+        # rustup installs here without touching the PATH of non-login shells.
+        . "$HOME/.cargo/env"
+    fi
+    command -v cargo >/dev/null 2>&1 \
+        || die "cargo not found: install Rust >= 1.$MIN_RUST_MINOR (https://rustup.rs)"
+    local minor
+    minor="$(rustc --version 2>/dev/null | sed -n 's/^rustc 1\.\([0-9][0-9]*\).*/\1/p')"
+    if [[ -n "$minor" && "$minor" -lt "$MIN_RUST_MINOR" ]]; then
+        die "$(rustc --version) is too old: the core needs Rust >= 1.$MIN_RUST_MINOR (rustup update stable)"
+    fi
+    command -v cc >/dev/null 2>&1 \
+        || die "no C compiler (cc) found: install one (Debian: apt-get install build-essential)"
+}
+
+# .venv with a working pip, created (or repaired) when missing.
+ensure_venv() {
+    check_tools
+    if [[ -x "$PY" ]] && "$PY" -m pip --version >/dev/null 2>&1; then
+        return
+    fi
+    # Debian splits venv's pip bootstrap (ensurepip) into the package python3-venv.
+    "$BASE_PYTHON" -c 'import venv, ensurepip' >/dev/null 2>&1 \
+        || die "Python's venv module cannot create environments here: install the Debian package python3-venv (apt-get install python3-venv), then run this again"
+    say "creating $VENV"
+    if ! "$BASE_PYTHON" -m venv --clear "$VENV"; then
+        rm -rf "$VENV"
+        die "$BASE_PYTHON -m venv failed; on Debian install the package python3-venv"
+    fi
+}
+
+# Installs the package (with the given extras spec, e.g. '.[test,topo]') into .venv.
+install_package() {
+    local spec="$1"
+    say "installing $spec into $VENV (builds the Rust core; the first build takes a few minutes)"
+    (cd "$ROOT" && "$PY" -m pip install --disable-pip-version-check "$spec")
+}

@@ -1,0 +1,62 @@
+"""Shared pieces of the tests that run the compiled core (tests/test_core_*.py).
+
+conftest.py installs the fake core for every test through an autouse fixture named `fake`;
+a test module that does `from realcore import fake` replaces that fixture with the one below,
+which makes sure the real `fctlab._core` is the one in use. A missing core is an error, not a
+skip: these tests are the proof that the built package works.
+"""
+
+from __future__ import annotations
+
+import copy
+import importlib
+import os
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+REPO = Path(__file__).resolve().parents[1]
+
+#: A dumbbell small enough to run in a few milliseconds: 2 hosts per side, 100 Mb/s, 20 ms RTT,
+#: Poisson arrivals of 10-segment flows at 30% of the bottleneck for 0.5 s (about 65 flows).
+SMALL_DUMBBELL: dict[str, Any] = {
+    "name": "small-dumbbell",
+    "seed": 1,
+    "duration": "500ms",
+    "measure_from": "100ms",
+    "topology": {
+        "kind": "dumbbell", "hosts_per_side": 2, "bottleneck_rate": "100Mbps", "bottleneck_delay": "5ms",
+        "access_rate": "1Gbps", "access_delay": "1ms",
+    },
+    "queues": {"router": {"kind": "droptail", "limit": "250KB"}},
+    "workload": [{
+        "kind": "poisson", "load": 0.3, "load_on": "bottleneck",
+        "sizes": {"kind": "fixed", "size": 14600},
+    }],
+}
+
+
+def small_dumbbell(**top: Any) -> dict[str, Any]:
+    """A fresh copy of SMALL_DUMBBELL with top-level fields replaced."""
+    spec = copy.deepcopy(SMALL_DUMBBELL)
+    spec.update(copy.deepcopy(top))
+    return spec
+
+
+@pytest.fixture(autouse=True)
+def fake(monkeypatch: pytest.MonkeyPatch):
+    """Replaces conftest's fake-core fixture: the compiled core must be the one in use."""
+    monkeypatch.delenv("FCTLAB_CORE", raising=False)
+    compiled = importlib.import_module("fctlab._core")  # ImportError = the core is not built
+    assert importlib.import_module("fctlab.run")._core is compiled, "fctlab.run uses a stand-in core"
+    return None
+
+
+def cli(*args: str, cwd: Path | None = None) -> subprocess.CompletedProcess:
+    """Runs `fctlab ARGS...` in a fresh interpreter (the installed package, the real core)."""
+    env = {k: v for k, v in os.environ.items() if k != "FCTLAB_CORE"}
+    return subprocess.run([sys.executable, "-m", "fctlab.cli", *args], capture_output=True, text=True,
+                          cwd=cwd, env=env, timeout=300)
