@@ -364,7 +364,8 @@ fn pick_fraction(items: &[usize], fraction: f64, rng: &mut Rng) -> Vec<usize> {
 #[derive(Clone, Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct LossSpec {
-    /// Link name ("bottleneck", "r0->r1", or "*" for every link).
+    /// Link name ("bottleneck", "r0->r1"), "*" for every link, or "hosts" for every host
+    /// uplink (each packet crosses exactly one).
     pub link: String,
     /// Probability that a packet is lost, in [0, 1) (default 0).
     #[serde(default)]
@@ -424,7 +425,8 @@ pub struct RunInfo {
     pub link_names: Vec<String>,
     /// Link delays by link id.
     pub link_delays: Vec<Time>,
-    /// Protocol label of each profile.
+    /// Protocol label of each profile: derived for the default transport ("tcp-newreno-iw4"),
+    /// the name for named transports.
     pub profile_labels: Vec<String>,
     /// Label of each workload entry.
     pub workload_labels: Vec<String>,
@@ -509,10 +511,12 @@ pub fn build_spec(spec: &ScenarioSpec, base_dir: &Path) -> SpecResult<(World, Ru
     }
     // Transport profiles: the default, then the named ones.
     let mut profiles = vec![spec.transport.build().map_err(|e| e.within("transport"))?];
+    let mut profile_labels = vec![profiles[0].label()];
     let mut profile_ix: BTreeMap<&str, usize> = BTreeMap::new();
     for (name, t) in &spec.transports {
         profile_ix.insert(name, profiles.len());
         profiles.push(t.over(&spec.transport).build().map_err(|e| e.within(&format!("transports.{name}")))?);
+        profile_labels.push(name.clone());
     }
 
     // Workload.
@@ -665,6 +669,7 @@ pub fn build_spec(spec: &ScenarioSpec, base_dir: &Path) -> SpecResult<(World, Ru
             stopped: false,
             rtt_prop,
             ideal,
+            first_write: None,
             delivered: 0,
             retx_bytes: 0,
             timeouts: 0,
@@ -680,6 +685,9 @@ pub fn build_spec(spec: &ScenarioSpec, base_dir: &Path) -> SpecResult<(World, Ru
         }
         let ids: Vec<usize> = if ls.link == "*" {
             (0..links.len()).collect()
+        } else if ls.link == "hosts" {
+            // Every host uplink: each packet crosses exactly one of them.
+            (0..links.len()).filter(|&i| topo.nodes[topo.links[i].from].kind == NodeKind::Host).collect()
         } else {
             vec![resolve_link(&topo, &ls.link).ok_or_else(|| unknown_link(&format!("{field}.link"), &ls.link, &topo))?]
         };
@@ -739,7 +747,7 @@ pub fn build_spec(spec: &ScenarioSpec, base_dir: &Path) -> SpecResult<(World, Ru
         link_names: topo.links.iter().map(|l| l.name.clone()).collect(),
         link_delays: topo.links.iter().map(|l| l.delay).collect(),
         node_names,
-        profile_labels: profiles.iter().map(|p| p.label()).collect(),
+        profile_labels,
         workload_labels,
         measure_from: spec.measure_from.map_or(Time::ZERO, |t| t.0),
         duration,

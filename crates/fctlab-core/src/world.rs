@@ -410,6 +410,7 @@ impl World {
             rec.retx_bytes = retx;
             rec.timeouts = timeouts;
             rec.delivered = a.receiver.delivered();
+            rec.first_write = a.receiver.first_write_at();
         }
     }
 
@@ -434,10 +435,11 @@ impl World {
                             App::Scheduled { initial: *initial, chunk: *chunk, interval: *interval, total: size }
                         }
                     };
-                    (
-                        Sender::Tcp(TcpSender::new(*cfg, addr, app, plan.start)),
-                        Receiver::Tcp(TcpReceiver::new(*cfg, addr, plan.size)),
-                    )
+                    let mut receiver = TcpReceiver::new(*cfg, addr, plan.size);
+                    if let App::Scheduled { initial, .. } = app {
+                        receiver.watch_first_write(initial);
+                    }
+                    (Sender::Tcp(TcpSender::new(*cfg, addr, app, plan.start)), Receiver::Tcp(receiver))
                 }
             };
             self.active[f] = Some(Box::new(Active { sender, receiver, armed: [None, None] }));
@@ -463,6 +465,7 @@ impl World {
                 rec.retx_bytes = retx;
                 rec.timeouts = timeouts;
                 rec.delivered = a.receiver.delivered();
+                rec.first_write = a.receiver.first_write_at();
             }
         }
         for l in &mut self.links {

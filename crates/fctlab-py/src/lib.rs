@@ -72,6 +72,7 @@ impl Simulation {
         flows.set_item("fct_s", f.fct_s)?;
         flows.set_item("rtt_prop_s", f.rtt_prop_s)?;
         flows.set_item("ideal_fct_s", f.ideal_fct_s)?;
+        flows.set_item("first_write_s", f.first_write_s)?;
         flows.set_item("delivered_bytes", f.delivered_bytes)?;
         flows.set_item("retx_bytes", f.retx_bytes)?;
         flows.set_item("timeouts", f.timeouts)?;

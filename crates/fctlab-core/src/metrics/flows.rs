@@ -21,6 +21,8 @@ pub struct FlowRecord {
     pub rtt_prop: Time,
     /// FCT on an empty network without slow start: 1.5 x rtt_prop + wire bytes / bottleneck.
     pub ideal: Time,
+    /// When the application's first write was held in full (scheduled writers only).
+    pub first_write: Option<Time>,
     /// Bytes delivered in order to the receiving application.
     pub delivered: u64,
     /// Payload bytes retransmitted.

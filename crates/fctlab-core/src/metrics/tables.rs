@@ -24,6 +24,8 @@ pub struct FlowTable {
     pub rtt_prop_s: Vec<f64>,
     /// Ideal FCT (1.5 RTT + wire bytes / bottleneck rate), s.
     pub ideal_fct_s: Vec<f64>,
+    /// Time from start until the application's first write was held (scheduled writers), s.
+    pub first_write_s: Vec<Option<f64>>,
     /// Bytes delivered in order.
     pub delivered_bytes: Vec<u64>,
     /// Payload bytes retransmitted.
@@ -82,6 +84,7 @@ pub fn flow_table(w: &World, info: &RunInfo) -> FlowTable {
         t.fct_s.push(r.fct().map(|f| f.as_secs_f64()));
         t.rtt_prop_s.push(r.rtt_prop.as_secs_f64());
         t.ideal_fct_s.push(r.ideal.as_secs_f64());
+        t.first_write_s.push(r.first_write.map(|f| (f - r.start).as_secs_f64()));
         t.delivered_bytes.push(r.delivered);
         t.retx_bytes.push(r.retx_bytes);
         t.timeouts.push(r.timeouts);

@@ -53,6 +53,13 @@ impl Receiver {
             Receiver::Tcp(r) => r.completed_at,
         }
     }
+    /// When the application's first write was held in full (scheduled writers only).
+    pub fn first_write_at(&self) -> Option<Time> {
+        match self {
+            Receiver::Tcp(r) => r.first_write_at,
+        }
+    }
+
     /// Bytes delivered in order.
     pub fn delivered(&self) -> u64 {
         match self {

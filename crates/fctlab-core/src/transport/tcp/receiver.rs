@@ -31,6 +31,10 @@ pub struct TcpReceiver {
     echo: Time,
     /// When every byte of the flow was held (None until then, and for long-lived flows).
     pub completed_at: Option<Time>,
+    /// Bytes of the application's first write, when it has later ones (video: the buffer).
+    first_write: Option<u64>,
+    /// When the first write was held in full.
+    pub first_write_at: Option<Time>,
 }
 
 impl TcpReceiver {
@@ -47,7 +51,14 @@ impl TcpReceiver {
             delack_at: None,
             echo: Time::ZERO,
             completed_at: None,
+            first_write: None,
+            first_write_at: None,
         }
+    }
+
+    /// Also notes when the first `bytes` (the application's first write) are held.
+    pub fn watch_first_write(&mut self, bytes: u64) {
+        self.first_write = Some(bytes);
     }
 
     /// Bytes delivered in order to the application.
@@ -166,6 +177,9 @@ impl Endpoint for TcpReceiver {
                 }
                 if self.completed_at.is_none() && self.size.is_some_and(|s| self.rcv_nxt >= s) {
                     self.completed_at = Some(now);
+                }
+                if self.first_write_at.is_none() && self.first_write.is_some_and(|b| self.rcv_nxt >= b) {
+                    self.first_write_at = Some(now);
                 }
             }
             PacketKind::SynAck | PacketKind::Ack => {}
