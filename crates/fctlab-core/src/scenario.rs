@@ -259,12 +259,16 @@ pub struct TransportSpec {
 }
 
 impl TransportSpec {
-    /// `self` with every unset field taken from `base`.
+    /// `self` with every unset field taken from `base` (RC3's buckets only if the result is RC3).
     fn over(&self, base: &TransportSpec) -> TransportSpec {
         macro_rules! pick {
             ($($f:ident),*) => { TransportSpec { $($f: self.$f.clone().or_else(|| base.$f.clone()),)* } };
         }
-        pick!(protocol, cc, iw, mss, header, ssthresh, rwnd, initial_rto, min_rto, max_rto, delayed_ack, priority, rc3_buckets, app)
+        let mut t = pick!(protocol, cc, iw, mss, header, ssthresh, rwnd, initial_rto, min_rto, max_rto, delayed_ack, priority, rc3_buckets, app);
+        if t.protocol != Some(Protocol::Rc3) && self.rc3_buckets.is_none() {
+            t.rc3_buckets = None;
+        }
+        t
     }
 
     fn build(&self) -> SpecResult<Profile> {

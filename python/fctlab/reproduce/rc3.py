@@ -211,6 +211,487 @@ def analyze_load(runs: Runs, ctx: Context) -> str:
     return "\n\n".join(parts)
 
 
+# ---------------------------------------------------------------------------------------------
+# Fig. 9: RTT x BW.
+
+FIG9 = {  # (bw, rtt): paper row as in FIG8
+    ("100Mbps", "40ms"): (0.167, 0.691, 0.110, 0.442, 33.98, 36.05),
+    ("100Mbps", "400ms"): (0.948, 3.501, 0.567, 0.783, 40.29, 77.62),
+    ("1Gbps", "40ms"): FIG8[30],
+    ("1Gbps", "400ms"): (0.971, 3.590, 0.558, 0.569, 42.45, 84.17),
+}
+
+
+def _rttbw(bw: str, rtt: str) -> dict[str, Any]:
+    """Internet-2 scaled to a bottleneck (access) rate and a nominal RTT; buffers of RTT x BW."""
+    fast = bw == "1Gbps"
+    slow_rtt = rtt == "400ms"
+    buffer = {("1Gbps", "40ms"): "5MB", ("100Mbps", "40ms"): "500KB",
+              ("1Gbps", "400ms"): "50MB", ("100Mbps", "400ms"): "5MB"}[(bw, rtt)]
+    topo = {"kind": "internet2-rc3", "access_rate": bw, "core_rate_scale": 1.0 if fast else 0.1,
+            "access_delay": "10ms" if slow_rtt else "1ms", "core_delay": "100ms" if slow_rtt else "10ms"}
+    return {"topology": topo, "buffer": buffer}
+
+
+def _points_rttbw() -> list[tuple[str, dict[str, Any]]]:
+    pts = []
+    for (bw, rtt) in FIG9:
+        c = _rttbw(bw, rtt)
+        for p in ("tcp", "rc3"):
+            kind = "droptail" if p == "tcp" else "prio"
+            pts.append((f"{p}-{bw}-{rtt}", {"transport.protocol": p, "topology": c["topology"],
+                                           "queues.router": {"kind": kind, "limit": c["buffer"]},
+                                           "queues.host": {"kind": kind}}))
+    return pts
+
+
+def analyze_rttbw(runs: Runs, ctx: Context) -> str:
+    rows = [(f"{bw} bottleneck, {rtt} avg. RTT", f"tcp-{bw}-{rtt}", f"rc3-{bw}-{rtt}", paper)
+            for (bw, rtt), paper in FIG9.items()]
+    rtts = {f"{rtt}": _mean_rtt(runs, f"tcp-{bw}-{rtt}") * 1e3 for (bw, rtt) in FIG9}
+    return (
+        "Internet-2 at 30% load with the bottleneck (access) rate and the delays scaled: 100 Mb/s scales "
+        "the core rates by 0.1; the 400 ms setting uses 10 ms access and 100 ms core delays (mean path RTT "
+        f"{rtts['400ms']:.0f} ms, against {rtts['40ms']:.1f} ms for the 40 ms setting). Buffers are RTT x BW: "
+        "500 KB, 5 MB, 5 MB, 50 MB. The paper expects the gain to grow with RTT x BW.\n\n"
+        + _two_way_table(runs, rows)
+    )
+
+
+# ---------------------------------------------------------------------------------------------
+# Table 1: other topologies, link heterogeneity.
+
+TABLE1 = {
+    "Internet-2 (default)": FIG8[30],
+    "Telstra": (0.159, 0.510, 0.084, 0.111, 47.07, 78.13),
+    "RedClara": (0.170, 0.429, 0.097, 0.098, 42.78, 77.16),
+    "ESNet": (0.207, 0.478, 0.137, 0.0976, 33.91, 79.58),
+    "2000 workload": (0.0871, 0.238, 0.0704, 0.079, 13.83, 66.73),
+    "Link heterogeneity": (0.159, 0.541, 0.087, 0.141, 45.35, 73.89),
+}
+
+
+def _topohub(name: str, hosts: int) -> dict[str, Any]:
+    return {"kind": "topohub", "name": name, "hosts_per_router": hosts, "access_rate": "1Gbps",
+            "access_delay": "1ms", "core_rate": "10Gbps", "mean_rtt": "40ms"}
+
+
+def _points_table1() -> list[tuple[str, dict[str, Any]]]:
+    settings = {
+        "internet2": {},
+        "abilene": {"topology": _topohub("topozoo/Abilene", 10)},
+        "telstra": {"topology": _topohub("caida/2024-08/1221", 2)},
+        "heterogeneous": {"topology": {"kind": "internet2-rc3", "core_rate_uniform": ["500Mbps", "2Gbps"]}},
+    }
+    return [(f"{p}-{k}", _with(proto, o)) for k, o in settings.items() for p, proto in (("tcp", TCP), ("rc3", RC3))]
+
+
+def analyze_table1(runs: Runs, ctx: Context) -> str:
+    rows = [
+        ("Internet-2 (default)", "tcp-internet2", "rc3-internet2", TABLE1["Internet-2 (default)"]),
+        ("Abilene (topohub topozoo/Abilene)", "tcp-abilene", "rc3-abilene", None),
+        ("Telstra (topohub caida/2024-08/1221)", "tcp-telstra", "rc3-telstra", TABLE1["Telstra"]),
+        ("Link heterogeneity", "tcp-heterogeneous", "rc3-heterogeneous", TABLE1["Link heterogeneity"]),
+    ]
+    unavailable = md_table(["paper row", "paper: % over flows", "paper: % over bytes", "fctlab"], [
+        ["RedClara", "42.78", "77.16", "not reproduced: the paper's RedClara graph is not public, and topohub's "
+         "CAIDA graph of AS27750 is a geolocation artifact (a star), not the network"],
+        ["ESNet", "33.91", "79.58", "not reproduced: same reason (AS293)"],
+        ["2000 workload", "13.83", "66.73", "not reproduced: the 2000 flow-size distribution is not public"],
+    ])
+    return (
+        "Other topologies at 30% load, scaled as the paper did to a 40 ms mean RTT (counting 1 ms access "
+        "links) with 1 Gb/s access links as the bottleneck and 10 Gb/s cores, 5 MB buffers. Abilene (the "
+        "real Internet2 backbone, 11 PoPs) stands in for a second research network, Telstra (topohub's CAIDA "
+        "graph of AS1221, 60 routers) for the paper's Telstra topology; Telstra runs 2 hosts per router "
+        "(120 hosts), the others 10. Link heterogeneity draws each Internet-2 core link's rate uniformly in "
+        "[500 Mb/s, 2 Gb/s] (per seed), as the paper did.\n\n"
+        + _two_way_table(runs, rows)
+        + "\n\nRows of the paper's Table 1 that cannot be reproduced here:\n\n" + unavailable
+    )
+
+
+# ---------------------------------------------------------------------------------------------
+# Fig. 11: random loss.
+
+LOSS_RATES = [0.0, 0.0002, 0.0004, 0.0006, 0.0008, 0.001]
+
+
+def _points_loss() -> list[tuple[str, dict[str, Any]]]:
+    return [(f"{p}-loss{r * 100:.2f}", _with(proto, {"loss": [{"link": "hosts", "p": r}]} if r else proto))
+            for r in LOSS_RATES for p, proto in (("tcp", TCP), ("rc3", RC3))]
+
+
+def analyze_loss(runs: Runs, ctx: Context) -> str:
+    pyplot = plt()
+    rows, series = [], {"tcp": ([], []), "rc3": ([], [])}
+    for r in LOSS_RATES:
+        tag = f"loss{r * 100:.2f}"
+        res = _pair_rows(runs, f"tcp-{tag}", f"rc3-{tag}")
+        rows.append([f"{r * 100:.2f}%", pm(res["a_f"], ".3f"), pm(res["b_f"], ".3f"), pm(res["red_f"]),
+                     pm(res["a_b"], ".3f"), pm(res["b_b"], ".3f"), pm(res["red_b"])])
+        for p, k in (("tcp", "a_f"), ("rc3", "b_f")):
+            series[p][0].append(r * 100)
+            series[p][1].append(mean_std(res[k])[0])
+    fig, ax = pyplot.subplots(figsize=(6, 3.5))
+    for p, (x, y) in series.items():
+        ax.plot(x, y, "o-", label=p.upper())
+    ax.set_xlabel("random loss rate (% of packets)")
+    ax.set_ylabel("mean FCT over flows (s)")
+    ax.legend()
+    fig.tight_layout()
+    fig.savefig(ctx.out / "fig11.png", dpi=120)
+    return (
+        "Internet-2 at 30% load with random loss on every host uplink, so each packet is lost with the given "
+        "probability once on its path. The paper gives Fig. 11 as a plot without numbers: loss penalizes TCP "
+        "strongly and RC3 much less (each packet has two chances, and low-priority losses do not slow the "
+        "sender), so RC3's gain grows with the loss rate.\n\n"
+        + md_table(["loss", "TCP over flows (s)", "RC3 over flows (s)", "% reduction", "TCP over bytes (s)",
+                    "RC3 over bytes (s)", "% reduction"], rows)
+        + "\n\n![Fig. 11](fig11.png)"
+    )
+
+
+# ---------------------------------------------------------------------------------------------
+# Fig. 12: priority levels (RTT x BW = 500 KB).
+
+FIG12 = {"tcp": (0.167, 0.691), "rc3-1": (0.126, 0.496, 24.55, 28.22), "rc3-3": (0.110, 0.442, 33.98, 36.05),
+         "rc3-4": (0.112, 0.434, 32.94, 37.19)}
+
+
+def _points_levels() -> list[tuple[str, dict[str, Any]]]:
+    base = _points_rttbw()
+    tcp = next(o for n, o in base if n == "tcp-100Mbps-40ms")
+    rc3 = next(o for n, o in base if n == "rc3-100Mbps-40ms")
+    return [("tcp", tcp), ("rc3-1", {**rc3, "transport.rc3_buckets": []}), ("rc3-3", rc3),
+            ("rc3-4", {**rc3, "transport.rc3_buckets": [10, 100, 1000, 10000]})]
+
+
+def analyze_levels(runs: Runs, ctx: Context) -> str:
+    rows = []
+    for name, label in (("rc3-1", "1 RC3 priority level"), ("rc3-3", "3 levels (40, 400, 4000)"),
+                        ("rc3-4", "4 levels (10, 100, 1000, 10000)")):
+        r = _pair_rows(runs, "tcp", name)
+        p = FIG12[name]
+        rows.append([label, f"{p[0]:.3f}", pm(r["b_f"], ".3f"), f"{p[2]:.2f}", pm(r["red_f"]),
+                     f"{p[1]:.3f}", pm(r["b_b"], ".3f"), f"{p[3]:.2f}", pm(r["red_b"])])
+    base = _pair_rows(runs, "tcp", "rc3-3")
+    head = (f"Regular TCP: paper {FIG12['tcp'][0]:.3f} s over flows and {FIG12['tcp'][1]:.3f} s over bytes; "
+            f"fctlab {pm(base['a_f'], '.3f')} s and {pm(base['a_b'], '.3f')} s.\n\n")
+    return (
+        "Internet-2 at 100 Mb/s x 40 ms (RTT x BW = 500 KB), 30% load; RC3 with one low-priority level "
+        "(everything at P1), the default buckets (40, 400, 4000: P1..P4; the paper calls these 3 levels) and "
+        "(10, 100, 1000, 10000). The paper: several levels beat one, and the two bucketings differ "
+        "little.\n\n" + head
+        + md_table(["RC3 setting", "paper FCT flows (s)", "fctlab", "paper % flows", "fctlab %",
+                    "paper FCT bytes (s)", "fctlab", "paper % bytes", "fctlab %"], rows)
+    )
+
+
+# ---------------------------------------------------------------------------------------------
+# Application pacing (video).
+
+VIDEO = {"app": {"kind": "scheduled", "initial": "1.5MB", "chunk": "64KiB", "interval": "100ms"}}
+
+
+def _points_pacing() -> list[tuple[str, dict[str, Any]]]:
+    background = {"kind": "poisson", "load": 0.3, "sizes": {"kind": "cdf", "name": "rc3-internet"}}
+    video = {"kind": "poisson", "rate": 4.0, "label": "video", "transport": "video",
+             "sizes": {"kind": "fixed", "size": 1_500_000 + 50 * 65536}}
+    return [(p, _with(proto, {"transports.video": VIDEO, "workload": [background, video]}))
+            for p, proto in (("tcp", TCP), ("rc3", RC3))]
+
+
+def analyze_pacing(runs: Runs, ctx: Context) -> str:
+    res: dict[str, dict[str, list[float]]] = {"tcp": {"buf": [], "all": [], "bg": []}, "rc3": {"buf": [], "all": [], "bg": []}}
+    n = 0
+    for p in res:
+        for s in runs.seeds:
+            f = runs.sample(p, s)
+            v = f.filter(pl.col("workload") == "video")
+            n = max(n, v.height)
+            res[p]["buf"].append(float(v["first_write_s"].mean()))
+            res[p]["all"].append(float(v["fct_s"].mean()))
+            res[p]["bg"].append(mean_fct(f.filter(pl.col("workload") != "video"))[0])
+    red_buf = [reduction(a, b) for a, b in zip(res["tcp"]["buf"], res["rc3"]["buf"])]
+    red_all = [reduction(a, b) for a, b in zip(res["tcp"]["all"], res["rc3"]["all"])]
+    rows = [
+        ["buffering phase (first 1.5 MB), s", pm(res["tcp"]["buf"], ".3f"), pm(res["rc3"]["buf"], ".3f"),
+         pm(red_buf), "slightly over 70"],
+        ["whole video (1.5 MB + 50 x 64 KiB), s", pm(res["tcp"]["all"], ".3f"), pm(res["rc3"]["all"], ".3f"),
+         pm(red_all), "about 0 (paced by the 64 KB writes)"],
+    ]
+    return (
+        "Video transfers (1.5 MB at once, then 64 KiB every 100 ms, 50 chunks) arriving as a Poisson "
+        "process of 4 per second among the Internet-2 background traffic at 30% load; every flow of a run "
+        f"uses the same protocol. About {n} measured videos per seed.\n\n"
+        + md_table(["metric", "TCP", "RC3", "fctlab % reduction", "paper % reduction"], rows)
+    )
+
+
+# ---------------------------------------------------------------------------------------------
+# RC3 with TCP; partial WQoS deployment.
+
+
+def _points_mixed() -> list[tuple[str, dict[str, Any]]]:
+    rc3_hosts = {"transports.rc3": {"protocol": "rc3"}, "host_transport": [{"transport": "rc3", "fraction": 0.5}],
+                 "transports.tcp": {"protocol": "tcp"}}
+    return [("tcp", TCP), ("rc3", RC3), ("mixed", {**rc3_hosts, "transport.protocol": "tcp"})]
+
+
+def analyze_mixed(runs: Runs, ctx: Context) -> str:
+    rows = []
+    for s in runs.seeds:
+        mixed = runs.sample("mixed", s)
+        rows.append({
+            "tcp_alone": mean_fct(runs.sample("tcp", s))[0],
+            "rc3_alone": mean_fct(runs.sample("rc3", s))[0],
+            "tcp_mixed": mean_fct(mixed.filter(pl.col("protocol") != "rc3"))[0],
+            "rc3_mixed": mean_fct(mixed.filter(pl.col("protocol") == "rc3"))[0],
+        })
+    col = {k: [r[k] for r in rows] for k in rows[0]}
+    table = md_table(["flows", "all hosts TCP (s)", "half the hosts RC3 (s)", "all hosts RC3 (s)"], [
+        ["from TCP hosts", pm(col["tcp_alone"], ".3f"), pm(col["tcp_mixed"], ".3f"), "-"],
+        ["from RC3 hosts", "-", pm(col["rc3_mixed"], ".3f"), pm(col["rc3_alone"], ".3f")],
+    ])
+    return (
+        "Half of the hosts at every Internet-2 router run RC3, the other half TCP (chosen by the seed), at 30% "
+        "load; mean FCT over flows. The paper (no numbers in the text): with the mix, both the RC3 and the TCP "
+        "flows finish faster than when every host runs TCP - RC3 flows get out of the way.\n\n" + table
+    )
+
+
+def _points_partial() -> list[tuple[str, dict[str, Any]]]:
+    return [("tcp", TCP), ("rc3", RC3), ("rc3-20", {**RC3, "queues.routers_without_priorities": 0.2}),
+            ("rc3-50", {**RC3, "queues.routers_without_priorities": 0.5})]
+
+
+def analyze_partial(runs: Runs, ctx: Context) -> str:
+    overall = []
+    for name, label in (("rc3", "every router"), ("rc3-20", "80% of routers"), ("rc3-50", "50% of routers")):
+        r = _pair_rows(runs, "tcp", name)
+        overall.append([label, pm(r["red_f"]), pm(r["red_b"])])
+    per = {n: _size_table(_per_size(runs, "tcp", n)) for n in ("rc3", "rc3-20", "rc3-50")}
+    sizes = per["rc3"][0]
+    rows = [[f"{s // SEG}"] + [f"{per[n][1][i]:.1f}" for n in ("rc3", "rc3-20", "rc3-50")] for i, s in enumerate(sizes)]
+    return (
+        "Internet-2 at 30% load, RC3 when a fraction of the routers (chosen by the seed) ignore priorities and "
+        "forward low-priority packets as normal traffic through a drop-tail FIFO of the same 5 MB. The paper "
+        "(sec. 6, no table): with 20% of routers without priorities FCTs still improve for all flows; with 50%, "
+        "small flows lose 6-7%, medium flows gain around 36%, large flows 70-76%.\n\n"
+        + md_table(["routers with priorities", "% reduction over flows", "% reduction over bytes"], overall)
+        + "\n\nReduction per flow size (%):\n\n"
+        + md_table(["segments", "every router", "80%", "50%"], rows)
+    )
+
+
+# ---------------------------------------------------------------------------------------------
+# Fig. 14(a): larger initial windows; Fig. 14(b): traditional QoS.
+
+
+def _points_iw() -> list[tuple[str, dict[str, Any]]]:
+    return [("tcp-iw4", TCP), ("tcp-iw10", {**TCP, "transport.iw": 10}), ("tcp-iw50", {**TCP, "transport.iw": 50}),
+            ("rc3", RC3)]
+
+
+def analyze_iw(runs: Runs, ctx: Context) -> str:
+    overall = []
+    paper = {"tcp-iw10": "13", "tcp-iw50": "24", "rc3": "44"}
+    for name, label in (("tcp-iw10", "TCP IW 10"), ("tcp-iw50", "TCP IW 50"), ("rc3", "RC3 (IW 4)")):
+        r = _pair_rows(runs, "tcp-iw4", name)
+        overall.append([label, paper[name], pm(r["red_f"]), pm(r["red_b"])])
+    per = {n: _size_table(_per_size(runs, "tcp-iw4", n)) for n in ("tcp-iw10", "tcp-iw50", "rc3")}
+    sizes = per["rc3"][0]
+    rows = [[f"{s // SEG}"] + [f"{per[n][1][i]:.1f}" for n in ("tcp-iw10", "tcp-iw50", "rc3")] for i, s in enumerate(sizes)]
+    return (
+        "Internet-2 at 30% load: TCP with initial windows of 10 and 50 segments against the IW 4 baseline, "
+        "beside RC3. The paper: averaged over flows RC3 gains 44%, IW 10 13% and IW 50 24%; larger initial "
+        "windows penalize flows of <= 4 segments (more queueing), RC3 never makes a flow slower.\n\n"
+        + md_table(["against TCP IW 4", "paper % over flows", "fctlab % over flows", "fctlab % over bytes"], overall)
+        + "\n\nReduction per flow size (%):\n\n" + md_table(["segments", "IW 10", "IW 50", "RC3"], rows)
+    )
+
+
+def _points_qos() -> list[tuple[str, dict[str, Any]]]:
+    crit = [{"transport": "critical", "fraction": 0.1}]
+    return [
+        ("baseline", {**TCP, "transports.critical": {"protocol": "tcp"}, "workload.0.mix": crit}),
+        ("qos", {"transport.protocol": "tcp", "transport.priority": 1,
+                 "transports.critical": {"protocol": "tcp", "priority": 0}, "workload.0.mix": crit}),
+        ("rc3-critical", {"transport.protocol": "tcp", "transports.critical": {"protocol": "rc3"},
+                          "workload.0.mix": crit}),
+    ]
+
+
+def analyze_qos(runs: Runs, ctx: Context) -> str:
+    vals: dict[str, dict[str, list[float]]] = {n: {"crit": [], "rest": []} for n in ("baseline", "qos", "rc3-critical")}
+    for n in vals:
+        for s in runs.seeds:
+            f = runs.sample(n, s)
+            vals[n]["crit"].append(mean_fct(f.filter(pl.col("protocol") == "critical"))[0])
+            vals[n]["rest"].append(mean_fct(f.filter(pl.col("protocol") != "critical"))[0])
+    pen = {n: [reduction(a, b) for a, b in zip(vals["baseline"]["rest"], vals[n]["rest"])] for n in ("qos", "rc3-critical")}
+    rows = [
+        ["critical flows: mean FCT (s)", "0.126", pm(vals["baseline"]["crit"], ".3f"), "0.119",
+         pm(vals["qos"]["crit"], ".3f"), "0.078", pm(vals["rc3-critical"]["crit"], ".3f")],
+        ["other flows: % reduction from baseline", "-", "-", "< -2 (penalty)", pm(pen["qos"]), "< 1 (gain)",
+         pm(pen["rc3-critical"])],
+    ]
+    return (
+        "Internet-2 at 30% load; 10% of the flows (drawn per flow by the seed, the same flows in every "
+        "configuration) are critical. Baseline: every flow TCP at priority 0. QoS: critical flows TCP at "
+        "priority 0, all others at priority 1, in strict-priority routers. RC3: critical flows use RC3, "
+        "the others TCP at priority 0.\n\n"
+        + md_table(["", "paper: baseline", "fctlab", "paper: QoS", "fctlab", "paper: RC3", "fctlab"], rows)
+    )
+
+
+# ---------------------------------------------------------------------------------------------
+# Datacenter (sec. 6).
+
+
+def _points_dc() -> list[tuple[str, dict[str, Any]]]:
+    dc = {"topology": {"kind": "fat_tree", "k": 4, "rate": "100Gbps", "delay": "10us"}, "routing.ecmp": True,
+          "duration": "0.1s", "measure_from": "0.04s", "transport.min_rto": "10ms"}
+    return [("tcp", {**TCP, **dc, "queues.router": {"kind": "droptail", "limit": "1.5MB"}}),
+            ("rc3", {**RC3, **dc, "queues.router": {"kind": "prio", "limit": "1.5MB"}})]
+
+
+def analyze_dc(runs: Runs, ctx: Context) -> str:
+    r = _pair_rows(runs, "tcp", "rc3")
+    rtt = _mean_rtt(runs, "tcp") * 1e6
+    return (
+        "A k = 4 fat tree (16 hosts, 20 switches) with 100 Gb/s links of 10 us, ECMP, 1.5 MB buffers "
+        f"(about RTT x BW: mean path RTT {rtt:.0f} us), the rc3-internet flow sizes at 30% of every host link, "
+        "TCP NewReno IW 4 with a 10 ms minimum RTO. The paper (sec. 6) reports 45% over flows and 66% over "
+        "bytes for its (unspecified) 100 Gb/s fat tree.\n\n"
+        + md_table(["", "TCP (s)", "RC3 (s)", "fctlab % reduction", "paper % reduction"], [
+            ["over flows", pm(r["a_f"], ".5f"), pm(r["b_f"], ".5f"), pm(r["red_f"]), "45"],
+            ["over bytes", pm(r["a_b"], ".5f"), pm(r["b_b"], ".5f"), pm(r["red_b"]), "66"]])
+    )
+
+
+# ---------------------------------------------------------------------------------------------
+# Fig. 15 (simulated side): single flows at 20 ms x 10 Gb/s and 20 ms x 1 Gb/s.
+
+FIG15_SIZES = [1, 2, 5, 10, 20, 50, 100, 200, 500, 1000, 2000]
+
+
+def _points_single() -> list[tuple[str, dict[str, Any]]]:
+    flows = [{"src": "l0", "dst": "r0", "start": 2 * i, "size": n * SEG} for i, n in enumerate(FIG15_SIZES)]
+    pts = []
+    for bw in ("10Gbps", "1Gbps"):
+        topo = {"kind": "dumbbell", "hosts_per_side": 1, "bottleneck_rate": bw, "bottleneck_delay": "10ms",
+                "access_rate": bw, "access_delay": "0s"}
+        for p in ("tcp", "rc3"):
+            pts.append((f"{p}-{bw}", {"topology": topo, "transport.protocol": p, "transport.iw": 10,
+                                      "duration": f"{2 * len(FIG15_SIZES)}s", "measure_from": "0s",
+                                      "queues.router": {"kind": "prio", "limit": "50MB"},
+                                      "workload": [{"kind": "flows", "flows": flows}]}))
+    return pts
+
+
+def analyze_single(runs: Runs, ctx: Context) -> str:
+    pyplot = plt()
+    parts = []
+    fig, axes = pyplot.subplots(1, 2, figsize=(9, 3.5))
+    for ax, bw in zip(axes, ("10Gbps", "1Gbps")):
+        t = runs.flows(f"tcp-{bw}", runs.seeds[0]).sort("id")
+        r = runs.flows(f"rc3-{bw}", runs.seeds[0]).sort("id")
+        rows = [[n, f"{a * 1e3:.2f}", f"{b * 1e3:.2f}", f"{reduction(a, b):.1f}"]
+                for n, a, b in zip(FIG15_SIZES, t["fct_s"].to_list(), r["fct_s"].to_list())]
+        parts.append(f"### 20 ms x {bw}\n\n" + md_table(["segments", "TCP FCT (ms)", "RC3 FCT (ms)", "% reduction"], rows))
+        ax.plot(FIG15_SIZES, t["fct_s"].to_list(), "o-", label="TCP (IW 10)")
+        ax.plot(FIG15_SIZES, r["fct_s"].to_list(), "s-", label="RC3")
+        ax.set_xscale("log")
+        ax.set_title(f"20 ms x {bw}")
+        ax.set_xlabel("flow size (segments)")
+        ax.set_ylabel("FCT (s)")
+        ax.legend()
+    fig.tight_layout()
+    fig.savefig(ctx.out / "fig15.png", dpi=120)
+    return (
+        "One flow at a time on an idle path of 20 ms RTT at 10 Gb/s and at 1 Gb/s, IW 10, an ACK per segment, "
+        "FCT including the handshake. The paper plots its NS-3 and Linux values (Fig. 15) without numbers in "
+        "the text, so only the shape can be compared: RC3 well below TCP from 10 segments up, by several round "
+        "trips for the largest flows at 10 Gb/s; at 1 Gb/s the serialization of large flows narrows the gap. "
+        "(Linux's delayed-ACK behaviour, which made its TCP slower than the simulation in the paper, is not "
+        "modelled here.)\n\n" + "\n\n".join(parts) + "\n\n![Fig. 15](fig15.png)"
+    )
+
+
+# ---------------------------------------------------------------------------------------------
+# Figs. 16 / 17: strict priority at a host NIC and at a router.
+
+
+def _points_priority() -> list[tuple[str, dict[str, Any]]]:
+    def graph(senders: int) -> dict[str, Any]:
+        nodes = [{"name": f"s{i}", "kind": "host"} for i in range(senders)] + [
+            {"name": "sw", "kind": "router"}, {"name": "d0", "kind": "host"}, {"name": "d1", "kind": "host"}]
+        links = [{"a": f"s{i}", "b": "sw", "rate": "1Gbps", "delay": "1ms"} for i in range(senders)]
+        links += [{"a": "sw", "b": "d0", "rate": "10Gbps", "delay": "1ms", "name": "to_d0"},
+                  {"a": "sw", "b": "d1", "rate": "10Gbps", "delay": "1ms", "name": "to_d1"}]
+        if senders == 2:
+            # Through a router: both senders reach the switch at 10 Gb/s, a 1 Gb/s link leaves it.
+            links = [{"a": f"s{i}", "b": "sw", "rate": "10Gbps", "delay": "1ms"} for i in range(2)]
+            nodes = nodes + [{"name": "sw2", "kind": "router"}]
+            links += [{"a": "sw", "b": "sw2", "rate": "1Gbps", "delay": "1ms", "name": "shared"},
+                      {"a": "sw2", "b": "d0", "rate": "10Gbps", "delay": "1ms", "name": "to_d0"},
+                      {"a": "sw2", "b": "d1", "rate": "10Gbps", "delay": "1ms", "name": "to_d1"}]
+        return {"kind": "graph", "nodes": nodes, "links": links}
+
+    pts = []
+    for where, senders in (("nic", 1), ("router", 2)):
+        for order in ("high-first", "low-first"):
+            src_hi, src_lo = ("s0", "s0") if senders == 1 else ("s0", "s1")
+            first, second = ((src_hi, "d0", "hi"), (src_lo, "d1", "lo")) if order == "high-first" else \
+                ((src_lo, "d1", "lo"), (src_hi, "d0", "hi"))
+            flows = [
+                {"kind": "long_lived", "transport": first[2], "label": first[2],
+                 "flows": [{"src": first[0], "dst": first[1], "start": "0s", "stop": "3s"}]},
+                {"kind": "long_lived", "transport": second[2], "label": second[2],
+                 "flows": [{"src": second[0], "dst": second[1], "start": "1s", "stop": "2s"}]},
+            ]
+            pts.append((f"{where}-{order}", {
+                "topology": graph(senders), "duration": "3s", "measure_from": "0s", "transport.protocol": "tcp",
+                "transport.iw": 10, "transports.hi": {"priority": 0}, "transports.lo": {"priority": 1},
+                "queues.router": {"kind": "prio", "limit": "2MB"}, "queues.host": {"kind": "prio"},
+                "workload": flows, "output.series": {"interval": "20ms", "links": ["to_d0", "to_d1"]},
+            }))
+    return pts
+
+
+def analyze_priority(runs: Runs, ctx: Context) -> str:
+    pyplot = plt()
+    fig, axes = pyplot.subplots(2, 2, figsize=(9, 6), sharex=True)
+    rows = []
+    for ax, name in zip(axes.flat, ("nic-high-first", "nic-low-first", "router-high-first", "router-low-first")):
+        s = runs.series(name, runs.seeds[0]).filter(pl.col("metric") == "throughput_bps")
+        for link, label in (("to_d0", "high priority"), ("to_d1", "low priority")):
+            d = s.filter(pl.col("target") == link)
+            ax.plot(d["time_s"].to_list(), (d["value"] / 1e6).to_list(), label=label)
+            mid = d.filter((pl.col("time_s") > 1.2) & (pl.col("time_s") <= 1.9))["value"].mean()
+            after = d.filter((pl.col("time_s") > 2.2) & (pl.col("time_s") <= 2.9))["value"].mean()
+            before = d.filter((pl.col("time_s") > 0.3) & (pl.col("time_s") <= 0.9))["value"].mean()
+            rows.append([name, label] + [f"{(x or 0) / 1e6:.0f}" for x in (before, mid, after)])
+        ax.set_title(name)
+        ax.set_ylabel("Mb/s")
+        ax.legend(fontsize=8)
+    for ax in axes[1]:
+        ax.set_xlabel("time (s)")
+    fig.tight_layout()
+    fig.savefig(ctx.out / "fig16-17.png", dpi=120)
+    return (
+        "Two TCP bulk flows, one at priority 0 and one at priority 1, sharing a 1 Gb/s bottleneck: the sender's "
+        "NIC (Fig. 16: one host sends both) or a router's output port (Fig. 17: two hosts). One flow runs from "
+        "0 to 3 s, the other from 1 to 2 s, in both orders. Expected (the paper's Linux and switch tests): the "
+        "high-priority flow takes the link at once and gives it back when it ends. Mean throughput (Mb/s) "
+        "before, during and after the overlap:\n\n"
+        + md_table(["setup", "flow", "0.3-0.9 s", "1.2-1.9 s", "2.2-2.9 s"], rows)
+        + "\n\n![Figs. 16 and 17](fig16-17.png)"
+    )
+
+
 def experiments() -> list[Experiment]:
     """The RC3 paper's simulation experiments, in paper order."""
     loads = [(f"{p}-{load}", _with(proto, {"workload.0.load": load / 100})) for load in (10, 30, 50)
@@ -218,5 +699,29 @@ def experiments() -> list[Experiment]:
     return [
         Experiment("fig4-model", "RC3 paper Fig. 4: the performance model", "internet2.toml", [], 1, analyze_fig4),
         Experiment("internet2-load", "RC3 paper Figs. 7, 8, 10, 13: Internet-2 at 10, 30 and 50% load",
-                   "internet2.toml", loads, 10, analyze_load, quick_seeds=1, quick=QUICK),
+                   "internet2.toml", loads, 10, analyze_load, quick=QUICK),
+        Experiment("fig9-rttbw", "RC3 paper Fig. 9: RTT x BW", "internet2.toml", _points_rttbw(), 3, analyze_rttbw,
+                   quick=QUICK),
+        Experiment("table1-robustness", "RC3 paper Table 1: other topologies and link heterogeneity",
+                   "internet2.toml", _points_table1(), 3, analyze_table1, quick=QUICK),
+        Experiment("fig11-loss", "RC3 paper Fig. 11: random loss", "internet2.toml", _points_loss(), 3, analyze_loss,
+                   quick=QUICK),
+        Experiment("fig12-priorities", "RC3 paper Fig. 12: number of priority levels", "internet2.toml",
+                   _points_levels(), 3, analyze_levels, quick=QUICK),
+        Experiment("pacing", "RC3 paper sec. 5.1.2: application pacing (video)", "internet2.toml", _points_pacing(), 3,
+                   analyze_pacing, quick={"duration": "2s", "measure_from": "0.5s"}),
+        Experiment("rc3-with-tcp", "RC3 paper sec. 5.1.3: RC3 hosts beside TCP hosts", "internet2.toml",
+                   _points_mixed(), 3, analyze_mixed, quick=QUICK),
+        Experiment("partial-wqos", "RC3 paper sec. 6: partial deployment of priorities", "internet2.toml",
+                   _points_partial(), 3, analyze_partial, quick=QUICK),
+        Experiment("fig14a-iw", "RC3 paper Fig. 14(a): larger initial windows", "internet2.toml", _points_iw(), 3,
+                   analyze_iw, quick=QUICK),
+        Experiment("fig14b-qos", "RC3 paper Fig. 14(b): traditional QoS for 10% critical flows", "internet2.toml",
+                   _points_qos(), 3, analyze_qos, quick=QUICK),
+        Experiment("datacenter", "RC3 paper sec. 6: a 100 Gb/s fat tree", "internet2.toml", _points_dc(), 3,
+                   analyze_dc, quick={"duration": "0.03s", "measure_from": "0.01s"}),
+        Experiment("fig15-single-flows", "RC3 paper Fig. 15 (simulated side): single flows at 20 ms RTT",
+                   "internet2.toml", _points_single(), 1, analyze_single),
+        Experiment("fig16-17-priority", "RC3 paper Figs. 16 and 17: strict priority at a NIC and at a router",
+                   "internet2.toml", _points_priority(), 1, analyze_priority),
     ]

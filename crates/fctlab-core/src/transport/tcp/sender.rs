@@ -387,11 +387,18 @@ impl TcpSender {
         self.check_done();
     }
 
+    /// FlightSize (RFC 5681): data sent by the primary loop and not cumulatively acknowledged.
+    /// ssthresh halves this, as RFC 6675 sec. 5 (4.2) and ns-3.16 do (not `pipe`, which
+    /// excludes what is SACKed or lost and would halve the window a second time).
+    fn flight_size(&self) -> u64 {
+        (self.nxt.saturating_sub(self.board.una())) as u64 * self.cfg.mss as u64
+    }
+
     /// RFC 6675 sec. 5 steps (4.1)-(4.3): ssthresh and cwnd from the flight, RecoveryPoint =
     /// HighData, retransmit the first unacknowledged segment at once.
     fn enter_fast_recovery(&mut self, now: Time, out: &mut Vec<Packet>) {
         self.stats.fast_recoveries += 1;
-        let flight = self.board.pipe() as u64 * self.cfg.mss as u64;
+        let flight = self.flight_size();
         self.ctrl.on_congestion(&mut self.cc, now, flight);
         self.recovery = Recovery::Fast { point: self.nxt };
         let una = self.board.una();
@@ -410,7 +417,7 @@ impl TcpSender {
             State::SynSent => self.send_syn(now, out),
             State::Established => {
                 let end = self.nxt.max(self.board.sack_high());
-                let flight = self.board.pipe() as u64 * self.cfg.mss as u64;
+                let flight = self.flight_size();
                 self.ctrl.on_timeout(&mut self.cc, now, flight);
                 self.board.on_timeout(end);
                 self.recovery = Recovery::Loss { point: self.nxt };
