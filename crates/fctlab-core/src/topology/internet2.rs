@@ -75,6 +75,10 @@ pub struct Internet2Spec {
     /// If set, each core rate is drawn uniformly in [lo, hi] instead of taken from the table.
     #[serde(default)]
     pub core_rate_uniform: Option<[RateQ; 2]>,
+    /// If set, each table rate is multiplied by a factor drawn uniformly in [lo, hi]
+    /// (heterogeneity around the designed capacities).
+    #[serde(default)]
+    pub core_rate_factor_uniform: Option<[f64; 2]>,
     /// Hosts per router (default 10, >= 1).
     #[serde(default = "default_hosts_per_router")]
     pub hosts_per_router: u32,
@@ -121,9 +125,25 @@ impl Internet2Spec {
 
     /// The rate of each core link, in [`RC3_CORE_LINKS`] order, after drawing and scaling.
     fn core_rates(&self, seed: u64) -> SpecResult<Vec<Rate>> {
-        let base: Vec<f64> = match self.core_rate_uniform {
-            None => RC3_CORE_LINKS.iter().map(|&(_, _, mbps)| mbps as f64 * 1e6).collect(),
-            Some([RateQ(lo), RateQ(hi)]) => {
+        let base: Vec<f64> = match (self.core_rate_uniform, self.core_rate_factor_uniform) {
+            (Some(_), Some(_)) => {
+                return Err(SpecError::new(
+                    "core_rate_factor_uniform",
+                    "give core_rate_uniform (absolute rates) or core_rate_factor_uniform (factors), not both",
+                ))
+            }
+            (None, None) => RC3_CORE_LINKS.iter().map(|&(_, _, mbps)| mbps as f64 * 1e6).collect(),
+            (None, Some([lo, hi])) => {
+                if !(lo > 0.0 && lo <= hi && hi.is_finite()) {
+                    return Err(SpecError::new(
+                        "core_rate_factor_uniform",
+                        format!("expected [lo, hi] with 0 < lo <= hi, got [{lo}, {hi}]"),
+                    ));
+                }
+                let mut rng = Rng::stream(seed, "topology.core_rates");
+                RC3_CORE_LINKS.iter().map(|&(_, _, mbps)| mbps as f64 * 1e6 * (lo + rng.uniform() * (hi - lo))).collect()
+            }
+            (Some([RateQ(lo), RateQ(hi)]), None) => {
                 if lo > hi {
                     return Err(SpecError::new(
                         "core_rate_uniform",
@@ -265,6 +285,19 @@ mod tests {
     }
 
     #[test]
+    fn factor_heterogeneity_stays_within_the_factors_of_the_table() {
+        let t = build(r#"{"core_rate_factor_uniform": [0.5, 2.0]}"#, 4).unwrap();
+        let again = build(r#"{"core_rate_factor_uniform": [0.5, 2.0]}"#, 4).unwrap();
+        let core: Vec<_> = t.links.iter().filter(|l| l.delay == Time::from_ms(10)).collect();
+        assert_eq!(core.len(), 32);
+        for (l, (a, b, mbps)) in core.iter().step_by(2).zip(RC3_CORE_LINKS.iter()) {
+            let f = l.rate.bps() as f64 / (*mbps as f64 * 1e6);
+            assert!((0.5..=2.0).contains(&f), "link {a}-{b}: factor {f}");
+        }
+        assert!(t.links.iter().zip(&again.links).all(|(x, y)| x.rate == y.rate));
+    }
+
+    #[test]
     fn bad_parameters_name_field_and_value() {
         let e = build(r#"{"core_rate_scale": -2}"#, 1).unwrap_err();
         assert_eq!(e.field, "core_rate_scale");
@@ -272,6 +305,8 @@ mod tests {
         let e = build(r#"{"core_rate_uniform": ["10Gbps", "1Gbps"]}"#, 1).unwrap_err();
         assert_eq!(e.field, "core_rate_uniform");
         assert!(e.message.contains("10000000000bps"), "{e}");
+        let e = build(r#"{"core_rate_factor_uniform": [0, 2]}"#, 1).unwrap_err();
+        assert_eq!(e.field, "core_rate_factor_uniform");
         let e = build(r#"{"hosts_per_router": 0}"#, 1).unwrap_err();
         assert_eq!(e.field, "hosts_per_router");
     }
