@@ -8,15 +8,16 @@ use crate::error::{SpecError, SpecResult};
 use crate::metrics::{FlowRecord, SeriesRecorder};
 use crate::net::link::Link;
 use crate::net::link::{FifoSchedule, Port};
-use crate::qdisc::{Limit, Prio, Qdisc};
-use crate::quantity::{BytesQ, TimeQ};
+use crate::qdisc::{Limit, Prio, Qdisc, RcpParams, RcpQueue};
+use crate::quantity::{BytesQ, RateQ, TimeQ};
 use crate::rng::Rng;
 use crate::routing::{flow_hash, Routes};
 use crate::topology::{NodeKind, Topology, TopologySpec};
 use crate::transport::cc::CcKind;
 use crate::transport::rc3::Rc3Config;
 use crate::transport::tcp::TcpConfig;
-use crate::units::Time;
+use crate::transport::rcp::RcpConfig;
+use crate::units::{Rate, Time};
 use crate::workload::{self, WorkloadCtx, WorkloadEntry};
 use crate::world::{AppTemplate, FlowPlan, Profile, RunLimits, World};
 use serde::Deserialize;
@@ -123,6 +124,36 @@ pub enum QueueSpec {
         #[serde(default)]
         limit_packets: Option<u64>,
     },
+    /// RCP's router: a drop-tail FIFO that computes the fair rate (eq. 3.3) and stamps it.
+    Rcp {
+        /// Limit in bytes (wire size).
+        #[serde(default)]
+        limit: Option<BytesQ>,
+        /// Limit in packets.
+        #[serde(default)]
+        limit_packets: Option<u64>,
+        /// Gain on spare capacity (default 0.1).
+        #[serde(default)]
+        alpha: Option<f64>,
+        /// Gain on the queue (default 1.0).
+        #[serde(default)]
+        beta: Option<f64>,
+        /// Target utilization (default 1.0).
+        #[serde(default)]
+        eta: Option<f64>,
+        /// Longest control interval (default 10 ms).
+        #[serde(default)]
+        interval: Option<TimeQ>,
+        /// Initial rate as a fraction of the link rate (default 0.05).
+        #[serde(default)]
+        initial_rate: Option<f64>,
+        /// Initial average RTT d (default 0.2 s).
+        #[serde(default)]
+        initial_rtt: Option<TimeQ>,
+        /// Differential sharing: flows older than `threshold` bytes get `theta` x R.
+        #[serde(default)]
+        differential: Option<DifferentialSpec>,
+    },
     /// Strict priority over `bands` bands (default 8, band 0 highest) sharing one buffer,
     /// pushing out the lowest band's tail when a higher-priority packet finds it full.
     Prio {
@@ -150,8 +181,36 @@ impl QueueSpec {
 
     /// The port this spec describes; `ignore_priorities` turns a priority queue into a FIFO
     /// of the same buffer (a router without priority support).
-    fn build(&self, ignore_priorities: bool) -> SpecResult<Port> {
+    fn build(&self, ignore_priorities: bool, rate: Rate) -> SpecResult<Port> {
         match self {
+            QueueSpec::Rcp { limit, limit_packets, alpha, beta, eta, interval, initial_rate, initial_rtt, differential } => {
+                let d = RcpParams::default();
+                let p = RcpParams {
+                    alpha: alpha.unwrap_or(d.alpha),
+                    beta: beta.unwrap_or(d.beta),
+                    eta: eta.unwrap_or(d.eta),
+                    max_interval: interval.map_or(d.max_interval, |t| t.0),
+                    initial_fraction: initial_rate.unwrap_or(d.initial_fraction),
+                    initial_rtt: initial_rtt.map_or(d.initial_rtt, |t| t.0),
+                    differential: differential.as_ref().map(|s| (s.threshold.0, s.theta)),
+                    ..d
+                };
+                for (f, v, lo, hi) in [("alpha", p.alpha, 0.0, 10.0), ("beta", p.beta, 0.0, 10.0), ("eta", p.eta, 0.0, 1.0),
+                    ("initial_rate", p.initial_fraction, 0.0, 1.0)] {
+                    if !(v > lo && v <= hi) {
+                        return Err(SpecError::new(f, format!("expected {lo} < {f} <= {hi}, got {v}")));
+                    }
+                }
+                if let Some((_, theta)) = p.differential {
+                    if !(theta > 0.0 && theta < 1.0) {
+                        return Err(SpecError::new("differential.theta", format!("expected 0 < theta < 1, got {theta}")));
+                    }
+                }
+                if p.max_interval == Time::ZERO || p.initial_rtt == Time::ZERO {
+                    return Err(SpecError::new("interval", "expected interval and initial_rtt > 0, got 0"));
+                }
+                Ok(Port::Qdisc(Qdisc::Rcp(RcpQueue::new(rate, Self::limit(limit, limit_packets)?, p))))
+            }
             QueueSpec::Droptail { limit, limit_packets } => {
                 Ok(Port::Fifo(FifoSchedule::new(Self::limit(limit, limit_packets)?)))
             }
@@ -170,6 +229,16 @@ impl QueueSpec {
     }
 }
 
+/// RCP's differential bandwidth sharing (thesis sec. 3.6).
+#[derive(Clone, Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct DifferentialSpec {
+    /// Flows that sent more than this are "long".
+    pub threshold: BytesQ,
+    /// Long flows get theta x R, 0 < theta < 1.
+    pub theta: f64,
+}
+
 /// Transport protocols.
 #[derive(Copy, Clone, Debug, Default, PartialEq, Eq, Deserialize)]
 #[serde(rename_all = "lowercase")]
@@ -179,6 +248,8 @@ pub enum Protocol {
     Tcp,
     /// RC3: TCP plus the recursive low-priority loop.
     Rc3,
+    /// RCP: paced at the rate routers stamp (needs `rcp` queues on the path).
+    Rcp,
 }
 
 /// Delayed-ACK settings.
@@ -253,6 +324,9 @@ pub struct TransportSpec {
     /// RC3's low-priority buckets in segments from the tail (default [40, 400, 4000]: P1..P4).
     #[serde(default)]
     pub rc3_buckets: Option<Vec<u32>>,
+    /// RCP: send every flow at this rate and ignore feedback (the thesis's fixed-rate study).
+    #[serde(default)]
+    pub fixed_rate: Option<RateQ>,
     /// Application model (default bulk).
     #[serde(default, deserialize_with = "crate::spec_de::tagged_opt")]
     pub app: Option<AppSpec>,
@@ -264,7 +338,7 @@ impl TransportSpec {
         macro_rules! pick {
             ($($f:ident),*) => { TransportSpec { $($f: self.$f.clone().or_else(|| base.$f.clone()),)* } };
         }
-        let mut t = pick!(protocol, cc, iw, mss, header, ssthresh, rwnd, initial_rto, min_rto, max_rto, delayed_ack, priority, rc3_buckets, app);
+        let mut t = pick!(protocol, cc, iw, mss, header, ssthresh, rwnd, initial_rto, min_rto, max_rto, delayed_ack, priority, rc3_buckets, fixed_rate, app);
         if t.protocol != Some(Protocol::Rc3) && self.rc3_buckets.is_none() {
             t.rc3_buckets = None;
         }
@@ -332,6 +406,24 @@ impl TransportSpec {
             }
         } else if self.rc3_buckets.is_some() {
             return Err(SpecError::new("rc3_buckets", "only meaningful with protocol = \"rc3\""));
+        }
+        if protocol == Protocol::Rcp {
+            // The RCP header (rate, reverse rate, RTT, protocol: 12 bytes, thesis Fig. 6.2)
+            // travels on top of the TCP/IP headers unless `header` says otherwise.
+            let header = self.header.map_or(d.header + 12, |b| b.0 as u32);
+            let rx = TcpConfig { header, ..cfg };
+            let rcp = RcpConfig {
+                mss: cfg.mss,
+                header,
+                initial_rto: self.initial_rto.map_or(Time::from_ms(500), |t| t.0),
+                min_rto: cfg.min_rto,
+                fixed_rate: self.fixed_rate.map(|r| r.0),
+                default_rate: Rate::from_gbps(10),
+            };
+            return Ok(Profile::Rcp { cfg: rcp, rx, app });
+        }
+        if self.fixed_rate.is_some() {
+            return Err(SpecError::new("fixed_rate", "only meaningful with protocol = \"rcp\""));
         }
         Ok(Profile::Tcp { cfg, app })
     }
@@ -510,7 +602,7 @@ pub fn build_spec(spec: &ScenarioSpec, base_dir: &Path) -> SpecResult<(World, Ru
             None if from_host => (&host_q, "queues.host".to_string()),
             None => (&router_q, "queues.router".to_string()),
         };
-        let qd = q.build(plain_router[ld.from]).map_err(|e| e.within(&field))?;
+        let qd = q.build(plain_router[ld.from], ld.rate).map_err(|e| e.within(&field))?;
         links.push(Link::new(ld.from as u32, ld.to as u32, ld.rate, ld.delay, qd));
     }
     // Transport profiles: the default, then the named ones.
@@ -656,12 +748,16 @@ pub fn build_spec(spec: &ScenarioSpec, base_dir: &Path) -> SpecResult<(World, Ru
         let rev = routes.path(a.dst, a.src, hash);
         let rtt_prop = fwd.iter().chain(rev.iter()).fold(Time::ZERO, |t, &l| t + topo.links[l as usize].delay);
         let bottleneck = fwd.iter().map(|&l| topo.links[l as usize].rate).min().unwrap_or_default();
-        let ideal = match (a.size, &profiles[profile]) {
-            (Some(size), Profile::Tcp { cfg, .. }) => {
-                let wire = size + size.div_ceil(cfg.mss as u64) * cfg.header as u64;
+        let (mss, header) = match &profiles[profile] {
+            Profile::Tcp { cfg, .. } => (cfg.mss, cfg.header),
+            Profile::Rcp { cfg, .. } => (cfg.mss, cfg.header),
+        };
+        let ideal = match a.size {
+            Some(size) => {
+                let wire = size + size.div_ceil(mss as u64) * header as u64;
                 Time(rtt_prop.0 + rtt_prop.0 / 2) + bottleneck.tx_time(wire)
             }
-            (None, _) => Time::ZERO,
+            None => Time::ZERO,
         };
         plans.push(FlowPlan { start: a.start, src: a.src, dst: a.dst, size: a.size, stop: a.stop, profile, workload: a.entry });
         records.push(FlowRecord {
@@ -706,8 +802,11 @@ pub fn build_spec(spec: &ScenarioSpec, base_dir: &Path) -> SpecResult<(World, Ru
             if d.segment == 0 || d.transmission == 0 {
                 return Err(SpecError::new(dfield, "expected segment >= 1 and transmission >= 1 (both count from 1)"));
             }
-            let Profile::Tcp { cfg, .. } = &profiles[plan.profile];
-            let seq = (d.segment - 1) * cfg.mss as u64;
+            let mss = match &profiles[plan.profile] {
+                Profile::Tcp { cfg, .. } => cfg.mss,
+                Profile::Rcp { cfg, .. } => cfg.mss,
+            };
+            let seq = (d.segment - 1) * mss as u64;
             for &id in &ids {
                 links[id].add_scripted_drop(d.flow, seq, d.transmission);
             }

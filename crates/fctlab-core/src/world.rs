@@ -12,6 +12,7 @@ use crate::routing::Routes;
 use crate::sched::{Event, Scheduler};
 use crate::transport::app::App;
 use crate::transport::endpoint::{Receiver, Sender};
+use crate::transport::rcp::{RcpConfig, RcpSender};
 use crate::transport::tcp::{TcpConfig, TcpReceiver, TcpSender};
 use crate::transport::{Endpoint, FlowAddr};
 use crate::units::Time;
@@ -21,6 +22,8 @@ use crate::units::Time;
 pub enum Profile {
     /// TCP with this configuration; `app` overrides the bulk application if set.
     Tcp { cfg: TcpConfig, app: Option<AppTemplate> },
+    /// RCP hosts; `rx` configures the (TCP) receiver that echoes the rate.
+    Rcp { cfg: RcpConfig, rx: TcpConfig, app: Option<AppTemplate> },
 }
 
 impl Profile {
@@ -32,6 +35,10 @@ impl Profile {
                 let prio = if cfg.prio > 0 { format!("-p{}", cfg.prio) } else { String::new() };
                 format!("{name}-{:?}-iw{}{prio}", cfg.cc, cfg.iw).to_lowercase()
             }
+            Profile::Rcp { cfg, .. } => match cfg.fixed_rate {
+                Some(r) => format!("fixed-{}bps", r.bps()),
+                None => "rcp".to_string(),
+            },
         }
     }
 }
@@ -426,22 +433,25 @@ impl World {
                 dst: plan.dst as u32,
                 hash: crate::routing::flow_hash(f as u64, self.seed),
             };
-            let (sender, receiver) = match &self.profiles[plan.profile] {
-                Profile::Tcp { cfg, app } => {
-                    let app = match (plan.size, plan.stop, app) {
-                        (None, stop, _) => App::LongLived { stop: stop.unwrap_or(self.limits.duration) },
-                        (Some(size), _, None) => App::Bulk { size },
-                        (Some(size), _, Some(AppTemplate::Scheduled { initial, chunk, interval })) => {
-                            App::Scheduled { initial: *initial, chunk: *chunk, interval: *interval, total: size }
-                        }
-                    };
-                    let mut receiver = TcpReceiver::new(*cfg, addr, plan.size);
-                    if let App::Scheduled { initial, .. } = app {
-                        receiver.watch_first_write(initial);
-                    }
-                    (Sender::Tcp(TcpSender::new(*cfg, addr, app, plan.start)), Receiver::Tcp(receiver))
+            let template = match &self.profiles[plan.profile] {
+                Profile::Tcp { app, .. } | Profile::Rcp { app, .. } => *app,
+            };
+            let app = match (plan.size, plan.stop, template) {
+                (None, stop, _) => App::LongLived { stop: stop.unwrap_or(self.limits.duration) },
+                (Some(size), _, None) => App::Bulk { size },
+                (Some(size), _, Some(AppTemplate::Scheduled { initial, chunk, interval })) => {
+                    App::Scheduled { initial, chunk, interval, total: size }
                 }
             };
+            let (sender, rx_cfg) = match &self.profiles[plan.profile] {
+                Profile::Tcp { cfg, .. } => (Sender::Tcp(TcpSender::new(*cfg, addr, app, plan.start)), *cfg),
+                Profile::Rcp { cfg, rx, .. } => (Sender::Rcp(RcpSender::new(*cfg, addr, app, plan.start)), *rx),
+            };
+            let mut receiver = TcpReceiver::new(rx_cfg, addr, plan.size);
+            if let App::Scheduled { initial, .. } = app {
+                receiver.watch_first_write(initial);
+            }
+            let receiver = Receiver::Tcp(receiver);
             self.active[f] = Some(Box::new(Active { sender, receiver, armed: [None, None] }));
             self.open_flows += 1;
             let mut out = std::mem::take(&mut self.out);

@@ -43,6 +43,30 @@ pub enum CongestionHeader {
     /// Plain TCP: no header.
     #[default]
     None,
+    /// RCP, forward (SYN, data, probes): routers lower `rate` to their fair rate.
+    Rcp {
+        /// Rate the path allows so far, bit/s (`u64::MAX`: no limit yet).
+        rate: u64,
+        /// The sender's RTT estimate (zero: none yet); routers average it.
+        rtt: Time,
+        /// Bytes the flow has sent so far (for differential bandwidth sharing).
+        age: u64,
+    },
+    /// RCP, reverse: the receiver's echo of the rate the forward packet collected.
+    RcpFeedback {
+        /// Rate for the sender, bit/s.
+        rate: u64,
+    },
+}
+
+impl CongestionHeader {
+    /// What a receiver copies into its ACK for the header a forward packet carried.
+    pub fn feedback(self) -> CongestionHeader {
+        match self {
+            CongestionHeader::Rcp { rate, .. } => CongestionHeader::RcpFeedback { rate },
+            other => other,
+        }
+    }
 }
 
 /// A packet on the wire.

@@ -8,11 +8,13 @@
 
 pub mod droptail;
 pub mod prio;
+pub mod rcp;
 
 use crate::net::packet::Packet;
 use crate::units::Time;
 pub use droptail::DropTail;
 pub use prio::Prio;
+pub use rcp::{RcpParams, RcpQueue};
 
 /// A buffer limit: in bytes or in packets.
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
@@ -60,6 +62,8 @@ pub enum Qdisc {
     DropTail(DropTail),
     /// Strict priority bands sharing one buffer, with push-out.
     Prio(Prio),
+    /// RCP's fair-rate computing FIFO.
+    Rcp(RcpQueue),
 }
 
 macro_rules! each_qdisc {
@@ -67,6 +71,7 @@ macro_rules! each_qdisc {
         match $self {
             Qdisc::DropTail($q) => $body,
             Qdisc::Prio($q) => $body,
+            Qdisc::Rcp($q) => $body,
         }
     };
 }

@@ -1,5 +1,6 @@
 //! The endpoints a flow can have, as closed enums (static dispatch on the hot path).
 
+use super::rcp::RcpSender;
 use super::tcp::{TcpReceiver, TcpSender};
 use super::Endpoint;
 use crate::net::packet::Packet;
@@ -8,8 +9,10 @@ use crate::units::Time;
 /// The sending side of a flow.
 #[derive(Clone, Debug)]
 pub enum Sender {
-    /// TCP (NewReno or CUBIC, SACK).
+    /// TCP (NewReno or CUBIC, SACK), RC3 included.
     Tcp(TcpSender),
+    /// RCP: paced at the routers' fair rate.
+    Rcp(RcpSender),
 }
 
 /// The receiving side of a flow.
@@ -24,24 +27,28 @@ impl Sender {
     pub fn start(&mut self, now: Time, out: &mut Vec<Packet>) {
         match self {
             Sender::Tcp(s) => s.start(now, out),
+            Sender::Rcp(s) => s.start(now, out),
         }
     }
     /// Congestion window in bytes, where the protocol has one.
     pub fn cwnd(&self) -> Option<u64> {
         match self {
             Sender::Tcp(s) => Some(s.cwnd()),
+            Sender::Rcp(_) => None,
         }
     }
     /// True once the sender has nothing more to do.
     pub fn is_done(&self) -> bool {
         match self {
             Sender::Tcp(s) => s.is_done(),
+            Sender::Rcp(s) => s.is_done(),
         }
     }
     /// (retransmitted payload bytes, timeouts).
     pub fn loss_stats(&self) -> (u64, u64) {
         match self {
             Sender::Tcp(s) => (s.stats.retx_bytes, s.stats.timeouts),
+            Sender::Rcp(s) => (s.retx_bytes, s.timeouts),
         }
     }
 }
@@ -87,5 +94,5 @@ macro_rules! dispatch_endpoint {
     };
 }
 
-dispatch_endpoint!(Sender, Tcp);
+dispatch_endpoint!(Sender, Tcp, Rcp);
 dispatch_endpoint!(Receiver, Tcp);

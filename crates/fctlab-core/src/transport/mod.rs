@@ -5,6 +5,7 @@
 pub mod app;
 pub mod endpoint;
 pub mod rc3;
+pub mod rcp;
 pub mod cc;
 pub mod tcp;
 

@@ -4,7 +4,7 @@
 //! at the priority of the data that triggered it.
 
 use super::config::TcpConfig;
-use crate::net::packet::{Packet, PacketKind, SackBlocks};
+use crate::net::packet::{CongestionHeader, Packet, PacketKind, SackBlocks};
 use crate::transport::{Endpoint, FlowAddr};
 use crate::units::Time;
 
@@ -35,6 +35,8 @@ pub struct TcpReceiver {
     first_write: Option<u64>,
     /// When the first write was held in full.
     pub first_write_at: Option<Time>,
+    /// Congestion header of the last forward packet, echoed in ACKs (explicit feedback).
+    echo_cc: CongestionHeader,
 }
 
 impl TcpReceiver {
@@ -53,6 +55,7 @@ impl TcpReceiver {
             completed_at: None,
             first_write: None,
             first_write_at: None,
+            echo_cc: CongestionHeader::None,
         }
     }
 
@@ -138,6 +141,7 @@ impl TcpReceiver {
         p.wire = self.cfg.header;
         p.ts_echo = self.echo;
         p.prio = prio;
+        p.cc = self.echo_cc.feedback();
         out.push(p);
         self.unacked = 0;
         self.delack_at = None;
@@ -152,12 +156,15 @@ impl Endpoint for TcpReceiver {
                 p.wire = self.cfg.header;
                 p.ts_echo = pkt.ts;
                 p.prio = pkt.prio;
+                p.cc = pkt.cc.feedback();
                 out.push(p);
             }
             PacketKind::Data => {
+                self.echo_cc = pkt.cc;
                 let had_holes = !self.ooo.is_empty();
                 let in_order = pkt.seq <= self.rcv_nxt;
-                let new = self.insert(pkt.seq, pkt.seq + pkt.len as u64);
+                // An empty packet (an RCP probe) only asks for an ACK.
+                let new = pkt.len > 0 && self.insert(pkt.seq, pkt.seq + pkt.len as u64);
                 if in_order {
                     self.echo = pkt.ts;
                 } else if self.echo == Time::ZERO {

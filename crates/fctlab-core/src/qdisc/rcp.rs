@@ -1,0 +1,281 @@
+//! The RCP router (Dukkipati's thesis, ch. 3 and 6): a drop-tail FIFO that computes one fair
+//! rate R per control interval and stamps it into forward packets on their way out.
+//!
+//! Once per interval T = min(T_max, d) (eq. 3.3):
+//!
+//! ```text
+//!   R <- R (1 + (T/d) (alpha (eta C - y) - beta q / d) / (eta C))
+//! ```
+//! with y the bits that arrived for the link in the interval divided by T (dropped packets
+//! included), q the queue in bits, d the running average RTT, clamped to [floor, eta C]
+//! (to C/theta with differential sharing, sec. 3.6). The RTT average follows sec. 3.5: the
+//! data path averages the RTT fields of the interval's packets (eq. 3.6, d_T); the control path
+//! smooths d <- g d_T + (1 - g) d with g = T/d if d_T >= d, else g = (R/C)(T/d)(d_T/d).
+//! On departure, a forward RCP packet whose rate field is above R gets R (theta R for flows
+//! older than the threshold), so the receiver sees the path's smallest rate.
+
+use super::{Limit, QueueDiscipline};
+use crate::net::packet::{CongestionHeader, Packet};
+use crate::units::{Rate, Time};
+use std::collections::VecDeque;
+
+/// RCP router parameters (thesis values as defaults).
+#[derive(Copy, Clone, Debug, PartialEq)]
+pub struct RcpParams {
+    /// Gain on spare capacity (thesis: 0.1).
+    pub alpha: f64,
+    /// Gain on the standing queue (thesis: 1.0).
+    pub beta: f64,
+    /// Target utilization (thesis: 1, or 0.95 "for headroom").
+    pub eta: f64,
+    /// Longest control interval (thesis: 10 ms).
+    pub max_interval: Time,
+    /// Initial rate as a fraction of C (the ns-2 code: 0.05).
+    pub initial_fraction: f64,
+    /// Lowest rate, as a fraction of C.
+    pub floor_fraction: f64,
+    /// Initial average RTT (the ns-2 code: 0.2 s).
+    pub initial_rtt: Time,
+    /// Differential sharing (sec. 3.6): flows older than `threshold` bytes get `theta` R.
+    pub differential: Option<(u64, f64)>,
+}
+
+impl Default for RcpParams {
+    fn default() -> Self {
+        RcpParams {
+            alpha: 0.1,
+            beta: 1.0,
+            eta: 1.0,
+            max_interval: Time::from_ms(10),
+            initial_fraction: 0.05,
+            floor_fraction: 1e-5,
+            initial_rtt: Time::from_ms(200),
+            differential: None,
+        }
+    }
+}
+
+/// The RCP queue of one output port.
+#[derive(Debug)]
+pub struct RcpQueue {
+    q: VecDeque<Packet>,
+    bytes: u64,
+    limit: Limit,
+    capacity: f64,
+    p: RcpParams,
+    /// The fair rate R, bit/s.
+    rate: f64,
+    /// The smoothed average RTT d, s.
+    avg_rtt: f64,
+    arrived_bytes: u64,
+    rtt_sum: f64,
+    rtt_n: u64,
+    last_tick: Time,
+    /// (time, R) after every update, for tests and series.
+    pub history: Vec<(Time, f64)>,
+    keep_history: bool,
+}
+
+impl RcpQueue {
+    /// A queue for a link of `capacity`.
+    pub fn new(capacity: Rate, limit: Limit, p: RcpParams) -> RcpQueue {
+        let c = capacity.bps_f64();
+        RcpQueue {
+            q: VecDeque::new(),
+            bytes: 0,
+            limit,
+            capacity: c,
+            p,
+            rate: p.initial_fraction * c,
+            avg_rtt: p.initial_rtt.as_secs_f64(),
+            arrived_bytes: 0,
+            rtt_sum: 0.0,
+            rtt_n: 0,
+            last_tick: Time::ZERO,
+            history: Vec::new(),
+            keep_history: false,
+        }
+    }
+
+    /// Records R after every control interval (for tests and figures).
+    pub fn record_history(&mut self) {
+        self.keep_history = true;
+    }
+
+    /// The current fair rate R, bit/s.
+    pub fn fair_rate(&self) -> f64 {
+        self.rate
+    }
+
+    /// The current average RTT d, s.
+    pub fn avg_rtt(&self) -> f64 {
+        self.avg_rtt
+    }
+
+    /// The control interval T = min(T_max, d).
+    fn interval(&self) -> Time {
+        Time::from_secs_f64(self.avg_rtt).min(self.p.max_interval).max(Time::from_us(1))
+    }
+
+    fn ceiling(&self) -> f64 {
+        match self.p.differential {
+            Some((_, theta)) => self.capacity / theta,
+            None => self.p.eta * self.capacity,
+        }
+    }
+}
+
+impl QueueDiscipline for RcpQueue {
+    fn enqueue(&mut self, _now: Time, pkt: Packet, drops: &mut Vec<Packet>) {
+        self.arrived_bytes += pkt.wire as u64;
+        if let CongestionHeader::Rcp { rtt, .. } = pkt.cc {
+            if rtt > Time::ZERO {
+                self.rtt_sum += rtt.as_secs_f64();
+                self.rtt_n += 1;
+            }
+        }
+        if self.limit.fits(self.bytes, self.q.len(), pkt.wire) {
+            self.bytes += pkt.wire as u64;
+            self.q.push_back(pkt);
+        } else {
+            drops.push(pkt);
+        }
+    }
+
+    fn dequeue(&mut self, _now: Time) -> Option<Packet> {
+        let mut p = self.q.pop_front()?;
+        self.bytes -= p.wire as u64;
+        if let CongestionHeader::Rcp { rate, age, .. } = &mut p.cc {
+            let share = match self.p.differential {
+                Some((threshold, theta)) if *age > threshold => theta * self.rate,
+                _ => self.rate,
+            };
+            let share = share.min(self.capacity).max(1.0) as u64;
+            if *rate > share {
+                *rate = share;
+            }
+        }
+        Some(p)
+    }
+
+    fn bytes(&self) -> u64 {
+        self.bytes
+    }
+
+    fn packets(&self) -> usize {
+        self.q.len()
+    }
+
+    fn first_tick(&self) -> Option<Time> {
+        Some(self.interval())
+    }
+
+    fn tick(&mut self, now: Time) -> Option<Time> {
+        let t = (now - self.last_tick).as_secs_f64();
+        self.last_tick = now;
+        if t > 0.0 {
+            let d = self.avg_rtt;
+            let eta_c = self.p.eta * self.capacity;
+            let y = self.arrived_bytes as f64 * 8.0 / t;
+            let q = self.bytes as f64 * 8.0;
+            // Eq. 3.3.
+            let change = (t / d) * (self.p.alpha * (eta_c - y) - self.p.beta * q / d) / eta_c;
+            let floor = self.p.floor_fraction * self.capacity;
+            self.rate = (self.rate * (1.0 + change)).clamp(floor, self.ceiling());
+            // Sec. 3.5: smooth the interval's mean RTT into d (eq. 3.6 for the mean).
+            if self.rtt_n > 0 {
+                let dt = self.rtt_sum / self.rtt_n as f64;
+                let gain = if dt >= d { t / d } else { (self.rate / self.capacity) * (t / d) * (dt / d) };
+                let gain = gain.min(1.0);
+                self.avg_rtt = gain * dt + (1.0 - gain) * d;
+            }
+        }
+        self.arrived_bytes = 0;
+        self.rtt_sum = 0.0;
+        self.rtt_n = 0;
+        if self.keep_history {
+            self.history.push((now, self.rate));
+        }
+        Some(now + self.interval())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::qdisc::droptail::tests::pkt;
+
+    fn rcp_pkt(rate: u64, rtt_ms: u64) -> Packet {
+        let mut p = pkt(1000, 0);
+        p.cc = CongestionHeader::Rcp { rate, rtt: Time::from_ms(rtt_ms), age: 0 };
+        p
+    }
+
+    #[test]
+    fn departing_packets_carry_the_smaller_of_their_rate_and_r() {
+        let mut q = RcpQueue::new(Rate::from_mbps(100), Limit::Packets(10), RcpParams::default());
+        let mut d = Vec::new();
+        q.enqueue(Time::ZERO, rcp_pkt(u64::MAX, 10), &mut d);
+        q.enqueue(Time::ZERO, rcp_pkt(1_000, 10), &mut d);
+        let a = q.dequeue(Time::ZERO).unwrap();
+        let b = q.dequeue(Time::ZERO).unwrap();
+        assert_eq!(a.cc, CongestionHeader::Rcp { rate: 5_000_000, rtt: Time::from_ms(10), age: 0 });
+        assert_eq!(b.cc, CongestionHeader::Rcp { rate: 1_000, rtt: Time::from_ms(10), age: 0 }, "never raised");
+    }
+
+    #[test]
+    fn spare_capacity_raises_r_and_overload_lowers_it() {
+        let p = RcpParams { initial_rtt: Time::from_ms(100), ..RcpParams::default() };
+        let mut q = RcpQueue::new(Rate::from_mbps(100), Limit::Packets(1_000_000), p);
+        let mut now = Time::ZERO;
+        let mut d = Vec::new();
+        let r0 = q.fair_rate();
+        now = now + Time::from_ms(10);
+        q.tick(now);
+        assert!(q.fair_rate() > r0, "an idle link raises R");
+        // 200 Mb/s arriving on a 100 Mb/s link: R must fall.
+        let r1 = q.fair_rate();
+        for _ in 0..250 {
+            q.enqueue(now, rcp_pkt(u64::MAX, 100), &mut d);
+        }
+        now = now + Time::from_ms(10);
+        q.tick(now);
+        assert!(q.fair_rate() < r1);
+    }
+
+    #[test]
+    fn eq_3_3_one_step_by_hand() {
+        let p = RcpParams { initial_rtt: Time::from_ms(100), ..RcpParams::default() };
+        let mut q = RcpQueue::new(Rate::from_mbps(100), Limit::Packets(1_000_000), p);
+        let mut d = Vec::new();
+        // 50 packets of 1000 B in 10 ms = 40 Mb/s arriving, all still queued (400 kbit).
+        for _ in 0..50 {
+            q.enqueue(Time::ZERO, rcp_pkt(u64::MAX, 100), &mut d);
+        }
+        q.tick(Time::from_ms(10));
+        let (c, r, t, dd) = (100e6, 5e6, 0.01, 0.1);
+        let want = r * (1.0 + (t / dd) * (0.1 * (c - 40e6) - 1.0 * 400e3 / dd) / c);
+        assert!((q.fair_rate() - want).abs() < 1e-6, "{} vs {want}", q.fair_rate());
+    }
+
+    #[test]
+    fn differential_sharing_gives_old_flows_theta_r() {
+        let p = RcpParams { differential: Some((10_000, 0.5)), initial_fraction: 0.2, ..RcpParams::default() };
+        let mut q = RcpQueue::new(Rate::from_mbps(100), Limit::Packets(10), p);
+        let mut d = Vec::new();
+        let mut young = rcp_pkt(u64::MAX, 10);
+        let mut old = rcp_pkt(u64::MAX, 10);
+        if let CongestionHeader::Rcp { age, .. } = &mut old.cc {
+            *age = 50_000;
+        }
+        young.seq = 1;
+        q.enqueue(Time::ZERO, young, &mut d);
+        q.enqueue(Time::ZERO, old, &mut d);
+        let rate = |p: Packet| match p.cc {
+            CongestionHeader::Rcp { rate, .. } => rate,
+            _ => 0,
+        };
+        assert_eq!(rate(q.dequeue(Time::ZERO).unwrap()), 20_000_000);
+        assert_eq!(rate(q.dequeue(Time::ZERO).unwrap()), 10_000_000);
+    }
+}

@@ -1,0 +1,303 @@
+//! The RCP end host (thesis sec. 3.1 and 6.1): the sender paces packets at the rate the
+//! routers stamped, learned from the SYN-ACK and from every ACK; the receiver (the TCP
+//! receiver, which echoes the forward packet's congestion header) sends that rate back.
+//!
+//! - The SYN asks for an unlimited rate; data starts after the SYN-ACK, one packet every
+//!   `wire bits / rate`, the rate updated on each ACK.
+//! - When the rate falls below one packet per RTT, a zero-length probe leaves once per RTT so
+//!   feedback keeps coming (as the ns-2 host does).
+//! - Losses are repaired exactly: the receiver's SACK blocks mark what arrived, a segment with
+//!   three SACKed segments above it is lost (RFC 6675 IsLost), and lost segments go before new
+//!   data in the paced schedule; a retransmission timeout marks everything outstanding lost.
+//!   The thesis's simulations instead waited about two RTTs after the last packet and resent
+//!   whatever was unacknowledged; both send every missing byte once per loss, the SACK rule
+//!   sooner and without resending what arrived.
+//! - `fixed_rate` sends every flow at one rate and ignores feedback (the thesis's study of the
+//!   optimal rate, Figs. 3.6 - 3.8).
+
+use super::app::{App, AppState};
+use super::tcp::rtt::RttEstimator;
+use super::tcp::scoreboard::{Scoreboard, SACKED};
+use super::tcp::segments::Segments;
+use super::{Endpoint, FlowAddr};
+use crate::net::packet::{CongestionHeader, Packet, PacketKind};
+use crate::units::{Rate, Time};
+
+/// RCP host settings.
+#[derive(Copy, Clone, Debug, PartialEq)]
+pub struct RcpConfig {
+    /// Payload bytes per packet.
+    pub mss: u32,
+    /// Header bytes per packet, the RCP header included (40 + 12).
+    pub header: u32,
+    /// Timeout before any RTT sample (SYN retry; the ns-2 host: 0.5 s).
+    pub initial_rto: Time,
+    /// Lower bound of the retransmission timeout.
+    pub min_rto: Time,
+    /// Send at this rate, ignoring feedback.
+    pub fixed_rate: Option<Rate>,
+    /// Rate used when no router on the path stamped one.
+    pub default_rate: Rate,
+}
+
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+enum State {
+    Closed,
+    SynSent,
+    Sending,
+    Done,
+}
+
+/// One RCP sending endpoint.
+#[derive(Clone, Debug)]
+pub struct RcpSender {
+    cfg: RcpConfig,
+    addr: FlowAddr,
+    app: AppState,
+    segs: Segments,
+    board: Scoreboard,
+    state: State,
+    /// The rate to send at, bit/s.
+    rate: f64,
+    rtt: RttEstimator,
+    nxt: u32,
+    rxt_scan: u32,
+    next_send: Time,
+    probe_at: Time,
+    rto_at: Option<Time>,
+    sent_bytes: u64,
+    /// Payload bytes retransmitted.
+    pub retx_bytes: u64,
+    /// Retransmission timeouts.
+    pub timeouts: u64,
+}
+
+impl RcpSender {
+    /// A sender for `app` starting at `start`.
+    pub fn new(cfg: RcpConfig, addr: FlowAddr, app: App, start: Time) -> RcpSender {
+        RcpSender {
+            cfg,
+            addr,
+            app: AppState::new(app, start),
+            segs: Segments::new(cfg.mss),
+            board: Scoreboard::new(),
+            state: State::Closed,
+            rate: cfg.default_rate.bps_f64(),
+            rtt: RttEstimator::new(cfg.initial_rto, cfg.min_rto, Time::from_secs(60)),
+            nxt: 0,
+            rxt_scan: 0,
+            next_send: start,
+            probe_at: Time::MAX,
+            rto_at: None,
+            sent_bytes: 0,
+            retx_bytes: 0,
+            timeouts: 0,
+        }
+    }
+
+    /// The current sending rate, bit/s.
+    pub fn rate(&self) -> f64 {
+        self.rate
+    }
+
+    /// True once every byte is acknowledged.
+    pub fn is_done(&self) -> bool {
+        self.state == State::Done
+    }
+
+    /// Sends the SYN.
+    pub fn start(&mut self, now: Time, out: &mut Vec<Packet>) {
+        let (n, _) = self.app.poll(now);
+        self.segs.write(n);
+        self.state = State::SynSent;
+        self.send_syn(now, out);
+    }
+
+    fn header(&self) -> CongestionHeader {
+        CongestionHeader::Rcp { rate: u64::MAX, rtt: self.rtt.srtt().unwrap_or(Time::ZERO), age: self.sent_bytes }
+    }
+
+    fn send_syn(&mut self, now: Time, out: &mut Vec<Packet>) {
+        let mut p = self.addr.forward(PacketKind::Syn, now);
+        p.wire = self.cfg.header;
+        p.cc = self.header();
+        out.push(p);
+        self.rto_at = Some(now + self.rtt.rto());
+    }
+
+    fn take_rate(&mut self, cc: CongestionHeader) {
+        if let Some(r) = self.cfg.fixed_rate {
+            self.rate = r.bps_f64();
+        } else if let CongestionHeader::RcpFeedback { rate } = cc {
+            self.rate = if rate == u64::MAX { self.cfg.default_rate.bps_f64() } else { rate.max(1) as f64 };
+        }
+    }
+
+    fn gap(&self, wire: u32) -> Time {
+        Time::from_secs_f64(wire as f64 * 8.0 / self.rate)
+    }
+
+    /// The next segment to send: a lost one first, else new data (skipping SACKed segments).
+    fn next_segment(&mut self) -> Option<(u32, bool)> {
+        if let Some(i) = self.board.next_lost(self.rxt_scan, self.nxt) {
+            if self.board.get(i) & super::tcp::scoreboard::RETX == 0 {
+                self.rxt_scan = i + 1;
+                return Some((i, true));
+            }
+        }
+        while self.nxt < self.segs.count() && self.board.get(self.nxt) & SACKED != 0 {
+            self.nxt += 1;
+        }
+        if self.nxt < self.segs.count() {
+            let i = self.nxt;
+            self.nxt += 1;
+            return Some((i, false));
+        }
+        None
+    }
+
+    /// Sends what the pacing clock allows by `now`.
+    fn pump(&mut self, now: Time, out: &mut Vec<Packet>) {
+        if self.state != State::Sending {
+            return;
+        }
+        // After an idle period the clock restarts at `now` rather than bursting to catch up.
+        if self.next_send < now {
+            self.next_send = now;
+        }
+        while self.next_send <= now {
+            let Some((i, retx)) = self.next_segment() else { break };
+            let (a, b) = self.segs.range(i);
+            let mut p = self.addr.forward(PacketKind::Data, now);
+            p.seq = a;
+            p.len = (b - a) as u32;
+            p.wire = p.len + self.cfg.header;
+            p.cc = self.header();
+            out.push(p);
+            self.sent_bytes += b - a;
+            if retx {
+                self.board.on_retransmit(i);
+                self.retx_bytes += b - a;
+            } else {
+                self.board.on_sent(i);
+            }
+            self.next_send = self.next_send + self.gap(p.wire);
+            if self.rto_at.is_none() {
+                self.rto_at = Some(now + self.rtt.rto());
+            }
+        }
+        self.maybe_probe(now, out);
+    }
+
+    /// A zero-length probe once per RTT while the pacing gap exceeds the RTT.
+    fn maybe_probe(&mut self, now: Time, out: &mut Vec<Packet>) {
+        let Some(srtt) = self.rtt.srtt() else { return };
+        let waiting = self.next_send > now + srtt && self.has_work();
+        if !waiting {
+            self.probe_at = Time::MAX;
+            return;
+        }
+        if self.probe_at == Time::MAX {
+            self.probe_at = now + srtt;
+        } else if self.probe_at <= now {
+            let mut p = self.addr.forward(PacketKind::Data, now);
+            p.seq = self.segs.range(self.board.una().min(self.segs.count().saturating_sub(1))).0;
+            p.len = 0;
+            p.wire = self.cfg.header;
+            p.cc = self.header();
+            out.push(p);
+            self.probe_at = now + srtt;
+        }
+    }
+
+    fn has_work(&self) -> bool {
+        self.board.una() < self.segs.count()
+    }
+
+    /// True if the pacing clock has a packet to send when it ticks.
+    fn can_send(&self) -> bool {
+        self.nxt < self.segs.count() || self.board.next_lost(self.rxt_scan, self.nxt).is_some()
+    }
+
+    fn on_ack(&mut self, now: Time, pkt: &Packet, out: &mut Vec<Packet>) {
+        self.take_rate(pkt.cc);
+        for &(s, e) in pkt.sack.iter() {
+            let mut i = self.segs.first_at_or_after(s);
+            while i < self.segs.count() && self.segs.range(i).1 <= e {
+                self.board.on_sacked(i);
+                i += 1;
+            }
+        }
+        let ack_seg = self.segs.segs_below(pkt.ack);
+        if ack_seg > self.board.una() {
+            self.board.advance(ack_seg);
+            self.nxt = self.nxt.max(ack_seg);
+            self.rxt_scan = self.rxt_scan.max(ack_seg);
+            self.rtt.sample(now - pkt.ts_echo);
+            self.rto_at = if self.has_work() { Some(now + self.rtt.rto()) } else { None };
+        }
+        self.board.mark_losses(3);
+        if !self.has_work() && self.app.next_event().is_none() {
+            self.state = State::Done;
+            self.rto_at = None;
+            return;
+        }
+        self.pump(now, out);
+    }
+}
+
+impl Endpoint for RcpSender {
+    fn on_packet(&mut self, now: Time, pkt: &Packet, out: &mut Vec<Packet>) {
+        match (pkt.kind, self.state) {
+            (PacketKind::SynAck, State::SynSent) => {
+                self.take_rate(pkt.cc);
+                self.rtt.sample(now - pkt.ts_echo);
+                self.state = State::Sending;
+                self.rto_at = None;
+                self.next_send = now;
+                self.pump(now, out);
+            }
+            (PacketKind::Ack, State::Sending) => self.on_ack(now, pkt, out),
+            _ => {}
+        }
+    }
+
+    fn on_timeout(&mut self, now: Time, out: &mut Vec<Packet>) {
+        if self.app.next_event().is_some_and(|t| t <= now) {
+            let (n, stopped) = self.app.poll(now);
+            self.segs.write(n);
+            if stopped {
+                self.segs.truncate(self.nxt);
+            }
+        }
+        if self.rto_at.is_some_and(|t| t <= now) {
+            self.rto_at = None;
+            self.timeouts += 1;
+            self.rtt.back_off();
+            match self.state {
+                State::SynSent => self.send_syn(now, out),
+                State::Sending => {
+                    self.board.on_timeout(self.nxt);
+                    self.rxt_scan = self.board.una();
+                    self.rto_at = Some(now + self.rtt.rto());
+                }
+                _ => {}
+            }
+        }
+        self.pump(now, out);
+    }
+
+    fn poll_timeout(&self) -> Option<Time> {
+        let mut t = self.rto_at.unwrap_or(Time::MAX);
+        if self.state == State::Sending {
+            if self.can_send() {
+                t = t.min(self.next_send);
+            }
+            t = t.min(self.probe_at);
+        }
+        if let Some(w) = self.app.next_event() {
+            t = t.min(w);
+        }
+        (t != Time::MAX).then_some(t)
+    }
+}

@@ -1,0 +1,180 @@
+//! RCP end to end: convergence to max-min fair rates, C/R following the number of flows, and
+//! the stamped rate being the smallest along the path.
+
+mod common;
+
+use fctlab_core::net::link::Port;
+use fctlab_core::qdisc::Qdisc;
+use fctlab_core::units::Time;
+use fctlab_core::world::World;
+use serde_json::json;
+
+fn run(s: serde_json::Value) -> World {
+    let mut w = common::world(&s);
+    w.run();
+    w
+}
+
+fn fair_rate(w: &World, from: u32, to: u32) -> f64 {
+    let l = w.links.iter().find(|l| l.from == from && l.to == to).expect("link");
+    match &l.port {
+        Port::Qdisc(Qdisc::Rcp(q)) => q.fair_rate(),
+        _ => panic!("not an RCP port"),
+    }
+}
+
+fn rcp_queues() -> serde_json::Value {
+    json!({"router": {"kind": "rcp", "limit": "2MB"}})
+}
+
+/// Mean of a series metric for `target` over samples in (from, to].
+fn series_mean(w: &World, metric: &str, target: &str, from: f64, to: f64) -> f64 {
+    let s = &w.series;
+    let v: Vec<f64> = (0..s.time.len())
+        .filter(|&i| s.metric[i].name() == metric && s.target[i] == target)
+        .filter(|&i| s.time[i].as_secs_f64() > from && s.time[i].as_secs_f64() <= to)
+        .map(|i| s.value[i])
+        .collect();
+    assert!(!v.is_empty(), "no {metric} samples for {target}");
+    v.iter().sum::<f64>() / v.len() as f64
+}
+
+// The routers start from the ns-2 code's state (R = 0.05 C, d = 0.2 s) and take a few
+// seconds to reach the fair rate from a cold start; the tests measure after that.
+
+/// ```text
+///   l0..l3 --1G-- rl ==100M, 10 ms, RCP== rr --1G-- r0..r3
+/// ```
+#[test]
+fn long_lived_flows_share_a_dumbbell_equally_with_an_empty_queue() {
+    let flows: Vec<_> = (0..4).map(|i| json!({"src": format!("l{i}"), "dst": format!("r{i}"), "start": "0s", "stop": "15s"})).collect();
+    let downlinks: Vec<String> = (0..4).map(|i| format!("rr->r{i}")).collect();
+    let mut links = downlinks.clone();
+    links.push("bottleneck".into());
+    let w = run(json!({
+        "duration": "15s",
+        "topology": {"kind": "dumbbell", "hosts_per_side": 4, "bottleneck_rate": "100Mbps",
+                     "bottleneck_delay": "10ms", "access_rate": "1Gbps"},
+        "queues": rcp_queues(),
+        "transport": {"protocol": "rcp"},
+        "workload": [{"kind": "long_lived", "flows": flows}],
+        "output": {"series": {"interval": "50ms", "links": links}},
+    }));
+    // Node 0 is rl, node 1 rr: C/R is the number of flows.
+    let n_est = 100e6 / fair_rate(&w, 0, 1);
+    assert!((n_est - 4.0).abs() < 0.25, "C/R = {n_est}");
+    for d in &downlinks {
+        let r = series_mean(&w, "throughput_bps", d, 10.0, 15.0) / 1e6;
+        assert!((r - 25.0).abs() < 1.5, "{d}: {r} Mb/s");
+    }
+    let q = series_mean(&w, "queue_bytes", "bottleneck", 10.0, 15.0);
+    assert!(q < 3_000.0, "steady-state queue {q} B (two packets)");
+}
+
+/// Fig. 3.3: 8 flows (A) bottlenecked at a 400 Mb/s link, 4 flows (B) at an 80 Mb/s link and
+/// then crossing the 400 Mb/s link too: B gets 20 Mb/s each, A (400 - 80) / 8 = 40 Mb/s each.
+///
+/// ```text
+///   b0..b3 -- x ==80M== y ==400M== z -- d
+///   a0..a7 ----------- y
+/// ```
+#[test]
+fn two_groups_with_different_bottlenecks_get_their_max_min_rates() {
+    let mut nodes = vec![json!({"name": "x", "kind": "router"}), json!({"name": "y", "kind": "router"}),
+                         json!({"name": "z", "kind": "router"}), json!({"name": "d", "kind": "host"})];
+    let mut links = vec![json!({"a": "x", "b": "y", "rate": "80Mbps", "delay": "5ms", "name": "linkB"}),
+                         json!({"a": "y", "b": "z", "rate": "400Mbps", "delay": "5ms", "name": "linkC"}),
+                         json!({"a": "z", "b": "d", "rate": "10Gbps", "delay": "1ms"})];
+    let mut flows = Vec::new();
+    let mut uplinks = Vec::new();
+    for (group, n, router) in [("b", 4, "x"), ("a", 8, "y")] {
+        for i in 0..n {
+            let h = format!("{group}{i}");
+            nodes.push(json!({"name": h, "kind": "host"}));
+            links.push(json!({"a": h, "b": router, "rate": "1Gbps", "delay": "1ms"}));
+            flows.push(json!({"src": h, "dst": "d", "start": "0s", "stop": "15s"}));
+            uplinks.push(format!("{h}->{router}"));
+        }
+    }
+    let w = run(json!({
+        "duration": "15s",
+        "topology": {"kind": "graph", "nodes": nodes, "links": links},
+        "queues": rcp_queues(),
+        "transport": {"protocol": "rcp"},
+        "workload": [{"kind": "long_lived", "flows": flows}],
+        "output": {"series": {"interval": "50ms", "links": uplinks}},
+    }));
+    for u in &uplinks {
+        let r = series_mean(&w, "throughput_bps", u, 10.0, 15.0) / 1e6;
+        let want = if u.starts_with('b') { 20.0 } else { 40.0 };
+        assert!((r - want).abs() < 0.08 * want, "{u}: {r} Mb/s, max-min fair {want}");
+    }
+    // Link C's R is A's share: C/R = 8 + 4 x (20/40) = 10.
+    let n_est = 400e6 / fair_rate(&w, 1, 2);
+    assert!((n_est - 10.0).abs() < 0.6, "C/R on link C = {n_est}");
+}
+
+/// Fig. 3.2: C/R follows the number of flows as 10 more flows join and leave.
+#[test]
+fn c_over_r_returns_to_the_number_of_flows_after_flows_leave() {
+    let mut flows: Vec<_> = (0..10).map(|i| json!({"src": format!("l{i}"), "dst": format!("r{i}"), "start": "0s", "stop": "20s"})).collect();
+    flows.extend((10..20).map(|i| json!({"src": format!("l{i}"), "dst": format!("r{i}"), "start": "8s", "stop": "14s"})));
+    let s = json!({
+        "duration": "20s",
+        "topology": {"kind": "dumbbell", "hosts_per_side": 20, "bottleneck_rate": "200Mbps",
+                     "bottleneck_delay": "10ms", "access_rate": "1Gbps"},
+        // d starts near the path RTT: from the ns-2 code's 0.2 s, d decays at a rate
+        // proportional to R/C (sec. 3.5), which is slow with many flows.
+        "queues": {"router": {"kind": "rcp", "limit": "2MB", "initial_rtt": "25ms"}},
+        "transport": {"protocol": "rcp"},
+        "workload": [{"kind": "long_lived", "flows": flows}],
+    });
+    let mut w = common::world(&s);
+    let n = |w: &World| 200e6 / fair_rate(w, 0, 1);
+    // A standing queue of a packet or two (pacing jitter) keeps y a few percent below C in
+    // equilibrium (alpha (C - y) = beta q / d), so C/R sits a few percent above N.
+    w.run_until(Time::from_ms(7900));
+    assert!((n(&w) - 10.0).abs() < 1.0, "10 flows: C/R = {}", n(&w));
+    // Ten flows joining at once at the old rate overload the link for a round trip; R dips and
+    // climbs back at alpha per RTT, so C/R approaches 20 from above over seconds.
+    w.run_until(Time::from_ms(13900));
+    assert!((n(&w) - 20.0).abs() < 2.5, "20 flows: C/R = {}", n(&w));
+    // After 10 flows leave, eq. 3.3 raises R by a factor 1 + alpha (T/d) (C - y)/C per 10 ms
+    // interval (T/d = 0.5 here): C/R halves in some tens of intervals, not a few.
+    let mut back = None;
+    for k in 1..=60 {
+        w.run_until(Time::from_ms(14000 + 50 * k));
+        if (n(&w) - 10.0).abs() < 1.0 {
+            back = Some(50 * k);
+            break;
+        }
+    }
+    let ms = back.unwrap_or_else(|| panic!("C/R still {} 3 s after the flows left", n(&w)));
+    eprintln!("C/R back within 10% of 10 flows {ms} ms after 10 of 20 flows left");
+    assert!(ms <= 1000, "C/R took {ms} ms to return");
+}
+
+/// A flow crossing two RCP links of 100 and 50 Mb/s is paced at the 50 Mb/s link's rate,
+/// whatever the order of the links: the stamped rate is the smallest along the path.
+#[test]
+fn the_stamped_rate_is_the_smallest_along_the_path() {
+    for (first, second) in [("100Mbps", "50Mbps"), ("50Mbps", "100Mbps")] {
+        let s = json!({
+            "duration": "10s",
+            "topology": {"kind": "graph",
+                "nodes": [{"name": "s", "kind": "host"}, {"name": "x", "kind": "router"},
+                          {"name": "y", "kind": "router"}, {"name": "z", "kind": "router"}, {"name": "d", "kind": "host"}],
+                "links": [{"a": "s", "b": "x", "rate": "1Gbps", "delay": "1ms"},
+                          {"a": "x", "b": "y", "rate": first, "delay": "5ms"},
+                          {"a": "y", "b": "z", "rate": second, "delay": "5ms"},
+                          {"a": "z", "b": "d", "rate": "1Gbps", "delay": "1ms", "name": "last"}]},
+            "queues": rcp_queues(),
+            "transport": {"protocol": "rcp"},
+            "workload": [{"kind": "long_lived", "flows": [{"src": "s", "dst": "d", "start": "0s", "stop": "10s"}]}],
+            "output": {"series": {"interval": "50ms", "links": ["last"]}},
+        });
+        let w = run(s);
+        let got = series_mean(&w, "throughput_bps", "last", 8.0, 10.0) / 1e6;
+        assert!((got - 50.0).abs() < 2.0, "{first} then {second}: {got} Mb/s");
+    }
+}
