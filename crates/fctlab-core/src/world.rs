@@ -412,12 +412,7 @@ impl World {
     /// Copies a finished flow's counters into its record and frees its state.
     fn retire(&mut self, f: usize) {
         if let Some(a) = self.active[f].take() {
-            let rec = &mut self.records[f];
-            let (retx, timeouts) = a.sender.loss_stats();
-            rec.retx_bytes = retx;
-            rec.timeouts = timeouts;
-            rec.delivered = a.receiver.delivered();
-            rec.first_write = a.receiver.first_write_at();
+            fold_counters(&a, &mut self.records[f]);
         }
     }
 
@@ -468,14 +463,9 @@ impl World {
 
     /// End of run: fold the counters of flows still open into their records.
     fn close(&mut self) {
-        for f in 0..self.active.len() {
-            if let Some(a) = self.active[f].as_ref() {
-                let rec = &mut self.records[f];
-                let (retx, timeouts) = a.sender.loss_stats();
-                rec.retx_bytes = retx;
-                rec.timeouts = timeouts;
-                rec.delivered = a.receiver.delivered();
-                rec.first_write = a.receiver.first_write_at();
+        for (a, rec) in self.active.iter().zip(self.records.iter_mut()) {
+            if let Some(a) = a {
+                fold_counters(a, rec);
             }
         }
         for l in &mut self.links {
@@ -494,4 +484,13 @@ impl World {
         }
         (pk, by)
     }
+}
+
+/// Copies an endpoint pair's counters into the flow's record.
+fn fold_counters(a: &Active, rec: &mut FlowRecord) {
+    let (retx, timeouts) = a.sender.loss_stats();
+    rec.retx_bytes = retx;
+    rec.timeouts = timeouts;
+    rec.delivered = a.receiver.delivered();
+    rec.first_write = a.receiver.first_write_at();
 }
