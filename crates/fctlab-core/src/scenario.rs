@@ -8,7 +8,7 @@ use crate::error::{SpecError, SpecResult};
 use crate::metrics::{FlowRecord, SeriesRecorder};
 use crate::net::link::Link;
 use crate::net::link::{FifoSchedule, Port};
-use crate::qdisc::{Limit, Prio, Qdisc, RcpParams, RcpQueue};
+use crate::qdisc::{Limit, Prio, Qdisc, RcpParams, RcpQueue, XcpParams, XcpQueue};
 use crate::quantity::{BytesQ, RateQ, TimeQ};
 use crate::rng::Rng;
 use crate::routing::{flow_hash, Routes};
@@ -124,6 +124,24 @@ pub enum QueueSpec {
         #[serde(default)]
         limit_packets: Option<u64>,
     },
+    /// XCP's router: a drop-tail FIFO whose controllers write per-packet window feedback.
+    Xcp {
+        /// Limit in bytes (wire size).
+        #[serde(default)]
+        limit: Option<BytesQ>,
+        /// Limit in packets.
+        #[serde(default)]
+        limit_packets: Option<u64>,
+        /// Efficiency gain on spare bandwidth (default 0.4).
+        #[serde(default)]
+        alpha: Option<f64>,
+        /// Efficiency gain on the persistent queue (default 0.226).
+        #[serde(default)]
+        beta: Option<f64>,
+        /// Shuffling fraction (default 0.1).
+        #[serde(default)]
+        gamma: Option<f64>,
+    },
     /// RCP's router: a drop-tail FIFO that computes the fair rate (eq. 3.3) and stamps it.
     Rcp {
         /// Limit in bytes (wire size).
@@ -183,6 +201,21 @@ impl QueueSpec {
     /// of the same buffer (a router without priority support).
     fn build(&self, ignore_priorities: bool, rate: Rate) -> SpecResult<Port> {
         match self {
+            QueueSpec::Xcp { limit, limit_packets, alpha, beta, gamma } => {
+                let d = XcpParams::default();
+                let p = XcpParams {
+                    alpha: alpha.unwrap_or(d.alpha),
+                    beta: beta.unwrap_or(d.beta),
+                    gamma: gamma.unwrap_or(d.gamma),
+                    ..d
+                };
+                for (f, v) in [("alpha", p.alpha), ("beta", p.beta), ("gamma", p.gamma)] {
+                    if !(v > 0.0 && v <= 1.0) {
+                        return Err(SpecError::new(f, format!("expected 0 < {f} <= 1, got {v}")));
+                    }
+                }
+                Ok(Port::Qdisc(Qdisc::Xcp(XcpQueue::new(rate, Self::limit(limit, limit_packets)?, p))))
+            }
             QueueSpec::Rcp { limit, limit_packets, alpha, beta, eta, interval, initial_rate, initial_rtt, differential } => {
                 let d = RcpParams::default();
                 let p = RcpParams {
@@ -250,6 +283,8 @@ pub enum Protocol {
     Rc3,
     /// RCP: paced at the rate routers stamp (needs `rcp` queues on the path).
     Rcp,
+    /// XCP: window moved by the routers' feedback, no slow start (needs `xcp` queues).
+    Xcp,
 }
 
 /// Delayed-ACK settings.
@@ -379,6 +414,7 @@ impl TransportSpec {
             cc: self.cc.unwrap_or(d.cc),
             prio: self.priority.unwrap_or(0),
             rc3: None,
+            xcp: None,
         };
         for (f, t) in [("initial_rto", cfg.initial_rto), ("min_rto", cfg.min_rto), ("max_rto", cfg.max_rto)] {
             if t == Time::ZERO {
@@ -424,6 +460,13 @@ impl TransportSpec {
         }
         if self.fixed_rate.is_some() {
             return Err(SpecError::new("fixed_rate", "only meaningful with protocol = \"rcp\""));
+        }
+        if protocol == Protocol::Xcp {
+            // The XCP header (cwnd, RTT, feedback: 20 bytes in seed 003) rides on TCP/IP's;
+            // a new flow starts from one segment unless `iw` says otherwise.
+            cfg.header = self.header.map_or(d.header + 20, |b| b.0 as u32);
+            cfg.iw = self.iw.unwrap_or(1);
+            cfg.xcp = Some(100e9);
         }
         Ok(Profile::Tcp { cfg, app })
     }

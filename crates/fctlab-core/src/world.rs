@@ -31,7 +31,13 @@ impl Profile {
     pub fn label(&self) -> String {
         match self {
             Profile::Tcp { cfg, .. } => {
-                let name = if cfg.rc3.is_some() { "rc3" } else { "tcp" };
+                let name = if cfg.rc3.is_some() {
+                    "rc3"
+                } else if cfg.xcp.is_some() {
+                    "xcp"
+                } else {
+                    "tcp"
+                };
                 let prio = if cfg.prio > 0 { format!("-p{}", cfg.prio) } else { String::new() };
                 format!("{name}-{:?}-iw{}{prio}", cfg.cc, cfg.iw).to_lowercase()
             }

@@ -57,6 +57,20 @@ pub enum CongestionHeader {
         /// Rate for the sender, bit/s.
         rate: u64,
     },
+    /// XCP, forward: the sender's window and RTT, and the window change routers allow.
+    Xcp {
+        /// Sender's congestion window, bytes.
+        cwnd: f64,
+        /// Sender's RTT estimate (zero: none yet).
+        rtt: Time,
+        /// Window change for this packet, bytes; routers only lower it.
+        feedback: f64,
+    },
+    /// XCP, reverse: the receiver's echo of the feedback.
+    XcpFeedback {
+        /// Window change for the sender, bytes.
+        feedback: f64,
+    },
 }
 
 impl CongestionHeader {
@@ -64,6 +78,7 @@ impl CongestionHeader {
     pub fn feedback(self) -> CongestionHeader {
         match self {
             CongestionHeader::Rcp { rate, .. } => CongestionHeader::RcpFeedback { rate },
+            CongestionHeader::Xcp { feedback, .. } => CongestionHeader::XcpFeedback { feedback },
             other => other,
         }
     }

@@ -9,12 +9,14 @@
 pub mod droptail;
 pub mod prio;
 pub mod rcp;
+pub mod xcp;
 
 use crate::net::packet::Packet;
 use crate::units::Time;
 pub use droptail::DropTail;
 pub use prio::Prio;
 pub use rcp::{RcpParams, RcpQueue};
+pub use xcp::{XcpParams, XcpQueue};
 
 /// A buffer limit: in bytes or in packets.
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
@@ -64,6 +66,8 @@ pub enum Qdisc {
     Prio(Prio),
     /// RCP's fair-rate computing FIFO.
     Rcp(RcpQueue),
+    /// XCP's feedback computing FIFO.
+    Xcp(XcpQueue),
 }
 
 macro_rules! each_qdisc {
@@ -72,6 +76,7 @@ macro_rules! each_qdisc {
             Qdisc::DropTail($q) => $body,
             Qdisc::Prio($q) => $body,
             Qdisc::Rcp($q) => $body,
+            Qdisc::Xcp($q) => $body,
         }
     };
 }

@@ -35,6 +35,8 @@ pub struct TcpConfig {
     pub prio: u8,
     /// RC3: run the low-priority RLP loop beside the primary loop.
     pub rc3: Option<Rc3Config>,
+    /// XCP: the window follows the routers' feedback (desired rate, bit/s), no slow start.
+    pub xcp: Option<f64>,
 }
 
 impl Default for TcpConfig {
@@ -54,6 +56,7 @@ impl Default for TcpConfig {
             cc: CcKind::NewReno,
             prio: 0,
             rc3: None,
+            xcp: None,
         }
     }
 }

@@ -8,7 +8,7 @@ use super::config::TcpConfig;
 use super::rtt::RttEstimator;
 use super::scoreboard::{Scoreboard, LP_SENT, SACKED, SENT};
 use super::segments::Segments;
-use crate::net::packet::{Packet, PacketKind, SackBlocks};
+use crate::net::packet::{CongestionHeader, Packet, PacketKind, SackBlocks};
 use crate::transport::app::{App, AppState};
 use crate::transport::cc::{CcState, CongestionControl, Controller};
 use crate::transport::rc3::RlpLoop;
@@ -73,6 +73,8 @@ pub struct TcpSender {
     last_sack: SackBlocks,
     /// RC3's low-priority loop, if the connection runs RC3.
     rlp: Option<RlpLoop>,
+    /// XCP: the fraction of a byte of window the feedback left over.
+    xcp_carry: f64,
     /// Counters for the flow table.
     pub stats: SenderStats,
 }
@@ -97,6 +99,7 @@ impl TcpSender {
             rxt_scan: 0,
             last_sack: SackBlocks::default(),
             rlp: cfg.rc3.map(RlpLoop::new),
+            xcp_carry: 0.0,
             stats: SenderStats::default(),
         }
     }
@@ -217,12 +220,35 @@ impl TcpSender {
         p.len = (b - a) as u32;
         p.wire = p.len + self.cfg.header;
         p.prio = prio;
+        if let Some(desired) = self.cfg.xcp {
+            p.cc = self.xcp_header(desired);
+        }
         out.push(p);
         self.stats.data_pkts += 1;
         self.stats.data_bytes += b - a;
         if retx {
             self.stats.retx_pkts += 1;
             self.stats.retx_bytes += b - a;
+        }
+    }
+
+    /// XCP's congestion header: the window, the RTT, and the change wanted per packet to
+    /// reach the desired rate in one RTT, `(r rtt - cwnd) / (cwnd / mss)` (routers lower it).
+    fn xcp_header(&self, desired_bps: f64) -> CongestionHeader {
+        let cwnd = self.cc.cwnd as f64;
+        let rtt = self.rtt.srtt().unwrap_or(Time::ZERO);
+        let wanted = desired_bps / 8.0 * rtt.as_secs_f64() - cwnd;
+        let feedback = if rtt == Time::ZERO { self.cfg.mss as f64 } else { wanted.max(0.0) / (cwnd / self.cfg.mss as f64).max(1.0) };
+        CongestionHeader::Xcp { cwnd, rtt, feedback }
+    }
+
+    /// XCP: the window moves by the echoed feedback, never below one segment.
+    fn apply_xcp_feedback(&mut self, cc: CongestionHeader) {
+        if let CongestionHeader::XcpFeedback { feedback } = cc {
+            let w = self.cc.cwnd as f64 + self.xcp_carry + feedback;
+            let w = w.max(self.cfg.mss as f64);
+            self.cc.cwnd = w.floor() as u64;
+            self.xcp_carry = w - w.floor();
         }
     }
 
@@ -365,6 +391,7 @@ impl TcpSender {
                 self.recovery = Recovery::Open;
             }
             Recovery::Loss { point } if una >= point => self.recovery = Recovery::Open,
+            Recovery::Open if self.cfg.xcp.is_some() => self.apply_xcp_feedback(pkt.cc),
             Recovery::Open | Recovery::Loss { .. } if acked > 0 => {
                 self.ctrl.on_ack(&mut self.cc, now, acked, self.rtt.srtt());
             }

@@ -1,0 +1,226 @@
+//! The XCP router (Katabi et al. 2002; seed 003 eq. 1-2): a drop-tail FIFO whose efficiency
+//! controller sizes the aggregate window change of the next control interval and whose fairness
+//! controller spreads it over packets, writing each packet's share into its feedback field
+//! (only ever lowering it).
+//!
+//! Every control interval d (the traffic-weighted average RTT of the packets it saw):
+//!
+//! ```text
+//!   phi  = alpha d S - beta Q                  (eq. 1; S = C - y spare bandwidth, Q the
+//!                                              persistent queue: the minimum over the interval)
+//!   h    = max(0, gamma y d - |phi|)            (shuffling)
+//!   xi_p = (h + max(phi, 0)) / (d sum(rtt_i s_i / cwnd_i))
+//!   xi_n = (h + max(-phi, 0)) / (d sum(s_i))
+//! ```
+//! and each packet i of the next interval gets `p_i - n_i` with `p_i = xi_p rtt_i^2 s_i / cwnd_i`,
+//! `n_i = xi_n rtt_i s_i` (eq. 2), sizes in bytes, rates in bytes/s.
+
+use super::{Limit, QueueDiscipline};
+use crate::net::packet::{CongestionHeader, Packet};
+use crate::units::{Rate, Time};
+use std::collections::VecDeque;
+
+/// XCP router gains.
+#[derive(Copy, Clone, Debug, PartialEq)]
+pub struct XcpParams {
+    /// Efficiency gain on spare bandwidth (0.4).
+    pub alpha: f64,
+    /// Efficiency gain on the persistent queue (0.226).
+    pub beta: f64,
+    /// Shuffling fraction (0.1).
+    pub gamma: f64,
+    /// Control interval before any RTT is seen.
+    pub initial_interval: Time,
+}
+
+impl Default for XcpParams {
+    fn default() -> Self {
+        XcpParams { alpha: 0.4, beta: 0.226, gamma: 0.1, initial_interval: Time::from_ms(100) }
+    }
+}
+
+/// The XCP queue of one output port.
+#[derive(Debug)]
+pub struct XcpQueue {
+    q: VecDeque<Packet>,
+    bytes: u64,
+    limit: Limit,
+    /// Capacity, bytes/s.
+    capacity: f64,
+    p: XcpParams,
+    /// Control interval d, s.
+    interval: f64,
+    xi_p: f64,
+    xi_n: f64,
+    // Sums over the current interval's arrivals.
+    input: f64,
+    sum_rtt_s_over_cwnd: f64,
+    sum_s: f64,
+    sum_rtt_s: f64,
+    min_queue: u64,
+    last_tick: Time,
+}
+
+impl XcpQueue {
+    /// A queue for a link of `capacity`.
+    pub fn new(capacity: Rate, limit: Limit, p: XcpParams) -> XcpQueue {
+        XcpQueue {
+            q: VecDeque::new(),
+            bytes: 0,
+            limit,
+            capacity: capacity.bps_f64() / 8.0,
+            p,
+            interval: p.initial_interval.as_secs_f64(),
+            xi_p: 0.0,
+            xi_n: 0.0,
+            input: 0.0,
+            sum_rtt_s_over_cwnd: 0.0,
+            sum_s: 0.0,
+            sum_rtt_s: 0.0,
+            min_queue: u64::MAX,
+            last_tick: Time::ZERO,
+        }
+    }
+
+    /// The current control interval, s.
+    pub fn control_interval(&self) -> f64 {
+        self.interval
+    }
+}
+
+impl QueueDiscipline for XcpQueue {
+    fn enqueue(&mut self, _now: Time, pkt: Packet, drops: &mut Vec<Packet>) {
+        let s = pkt.wire as f64;
+        self.input += s;
+        if let CongestionHeader::Xcp { cwnd, rtt, .. } = pkt.cc {
+            let rtt = rtt.as_secs_f64();
+            if rtt > 0.0 && cwnd > 0.0 {
+                self.sum_rtt_s_over_cwnd += rtt * s / cwnd;
+                self.sum_s += s;
+                self.sum_rtt_s += rtt * s;
+            }
+        }
+        self.min_queue = self.min_queue.min(self.bytes);
+        if self.limit.fits(self.bytes, self.q.len(), pkt.wire) {
+            self.bytes += pkt.wire as u64;
+            self.q.push_back(pkt);
+        } else {
+            drops.push(pkt);
+        }
+    }
+
+    fn dequeue(&mut self, _now: Time) -> Option<Packet> {
+        let mut p = self.q.pop_front()?;
+        self.bytes -= p.wire as u64;
+        self.min_queue = self.min_queue.min(self.bytes);
+        let s = p.wire as f64;
+        if let CongestionHeader::Xcp { cwnd, rtt, feedback } = &mut p.cc {
+            let rtt = rtt.as_secs_f64();
+            if rtt > 0.0 && *cwnd > 0.0 {
+                // Eq. 2: this packet's share of the aggregate change.
+                let fb = self.xi_p * rtt * rtt * s / *cwnd - self.xi_n * rtt * s;
+                if fb < *feedback {
+                    *feedback = fb;
+                }
+            }
+        }
+        Some(p)
+    }
+
+    fn bytes(&self) -> u64 {
+        self.bytes
+    }
+
+    fn packets(&self) -> usize {
+        self.q.len()
+    }
+
+    fn first_tick(&self) -> Option<Time> {
+        Some(Time::from_secs_f64(self.interval))
+    }
+
+    fn tick(&mut self, now: Time) -> Option<Time> {
+        let d = (now - self.last_tick).as_secs_f64().max(1e-9);
+        self.last_tick = now;
+        let y = self.input / d;
+        let q = if self.min_queue == u64::MAX { self.bytes } else { self.min_queue } as f64;
+        // Eq. 1: the aggregate feedback of the next interval.
+        let phi = self.p.alpha * d * (self.capacity - y) - self.p.beta * q;
+        let h = (self.p.gamma * y * d - phi.abs()).max(0.0);
+        self.xi_p = if self.sum_rtt_s_over_cwnd > 0.0 { (h + phi.max(0.0)) / (d * self.sum_rtt_s_over_cwnd) } else { 0.0 };
+        self.xi_n = if self.sum_s > 0.0 { (h + (-phi).max(0.0)) / (d * self.sum_s) } else { 0.0 };
+        if self.sum_s > 0.0 {
+            self.interval = (self.sum_rtt_s / self.sum_s).max(1e-4);
+        }
+        self.input = 0.0;
+        self.sum_rtt_s_over_cwnd = 0.0;
+        self.sum_s = 0.0;
+        self.sum_rtt_s = 0.0;
+        self.min_queue = u64::MAX;
+        Some(now + Time::from_secs_f64(self.interval))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::qdisc::droptail::tests::pkt;
+
+    fn xcp_pkt(cwnd: f64, rtt_ms: u64) -> Packet {
+        let mut p = pkt(1000, 0);
+        p.cc = CongestionHeader::Xcp { cwnd, rtt: Time::from_ms(rtt_ms), feedback: f64::INFINITY };
+        p
+    }
+
+    fn feedback(p: &Packet) -> f64 {
+        match p.cc {
+            CongestionHeader::Xcp { feedback, .. } => feedback,
+            _ => f64::NAN,
+        }
+    }
+
+    #[test]
+    fn spare_bandwidth_gives_positive_feedback_that_sums_to_phi() {
+        // 100 Mb/s = 12.5 MB/s; 10 packets of 1000 B with cwnd 10 kB and RTT 100 ms arrive in
+        // 100 ms: y = 100 kB/s, S = 12.4 MB/s, phi = 0.4 * 0.1 * 12.4e6 = 496 kB, h = 0.
+        let mut q = XcpQueue::new(Rate::from_mbps(100), Limit::Packets(100), XcpParams::default());
+        let mut d = Vec::new();
+        for _ in 0..10 {
+            q.enqueue(Time::ZERO, xcp_pkt(10_000.0, 100), &mut d);
+            q.dequeue(Time::ZERO);
+        }
+        q.tick(Time::from_ms(100));
+        // The same traffic in the next interval collects phi in total.
+        let mut total = 0.0;
+        for _ in 0..10 {
+            q.enqueue(Time::from_ms(150), xcp_pkt(10_000.0, 100), &mut d);
+            total += feedback(&q.dequeue(Time::from_ms(150)).unwrap());
+        }
+        let phi = 0.4 * 0.1 * (12.5e6 - 100e3);
+        assert!((total - phi).abs() / phi < 1e-9, "{total} vs {phi}");
+    }
+
+    #[test]
+    fn overload_and_a_persistent_queue_give_negative_feedback_and_it_only_lowers() {
+        let mut q = XcpQueue::new(Rate::from_mbps(8), Limit::Packets(10_000), XcpParams::default());
+        let mut d = Vec::new();
+        for _ in 0..200 {
+            q.enqueue(Time::ZERO, xcp_pkt(100_000.0, 100), &mut d);
+        }
+        q.tick(Time::from_ms(100));
+        let mut p = xcp_pkt(100_000.0, 100);
+        if let CongestionHeader::Xcp { feedback, .. } = &mut p.cc {
+            *feedback = -1.0e9;
+        }
+        q.enqueue(Time::from_ms(100), xcp_pkt(100_000.0, 100), &mut d);
+        // The queue is FIFO: the head is one of the 200 earlier packets.
+        let head = q.dequeue(Time::from_ms(100)).unwrap();
+        assert!(feedback(&head) < 0.0, "{}", feedback(&head));
+        q.enqueue(Time::from_ms(100), p, &mut d);
+        while let Some(x) = q.dequeue(Time::from_ms(100)) {
+            if feedback(&x) < -1.0e8 {
+                assert_eq!(feedback(&x), -1.0e9, "a lower upstream feedback is never raised");
+            }
+        }
+    }
+}
