@@ -51,7 +51,7 @@ class Simulation:
         speed = 0.6 if proto == "rc3" else 1.0
         cols: dict[str, list] = {k: [] for k in (
             "id", "src", "dst", "size_bytes", "start_s", "finish_s", "fct_s", "rtt_prop_s", "ideal_fct_s",
-            "first_write_s", "delivered_bytes", "retx_bytes", "timeouts", "protocol", "workload", "measured")}
+            "first_write_s", "delivered_bytes", "retx_bytes", "timeouts", "protocol", "workload", "measured", "path")}
         for i in range(n + 1):
             long_lived = i == n
             size = -1 if long_lived else rng.choice(_SIZES)
@@ -63,7 +63,7 @@ class Simulation:
                 "finish_s": None if fct is None else start + fct, "fct_s": fct, "rtt_prop_s": 0.02,
                 "ideal_fct_s": ideal, "first_write_s": None, "delivered_bytes": 10**6 if long_lived else size, "retx_bytes": 0,
                 "timeouts": 0, "protocol": proto, "workload": "long" if long_lived else "w0",
-                "measured": start >= 0.2 * self.horizon,
+                "measured": start >= 0.2 * self.horizon, "path": [0],
             }
             for k, v in row.items():
                 cols[k].append(v)

@@ -17,7 +17,7 @@ FLOW_COLUMNS = {
     "id": pl.Int64, "src": pl.String, "dst": pl.String, "size_bytes": pl.Int64, "start_s": pl.Float64,
     "finish_s": pl.Float64, "fct_s": pl.Float64, "rtt_prop_s": pl.Float64, "ideal_fct_s": pl.Float64,
     "first_write_s": pl.Float64, "delivered_bytes": pl.Int64, "retx_bytes": pl.Int64, "timeouts": pl.Int64, "protocol": pl.String,
-    "workload": pl.String, "measured": pl.Boolean,
+    "workload": pl.String, "measured": pl.Boolean, "path": pl.List(pl.Int64),
 }
 LINK_COLUMNS = {
     "id": pl.Int64, "name": pl.String, "src": pl.String, "dst": pl.String, "rate_bps": pl.Int64,

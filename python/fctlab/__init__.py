@@ -11,6 +11,7 @@ front end around it. Module map:
 | `run` | `run()`: build the core Simulation, step it with a progress bar, collect a Result |
 | `result` | `Result` (flows/links/series DataFrames, meta, scenario), `load()`, Parquet I/O |
 | `analysis` | `summarize()` one run, `compare()` two (the RC3 paper's FCT reduction) |
+| `reference` | processor-sharing references: a run's flows as a max-min fluid (`ps_fct`), M/G/1-PS |
 | `sweep` | parameter grids and named runs over seeds, in parallel processes, restartable |
 | `report` | plain-text tables for the terminal |
 | `cli` | the `fctlab` command |
@@ -23,6 +24,7 @@ front end around it. Module map:
 
 from importlib.metadata import PackageNotFoundError, version
 
+from fctlab import reference
 from fctlab.analysis import compare, summarize
 from fctlab.errors import ScenarioError
 from fctlab.result import Result, load
@@ -33,4 +35,4 @@ try:
 except PackageNotFoundError:  # running from a source tree without an install
     __version__ = "0+unknown"
 
-__all__ = ["run", "load", "Result", "compare", "summarize", "ScenarioError", "__version__"]
+__all__ = ["run", "load", "Result", "compare", "summarize", "ScenarioError", "reference", "__version__"]

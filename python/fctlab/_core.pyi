@@ -2,6 +2,10 @@
 
 from typing import Any
 
+def ps_fct(capacities: list[float], starts: list[float], bits: list[float], paths: list[list[int]]) -> list[float]:
+    """Fluid max-min completion times (s) of flows i = (starts[i], bits[i], paths[i] link ids)
+    on links of the given capacities (bit/s); GIL released; ValueError naming `flows[i]...`."""
+
 class ScenarioError(ValueError):
     """A scenario the core refuses; the message names the field, the value and what was expected."""
 

@@ -18,6 +18,7 @@
 //! | [`world`] | the event loop: hosts hand packets to endpoints, routers forward |
 //! | [`scenario`] | the one scenario schema, and the build from spec to `World` |
 //! | [`metrics`] | flow records, link counters, time series, result tables |
+//! | [`reference`] | idealized references computed without packets: processor sharing (`ps`), max-min fluid |
 //!
 //! How a run flows: scenario JSON -> [`scenario::parse`] -> [`scenario::build_spec`]
 //! (topology, routes, queues, flow plans) -> [`world::World::run_until`] -> tables.
@@ -27,6 +28,7 @@ pub mod metrics;
 pub mod net;
 pub mod qdisc;
 pub mod quantity;
+pub mod reference;
 pub mod rng;
 pub mod routing;
 pub mod scenario;

@@ -818,6 +818,7 @@ pub fn build_spec(spec: &ScenarioSpec, base_dir: &Path) -> SpecResult<(World, Ru
             timeouts: 0,
             profile,
             workload: a.entry,
+            path: fwd,
         });
     }
 

@@ -2,10 +2,12 @@
 //! the simulation runs. All logic lives in `fctlab-core`.
 
 use fctlab_core::metrics::tables::{flow_table, link_table};
+use fctlab_core::reference::ps::{max_min_fct, PsFlow};
 use fctlab_core::scenario::{self, RunInfo};
 use fctlab_core::units::Time;
 use fctlab_core::world::World;
 use pyo3::create_exception;
+use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 use pyo3::types::PyDict;
 use std::path::Path;
@@ -79,6 +81,7 @@ impl Simulation {
         flows.set_item("protocol", f.protocol)?;
         flows.set_item("workload", f.workload)?;
         flows.set_item("measured", f.measured)?;
+        flows.set_item("path", f.path)?;
         out.set_item("flows", flows)?;
 
         let l = link_table(&self.world, &self.info);
@@ -130,10 +133,39 @@ impl Simulation {
     }
 }
 
+/// Fluid max-min completion times (s) of flows i = (starts[i], bits[i], paths[i]) on links of
+/// the given capacities (bit/s), with the GIL released; errors call flow i `flows[i]`.
+#[pyfunction]
+fn ps_fct(py: Python<'_>, capacities: Vec<f64>, starts: Vec<f64>, bits: Vec<f64>, paths: Vec<Vec<i64>>) -> PyResult<Vec<f64>> {
+    if starts.len() != bits.len() || starts.len() != paths.len() {
+        return Err(PyValueError::new_err(format!(
+            "expected starts, bits and paths of one length, got {}, {} and {}",
+            starts.len(),
+            bits.len(),
+            paths.len()
+        )));
+    }
+    let mut flows = Vec::with_capacity(starts.len());
+    for (i, ((start, bits), path)) in starts.into_iter().zip(bits).zip(paths).enumerate() {
+        let path = path
+            .iter()
+            .enumerate()
+            .map(|(k, &l)| {
+                u32::try_from(l).map_err(|_| {
+                    PyValueError::new_err(format!("field `flows[{i}].path[{k}]`: expected a link index >= 0, got {l}"))
+                })
+            })
+            .collect::<PyResult<Vec<u32>>>()?;
+        flows.push(PsFlow { start, bits, path });
+    }
+    py.detach(|| max_min_fct(&capacities, &flows)).map_err(|e| PyValueError::new_err(e.to_string()))
+}
+
 /// The compiled core of fctlab.
 #[pymodule]
 fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<Simulation>()?;
+    m.add_function(wrap_pyfunction!(ps_fct, m)?)?;
     m.add("ScenarioError", m.py().get_type::<ScenarioError>())?;
     Ok(())
 }

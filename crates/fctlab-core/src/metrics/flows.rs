@@ -33,6 +33,8 @@ pub struct FlowRecord {
     pub profile: usize,
     /// Index of the workload entry.
     pub workload: usize,
+    /// Link ids of the forward path, source to destination, as routed at plan time.
+    pub path: Vec<u32>,
 }
 
 impl FlowRecord {

@@ -38,6 +38,8 @@ pub struct FlowTable {
     pub workload: Vec<String>,
     /// Started inside the measurement window [measure_from, duration).
     pub measured: Vec<bool>,
+    /// Link ids of the forward path, in order.
+    pub path: Vec<Vec<u32>>,
 }
 
 /// One row per directed link.
@@ -91,6 +93,7 @@ pub fn flow_table(w: &World, info: &RunInfo) -> FlowTable {
         t.protocol.push(info.profile_labels[r.profile].clone());
         t.workload.push(info.workload_labels[r.workload].clone());
         t.measured.push(r.start >= info.measure_from && r.start < info.duration);
+        t.path.push(r.path.clone());
     }
     t
 }

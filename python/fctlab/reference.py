@@ -1,0 +1,122 @@
+"""Processor-sharing references for a packet-level run: what each flow's completion time would
+be if the network shared every link max-min fairly as a fluid, with no slow start, no queues
+and no losses.
+
+- `ps_fct(result)`: per flow, the exact fluid max-min completion time of the run's own flows
+  (same starts, sizes and routed paths; computed in the core, `reference::ps`), plus the
+  thesis's fixed terms: `ps_fct_s = 1.5 x rtt_prop_s + ps_fluid_s` (handshake + last byte's
+  one-way propagation).
+- M/G/1-PS closed forms for one link, and the thesis's curves per flow (`reference_curves`),
+  built on `fctlab.models` (ps_fct, lower_bound_fct, slow_start_fct).
+
+Wire bits of a flow of `size` payload bytes: `(size + ceil(size / mss) x header) x 8`, as the
+core's `ideal_fct_s` counts them. Rates in bit/s, times in seconds.
+"""
+
+from __future__ import annotations
+
+import importlib
+import math
+from collections.abc import Sequence
+
+import polars as pl
+
+from fctlab import models
+from fctlab.result import Result
+
+
+def wire_bits(size_bytes: int, mss: int = 1460, header: int = 40) -> float:
+    """Bits on the wire for `size_bytes` of payload in segments of `mss` with `header` bytes each."""
+    return (size_bytes + math.ceil(size_bytes / mss) * header) * 8.0
+
+
+def ps_fct(result_or_flows: Result | pl.DataFrame, links: pl.DataFrame | Sequence[float] | None = None,
+           *, mss: int = 1460, header: int = 40) -> pl.DataFrame:
+    """Max-min fluid (processor-sharing) completion times of a run's finite flows.
+
+    `result_or_flows` is a `Result`, or a flows table with `id`, `size_bytes`, `start_s`,
+    `rtt_prop_s` and `path`; `links` is then the links table (`id`, `rate_bps`) or the
+    capacities (bit/s) indexed by link id. Long-lived flows (size -1) are left out: the table
+    does not say when they stop. Returns one row per finite flow, by id: `id`, `ps_fluid_s`
+    (the fluid transfer alone) and `ps_fct_s` (= 1.5 x `rtt_prop_s` + `ps_fluid_s`).
+    """
+    if isinstance(result_or_flows, Result):
+        flows = result_or_flows.flows
+        links = result_or_flows.links if links is None else links
+    else:
+        flows = result_or_flows
+    if links is None:
+        raise TypeError("ps_fct: pass `links` (the links table or capacities in bit/s) with a flows table")
+    if "path" not in flows.columns:
+        raise ValueError("the flows table has no `path` column: it was written by an older fctlab; run it again")
+    capacities = _capacities(links)
+    finite = flows.filter(pl.col("size_bytes") >= 0).sort("id")
+    bits = [wire_bits(s, mss, header) for s in finite["size_bytes"].to_list()]
+    fluid = _compiled().ps_fct(capacities, finite["start_s"].to_list(), bits, finite["path"].to_list())
+    return finite.select(
+        "id",
+        ps_fluid_s=pl.Series(fluid, dtype=pl.Float64),
+    ).with_columns(ps_fct_s=1.5 * finite["rtt_prop_s"] + pl.col("ps_fluid_s"))
+
+
+def mg1_ps_fct(size_bits: float, capacity: float, load: float) -> float:
+    """M/G/1-PS mean response time of a job of `size_bits`: E[T | x] = x / (C (1 - rho))."""
+    _check_load(load)
+    return size_bits / (capacity * (1.0 - load))
+
+
+def mg1_ps_mean_fct(mean_size_bits: float, capacity: float, load: float) -> float:
+    """M/G/1-PS mean response time over all jobs: E[T] = E[S] / (C (1 - rho))."""
+    return mg1_ps_fct(mean_size_bits, capacity, load)
+
+
+def mg1_ps_mean_in_system(load: float) -> float:
+    """M/G/1-PS mean number of jobs in the system: rho / (1 - rho) (as M/M/1, by insensitivity)."""
+    _check_load(load)
+    return load / (1.0 - load)
+
+
+def reference_curves(flows: pl.DataFrame, capacity: float, load: float, *, iw: int = 1,
+                     mss: int = 1460, header: int = 40) -> pl.DataFrame:
+    """The thesis's curves for each finite flow of a flows table, one bottleneck of `capacity`
+    at `load`, with RTPD = the flow's `rtt_prop_s`: `ps_curve_s` (1.5 RTPD + L / (C (1 - rho))),
+    `lower_bound_s` (1.5 RTPD + L / C) and `slow_start_s` (slow start from `iw` without loss).
+
+    L counts ceil(size / mss) packets whose wire bits add up to `wire_bits(size)`."""
+    _check_load(load)
+    finite = flows.filter(pl.col("size_bytes") >= 0).sort("id")
+    ps, lower, slow = [], [], []
+    for size, rtpd in zip(finite["size_bytes"].to_list(), finite["rtt_prop_s"].to_list(), strict=True):
+        pkts = math.ceil(size / mss)
+        packet_bits = wire_bits(size, mss, header) / pkts if pkts else (mss + header) * 8.0
+        ps.append(models.ps_fct(pkts, capacity, rtpd, load, packet_bits))
+        lower.append(models.lower_bound_fct(pkts, capacity, rtpd, packet_bits))
+        slow.append(models.slow_start_fct(pkts, capacity, rtpd, packet_bits, iw))
+    return finite.select("id", "size_bytes").with_columns(
+        ps_curve_s=pl.Series(ps, dtype=pl.Float64),
+        lower_bound_s=pl.Series(lower, dtype=pl.Float64),
+        slow_start_s=pl.Series(slow, dtype=pl.Float64),
+    )
+
+
+def _capacities(links: pl.DataFrame | Sequence[float]) -> list[float]:
+    """Capacities (bit/s) indexed by link id."""
+    if not isinstance(links, pl.DataFrame):
+        return [float(c) for c in links]
+    ids = links["id"].to_list()
+    if sorted(ids) != list(range(len(ids))):
+        raise ValueError(f"links table: expected ids 0..{len(ids) - 1}, got {sorted(ids)[:10]}...")
+    return [float(c) for c in links.sort("id")["rate_bps"].to_list()]
+
+
+def _check_load(load: float) -> None:
+    if not 0.0 <= load < 1.0:
+        raise ValueError(f"load: expected 0 <= load < 1, got {load}")
+
+
+def _compiled():
+    """The compiled core: the fluid simulation always runs there (tests' stand-in cores included)."""
+    try:
+        return importlib.import_module("fctlab._core")
+    except ImportError as e:
+        raise RuntimeError("fctlab._core is not built: run `maturin develop --release` in the repository") from e

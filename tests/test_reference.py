@@ -1,0 +1,122 @@
+"""fctlab.reference: the processor-sharing fluid of a run's own flows (through the compiled core's
+`ps_fct`), the flows table's `path` column it relies on, and the M/G/1-PS closed forms."""
+
+from __future__ import annotations
+
+import math
+import random
+
+import polars as pl
+import pytest
+from realcore import fake, small_dumbbell  # noqa: F401  (fake: the compiled core)
+
+import fctlab
+from fctlab import models
+from fctlab.reference import mg1_ps_fct, mg1_ps_mean_fct, ps_fct, reference_curves, wire_bits
+
+GBPS = 1e9
+
+
+def flows_frame(rows: list[tuple[float, int, list[int]]], rtt: float = 0.01) -> pl.DataFrame:
+    """A flows table with what ps_fct reads: (start_s, size_bytes, path) per flow."""
+    return pl.DataFrame({
+        "id": list(range(len(rows))), "start_s": [r[0] for r in rows], "size_bytes": [r[1] for r in rows],
+        "path": [r[2] for r in rows], "rtt_prop_s": [rtt] * len(rows),
+    })
+
+
+def test_run_paths_go_from_source_to_destination_over_the_bottleneck():
+    """The `path` column lists the forward links in order: source host's uplink to the
+    destination host's downlink, each link starting where the previous one ended."""
+    r = fctlab.run(small_dumbbell())
+    links = {row["id"]: row for row in r.links.iter_rows(named=True)}
+    bottleneck = r.links.filter(pl.col("name") == "bottleneck")["id"].item()
+    for f in r.flows.iter_rows(named=True):
+        hops = [links[l] for l in f["path"]]
+        assert hops[0]["src"] == f["src"] and hops[-1]["dst"] == f["dst"], f
+        assert all(a["dst"] == b["src"] for a, b in zip(hops, hops[1:])), f
+        assert sum(h["delay_s"] for h in hops) * 2 == pytest.approx(f["rtt_prop_s"])
+        assert bottleneck in f["path"] or f["src"][0] == f["dst"][0], f
+
+
+def test_ps_fct_of_a_run_has_a_row_per_finite_flow_above_the_lower_bound():
+    """One row per finite flow, by id; PS can never beat 1.5 RTT + L / C, and the fluid part is
+    at least the transfer at the path's slowest link."""
+    r = fctlab.run(small_dumbbell(workload=[
+        {"kind": "poisson", "load": 0.6, "load_on": "bottleneck", "sizes": {"kind": "exponential", "mean": 30000}},
+        {"kind": "long_lived", "flows": [{"src": "l0", "dst": "r0", "start": "0s", "stop": "300ms"}]},
+    ]))
+    finite = r.flows.filter(pl.col("size_bytes") >= 0).sort("id")
+    assert finite.height < r.flows.height, "the long-lived flow must be in the run for this to test its exclusion"
+    ps = ps_fct(r)
+    assert ps.columns == ["id", "ps_fluid_s", "ps_fct_s"]
+    assert ps["id"].to_list() == finite["id"].to_list()
+    rates = dict(zip(r.links["id"].to_list(), r.links["rate_bps"].to_list(), strict=True))
+    sharing = 0
+    for f, p in zip(finite.iter_rows(named=True), ps.iter_rows(named=True), strict=True):
+        alone = wire_bits(f["size_bytes"]) / min(rates[l] for l in f["path"])
+        assert p["ps_fluid_s"] >= alone * (1 - 1e-9)
+        assert p["ps_fct_s"] == pytest.approx(1.5 * f["rtt_prop_s"] + p["ps_fluid_s"])
+        assert p["ps_fct_s"] >= f["ideal_fct_s"] * (1 - 1e-9)
+        sharing += p["ps_fluid_s"] > 1.01 * alone
+    assert sharing > 5, "at 60% load some flows must overlap, else the test only checks single flows"
+
+
+def test_ps_fct_shares_a_link_max_min_and_adds_one_and_a_half_rtt():
+    """Two equal flows on link 0, one alone on link 1: the first two at C/2, the third at C."""
+    size = 146_000  # 100 full segments: 1.2 Mbit on the wire
+    bits = wire_bits(size)
+    assert bits == 100 * 1500 * 8
+    out = ps_fct(flows_frame([(0.0, size, [0]), (0.0, size, [0, 1]), (0.0, size, [2])], rtt=0.02),
+                 [GBPS, 10 * GBPS, GBPS])
+    assert out["ps_fluid_s"].to_list() == pytest.approx([2 * bits / GBPS, 2 * bits / GBPS, bits / GBPS])
+    assert out["ps_fct_s"].to_list() == pytest.approx([0.03 + 2 * bits / GBPS, 0.03 + 2 * bits / GBPS, 0.03 + bits / GBPS])
+
+
+def test_ps_fct_on_one_link_matches_mg1_ps():
+    """Poisson arrivals on one link at load 0.5: the mean of (fluid T / wire bits) over 2 x 10^5
+    flows is 1 / (C (1 - rho)) within 3% (the Rust tests hold this to M/G/1-PS more tightly)."""
+    rng = random.Random(4)
+    c, load, mean_bytes = GBPS, 0.5, 14_600
+    mean_bits = wire_bits(mean_bytes)  # exponential sizes rounded to segments below: close enough
+    t, rows = 0.0, []
+    for _ in range(200_000):
+        t += rng.expovariate(load * c / mean_bits)
+        rows.append((t, max(1, round(rng.expovariate(1 / mean_bytes))), [0]))
+    flows = flows_frame(rows)
+    out = ps_fct(flows, [c])
+    bits = [wire_bits(s) for s in flows["size_bytes"]]
+    realized = sum(bits) / (c * t)
+    steady = slice(20_000, 190_000)
+    slowdown = [f / b for f, b in zip(out["ps_fluid_s"].to_list()[steady], bits[steady], strict=True)]
+    assert sum(slowdown) / len(slowdown) == pytest.approx(1 / (c * (1 - realized)), rel=0.03)
+
+
+def test_closed_forms_agree_with_the_models_curve():
+    """E[T] = E[S] / (C (1 - rho)); the thesis's PS curve is it plus 1.5 RTPD."""
+    assert mg1_ps_mean_fct(1e6, GBPS, 0.5) == pytest.approx(2e-3)
+    assert mg1_ps_fct(3e6, GBPS, 0.8) == pytest.approx(15e-3)
+    curves = reference_curves(flows_frame([(0.0, 14_600, [0]), (0.0, 1000, [0])], rtt=0.05), GBPS, 0.8, iw=1)
+    assert curves["ps_curve_s"].to_list() == pytest.approx([0.075 + mg1_ps_fct(wire_bits(14_600), GBPS, 0.8),
+                                                           0.075 + mg1_ps_fct(wire_bits(1000), GBPS, 0.8)])
+    # 10 packets from iw 1: ceil(log2(11)) = 4 rounds + 1/2.
+    assert curves["slow_start_s"][0] == pytest.approx(models.slow_start_fct(10, GBPS, 0.05, 1500 * 8, 1))
+    assert curves["slow_start_s"][0] == pytest.approx(4.5 * 0.05 + 10 * 1500 * 8 / GBPS)
+    assert curves["lower_bound_s"][1] == pytest.approx(0.075 + 1040 * 8 / GBPS)
+    with pytest.raises(ValueError, match="load"):
+        mg1_ps_mean_fct(1e6, GBPS, 1.0)
+
+
+def test_bad_inputs_name_the_field():
+    """Errors from the compiled core name the flow and the field, the value and the expectation."""
+    with pytest.raises(ValueError, match=r"flows\[1\]\.path\[0\]`: expected a link index below 1, got 4"):
+        ps_fct(flows_frame([(0.0, 10, [0]), (0.0, 10, [4])]), [GBPS])
+    with pytest.raises(ValueError, match=r"flows\[0\]\.path\[0\]`: expected a link index >= 0, got -1"):
+        ps_fct(flows_frame([(0.0, 10, [-1])]), [GBPS])
+    with pytest.raises(ValueError, match=r"links\[0\]`: expected a capacity > 0"):
+        ps_fct(flows_frame([(0.0, 10, [0])]), [0.0])
+    with pytest.raises(ValueError, match="no `path` column"):
+        ps_fct(flows_frame([(0.0, 10, [0])]).drop("path"), [GBPS])
+    with pytest.raises(ValueError, match="one length"):
+        fctlab._core.ps_fct([GBPS], [0.0], [], [[0]])
+    assert math.isfinite(ps_fct(flows_frame([(0.0, 0, [0])]), [GBPS])["ps_fct_s"][0])
