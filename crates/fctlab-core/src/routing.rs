@@ -6,8 +6,12 @@
 //! index computation and a slice read, with no hashing. A host is never a transit node: the
 //! search does not extend paths through a host other than the destination.
 //!
-//! Without ECMP each (node, destination) keeps exactly one next hop, the lowest link id among
-//! the shortest, so that routes are a pure function of the topology. With ECMP a flow picks
+//! Without ECMP each (node, destination) keeps exactly one next hop: among those on a shortest
+//! path, the one leading to the lowest node id (then the lowest link id). From any source this
+//! gives the lexicographically smallest shortest path, which is what ns-3's global routing
+//! chose for the RC3 authors: their Internet-2 core capacities are exactly 1111 Mb/s per router
+//! pair routed over each link under this rule (a test checks it), and a different tie-break
+//! overloads their 1112 Mb/s links. With ECMP a flow picks
 //! among the candidates with its [`flow_hash`] mixed with a per-node salt: if every stage used
 //! the same bits of the hash, a flow that went left at the edge would go left at the
 //! aggregation layer too (hash polarization) and some paths would never be used.
@@ -45,7 +49,8 @@ pub struct Routes {
 }
 
 impl Routes {
-    /// Computes the tables; with `ecmp` false, keeps one next hop (the lowest link id) per entry.
+    /// Computes the tables; with `ecmp` false, keeps one next hop per entry (towards the lowest
+    /// node id, then the lowest link id).
     ///
     /// Panics only if the tables would exceed 2^32 entries, which no topology that fits in
     /// memory reaches (hosts x nodes is bounded by the topology's size limits long before).
@@ -57,6 +62,10 @@ impl Routes {
         for (id, l) in topo.links.iter().enumerate() {
             outgoing[l.from].push(id as u32);
             incoming[l.to].push(id as u32);
+        }
+        // Candidates in order of the node they lead to: the first on a shortest path wins.
+        for out in &mut outgoing {
+            out.sort_by_key(|&l| (topo.links[l as usize].to, l));
         }
         let hosts = topo.hosts();
         let mut host_index = vec![NOT_A_HOST; n];
@@ -299,7 +308,7 @@ mod tests {
     }
 
     #[test]
-    fn ecmp_keeps_equal_paths_and_single_path_keeps_the_lowest_link() {
+    fn ecmp_keeps_equal_paths_and_single_path_goes_to_the_lowest_node() {
         // Diamond r1 -> {r2, r3} -> r4, equal delays.
         let t = graph(
             &["r1", "r2", "r3", "r4"],
@@ -314,11 +323,11 @@ mod tests {
             ],
         );
         let (r1, b) = (t.node_by_name("r1").unwrap(), t.node_by_name("b").unwrap());
-        assert_eq!(Routes::compute(&t, true).next_hops(r1, b), &[0, 2]);
+        assert_eq!(Routes::compute(&t, true).next_hops(r1, b), &[2, 0]);
         assert_eq!(
             Routes::compute(&t, false).next_hops(r1, b),
-            &[0],
-            "lowest link id: r1->r3"
+            &[2],
+            "towards the lowest node id: r1->r2 (link 2), not r1->r3 (link 0)"
         );
         let routes = Routes::compute(&t, true);
         let a = t.node_by_name("a").unwrap();

@@ -42,6 +42,8 @@ class Experiment:
     quick_seeds: int = 1
     #: Overrides added to every run in quick mode (shorter runs).
     quick: dict[str, Any] = field(default_factory=dict)
+    #: Full-mode seed counts of particular runs (the rest use `seeds`).
+    point_seeds: dict[str, int] = field(default_factory=dict)
 
 
 @dataclass
@@ -56,11 +58,18 @@ class Context:
 class Runs:
     """Finished runs of one experiment: flows tables by run name and seed."""
 
-    def __init__(self, root: Path, names: list[str], seeds: list[int]):
+    def __init__(self, root: Path, names: list[str], seeds: list[int], per_name: dict[str, list[int]] | None = None):
         self.root = root
         self.names = names
+        #: Seeds every run has.
         self.seeds = seeds
+        self._per_name = per_name or {}
         self._cache: dict[tuple[str, int], pl.DataFrame] = {}
+
+    def seeds_of(self, *names: str) -> list[int]:
+        """Seeds that every one of `names` was run with."""
+        sets = [set(self._per_name.get(n, self.seeds)) for n in names]
+        return sorted(set.intersection(*sets)) if sets else list(self.seeds)
 
     def flows(self, name: str, seed: int) -> pl.DataFrame:
         """The flows table of one run."""
@@ -140,11 +149,16 @@ def run_experiment(exp: Experiment, paper_dir: Path, cache: Path, out_root: Path
     """Runs (or reuses) every run of `exp`, then writes its README; returns a summary record."""
     seeds = list(range(1, (exp.quick_seeds if quick else exp.seeds) + 1))
     points = [(n, {**o, **(exp.quick if quick else {})}) for n, o in exp.points]
-    sweep = Sweep(scenario=paper_dir / exp.base, seeds=seeds, points=points)
+    per_name = {n: (seeds if quick else list(range(1, exp.point_seeds.get(n, exp.seeds) + 1))) for n, _ in points}
     root = cache / exp.name
     t0 = time.perf_counter()
-    say(f"[{exp.name}] {len(points)} configurations x {len(seeds)} seeds")
-    outcomes = run_sweep(sweep, root, jobs=jobs, progress=os.isatty(2), report=say)
+    say(f"[{exp.name}] {len(points)} configurations x {len(seeds)} seeds"
+        + ("" if quick or not exp.point_seeds else f" ({', '.join(f'{k}: {v}' for k, v in exp.point_seeds.items())})"))
+    outcomes = []
+    for count in sorted({len(v) for v in per_name.values()}):
+        group = [(n, o) for n, o in points if len(per_name[n]) == count]
+        sweep = Sweep(scenario=paper_dir / exp.base, seeds=list(range(1, count + 1)), points=group)
+        outcomes += run_sweep(sweep, root, jobs=jobs, progress=os.isatty(2), report=say)
     failed = [o for o in outcomes if o.status != "done"]
     out = out_root / exp.name
     out.mkdir(parents=True, exist_ok=True)
@@ -152,11 +166,14 @@ def run_experiment(exp: Experiment, paper_dir: Path, cache: Path, out_root: Path
         msg = "; ".join(f"{o.run.relpath}: {o.error}" for o in failed[:5])
         (out / "README.md").write_text(f"# {exp.title}\n\nNot reproduced: {len(failed)} runs failed ({msg}).\n")
         return {"experiment": exp.name, "status": "failed", "error": msg}
-    body = exp.analyze(Runs(root, [n for n, _ in points], seeds), Context(out, quick, seeds))
+    common = sorted(set.intersection(*(set(v) for v in per_name.values()))) if per_name else seeds
+    body = exp.analyze(Runs(root, [n for n, _ in points], common, per_name), Context(out, quick, common))
     wall = sum((o.record.get("meta") or {}).get("wall_s") or 0.0 for o in outcomes)
     mode = "quick (shortened runs, fewer seeds: not comparable to the paper)" if quick else "full"
+    counts = sorted({len(v) for v in per_name.values()}) or [len(seeds)]
+    seed_text = " or ".join(f"1..{c}" for c in counts)
     footer = (
-        f"\n\n---\nMode: {mode}. Seeds: {seeds[0]}..{seeds[-1]}. Runs: {len(outcomes)}, "
+        f"\n\n---\nMode: {mode}. Seeds: {seed_text} (per configuration). Runs: {len(outcomes)}, "
         f"simulation time {wall:.0f} s of one core. Base scenario: `experiments/{paper_dir.name}/{exp.base}`; "
         f"regenerate with `fctlab reproduce {paper_dir.name} --only {exp.name}`"
         + (" --quick" if quick else "") + ".\n"

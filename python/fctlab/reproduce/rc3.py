@@ -46,7 +46,7 @@ def _fmt_s(x: float) -> str:
 def _pair_rows(runs: Runs, a: str, b: str) -> dict[str, list[float]]:
     """Per seed: mean FCT over flows and over bytes of runs a and b, and the reductions."""
     out: dict[str, list[float]] = {"a_f": [], "a_b": [], "b_f": [], "b_b": [], "red_f": [], "red_b": []}
-    for s in runs.seeds:
+    for s in runs.seeds_of(a, b):
         af, ab = mean_fct(runs.sample(a, s))
         bf, bb = mean_fct(runs.sample(b, s))
         for k, v in (("a_f", af), ("a_b", ab), ("b_f", bf), ("b_b", bb),
@@ -58,7 +58,7 @@ def _pair_rows(runs: Runs, a: str, b: str) -> dict[str, list[float]]:
 def _per_size(runs: Runs, a: str, b: str) -> pl.DataFrame:
     """Per flow size and seed: mean FCT of a and b and the reduction."""
     rows = []
-    for s in runs.seeds:
+    for s in runs.seeds_of(a, b):
         ga = runs.sample(a, s).group_by("size_bytes").agg(pl.col("fct_s").mean().alias("a"), pl.len().alias("n"))
         gb = runs.sample(b, s).group_by("size_bytes").agg(pl.col("fct_s").mean().alias("b"))
         j = ga.join(gb, on="size_bytes").with_columns(seed=pl.lit(s))
@@ -155,7 +155,7 @@ def analyze_load(runs: Runs, ctx: Context) -> str:
     cut_rows = []
     for load in (10, 30, 50):
         red_f, red_b, tf, rf = [], [], [], []
-        for sd in runs.seeds:
+        for sd in runs.seeds_of(f"tcp-{load}", f"rc3-{load}"):
             t = runs.sample(f"tcp-{load}", sd).filter(pl.col("finish_s") <= 10.0)
             r = runs.sample(f"rc3-{load}", sd).filter(pl.col("finish_s") <= 5.0)
             (a_f, a_b), (b_f, b_b) = mean_fct(t), mean_fct(r)
@@ -204,7 +204,7 @@ def analyze_load(runs: Runs, ctx: Context) -> str:
     prow = []
     for ax, size, label in ((axes[0], 7300, "7.3 KB"), (axes[1], 1733020, "1.7 MB")):
         for name, style in (("tcp-30", "-"), ("rc3-30", "--")):
-            fct = pl.concat([runs.sample(name, s) for s in runs.seeds]).filter(pl.col("size_bytes") == size)["fct_s"].sort()
+            fct = pl.concat([runs.sample(name, s) for s in runs.seeds_of(name)]).filter(pl.col("size_bytes") == size)["fct_s"].sort()
             n = len(fct)
             ax.plot(fct.to_list(), [(i + 1) / n for i in range(n)], style, label=name.split("-")[0].upper())
             q = [fct.quantile(p, "linear") for p in (0.01, 0.5, 0.99)]
@@ -228,7 +228,7 @@ def analyze_load(runs: Runs, ctx: Context) -> str:
     for size in sizes:
         vals = []
         for name in ("tcp-30", "rc3-30"):
-            f = pl.concat([runs.sample(name, s) for s in runs.seeds]).filter(pl.col("size_bytes") == size)
+            f = pl.concat([runs.sample(name, s) for s in runs.seeds_of(name)]).filter(pl.col("size_bytes") == size)
             vals.append(float((f["size_bytes"] * 8 / f["fct_s"]).median()) / 1e6)
         trow.append([f"{size // SEG}", f"{vals[0]:.2f}", f"{vals[1]:.2f}"])
     parts.append(
@@ -731,26 +731,26 @@ def experiments() -> list[Experiment]:
     return [
         Experiment("fig4-model", "RC3 paper Fig. 4: the performance model", "internet2.toml", [], 1, analyze_fig4),
         Experiment("internet2-load", "RC3 paper Figs. 7, 8, 10, 13: Internet-2 at 10, 30 and 50% load",
-                   "internet2.toml", loads, 10, analyze_load, quick=QUICK),
-        Experiment("fig9-rttbw", "RC3 paper Fig. 9: RTT x BW", "internet2.toml", _points_rttbw(), 3, analyze_rttbw,
+                   "internet2.toml", loads, 3, analyze_load, quick=QUICK, point_seeds={"tcp-30": 10, "rc3-30": 10}),
+        Experiment("fig9-rttbw", "RC3 paper Fig. 9: RTT x BW", "internet2.toml", _points_rttbw(), 2, analyze_rttbw,
                    quick=QUICK),
         Experiment("table1-robustness", "RC3 paper Table 1: other topologies and link heterogeneity",
-                   "internet2.toml", _points_table1(), 3, analyze_table1, quick=QUICK),
-        Experiment("fig11-loss", "RC3 paper Fig. 11: random loss", "internet2.toml", _points_loss(), 3, analyze_loss,
+                   "internet2.toml", _points_table1(), 2, analyze_table1, quick=QUICK),
+        Experiment("fig11-loss", "RC3 paper Fig. 11: random loss", "internet2.toml", _points_loss(), 2, analyze_loss,
                    quick=QUICK),
         Experiment("fig12-priorities", "RC3 paper Fig. 12: number of priority levels", "internet2.toml",
-                   _points_levels(), 3, analyze_levels, quick=QUICK),
-        Experiment("pacing", "RC3 paper sec. 5.1.2: application pacing (video)", "internet2.toml", _points_pacing(), 3,
+                   _points_levels(), 2, analyze_levels, quick=QUICK),
+        Experiment("pacing", "RC3 paper sec. 5.1.2: application pacing (video)", "internet2.toml", _points_pacing(), 2,
                    analyze_pacing, quick={"duration": "2s", "measure_from": "0.5s"}),
         Experiment("rc3-with-tcp", "RC3 paper sec. 5.1.3: RC3 hosts beside TCP hosts", "internet2.toml",
-                   _points_mixed(), 3, analyze_mixed, quick=QUICK),
+                   _points_mixed(), 2, analyze_mixed, quick=QUICK),
         Experiment("partial-wqos", "RC3 paper sec. 6: partial deployment of priorities", "internet2.toml",
-                   _points_partial(), 3, analyze_partial, quick=QUICK),
-        Experiment("fig14a-iw", "RC3 paper Fig. 14(a): larger initial windows", "internet2.toml", _points_iw(), 3,
+                   _points_partial(), 2, analyze_partial, quick=QUICK),
+        Experiment("fig14a-iw", "RC3 paper Fig. 14(a): larger initial windows", "internet2.toml", _points_iw(), 2,
                    analyze_iw, quick=QUICK),
         Experiment("fig14b-qos", "RC3 paper Fig. 14(b): traditional QoS for 10% critical flows", "internet2.toml",
-                   _points_qos(), 3, analyze_qos, quick=QUICK),
-        Experiment("datacenter", "RC3 paper sec. 6: a 100 Gb/s fat tree", "internet2.toml", _points_dc(), 3,
+                   _points_qos(), 2, analyze_qos, quick=QUICK),
+        Experiment("datacenter", "RC3 paper sec. 6: a 100 Gb/s fat tree", "internet2.toml", _points_dc(), 2,
                    analyze_dc, quick={"duration": "0.03s", "measure_from": "0.01s"}),
         Experiment("fig15-single-flows", "RC3 paper Fig. 15 (simulated side): single flows at 20 ms RTT",
                    "internet2.toml", _points_single(), 1, analyze_single),

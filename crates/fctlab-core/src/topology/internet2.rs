@@ -207,6 +207,32 @@ mod tests {
         assert_eq!(t.default_pairs, None);
     }
 
+    /// The authors scaled every core link to the traffic routed over it: 1111 Mb/s per ordered
+    /// router pair. The default routes must put exactly that many pairs on every link,
+    /// otherwise some 1112 Mb/s link carries several pairs and the "30% load" core overloads.
+    #[test]
+    fn routes_put_on_each_core_link_the_router_pairs_its_rate_was_sized_for() {
+        let t = build("{}", 1).unwrap();
+        let routes = Routes::compute(&t, false);
+        let rep: Vec<usize> = (0..ROUTERS).map(|j| t.groups[&format!("r{j}")][0]).collect();
+        let mut pairs = vec![0u32; t.links.len()];
+        for &s in &rep {
+            for &d in &rep {
+                if s != d {
+                    for l in routes.path(s, d, 0) {
+                        pairs[l as usize] += 1;
+                    }
+                }
+            }
+        }
+        for (l, link) in t.links.iter().enumerate() {
+            if link.delay == Time::from_ms(10) {
+                let sized_for = (link.rate.bps() as f64 / 1111.1e6).round() as u32;
+                assert_eq!(pairs[l], sized_for, "{}: {} router pairs on {} Mb/s", link.name, pairs[l], link.rate.bps() / 1_000_000);
+            }
+        }
+    }
+
     #[test]
     fn core_hop_counts_and_mean_rtt_match_the_reference() {
         let t = build("{}", 1).unwrap();
