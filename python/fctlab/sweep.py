@@ -274,6 +274,11 @@ def execute(scenario: str, spec: RunSpec, outdir: str) -> Outcome:
         }
         # The marker goes in last: a directory with done.json has every other file.
         (tmp / DONE_MARKER).write_text(json.dumps(record, indent=2, sort_keys=True) + "\n")
+        if marker.is_file():
+            # Another process finished this run meanwhile (e.g. a worker left over from an
+            # interrupted sweep): never replace a complete result.
+            shutil.rmtree(tmp, ignore_errors=True)
+            return Outcome(spec, "done", skipped=True, record=json.loads(marker.read_text()))
         if final.exists():  # an incomplete leftover without a marker
             shutil.rmtree(final)
         os.rename(tmp, final)
