@@ -43,33 +43,35 @@ pub enum CongestionHeader {
     /// Plain TCP: no header.
     #[default]
     None,
+    // Header fields are 32-bit, as in the protocols' wire formats, so that the packet stays
+    // within two cache lines (its in-flight read is the event loop's main cache miss).
     /// RCP, forward (SYN, data, probes): routers lower `rate` to their fair rate.
     Rcp {
-        /// Rate the path allows so far, bit/s (`u64::MAX`: no limit yet).
-        rate: u64,
-        /// The sender's RTT estimate (zero: none yet); routers average it.
-        rtt: Time,
-        /// Bytes the flow has sent so far (for differential bandwidth sharing).
-        age: u64,
+        /// Rate the path allows so far, kbit/s (`u32::MAX`: no limit yet).
+        rate_kbps: u32,
+        /// The sender's RTT estimate in microseconds (zero: none yet); routers average it.
+        rtt_us: u32,
+        /// KiB the flow has sent so far (for differential bandwidth sharing).
+        age_kib: u32,
     },
     /// RCP, reverse: the receiver's echo of the rate the forward packet collected.
     RcpFeedback {
-        /// Rate for the sender, bit/s.
-        rate: u64,
+        /// Rate for the sender, kbit/s.
+        rate_kbps: u32,
     },
     /// XCP, forward: the sender's window and RTT, and the window change routers allow.
     Xcp {
         /// Sender's congestion window, bytes.
-        cwnd: f64,
-        /// Sender's RTT estimate (zero: none yet).
-        rtt: Time,
+        cwnd: f32,
+        /// Sender's RTT estimate in microseconds (zero: none yet).
+        rtt_us: u32,
         /// Window change for this packet, bytes; routers only lower it.
-        feedback: f64,
+        feedback: f32,
     },
     /// XCP, reverse: the receiver's echo of the feedback.
     XcpFeedback {
         /// Window change for the sender, bytes.
-        feedback: f64,
+        feedback: f32,
     },
 }
 
@@ -77,7 +79,7 @@ impl CongestionHeader {
     /// What a receiver copies into its ACK for the header a forward packet carried.
     pub fn feedback(self) -> CongestionHeader {
         match self {
-            CongestionHeader::Rcp { rate, .. } => CongestionHeader::RcpFeedback { rate },
+            CongestionHeader::Rcp { rate_kbps, .. } => CongestionHeader::RcpFeedback { rate_kbps },
             CongestionHeader::Xcp { feedback, .. } => CongestionHeader::XcpFeedback { feedback },
             other => other,
         }
@@ -111,8 +113,6 @@ pub struct Packet {
     pub ts: Time,
     /// The timestamp this ACK echoes (RFC 7323 TSecr).
     pub ts_echo: Time,
-    /// Hash that picks among equal-cost paths.
-    pub hash: u64,
     /// Router-writable congestion header.
     pub cc: CongestionHeader,
 }

@@ -64,7 +64,6 @@ pub(crate) mod tests {
             prio,
             ts: Time::ZERO,
             ts_echo: Time::ZERO,
-            hash: 0,
             cc: CongestionHeader::None,
         }
     }

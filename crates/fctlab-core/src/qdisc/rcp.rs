@@ -128,9 +128,9 @@ impl RcpQueue {
 impl QueueDiscipline for RcpQueue {
     fn enqueue(&mut self, _now: Time, pkt: Packet, drops: &mut Vec<Packet>) {
         self.arrived_bytes += pkt.wire as u64;
-        if let CongestionHeader::Rcp { rtt, .. } = pkt.cc {
-            if rtt > Time::ZERO {
-                self.rtt_sum += rtt.as_secs_f64();
+        if let CongestionHeader::Rcp { rtt_us, .. } = pkt.cc {
+            if rtt_us > 0 {
+                self.rtt_sum += rtt_us as f64 * 1e-6;
                 self.rtt_n += 1;
             }
         }
@@ -145,14 +145,14 @@ impl QueueDiscipline for RcpQueue {
     fn dequeue(&mut self, _now: Time) -> Option<Packet> {
         let mut p = self.q.pop_front()?;
         self.bytes -= p.wire as u64;
-        if let CongestionHeader::Rcp { rate, age, .. } = &mut p.cc {
+        if let CongestionHeader::Rcp { rate_kbps, age_kib, .. } = &mut p.cc {
             let share = match self.p.differential {
-                Some((threshold, theta)) if *age > threshold => theta * self.rate,
+                Some((threshold, theta)) if *age_kib as u64 * 1024 > threshold => theta * self.rate,
                 _ => self.rate,
             };
-            let share = share.min(self.capacity).max(1.0) as u64;
-            if *rate > share {
-                *rate = share;
+            let share = (share.min(self.capacity) / 1e3).clamp(1.0, u32::MAX as f64 - 1.0) as u32;
+            if *rate_kbps > share {
+                *rate_kbps = share;
             }
         }
         Some(p)
@@ -205,9 +205,9 @@ mod tests {
     use super::*;
     use crate::qdisc::droptail::tests::pkt;
 
-    fn rcp_pkt(rate: u64, rtt_ms: u64) -> Packet {
+    fn rcp_pkt(rate_kbps: u32, rtt_ms: u32) -> Packet {
         let mut p = pkt(1000, 0);
-        p.cc = CongestionHeader::Rcp { rate, rtt: Time::from_ms(rtt_ms), age: 0 };
+        p.cc = CongestionHeader::Rcp { rate_kbps, rtt_us: rtt_ms * 1000, age_kib: 0 };
         p
     }
 
@@ -215,12 +215,12 @@ mod tests {
     fn departing_packets_carry_the_smaller_of_their_rate_and_r() {
         let mut q = RcpQueue::new(Rate::from_mbps(100), Limit::Packets(10), RcpParams::default());
         let mut d = Vec::new();
-        q.enqueue(Time::ZERO, rcp_pkt(u64::MAX, 10), &mut d);
-        q.enqueue(Time::ZERO, rcp_pkt(1_000, 10), &mut d);
+        q.enqueue(Time::ZERO, rcp_pkt(u32::MAX, 10), &mut d);
+        q.enqueue(Time::ZERO, rcp_pkt(1, 10), &mut d);
         let a = q.dequeue(Time::ZERO).unwrap();
         let b = q.dequeue(Time::ZERO).unwrap();
-        assert_eq!(a.cc, CongestionHeader::Rcp { rate: 5_000_000, rtt: Time::from_ms(10), age: 0 });
-        assert_eq!(b.cc, CongestionHeader::Rcp { rate: 1_000, rtt: Time::from_ms(10), age: 0 }, "never raised");
+        assert_eq!(a.cc, CongestionHeader::Rcp { rate_kbps: 5_000, rtt_us: 10_000, age_kib: 0 });
+        assert_eq!(b.cc, CongestionHeader::Rcp { rate_kbps: 1, rtt_us: 10_000, age_kib: 0 }, "never raised");
     }
 
     #[test]
@@ -236,7 +236,7 @@ mod tests {
         // 200 Mb/s arriving on a 100 Mb/s link: R must fall.
         let r1 = q.fair_rate();
         for _ in 0..250 {
-            q.enqueue(now, rcp_pkt(u64::MAX, 100), &mut d);
+            q.enqueue(now, rcp_pkt(u32::MAX, 100), &mut d);
         }
         now = now + Time::from_ms(10);
         q.tick(now);
@@ -250,7 +250,7 @@ mod tests {
         let mut d = Vec::new();
         // 50 packets of 1000 B in 10 ms = 40 Mb/s arriving, all still queued (400 kbit).
         for _ in 0..50 {
-            q.enqueue(Time::ZERO, rcp_pkt(u64::MAX, 100), &mut d);
+            q.enqueue(Time::ZERO, rcp_pkt(u32::MAX, 100), &mut d);
         }
         q.tick(Time::from_ms(10));
         let (c, r, t, dd) = (100e6, 5e6, 0.01, 0.1);
@@ -263,19 +263,19 @@ mod tests {
         let p = RcpParams { differential: Some((10_000, 0.5)), initial_fraction: 0.2, ..RcpParams::default() };
         let mut q = RcpQueue::new(Rate::from_mbps(100), Limit::Packets(10), p);
         let mut d = Vec::new();
-        let mut young = rcp_pkt(u64::MAX, 10);
-        let mut old = rcp_pkt(u64::MAX, 10);
-        if let CongestionHeader::Rcp { age, .. } = &mut old.cc {
-            *age = 50_000;
+        let mut young = rcp_pkt(u32::MAX, 10);
+        let mut old = rcp_pkt(u32::MAX, 10);
+        if let CongestionHeader::Rcp { age_kib, .. } = &mut old.cc {
+            *age_kib = 50;
         }
         young.seq = 1;
         q.enqueue(Time::ZERO, young, &mut d);
         q.enqueue(Time::ZERO, old, &mut d);
         let rate = |p: Packet| match p.cc {
-            CongestionHeader::Rcp { rate, .. } => rate,
+            CongestionHeader::Rcp { rate_kbps, .. } => rate_kbps,
             _ => 0,
         };
-        assert_eq!(rate(q.dequeue(Time::ZERO).unwrap()), 20_000_000);
-        assert_eq!(rate(q.dequeue(Time::ZERO).unwrap()), 10_000_000);
+        assert_eq!(rate(q.dequeue(Time::ZERO).unwrap()), 20_000);
+        assert_eq!(rate(q.dequeue(Time::ZERO).unwrap()), 10_000);
     }
 }

@@ -52,7 +52,6 @@ impl FlowAddr {
             prio: 0,
             ts: now,
             ts_echo: Time::ZERO,
-            hash: self.hash,
             cc: CongestionHeader::None,
         }
     }

@@ -239,13 +239,14 @@ impl TcpSender {
         let rtt = self.rtt.srtt().unwrap_or(Time::ZERO);
         let wanted = desired_bps / 8.0 * rtt.as_secs_f64() - cwnd;
         let feedback = if rtt == Time::ZERO { self.cfg.mss as f64 } else { wanted.max(0.0) / (cwnd / self.cfg.mss as f64).max(1.0) };
-        CongestionHeader::Xcp { cwnd, rtt, feedback }
+        let rtt_us = (rtt.ps() / 1_000_000).min(u32::MAX as u64) as u32;
+        CongestionHeader::Xcp { cwnd: cwnd as f32, rtt_us, feedback: feedback as f32 }
     }
 
     /// XCP: the window moves by the echoed feedback, never below one segment.
     fn apply_xcp_feedback(&mut self, cc: CongestionHeader) {
         if let CongestionHeader::XcpFeedback { feedback } = cc {
-            let w = self.cc.cwnd as f64 + self.xcp_carry + feedback;
+            let w = self.cc.cwnd as f64 + self.xcp_carry + feedback as f64;
             let w = w.max(self.cfg.mss as f64);
             self.cc.cwnd = w.floor() as u64;
             self.xcp_carry = w - w.floor();
