@@ -27,17 +27,6 @@ fn rcp_queues() -> serde_json::Value {
     json!({"router": {"kind": "rcp", "limit": "2MB"}})
 }
 
-/// Mean of a series metric for `target` over samples in (from, to].
-fn series_mean(w: &World, metric: &str, target: &str, from: f64, to: f64) -> f64 {
-    let s = &w.series;
-    let v: Vec<f64> = (0..s.time.len())
-        .filter(|&i| s.metric[i].name() == metric && s.target[i] == target)
-        .filter(|&i| s.time[i].as_secs_f64() > from && s.time[i].as_secs_f64() <= to)
-        .map(|i| s.value[i])
-        .collect();
-    assert!(!v.is_empty(), "no {metric} samples for {target}");
-    v.iter().sum::<f64>() / v.len() as f64
-}
 
 // The routers start from the ns-2 code's state (R = 0.05 C, d = 0.2 s) and take a few
 // seconds to reach the fair rate from a cold start; the tests measure after that.
@@ -64,10 +53,10 @@ fn long_lived_flows_share_a_dumbbell_equally_with_an_empty_queue() {
     let n_est = 100e6 / fair_rate(&w, 0, 1);
     assert!((n_est - 4.0).abs() < 0.25, "C/R = {n_est}");
     for d in &downlinks {
-        let r = series_mean(&w, "throughput_bps", d, 10.0, 15.0) / 1e6;
+        let r = common::series_mean(&w, "throughput_bps", d, 10.0, 15.0) / 1e6;
         assert!((r - 25.0).abs() < 1.5, "{d}: {r} Mb/s");
     }
-    let q = series_mean(&w, "queue_bytes", "bottleneck", 10.0, 15.0);
+    let q = common::series_mean(&w, "queue_bytes", "bottleneck", 10.0, 15.0);
     assert!(q < 3_000.0, "steady-state queue {q} B (two packets)");
 }
 
@@ -105,7 +94,7 @@ fn two_groups_with_different_bottlenecks_get_their_max_min_rates() {
         "output": {"series": {"interval": "50ms", "links": uplinks}},
     }));
     for u in &uplinks {
-        let r = series_mean(&w, "throughput_bps", u, 10.0, 15.0) / 1e6;
+        let r = common::series_mean(&w, "throughput_bps", u, 10.0, 15.0) / 1e6;
         let want = if u.starts_with('b') { 20.0 } else { 40.0 };
         assert!((r - want).abs() < 0.08 * want, "{u}: {r} Mb/s, max-min fair {want}");
     }
@@ -174,7 +163,7 @@ fn the_stamped_rate_is_the_smallest_along_the_path() {
             "output": {"series": {"interval": "50ms", "links": ["last"]}},
         });
         let w = run(s);
-        let got = series_mean(&w, "throughput_bps", "last", 8.0, 10.0) / 1e6;
+        let got = common::series_mean(&w, "throughput_bps", "last", 8.0, 10.0) / 1e6;
         assert!((got - 50.0).abs() < 2.0, "{first} then {second}: {got} Mb/s");
     }
 }

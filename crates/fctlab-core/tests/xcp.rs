@@ -11,16 +11,6 @@ fn run(s: serde_json::Value) -> World {
     w
 }
 
-fn series_mean(w: &World, metric: &str, target: &str, from: f64, to: f64) -> f64 {
-    let s = &w.series;
-    let v: Vec<f64> = (0..s.time.len())
-        .filter(|&i| s.metric[i].name() == metric && s.target[i] == target)
-        .filter(|&i| s.time[i].as_secs_f64() > from && s.time[i].as_secs_f64() <= to)
-        .map(|i| s.value[i])
-        .collect();
-    assert!(!v.is_empty(), "no {metric} samples for {target}");
-    v.iter().sum::<f64>() / v.len() as f64
-}
 
 /// ```text
 ///   l0..l3 --1G-- rl ==100M, 10 ms, XCP== rr --1G-- r0..r3
@@ -40,13 +30,13 @@ fn long_lived_flows_share_a_dumbbell_equally_with_an_empty_queue() {
         "workload": [{"kind": "long_lived", "flows": flows}],
         "output": {"series": {"interval": "50ms", "links": links}},
     }));
-    let total = series_mean(&w, "throughput_bps", "bottleneck", 10.0, 15.0) / 1e6;
+    let total = common::series_mean(&w, "throughput_bps", "bottleneck", 10.0, 15.0) / 1e6;
     assert!(total > 90.0, "utilization {total} Mb/s");
     for d in &downlinks {
-        let r = series_mean(&w, "throughput_bps", d, 10.0, 15.0) / 1e6;
+        let r = common::series_mean(&w, "throughput_bps", d, 10.0, 15.0) / 1e6;
         assert!((r - 25.0).abs() < 2.5, "{d}: {r} Mb/s");
     }
-    let q = series_mean(&w, "queue_bytes", "bottleneck", 10.0, 15.0);
+    let q = common::series_mean(&w, "queue_bytes", "bottleneck", 10.0, 15.0);
     assert!(q < 5_000.0, "steady-state queue {q} B");
     assert!(w.records.iter().all(|r| r.retx_bytes == 0), "XCP loses nothing here");
 }
@@ -79,11 +69,11 @@ fn parking_lot_flows_get_their_max_min_rates() {
             {"src": "x1_s", "dst": "x1_d", "start": "0s", "stop": "20s"}]}],
         "output": {"series": {"interval": "50ms", "links": ["long_s->c0", "x0_s->c0", "x1_s->c1", "c0->c1"]}},
     }));
-    let rate = |l: &str| series_mean(&w, "throughput_bps", l, 15.0, 20.0) / 1e6;
+    let rate = |l: &str| common::series_mean(&w, "throughput_bps", l, 15.0, 20.0) / 1e6;
     for (l, want) in [("long_s->c0", 50.0), ("x0_s->c0", 50.0), ("x1_s->c1", 150.0)] {
         let r = rate(l);
         assert!((r - want).abs() < 0.1 * want, "{l}: {r} Mb/s, max-min {want}");
     }
-    let q = series_mean(&w, "queue_bytes", "c0->c1", 15.0, 20.0);
+    let q = common::series_mean(&w, "queue_bytes", "c0->c1", 15.0, 20.0);
     assert!(q < 5_000.0, "queue {q} B");
 }

@@ -14,10 +14,9 @@
 //! On departure, a forward RCP packet whose rate field is above R gets R (theta R for flows
 //! older than the threshold), so the receiver sees the path's smallest rate.
 
-use super::{Limit, QueueDiscipline};
+use super::{DropTail, Limit, QueueDiscipline};
 use crate::net::packet::{CongestionHeader, Packet};
 use crate::units::{Rate, Time};
-use std::collections::VecDeque;
 
 /// RCP router parameters (thesis values as defaults).
 #[derive(Copy, Clone, Debug, PartialEq)]
@@ -58,9 +57,8 @@ impl Default for RcpParams {
 /// The RCP queue of one output port.
 #[derive(Debug)]
 pub struct RcpQueue {
-    q: VecDeque<Packet>,
-    bytes: u64,
-    limit: Limit,
+    /// The buffer: a drop-tail FIFO; this discipline only adds control and stamping.
+    fifo: DropTail,
     capacity: f64,
     p: RcpParams,
     /// The fair rate R, bit/s.
@@ -81,9 +79,7 @@ impl RcpQueue {
     pub fn new(capacity: Rate, limit: Limit, p: RcpParams) -> RcpQueue {
         let c = capacity.bps_f64();
         RcpQueue {
-            q: VecDeque::new(),
-            bytes: 0,
-            limit,
+            fifo: DropTail::new(limit),
             capacity: c,
             p,
             rate: p.initial_fraction * c,
@@ -126,7 +122,7 @@ impl RcpQueue {
 }
 
 impl QueueDiscipline for RcpQueue {
-    fn enqueue(&mut self, _now: Time, pkt: Packet, drops: &mut Vec<Packet>) {
+    fn enqueue(&mut self, now: Time, pkt: Packet, drops: &mut Vec<Packet>) {
         self.arrived_bytes += pkt.wire as u64;
         if let CongestionHeader::Rcp { rtt_us, .. } = pkt.cc {
             if rtt_us > 0 {
@@ -134,17 +130,11 @@ impl QueueDiscipline for RcpQueue {
                 self.rtt_n += 1;
             }
         }
-        if self.limit.fits(self.bytes, self.q.len(), pkt.wire) {
-            self.bytes += pkt.wire as u64;
-            self.q.push_back(pkt);
-        } else {
-            drops.push(pkt);
-        }
+        self.fifo.enqueue(now, pkt, drops);
     }
 
-    fn dequeue(&mut self, _now: Time) -> Option<Packet> {
-        let mut p = self.q.pop_front()?;
-        self.bytes -= p.wire as u64;
+    fn dequeue(&mut self, now: Time) -> Option<Packet> {
+        let mut p = self.fifo.dequeue(now)?;
         if let CongestionHeader::Rcp { rate_kbps, age_kib, .. } = &mut p.cc {
             let share = match self.p.differential {
                 Some((threshold, theta)) if *age_kib as u64 * 1024 > threshold => theta * self.rate,
@@ -159,11 +149,11 @@ impl QueueDiscipline for RcpQueue {
     }
 
     fn bytes(&self) -> u64 {
-        self.bytes
+        self.fifo.bytes()
     }
 
     fn packets(&self) -> usize {
-        self.q.len()
+        self.fifo.packets()
     }
 
     fn first_tick(&self) -> Option<Time> {
@@ -177,7 +167,7 @@ impl QueueDiscipline for RcpQueue {
             let d = self.avg_rtt;
             let eta_c = self.p.eta * self.capacity;
             let y = self.arrived_bytes as f64 * 8.0 / t;
-            let q = self.bytes as f64 * 8.0;
+            let q = self.fifo.bytes() as f64 * 8.0;
             // Eq. 3.3.
             let change = (t / d) * (self.p.alpha * (eta_c - y) - self.p.beta * q / d) / eta_c;
             let floor = self.p.floor_fraction * self.capacity;

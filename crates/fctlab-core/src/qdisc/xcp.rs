@@ -15,10 +15,9 @@
 //! and each packet i of the next interval gets `p_i - n_i` with `p_i = xi_p rtt_i^2 s_i / cwnd_i`,
 //! `n_i = xi_n rtt_i s_i` (eq. 2), sizes in bytes, rates in bytes/s.
 
-use super::{Limit, QueueDiscipline};
+use super::{DropTail, Limit, QueueDiscipline};
 use crate::net::packet::{CongestionHeader, Packet};
 use crate::units::{Rate, Time};
-use std::collections::VecDeque;
 
 /// XCP router gains.
 #[derive(Copy, Clone, Debug, PartialEq)]
@@ -42,9 +41,8 @@ impl Default for XcpParams {
 /// The XCP queue of one output port.
 #[derive(Debug)]
 pub struct XcpQueue {
-    q: VecDeque<Packet>,
-    bytes: u64,
-    limit: Limit,
+    /// The buffer: a drop-tail FIFO; this discipline only adds control and stamping.
+    fifo: DropTail,
     /// Capacity, bytes/s.
     capacity: f64,
     p: XcpParams,
@@ -65,9 +63,7 @@ impl XcpQueue {
     /// A queue for a link of `capacity`.
     pub fn new(capacity: Rate, limit: Limit, p: XcpParams) -> XcpQueue {
         XcpQueue {
-            q: VecDeque::new(),
-            bytes: 0,
-            limit,
+            fifo: DropTail::new(limit),
             capacity: capacity.bps_f64() / 8.0,
             p,
             interval: p.initial_interval.as_secs_f64(),
@@ -89,7 +85,7 @@ impl XcpQueue {
 }
 
 impl QueueDiscipline for XcpQueue {
-    fn enqueue(&mut self, _now: Time, pkt: Packet, drops: &mut Vec<Packet>) {
+    fn enqueue(&mut self, now: Time, pkt: Packet, drops: &mut Vec<Packet>) {
         let s = pkt.wire as f64;
         self.input += s;
         if let CongestionHeader::Xcp { cwnd, rtt_us, .. } = pkt.cc {
@@ -100,19 +96,13 @@ impl QueueDiscipline for XcpQueue {
                 self.sum_rtt_s += rtt * s;
             }
         }
-        self.min_queue = self.min_queue.min(self.bytes);
-        if self.limit.fits(self.bytes, self.q.len(), pkt.wire) {
-            self.bytes += pkt.wire as u64;
-            self.q.push_back(pkt);
-        } else {
-            drops.push(pkt);
-        }
+        self.min_queue = self.min_queue.min(self.fifo.bytes());
+        self.fifo.enqueue(now, pkt, drops);
     }
 
-    fn dequeue(&mut self, _now: Time) -> Option<Packet> {
-        let mut p = self.q.pop_front()?;
-        self.bytes -= p.wire as u64;
-        self.min_queue = self.min_queue.min(self.bytes);
+    fn dequeue(&mut self, now: Time) -> Option<Packet> {
+        let mut p = self.fifo.dequeue(now)?;
+        self.min_queue = self.min_queue.min(self.fifo.bytes());
         let s = p.wire as f64;
         if let CongestionHeader::Xcp { cwnd, rtt_us, feedback } = &mut p.cc {
             let (w, rtt) = (*cwnd as f64, *rtt_us as f64 * 1e-6);
@@ -128,11 +118,11 @@ impl QueueDiscipline for XcpQueue {
     }
 
     fn bytes(&self) -> u64 {
-        self.bytes
+        self.fifo.bytes()
     }
 
     fn packets(&self) -> usize {
-        self.q.len()
+        self.fifo.packets()
     }
 
     fn first_tick(&self) -> Option<Time> {
@@ -143,7 +133,7 @@ impl QueueDiscipline for XcpQueue {
         let d = (now - self.last_tick).as_secs_f64().max(1e-9);
         self.last_tick = now;
         let y = self.input / d;
-        let q = if self.min_queue == u64::MAX { self.bytes } else { self.min_queue } as f64;
+        let q = if self.min_queue == u64::MAX { self.fifo.bytes() } else { self.min_queue } as f64;
         // Eq. 1: the aggregate feedback of the next interval.
         let phi = self.p.alpha * d * (self.capacity - y) - self.p.beta * q;
         let h = (self.p.gamma * y * d - phi.abs()).max(0.0);
