@@ -112,9 +112,12 @@ impl Rate {
     }
     /// Serialization time of `bytes` at this rate: `bytes * 8 / rate`, rounded up to a picosecond.
     pub fn tx_time(self, bytes: u64) -> Time {
-        let num = bytes as u128 * 8 * 1_000_000_000_000u128;
-        let r = self.0 as u128;
-        Time(num.div_ceil(r) as u64)
+        // A 64-bit division when the numerator fits (packets always do): a 128-bit one is a
+        // library call several times slower, and this runs once per packet per hop.
+        match bytes.checked_mul(8 * 1_000_000_000_000) {
+            Some(num) => Time(num.div_ceil(self.0)),
+            None => Time((bytes as u128 * 8_000_000_000_000).div_ceil(self.0 as u128) as u64),
+        }
     }
     /// Bytes that this rate carries in `t` (rounded down).
     pub fn bytes_in(self, t: Time) -> u64 {
@@ -144,6 +147,16 @@ mod tests {
     fn serialization_rounds_up() {
         // 1 B at 3 b/s = 8/3 s = 2.666..e12 ps, rounded up.
         assert_eq!(Rate::from_bps(3).tx_time(1), Time(2_666_666_666_667));
+    }
+
+    #[test]
+    fn serialization_is_exact_on_both_sides_of_the_64_bit_fast_path() {
+        // 8e12 x bytes overflows u64 from 2,305,843 bytes on: both paths must round alike.
+        let r = Rate::from_bps(7_000_000_003);
+        for bytes in [1u64, 1500, 2_305_843, 2_305_844, 10_000_000_000] {
+            let want = (bytes as u128 * 8_000_000_000_000).div_ceil(7_000_000_003) as u64;
+            assert_eq!(r.tx_time(bytes), Time(want), "{bytes} bytes");
+        }
     }
 
     #[test]

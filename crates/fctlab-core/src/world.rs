@@ -238,9 +238,8 @@ impl World {
     pub fn run_until(&mut self, until: Time) -> bool {
         let until = until.min(self.limits.max_time).min(if self.limits.drain { Time::MAX } else { self.limits.duration });
         while !self.finished {
-            match self.sched.peek_time() {
-                Some(t) if t <= until => {
-                    let (t, ev) = self.sched.pop().expect("peeked");
+            match self.sched.pop_by(until) {
+                Some((t, ev)) => {
                     if let Some(Event::LinkArrival(next)) = self.sched.peek_near() {
                         self.links[next as usize].prefetch_arrival();
                     }
