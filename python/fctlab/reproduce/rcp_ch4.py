@@ -102,7 +102,23 @@ def _fig41() -> Experiment:
              "sequence-number traces of two flows) is not reproduced.")
     return Experiment("fig4-1", "RCP thesis Fig. 4.1: AFCT against flow size, setup 1 (2.4 Gb/s, 100 ms, load 0.9)",
                       "ch4-setup1.toml", three("setup1", base, bdp(SETUP1), SETUP1.rtpd), 2,
-                      rr.size_figure([("setup1", SETUP1, "Setup 1", FIG41)], intro), quick=quick_scale(0.3))
+                      combine(rr.size_figure([("setup1", SETUP1, "Setup 1", FIG41)], intro), _bottleneck_state),
+                      quick=quick_scale(0.3))
+
+
+def _bottleneck_state(runs: Runs, ctx: Context) -> str:
+    """The bottleneck of each setup-1 run: drops, mean queue against C x RTPD, utilization."""
+    rows = []
+    for p in rr.PROTOCOLS:
+        name = rr.run_name("setup1", p)
+        for sd in runs.seeds_of(name):
+            lk = runs.links(name, sd).filter(pl.col("name") == "bottleneck").row(0, named=True)
+            rows.append([p, str(sd), str(lk["drops_pkts"]), f"{lk['queue_avg_bytes'] / 1e6:.2f}",
+                         f"{lk['queue_avg_bytes'] * 8 / (SETUP1.capacity * SETUP1.rtpd) * 100:.1f}",
+                         f"{lk['utilization']:.3f}"])
+    return ("## The bottleneck\n\nOver the whole run (drain included, so utilization is below the offered 0.9); the "
+            "thesis reports RCP's mean queue near 2% of C x RTPD (sec. 4.3.1):\n\n"
+            + md_table(["protocol", "seed", "drops", "mean queue (MB)", "% of C x RTPD", "utilization"], rows))
 
 
 def _fig42() -> Experiment:
