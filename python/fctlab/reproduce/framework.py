@@ -40,8 +40,9 @@ class Experiment:
     analyze: Callable[[Runs, Context], str]
     #: Seeds in quick mode.
     quick_seeds: int = 1
-    #: Overrides added to every run in quick mode (shorter runs).
-    quick: dict[str, Any] = field(default_factory=dict)
+    #: Overrides added to every run in quick mode (shorter runs), or a function of a run's
+    #: (name, overrides) giving them (for runs of different lengths).
+    quick: dict[str, Any] | Callable[[str, dict[str, Any]], dict[str, Any]] = field(default_factory=dict)
     #: Full-mode seed counts of particular runs (the rest use `seeds`).
     point_seeds: dict[str, int] = field(default_factory=dict)
 
@@ -148,7 +149,10 @@ def run_experiment(exp: Experiment, paper_dir: Path, cache: Path, out_root: Path
                    jobs: int | None, say: Callable[[str], None]) -> dict[str, Any]:
     """Runs (or reuses) every run of `exp`, then writes its README; returns a summary record."""
     seeds = list(range(1, (exp.quick_seeds if quick else exp.seeds) + 1))
-    points = [(n, {**o, **(exp.quick if quick else {})}) for n, o in exp.points]
+    def shortened(n: str, o: dict[str, Any]) -> dict[str, Any]:
+        return (exp.quick(n, o) if callable(exp.quick) else exp.quick) if quick else {}
+
+    points = [(n, {**o, **shortened(n, o)}) for n, o in exp.points]
     per_name = {n: (seeds if quick else list(range(1, exp.point_seeds.get(n, exp.seeds) + 1))) for n, _ in points}
     root = cache / exp.name
     t0 = time.perf_counter()
