@@ -121,7 +121,7 @@ impl Scheduler {
     /// The earliest pending link event, if any (a hint for prefetching its data).
     #[inline]
     pub fn peek_near(&self) -> Option<Event> {
-        self.near.peek().map(|e| e.event)
+        self.near.peek_hint()
     }
 
     /// Number of pending events.
@@ -139,16 +139,25 @@ impl Scheduler {
 /// heap, and the four children's keys (64 bytes) share one cache line. Payloads sit in a
 /// parallel array so comparisons only touch keys.
 ///
+/// Popping leaves a hole at the root instead of refilling it at once: the next push, most often
+/// the same link scheduling its next packet's arrival a moment later, drops into the hole and
+/// sifts down only as far as it belongs (not far: it is due soon), which replaces a full
+/// sift-down of the last entry plus a sift-up. A peek or pop that finds the hole fills it the
+/// usual way first.
+///
 /// The key array is padded with `u128::MAX` past the last entry, so every node's four
 /// children can be read without a bounds test, and the smallest of them is picked with
 /// conditional moves on 64-bit halves: which child is smallest is a coin flip, which a branch
 /// would mispredict half the time (and x86 has no 128-bit conditional move).
 #[derive(Default)]
 struct QuadHeap {
-    /// `len` keys, then at least 4 `u128::MAX`.
+    /// `len` slots, then at least 4 `u128::MAX`.
     keys: Vec<u128>,
     events: Vec<Event>,
+    /// Slots in use, the hole included.
     len: usize,
+    /// Slot 0 is empty (popped, not yet refilled).
+    hole: bool,
 }
 
 #[inline]
@@ -164,23 +173,43 @@ fn key_lt(a: u128, b: u128) -> bool {
 }
 
 impl QuadHeap {
+    /// Entries pending.
     fn len(&self) -> usize {
-        self.len
+        self.len - self.hole as usize
+    }
+
+    #[inline]
+    fn entry(&self, i: usize) -> Entry {
+        let k = self.keys[i];
+        Entry { time: Time((k >> 64) as u64), seq: k as u64, event: self.events[i] }
     }
 
     /// (time, seq, event) of the minimum.
     #[inline]
-    fn peek(&self) -> Option<Entry> {
-        if self.len == 0 {
-            return None;
+    fn peek(&mut self) -> Option<Entry> {
+        self.fill_hole();
+        (self.len > 0).then(|| self.entry(0))
+    }
+
+    /// The minimum, or while the root is a hole, the smallest of its children (which is the
+    /// minimum unless the next push beats it): a prefetch hint that changes nothing.
+    #[inline]
+    fn peek_hint(&self) -> Option<Event> {
+        if !self.hole {
+            return (self.len > 0).then(|| self.events[0]);
         }
-        let k = self.keys[0];
-        Some(Entry { time: Time((k >> 64) as u64), seq: k as u64, event: self.events[0] })
+        let i = (1..5).min_by_key(|&i| self.keys[i])?;
+        (i < self.len).then(|| self.events[i])
     }
 
     #[inline]
     fn push(&mut self, e: Entry) {
         let key = pack(e.time, e.seq);
+        if self.hole {
+            self.hole = false;
+            self.sift_down(0, key, e.event);
+            return;
+        }
         let mut i = self.len;
         self.len += 1;
         // Keep 4 padding keys past the end (children of the last parent may be read).
@@ -201,33 +230,50 @@ impl QuadHeap {
         self.events[i] = e.event;
     }
 
+    /// Removes the minimum, leaving its slot as the hole.
     #[inline]
     fn pop(&mut self) -> Option<Entry> {
         let top = self.peek()?;
+        self.hole = true;
+        Some(top)
+    }
+
+    /// Refills a hole at the root with the last entry.
+    #[inline]
+    fn fill_hole(&mut self) {
+        if !self.hole {
+            return;
+        }
+        self.hole = false;
         self.len -= 1;
         let n = self.len;
         let last_key = std::mem::replace(&mut self.keys[n], u128::MAX);
         let last_ev = self.events[n];
-        if n == 0 {
-            return Some(top);
+        if n > 0 {
+            self.sift_down(0, last_key, last_ev);
         }
-        let mut i = 0;
-        debug_assert!(self.keys.len() >= n + 4 && self.events.len() == self.keys.len());
+    }
+
+    /// Places (key, ev) at the vacant slot `i` or below, moving smaller children up.
+    #[inline]
+    fn sift_down(&mut self, mut i: usize, key: u128, ev: Event) {
+        let n = self.len;
+        debug_assert!(self.keys.len() >= n + 4 && self.events.len() == self.keys.len() && i < n);
         loop {
             let c = 4 * i + 1;
             if c >= n {
                 break;
             }
-            // SAFETY: c < n and the arrays hold at least n + 4 slots (padding kept by `push`),
-            // so c..c+4 are in bounds, and so are i (< c) and c + m (m < 4). Unchecked reads:
-            // the bounds tests were a fifth of the loop's instructions.
+            // SAFETY: c < n and the arrays hold at least n + 4 slots (padding kept by `push`,
+            // and slots past `n` hold u128::MAX), so c..c+4 are in bounds, and so are i (< c)
+            // and c + m (m < 4). Unchecked reads: the bounds tests were a fifth of the loop.
             unsafe {
                 let k = |x: usize| *self.keys.get_unchecked(c + x);
                 let m01 = std::hint::select_unpredictable(key_lt(k(1), k(0)), 1, 0);
                 let m23 = std::hint::select_unpredictable(key_lt(k(3), k(2)), 3, 2);
                 let m = std::hint::select_unpredictable(key_lt(k(m23), k(m01)), m23, m01);
                 let mk = k(m);
-                if !key_lt(mk, last_key) {
+                if !key_lt(mk, key) {
                     break;
                 }
                 *self.keys.get_unchecked_mut(i) = mk;
@@ -235,9 +281,8 @@ impl QuadHeap {
                 i = c + m;
             }
         }
-        self.keys[i] = last_key;
-        self.events[i] = last_ev;
-        Some(top)
+        self.keys[i] = key;
+        self.events[i] = ev;
     }
 }
 
