@@ -78,6 +78,25 @@ def test_lone_segment_pays_the_handshake():
     assert r.flows["start_s"].item() == pytest.approx(0.003)
 
 
+def test_rtcp_lone_segment_carries_the_rcp_header_and_is_labelled():
+    """R-TCP over RCP routers: SYN, SYN-ACK and the data carry the 12-byte RCP header on the 40
+    of TCP/IP, the one segment leaves as soon as the SYN-ACK brings the first rate, and the
+    flows table labels it `rtcp`."""
+    r = fctlab.run(small_dumbbell(
+        queues={"router": {"kind": "rcp", "limit": "250KB"}},
+        transport={"protocol": "rtcp"},
+        workload=[{"kind": "flows", "flows": [{"src": "l0", "dst": "r0", "start": "3ms", "size": MSS}]}]))
+    (fct,) = r.flows["fct_s"].to_list()
+
+    def crossing(wire: int) -> float:  # serialization on access, bottleneck, access
+        return wire * 8 / 1e9 + wire * 8 / 100e6 + wire * 8 / 1e9
+
+    rcp_header = HEADER + 12
+    expected = 1.5 * RTT_PROP + 2 * crossing(rcp_header) + crossing(MSS + rcp_header)
+    assert fct == pytest.approx(expected, abs=1e-9)
+    assert r.flows["protocol"].to_list() == ["rtcp"]
+
+
 def percentile(values: list[float], q: float) -> float:
     """Linear interpolation between order statistics (numpy's default), written out."""
     xs = sorted(values)

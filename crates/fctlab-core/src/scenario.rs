@@ -17,6 +17,7 @@ use crate::transport::cc::CcKind;
 use crate::transport::rc3::Rc3Config;
 use crate::transport::tcp::TcpConfig;
 use crate::transport::rcp::RcpConfig;
+use crate::transport::rtcp::RtcpConfig;
 use crate::units::{Rate, Time};
 use crate::workload::{self, WorkloadCtx, WorkloadEntry};
 use crate::world::{AppTemplate, FlowPlan, Profile, RunLimits, World};
@@ -285,6 +286,8 @@ pub enum Protocol {
     Rcp,
     /// XCP: window moved by the routers' feedback, no slow start (needs `xcp` queues).
     Xcp,
+    /// R-TCP: TCP whose window is RCP's rate x RTT, paced at that rate (needs `rcp` queues).
+    Rtcp,
 }
 
 /// Delayed-ACK settings.
@@ -415,6 +418,7 @@ impl TransportSpec {
             prio: self.priority.unwrap_or(0),
             rc3: None,
             xcp: None,
+            rtcp: None,
         };
         for (f, t) in [("initial_rto", cfg.initial_rto), ("min_rto", cfg.min_rto), ("max_rto", cfg.max_rto)] {
             if t == Time::ZERO {
@@ -460,6 +464,11 @@ impl TransportSpec {
         }
         if self.fixed_rate.is_some() {
             return Err(SpecError::new("fixed_rate", "only meaningful with protocol = \"rcp\""));
+        }
+        if protocol == Protocol::Rtcp {
+            // Its packets carry the 12-byte RCP header (thesis Fig. 6.2) on the TCP/IP headers.
+            cfg.header = self.header.map_or(d.header + 12, |b| b.0 as u32);
+            cfg.rtcp = Some(RtcpConfig::default());
         }
         if protocol == Protocol::Xcp {
             // The XCP header (cwnd, RTT, feedback: 20 bytes in seed 003) rides on TCP/IP's;

@@ -31,6 +31,9 @@ impl Profile {
     pub fn label(&self) -> String {
         match self {
             Profile::Tcp { cfg, .. } => {
+                if cfg.rtcp.is_some() {
+                    return "rtcp".to_string();
+                }
                 let name = if cfg.rc3.is_some() {
                     "rc3"
                 } else if cfg.xcp.is_some() {

@@ -9,7 +9,7 @@ use crate::units::Time;
 /// The sending side of a flow.
 #[derive(Clone, Debug)]
 pub enum Sender {
-    /// TCP (NewReno or CUBIC, SACK), RC3 included.
+    /// TCP (NewReno or CUBIC, SACK), RC3, XCP and R-TCP included.
     Tcp(TcpSender),
     /// RCP: paced at the routers' fair rate.
     Rcp(RcpSender),

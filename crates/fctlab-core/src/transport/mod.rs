@@ -6,6 +6,7 @@ pub mod app;
 pub mod endpoint;
 pub mod rc3;
 pub mod rcp;
+pub mod rtcp;
 pub mod cc;
 pub mod tcp;
 

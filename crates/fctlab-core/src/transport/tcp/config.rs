@@ -2,6 +2,7 @@
 
 use crate::transport::cc::CcKind;
 use crate::transport::rc3::Rc3Config;
+use crate::transport::rtcp::RtcpConfig;
 use crate::units::Time;
 
 /// How a TCP connection behaves.
@@ -37,6 +38,8 @@ pub struct TcpConfig {
     pub rc3: Option<Rc3Config>,
     /// XCP: the window follows the routers' feedback (desired rate, bit/s), no slow start.
     pub xcp: Option<f64>,
+    /// R-TCP: the window is the routers' rate x RTT, packets are paced at that rate.
+    pub rtcp: Option<RtcpConfig>,
 }
 
 impl Default for TcpConfig {
@@ -57,6 +60,7 @@ impl Default for TcpConfig {
             prio: 0,
             rc3: None,
             xcp: None,
+            rtcp: None,
         }
     }
 }

@@ -5,6 +5,7 @@
 //! is the RFC's HighData: the next segment the primary loop sends for the first time.
 
 use super::config::TcpConfig;
+use super::pacer::Pacer;
 use super::rtt::RttEstimator;
 use super::scoreboard::{Scoreboard, LP_SENT, SACKED, SENT};
 use super::segments::Segments;
@@ -12,6 +13,7 @@ use crate::net::packet::{CongestionHeader, Packet, PacketKind, SackBlocks};
 use crate::transport::app::{App, AppState};
 use crate::transport::cc::{CcState, CongestionControl, Controller};
 use crate::transport::rc3::RlpLoop;
+use crate::transport::rtcp;
 use crate::transport::{Endpoint, FlowAddr};
 use crate::units::Time;
 
@@ -75,6 +77,8 @@ pub struct TcpSender {
     rlp: Option<RlpLoop>,
     /// XCP: the fraction of a byte of window the feedback left over.
     xcp_carry: f64,
+    /// The pacing clock of paced senders (R-TCP); `None` for window-only TCP.
+    pacer: Option<Pacer>,
     /// Counters for the flow table.
     pub stats: SenderStats,
 }
@@ -100,6 +104,7 @@ impl TcpSender {
             last_sack: SackBlocks::default(),
             rlp: cfg.rc3.map(RlpLoop::new),
             xcp_carry: 0.0,
+            pacer: cfg.rtcp.map(|r| Pacer::new(r.unlimited_rate)),
             stats: SenderStats::default(),
         }
     }
@@ -144,6 +149,11 @@ impl TcpSender {
     /// True while the handshake is done and data may flow.
     pub fn is_established(&self) -> bool {
         self.state == State::Established
+    }
+
+    /// The pacing rate, for paced senders (R-TCP).
+    pub fn pacing_rate(&self) -> Option<crate::units::Rate> {
+        self.pacer.as_ref().map(Pacer::rate)
     }
 
     /// Configuration of this connection.
@@ -196,6 +206,9 @@ impl TcpSender {
         let mut p = self.addr.forward(PacketKind::Syn, now);
         p.wire = self.cfg.header;
         p.prio = self.cfg.prio;
+        if self.cfg.rtcp.is_some() {
+            p.cc = rtcp::forward_header(self.rtt.srtt(), self.stats.data_bytes);
+        }
         out.push(p);
         self.rto_at = Some(now + self.rtt.rto());
     }
@@ -222,6 +235,11 @@ impl TcpSender {
         p.prio = prio;
         if let Some(desired) = self.cfg.xcp {
             p.cc = self.xcp_header(desired);
+        }
+        // Only R-TCP paces: one check serves its header and its clock.
+        if let Some(pacer) = &mut self.pacer {
+            p.cc = rtcp::forward_header(self.rtt.srtt(), self.stats.data_bytes);
+            pacer.on_send(now, p.wire);
         }
         out.push(p);
         self.stats.data_pkts += 1;
@@ -253,40 +271,75 @@ impl TcpSender {
         }
     }
 
+    /// R-TCP (thesis sec. 6.1.1): an echoed rate sets the pacing rate and the window,
+    /// `rate x srtt / (MSS + headers)` packets ([`rtcp::rate_window`]), whatever the state.
+    fn apply_rate_feedback(&mut self, cc: CongestionHeader) {
+        let Some(rt) = self.cfg.rtcp else { return };
+        let Some(rate) = rtcp::echoed_rate(&rt, cc) else { return };
+        if let Some(p) = &mut self.pacer {
+            p.set_rate(rate);
+        }
+        if let Some(srtt) = self.rtt.srtt() {
+            self.cc.cwnd = rtcp::rate_window(rate, srtt, self.cfg.mss, self.cfg.header, self.cfg.rwnd);
+        }
+    }
+
+    /// R-TCP's part of an ACK: recovery ends where TCP's would, and the window comes from the
+    /// echoed rate alone, in and out of recovery (no controller hook runs).
+    #[inline(never)]
+    fn rtcp_on_ack(&mut self, una: u32, cc: CongestionHeader) {
+        if let Recovery::Fast { point } | Recovery::Loss { point } = self.recovery {
+            if una >= point {
+                self.recovery = Recovery::Open;
+            }
+        }
+        self.apply_rate_feedback(cc);
+    }
+
     fn retransmit(&mut self, now: Time, i: u32, out: &mut Vec<Packet>) {
         self.board.on_retransmit(i);
         self.emit(now, i, true, self.cfg.prio, out);
     }
 
     /// RFC 6675 sec. 5 step (C): send while cwnd - pipe >= 1 SMSS, choosing by NextSeg():
-    /// (1) lost segments not yet retransmitted, (2) new data. SACKed data is skipped.
+    /// (1) lost segments not yet retransmitted, (2) new data. SACKed data is skipped. A paced
+    /// sender also waits for its clock: what the window allows leaves one packet per gap.
     fn send_more(&mut self, now: Time, out: &mut Vec<Packet>) {
         let mss = self.cfg.mss as u64;
         let mut sent = false;
+        if let Some(p) = &mut self.pacer {
+            p.begin_pass();
+        }
         loop {
             if (self.board.pipe() as u64 + 1) * mss > self.cc.cwnd {
                 break;
             }
-            if let Some(i) = self.board.next_lost(self.rxt_scan, self.nxt) {
+            let lost = self.board.next_lost(self.rxt_scan, self.nxt);
+            if lost.is_none() {
+                while self.nxt < self.segs.count() && self.board.get(self.nxt) & SACKED != 0 {
+                    self.nxt += 1;
+                }
+                let in_rwnd = (self.nxt - self.board.una()) as u64 * mss < self.cfg.rwnd;
+                if self.nxt >= self.segs.count() || !in_rwnd {
+                    break;
+                }
+            }
+            if let Some(p) = &mut self.pacer {
+                if !p.ready(now) {
+                    break;
+                }
+            }
+            if let Some(i) = lost {
                 self.rxt_scan = i + 1;
                 self.retransmit(now, i, out);
-                sent = true;
-                continue;
-            }
-            while self.nxt < self.segs.count() && self.board.get(self.nxt) & SACKED != 0 {
-                self.nxt += 1;
-            }
-            let in_rwnd = (self.nxt - self.board.una()) as u64 * mss < self.cfg.rwnd;
-            if self.nxt < self.segs.count() && in_rwnd {
+            } else {
                 let i = self.nxt;
                 self.nxt += 1;
                 let again = self.lp_copy_lost(i);
                 self.board.on_sent(i);
                 self.emit(now, i, again, self.cfg.prio, out);
-                sent = true;
-                continue;
             }
-            break;
+            sent = true;
         }
         if sent && self.rto_at.is_none() {
             self.rto_at = Some(now + self.rtt.rto());
@@ -298,6 +351,8 @@ impl TcpSender {
             return;
         }
         self.rtt.sample(now - pkt.ts_echo);
+        // R-TCP's first rate (and, with the handshake's RTT sample, its first window).
+        self.apply_rate_feedback(pkt.cc);
         self.state = State::Established;
         self.rto_at = None;
         self.send_more(now, out);
@@ -386,17 +441,21 @@ impl TcpSender {
         self.board.mark_losses(self.cfg.dupthresh);
 
         let una = self.board.una();
-        match self.recovery {
-            Recovery::Fast { point } if una >= point => {
-                self.ctrl.on_recovery_end(&mut self.cc, now);
-                self.recovery = Recovery::Open;
+        if self.cfg.rtcp.is_some() {
+            self.rtcp_on_ack(una, pkt.cc);
+        } else {
+            match self.recovery {
+                Recovery::Fast { point } if una >= point => {
+                    self.ctrl.on_recovery_end(&mut self.cc, now);
+                    self.recovery = Recovery::Open;
+                }
+                Recovery::Loss { point } if una >= point => self.recovery = Recovery::Open,
+                Recovery::Open if self.cfg.xcp.is_some() => self.apply_xcp_feedback(pkt.cc),
+                Recovery::Open | Recovery::Loss { .. } if acked > 0 => {
+                    self.ctrl.on_ack(&mut self.cc, now, acked, self.rtt.srtt());
+                }
+                _ => {}
             }
-            Recovery::Loss { point } if una >= point => self.recovery = Recovery::Open,
-            Recovery::Open if self.cfg.xcp.is_some() => self.apply_xcp_feedback(pkt.cc),
-            Recovery::Open | Recovery::Loss { .. } if acked > 0 => {
-                self.ctrl.on_ack(&mut self.cc, now, acked, self.rtt.srtt());
-            }
-            _ => {}
         }
         if self.recovery == Recovery::Open
             && una < self.nxt
@@ -423,14 +482,22 @@ impl TcpSender {
     }
 
     /// RFC 6675 sec. 5 steps (4.1)-(4.3): ssthresh and cwnd from the flight, RecoveryPoint =
-    /// HighData, retransmit the first unacknowledged segment at once.
+    /// HighData, retransmit the first unacknowledged segment at once. R-TCP keeps its
+    /// rate-given window, and a paced sender retransmits at its clock's next slot (the
+    /// segment is marked lost, and lost segments go first).
     fn enter_fast_recovery(&mut self, now: Time, out: &mut Vec<Packet>) {
         self.stats.fast_recoveries += 1;
         let flight = self.flight_size();
-        self.ctrl.on_congestion(&mut self.cc, now, flight);
+        if self.cfg.rtcp.is_none() {
+            self.ctrl.on_congestion(&mut self.cc, now, flight);
+        }
         self.recovery = Recovery::Fast { point: self.nxt };
         let una = self.board.una();
         self.board.force_lost(una);
+        if self.pacer.as_mut().is_some_and(|p| !p.ready(now)) {
+            self.rxt_scan = una;
+            return;
+        }
         self.rxt_scan = una + 1;
         self.retransmit(now, una, out);
     }
@@ -446,7 +513,10 @@ impl TcpSender {
             State::Established => {
                 let end = self.nxt.max(self.board.sack_high());
                 let flight = self.flight_size();
-                self.ctrl.on_timeout(&mut self.cc, now, flight);
+                // R-TCP's window is the rate's alone: a timeout does not collapse it.
+                if self.cfg.rtcp.is_none() {
+                    self.ctrl.on_timeout(&mut self.cc, now, flight);
+                }
                 self.board.on_timeout(end);
                 self.recovery = Recovery::Loss { point: self.nxt };
                 self.dupacks = 0;
@@ -519,15 +589,27 @@ impl Endpoint for TcpSender {
                 self.check_done();
             }
         }
+        if self.pacer.as_ref().and_then(Pacer::wake_at).is_some_and(|t| t <= now) {
+            if self.state == State::Established {
+                self.send_more(now, out);
+                self.check_done();
+            } else if let Some(p) = &mut self.pacer {
+                p.begin_pass();
+            }
+        }
         if self.rto_at.is_some_and(|t| t <= now) {
             self.on_rto(now, out);
         }
     }
 
     fn poll_timeout(&self) -> Option<Time> {
-        match (self.rto_at, self.app.next_event()) {
+        let t = match (self.rto_at, self.app.next_event()) {
             (Some(a), Some(b)) => Some(a.min(b)),
             (a, b) => a.or(b),
+        };
+        match self.pacer.as_ref().and_then(Pacer::wake_at) {
+            Some(w) => Some(t.map_or(w, |t| t.min(w))),
+            None => t,
         }
     }
 }

@@ -1,0 +1,112 @@
+//! R-TCP (RCP thesis sec. 6.1.1): TCP whose congestion window comes from RCP's rate feedback.
+//!
+//! The thesis splits congestion control into (a) modulating the flow's rate and window and
+//! (b) choosing which packets to send (new, outstanding, known lost). R-TCP replaces (a) only:
+//!
+//! - Every packet carries the 12-byte RCP header: the SYN and data ask for an unlimited rate
+//!   and carry the sender's smoothed RTT (zero before the first sample) so RCP routers stamp
+//!   their fair rate and average the RTT; the receiver echoes the path's smallest rate in the
+//!   SYN-ACK and in every ACK.
+//! - On each echoed rate the window becomes (sec. 6.1.1)
+//!   `snd_wnd = rcp_rate x rtt / (MSS + RCP header + IP header)` packets, at least one
+//!   segment and at most the receive window, overriding slow start and congestion
+//!   avoidance. `rtt` is TCP's smoothed RTT (RFC 6298 SRTT), whose first sample is the
+//!   SYN / SYN-ACK exchange that also brings the first rate, so the window is never computed
+//!   without one.
+//! - Packets (new data and retransmissions) are paced at `wire bits / rate`
+//!   ([`super::tcp::pacer::Pacer`]); the thesis writes `MSS / rate`, the wire size includes
+//!   the headers the link serializes.
+//! - Loss recovery is TCP's (SACK per RFC 6675, RTO per RFC 6298) deciding *which* packets go.
+//!   The window is the rate's alone: a loss neither halves it nor, on a timeout, collapses it
+//!   to one segment (the thesis leaves rate modulation wholly to RCP; its own RCP simulations
+//!   likewise resend at the current rate). The thesis does not say what Linux's R-TCP did
+//!   here; this is the reading that keeps "RCP only modifies the rate" literal.
+//! - Nothing but the SYN leaves before the first feedback (the SYN-ACK), as in RCP. If no
+//!   RCP router is on the path the echoed rate is still "unlimited"; like the `rcp` sender,
+//!   R-TCP then uses `unlimited_rate` (10 Gb/s by default).
+
+use crate::net::packet::CongestionHeader;
+use crate::units::{Rate, Time};
+
+/// R-TCP settings beyond TCP's.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub struct RtcpConfig {
+    /// The rate used when the echoed rate is "unlimited" (no RCP router stamped the packet).
+    pub unlimited_rate: Rate,
+}
+
+impl Default for RtcpConfig {
+    fn default() -> RtcpConfig {
+        RtcpConfig { unlimited_rate: Rate::from_gbps(10) }
+    }
+}
+
+/// The forward RCP header of an R-TCP packet: rate field unlimited (the routers lower it),
+/// the sender's SRTT in microseconds (0 before any sample), and KiB sent so far (for
+/// differential sharing).
+pub fn forward_header(srtt: Option<Time>, sent_bytes: u64) -> CongestionHeader {
+    let rtt_us = srtt.map_or(0, |t| (t.ps() / 1_000_000).min(u32::MAX as u64) as u32);
+    CongestionHeader::Rcp { rate_kbps: u32::MAX, rtt_us, age_kib: (sent_bytes / 1024).min(u32::MAX as u64) as u32 }
+}
+
+/// The rate an echoed header gives the sender, if it carries RCP feedback; "unlimited"
+/// (`u32::MAX` kbit/s) means no RCP router on the path and gives `cfg.unlimited_rate`.
+pub fn echoed_rate(cfg: &RtcpConfig, cc: CongestionHeader) -> Option<Rate> {
+    match cc {
+        CongestionHeader::RcpFeedback { rate_kbps: u32::MAX } => Some(cfg.unlimited_rate),
+        CongestionHeader::RcpFeedback { rate_kbps } => Some(Rate::from_bps(rate_kbps.max(1) as u64 * 1000)),
+        _ => None,
+    }
+}
+
+/// The R-TCP window in bytes (thesis sec. 6.1.1):
+/// `snd_wnd = rate x rtt / (MSS + headers)` packets of `mss` payload bytes, rounded down to
+/// a byte, at least one `mss`, at most `rwnd`. `header` is every header byte a packet
+/// carries (TCP/IP and RCP).
+pub fn rate_window(rate: Rate, rtt: Time, mss: u32, header: u32, rwnd: u64) -> u64 {
+    let wire = (mss as u128 + header as u128).max(1);
+    // bits x ps / (8 x 1e12) = bytes on the wire in one RTT at the rate.
+    let wire_bytes_per_rtt = rate.bps() as u128 * rtt.ps() as u128 / 8_000_000_000_000;
+    let payload = (wire_bytes_per_rtt * mss as u128 / wire).min(u64::MAX as u128) as u64;
+    payload.max(mss as u64).min(rwnd.max(mss as u64))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn window_is_rate_times_rtt_in_wire_sized_packets() {
+        // 12 Mb/s x 100 ms = 150,000 wire bytes = 100 packets of 1460 + 40 bytes.
+        let w = rate_window(Rate::from_mbps(12), Time::from_ms(100), 1460, 40, u64::MAX);
+        assert_eq!(w, 100 * 1460);
+        // The RCP header makes each packet bigger, so fewer fit: 150000 / 1512 = 99.2 packets.
+        let w = rate_window(Rate::from_mbps(12), Time::from_ms(100), 1460, 52, u64::MAX);
+        assert_eq!(w, 150_000 * 1460 / 1512);
+    }
+
+    #[test]
+    fn window_is_at_least_one_segment_and_at_most_the_receive_window() {
+        assert_eq!(rate_window(Rate::from_bps(1000), Time::from_ms(1), 1460, 52, u64::MAX), 1460);
+        assert_eq!(rate_window(Rate::from_gbps(10), Time::from_ms(100), 1460, 52, 64 * 1024), 64 * 1024);
+        assert_eq!(rate_window(Rate::from_gbps(10), Time::from_ms(100), 1460, 52, 100), 1460, "one segment beats rwnd");
+    }
+
+    #[test]
+    fn unlimited_feedback_means_the_configured_rate() {
+        let cfg = RtcpConfig::default();
+        assert_eq!(echoed_rate(&cfg, CongestionHeader::RcpFeedback { rate_kbps: u32::MAX }), Some(Rate::from_gbps(10)));
+        assert_eq!(echoed_rate(&cfg, CongestionHeader::RcpFeedback { rate_kbps: 25_000 }), Some(Rate::from_mbps(25)));
+        assert_eq!(echoed_rate(&cfg, CongestionHeader::RcpFeedback { rate_kbps: 0 }), Some(Rate::from_bps(1000)));
+        assert_eq!(echoed_rate(&cfg, CongestionHeader::None), None);
+    }
+
+    #[test]
+    fn header_carries_the_srtt_in_microseconds_and_no_rate_limit() {
+        assert_eq!(forward_header(None, 0), CongestionHeader::Rcp { rate_kbps: u32::MAX, rtt_us: 0, age_kib: 0 });
+        assert_eq!(
+            forward_header(Some(Time::from_ms(25)), 10 * 1024),
+            CongestionHeader::Rcp { rate_kbps: u32::MAX, rtt_us: 25_000, age_kib: 10 }
+        );
+    }
+}
