@@ -408,9 +408,11 @@ impl World {
             if let Some(t) = a.receiver.completed_at() {
                 rec.finish = Some(t);
                 self.open_flows -= 1;
+                self.series.flow_ended(&rec.path);
             } else if self.plans[f].size.is_none() && self.plans[f].stop.is_some_and(|s| self.now >= s) && !rec.stopped {
                 rec.stopped = true;
                 self.open_flows -= 1;
+                self.series.flow_ended(&rec.path);
             }
         }
         if rec.finish.is_some() && a.sender.is_done() {
@@ -458,6 +460,7 @@ impl World {
             let receiver = Receiver::Tcp(receiver);
             self.active[f] = Some(Box::new(Active { sender, receiver, armed: [None, None] }));
             self.open_flows += 1;
+            self.series.flow_started(&self.records[f].path);
             let mut out = std::mem::take(&mut self.out);
             if let Some(a) = self.active[f].as_mut() {
                 a.sender.start(now, &mut out);
