@@ -409,7 +409,11 @@ impl World {
                 rec.finish = Some(t);
                 self.open_flows -= 1;
                 self.series.flow_ended(&rec.path);
-            } else if self.plans[f].size.is_none() && self.plans[f].stop.is_some_and(|s| self.now >= s) && !rec.stopped {
+            } else if self.plans[f].size.is_none()
+                && self.now >= self.plans[f].stop.unwrap_or(self.limits.duration)
+                && !rec.stopped
+            {
+                // A long-lived flow without `stop` stops at the duration, as its application does.
                 rec.stopped = true;
                 self.open_flows -= 1;
                 self.series.flow_ended(&rec.path);

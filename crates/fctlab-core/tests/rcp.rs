@@ -234,3 +234,29 @@ fn series_give_each_rcp_port_its_fair_rate_and_active_flows() {
     let d = common::series_mean(&w, "rcp_avg_rtt_s", "bottleneck", 11.0, 12.0);
     assert!((0.02..0.03).contains(&d), "average RTT d = {d} s, path RTT about 24 ms");
 }
+
+/// A fixed-rate flow without handshake completes in half a round trip plus L / R on an idle
+/// path (its first packet leaves at the start); with the handshake, one round trip more.
+#[test]
+fn a_fixed_rate_flow_without_handshake_takes_half_a_round_trip_plus_l_over_r() {
+    for handshake in [false, true] {
+        let w = run(json!({
+            "duration": "1s",
+            "topology": {"kind": "dumbbell", "hosts_per_side": 1, "bottleneck_rate": "100Mbps",
+                         "bottleneck_delay": "10ms", "access_rate": "10Gbps"},
+            "queues": {"router": {"kind": "droptail"}},
+            "transport": {"protocol": "rcp", "mss": 960, "header": 40, "fixed_rate": "8Mbps", "handshake": handshake},
+            "workload": [{"kind": "flows", "flows": [{"src": "l0", "dst": "r0", "start": "0s", "size": 96_000}]}],
+        }));
+        let r = &w.records[0];
+        // 100 packets of 1000 B: the last leaves 99 gaps of 1 ms after the first, then crosses
+        // the 10 ms link and three serializations.
+        let tx = 8000.0 / 10e9 * 2.0 + 8000.0 / 100e6;
+        let want = if handshake { 0.02 } else { 0.0 } + 0.099 + 0.01 + tx;
+        let fct = r.fct().expect("completed").as_secs_f64();
+        assert!((fct - want).abs() < 1e-4, "handshake {handshake}: FCT {fct} s, expected {want}");
+        let ideal = r.ideal.as_secs_f64();
+        let want_ideal = if handshake { 0.03 } else { 0.01 } + 96_000.0 * 8.0 * 1000.0 / 960.0 / 100e6;
+        assert!((ideal - want_ideal).abs() < 1e-9, "ideal {ideal} vs {want_ideal}");
+    }
+}
