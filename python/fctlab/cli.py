@@ -81,7 +81,7 @@ def _parser() -> argparse.ArgumentParser:
     b.set_defaults(func=cmd_bench)
 
     rp = sub.add_parser("reproduce", help="run a paper's experiments and write their reports into experiments/")
-    rp.add_argument("paper", metavar="PAPER", help="which paper: rc3")
+    rp.add_argument("paper", metavar="PAPER", help="which paper: rc3 or rcp")
     rp.add_argument("--quick", action="store_true",
                     help="fewer seeds and shorter runs; reports go to results/quick/ instead of experiments/")
     rp.add_argument("--only", action="append", metavar="EXPERIMENT", help="run only this experiment (repeatable)")
