@@ -94,8 +94,9 @@ def analyze_fig32(runs: Runs, ctx: Context) -> str:
     for a, b, n in _phases(FIG32_GROUPS, FIG32_END, scale):
         tail = max(a, b - 10.0 * scale)
         settled = settle_time(t, est, n, a, b)
-        span = w.filter((pl.col("time_s") > a) & (pl.col("time_s") <= b))["c_over_r"]
-        peaks.append(float(span.max()))
+        phase = w.filter((pl.col("time_s") > a) & (pl.col("time_s") <= b))
+        span = phase["c_over_r"]
+        peaks.append((float(span.max()), float(phase["utilization"].min())))
         rows.append([f"{a:.0f} - {b:.0f}", n, f"{window_mean(w, 'active_flows', tail, b):.1f}",
                      f"{float(span.min()):.1f} - {float(span.max()):.1f}",
                      f"{window_mean(w, 'c_over_r', tail, b):.2f}",
@@ -126,9 +127,9 @@ def analyze_fig32(runs: Runs, ctx: Context) -> str:
         + "\n\nC/R converges to N in every phase, as the thesis says; how fast depends on the direction. The "
         "R = 0.05 C the ns-2 code starts from happens to be C/20, so the first phase starts converged. When 20 "
         "flows join at the old rate the link is offered 2C for about a round trip; the queue that builds drives R "
-        f"down through eq. 3.3's beta q/d term until C/R peaks at {peaks[1]:.0f}, and R climbs back by alpha (T/d) "
-        "(C - y)/C per control interval, a few percent at most, so C/R needs the seconds shown above to come "
-        "back to 40. When flows leave, the spare capacity raises R in a few seconds. In equilibrium a standing "
+        f"down through eq. 3.3's beta q/d term until C/R peaks at {peaks[1][0]:.0f} (the utilization falls to "
+        f"{peaks[1][1]:.2f}), and R climbs back by alpha (T/d) (C - y)/C per control interval, a few percent at "
+        "most, so C/R needs the seconds shown above to come back to 40. When flows leave, the spare capacity raises R in a few seconds. In equilibrium a standing "
         "queue of a few packets (the paced flows' phases collide) balances alpha (C - y) against beta q/d, which "
         "keeps the utilization a few percent below 1 and C/R a few percent above N.\n\n![Fig. 3.2](fig3-2.png)"
     )
@@ -233,12 +234,13 @@ def _corr(a: list[float], b: list[float]) -> float:
 
 
 def analyze_fig34(runs: Runs, ctx: Context) -> str:
-    variants = [("10Mbps", "10 Mb/s, 40 flows/s", 62.5), ("100Mbps", "100 Mb/s, 400 flows/s", 625.0)]
+    variants = [("10Mbps", "10 Mb/s, 40 flows/s, pipe 62.5 packets", 62.5),
+                ("100Mbps", "100 Mb/s, 400 flows/s, pipe 625 packets", 625.0)]
     rows = []
     summary = []
     pyplot = plt()
     fig, axes = pyplot.subplots(2, 1, figsize=(7, 5.5))
-    for (name, label, bdp), ax in zip(variants, axes, strict=True):
+    for (name, label, _bdp), ax in zip(variants, axes, strict=True):
         per_seed: dict[str, list[float]] = {k: [] for k in ("n", "nd", "cr", "corr", "rho", "mean")}
         for seed in runs.seeds_of(name):
             scen = runs.flows(name, seed)
@@ -269,8 +271,13 @@ def analyze_fig34(runs: Runs, ctx: Context) -> str:
         ratio = [c / n for c, n in zip(per_seed["cr"], per_seed["n"], strict=True)]
         ratio_d = [c / n for c, n in zip(per_seed["cr"], per_seed["nd"], strict=True)]
         summary.append((mean_std(ratio)[0], mean_std(ratio_d)[0], mean_std(per_seed["corr"])[0]))
-        rows.append([label, f"{bdp:.1f}", pm(per_seed["mean"], ".1f"), pm(per_seed["rho"]), pm(per_seed["n"], ".1f"),
-                     pm(per_seed["nd"], ".1f"), pm(per_seed["cr"], ".1f"), pm(ratio), pm(ratio_d), pm(per_seed["corr"])])
+        # One row per seed: with shape 1.2 a single draw can move a run's load far from 0.8.
+        for i, seed in enumerate(runs.seeds_of(name)):
+            rows.append([label if i == 0 else "", seed, f"{per_seed['mean'][i]:.1f}", f"{per_seed['rho'][i]:.2f}",
+                         f"{per_seed['n'][i]:.1f}", f"{per_seed['nd'][i]:.1f}", f"{per_seed['cr'][i]:.1f}",
+                         f"{ratio[i]:.2f}", f"{ratio_d[i]:.2f}", f"{per_seed['corr'][i]:.2f}"])
+        rows.append(["", "mean", "", "", "", "", "", f"**{mean_std(ratio)[0]:.2f}**", f"**{mean_std(ratio_d)[0]:.2f}**",
+                     f"**{mean_std(per_seed['corr'])[0]:.2f}**"])
     axes[0].legend(fontsize=8)
     axes[-1].set_xlabel("time (s)")
     fig.tight_layout()
@@ -285,9 +292,10 @@ def analyze_fig34(runs: Runs, ctx: Context) -> str:
         "thesis says C/R estimates an effective number of flows Ne(t) < N(t). N(t) is the `active_flows` series "
         "(flows from their SYN to their last byte); \"past handshake\" counts only flows that have had their "
         "SYN-ACK (the thesis does not say which it measured). Means over the run after a warm-up, sampled every "
-        "10 ms; the correlation is between 1-second averages; mean ± std over seeds. The thesis gives no "
-        "numbers.\n\n"
-        + md_table(["setting", "pipe (packets)", "E[L] drawn (packets)", "load", "mean N", "mean N past handshake",
+        "10 ms; the correlation is between 1-second averages. The load drawn is the measured flows' bits over the "
+        "link's capacity in the window: Pareto sizes of shape 1.2 make it vary a lot from seed to seed. The "
+        "thesis gives no numbers.\n\n"
+        + md_table(["setting", "seed", "E[L] drawn (packets)", "load drawn", "mean N", "mean N past handshake",
                     "mean C/R", "C/R / N", "C/R / N past handshake", "corr(C/R, N)"], rows)
         + f"\n\nWith E[L] near the pipe, C/R follows N (correlation {c10:.2f} between 1-second averages) as a "
         f"smoothed estimate: on average C/R = {r10:.2f} N, or {d10:.2f} times the flows past their handshake. "
