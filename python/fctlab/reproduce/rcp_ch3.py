@@ -10,16 +10,13 @@ with numbers measured here (C/R within 10% of N after so many seconds, and so on
 
 from __future__ import annotations
 
-import json
 from typing import Any
 
 import polars as pl
 
-import fctlab.quantity
-
 from fctlab.reference import max_min_rates
 from fctlab.reproduce import rcp_fixed_rate
-from fctlab.reproduce.framework import Context, Experiment, Runs, md_table, mean_std, plt, pm
+from fctlab.reproduce.framework import Context, Experiment, Runs, md_table, mean_std, plt
 
 #: Payload bytes of the thesis's 1000-byte packets (40 bytes of headers).
 MSS = 960
@@ -247,8 +244,7 @@ def analyze_fig34(runs: Runs, ctx: Context) -> str:
             links = runs.links(name, seed)
             capacity = float(links.filter(pl.col("name") == "bottleneck")["rate_bps"].item())
             w = wide(runs.series(name, seed), "bottleneck").with_columns(c_over_r=capacity / pl.col("rcp_rate_bps"))
-            start = 10.0 if not ctx.quick else 5.0
-            end = run_duration(runs, name, seed)
+            start, end = runs.window(name, seed)
             w = w.filter((pl.col("time_s") > start) & (pl.col("time_s") <= end))
             w = w.with_columns(n_data=pl.Series(data_phase_counts(scen, w["time_s"].to_list()), dtype=pl.Float64))
             secs = w.with_columns(sec=pl.col("time_s").ceil()).group_by("sec").agg(
@@ -307,12 +303,6 @@ def analyze_fig34(runs: Runs, ctx: Context) -> str:
     )
 
 
-def run_duration(runs: Runs, name: str, seed: int) -> float:
-    """The end of a run's arrival window (its scenario's `duration`, as the core saw it), s."""
-    scenario = json.loads((runs.root / name / f"seed{seed}" / "scenario.json").read_text())
-    return float(fctlab.quantity.parse_time(scenario["duration"], "duration"))
-
-
 # ---------------------------------------------------------------------------------------------
 # Fig. 3.5: short flows plus one long flow; R/C goes to 0.5.
 
@@ -337,7 +327,7 @@ FIG35_QUICK = 20.0
 
 
 def analyze_fig35(runs: Runs, ctx: Context) -> str:
-    duration = FIG35_QUICK if ctx.quick else FIG35_DURATION
+    duration = runs.window("spread", runs.seeds_of("spread")[0])[1]
     rows = []
     pyplot = plt()
     fig, ax = pyplot.subplots(figsize=(7, 3.5))
@@ -398,12 +388,14 @@ def experiments() -> list[Experiment]:
     return [
         Experiment(
             name="fig3-2", title="RCP thesis Fig. 3.2: C/R follows the number of long-lived flows",
-            base="ch3-fig3-2.toml", points=[("rcp", {})], seeds=1, analyze=analyze_fig32,
+            base="ch3-fig3-2.toml", points=[("rcp", {"duration": FIG32_END, "workload.0.flows": _fig32_flows(1.0)})],
+            seeds=1, analyze=analyze_fig32,
             quick={"duration": FIG32_END * QUICK_SCALE, "workload.0.flows": _fig32_flows(QUICK_SCALE)},
         ),
         Experiment(
             name="fig3-3", title="RCP thesis Fig. 3.3: max-min fair rates with two bottlenecks",
-            base="ch3-fig3-3.toml", points=[("rcp", {})], seeds=1, analyze=analyze_fig33,
+            base="ch3-fig3-3.toml", points=[("rcp", {"duration": FIG33_A[1], "workload": _fig33_workload(1.0)})],
+            seeds=1, analyze=analyze_fig33,
             quick={"duration": FIG33_A[1] * QUICK_SCALE, "workload": _fig33_workload(QUICK_SCALE)},
         ),
         Experiment(
@@ -416,7 +408,8 @@ def experiments() -> list[Experiment]:
         Experiment(
             name="fig3-5", title="RCP thesis Fig. 3.5: short flows beside a long flow, R/C goes to 0.5",
             base="ch3-fig3-5.toml",
-            points=[(name, {"workload.1.flows": _fig35_short_flows(FIG35_DURATION, name == "spread")})
+            points=[(name, {"duration": FIG35_DURATION,
+                            "workload.1.flows": _fig35_short_flows(FIG35_DURATION, name == "spread")})
                     for name in ("together", "spread")],
             seeds=1, analyze=analyze_fig35, quick=fig35_quick,
         ),

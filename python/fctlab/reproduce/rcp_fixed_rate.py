@@ -12,8 +12,6 @@ sample's E[L^2] as the thesis's footnote does), FCFS on the same arrivals comput
 
 from __future__ import annotations
 
-import math
-
 import polars as pl
 
 from fctlab import models
@@ -31,7 +29,6 @@ FIG37_RATES = (0.02, 0.05, 0.1, 0.15, 0.2, 0.3, 0.5, 0.7, 1.0, 2.0, 5.0)
 PARETO_SHAPE = 1.2
 PARETO_MEAN_PKTS = 25.0
 CAP_PKTS = 10_000
-WARMUP = 2.0
 
 
 def capped_pareto_mean(scale_pkts: float, shape: float, cap_pkts: int) -> float:
@@ -69,21 +66,22 @@ def fcfs_sojourn(starts: list[float], work: list[float]) -> list[float]:
     return out
 
 
-def run_stats(runs: Runs, name: str, seed: int, end: float, pareto: bool) -> dict[str, float]:
+def run_stats(runs: Runs, name: str, seed: int, pareto: bool) -> dict[str, float]:
     """E[tau], the size moments, load, queue and utilization of one fixed-rate run, and the
     references computed from its own flows."""
+    start, end = runs.window(name, seed)
     flows = runs.flows(name, seed).sort("start_s")
     sample = flows.filter(pl.col("measured") & pl.col("fct_s").is_not_null())
     if sample.height < flows.filter(pl.col("measured")).height:
         raise ValueError(f"{name} seed {seed}: measured flows did not all complete")
     bits = sample["size_bytes"].cast(pl.Float64) / MSS * PKT_BITS
-    lam = sample.height / (end - WARMUP)
+    lam = sample.height / (end - start)
     mean, second = float(bits.mean()), float((bits**2).mean())
     soj = fcfs_sojourn(flows["start_s"].to_list(), (flows["size_bytes"].cast(pl.Float64) / MSS * PKT_BITS / C).to_list())
     measured = flows["measured"].to_list()
     fcfs = [s for s, m in zip(soj, measured, strict=True) if m]
     w = runs.series(name, seed).filter(pl.col("target") == "bottleneck").pivot("metric", index="time_s", values="value")
-    w = w.sort("time_s").filter((pl.col("time_s") >= WARMUP) & (pl.col("time_s") <= end))
+    w = w.sort("time_s").filter((pl.col("time_s") >= start) & (pl.col("time_s") <= end))
     dt = float(w["time_s"][1] - w["time_s"][0])
     admitted = float(w["throughput_bps"][1:].sum()) * dt
     carried = admitted - 8.0 * float(w["queue_bytes"][-1] - w["queue_bytes"][0])
@@ -103,14 +101,14 @@ def run_stats(runs: Runs, name: str, seed: int, end: float, pareto: bool) -> dic
     return out
 
 
-def _table(runs: Runs, rates: tuple[float, ...], end: float, pareto: bool) -> dict[float, dict[str, list[float]]]:
+def _table(runs: Runs, rates: tuple[float, ...], pareto: bool) -> dict[float, dict[str, list[float]]]:
     """Per rate fraction: each statistic over seeds."""
     out = {}
     for f in rates:
         name = point_name(f)
         per: dict[str, list[float]] = {}
         for seed in runs.seeds_of(name):
-            for k, v in run_stats(runs, name, seed, end, pareto).items():
+            for k, v in run_stats(runs, name, seed, pareto).items():
                 per.setdefault(k, []).append(v)
         out[f] = per
     return out
@@ -125,16 +123,10 @@ def _ms(values: list[float]) -> str:
     return pm([v * 1e3 for v in values], ".2f")
 
 
-def _end(ctx: Context) -> float:
-    return QUICK_DURATION if ctx.quick else DURATION
-
-
-DURATION = 120.0
-QUICK_DURATION = 20.0
 
 
 def analyze_fig36(runs: Runs, ctx: Context) -> str:
-    stats = _table(runs, FIG36_RATES, _end(ctx), pareto=False)
+    stats = _table(runs, FIG36_RATES, pareto=False)
     rows = []
     for f, s in stats.items():
         rows.append([f"{f:g}", f"{s['mean'][0] / (f * C) * 1e3:.2f}", _ms(s["tau"]), pm(s["queue_pkts"], ".1f"),
@@ -163,7 +155,7 @@ def analyze_fig36(runs: Runs, ctx: Context) -> str:
 
 
 def analyze_fig37_38(runs: Runs, ctx: Context) -> str:
-    stats = _table(runs, FIG37_RATES, _end(ctx), pareto=True)
+    stats = _table(runs, FIG37_RATES, pareto=True)
     rows = []
     for f, s in stats.items():
         rows.append([f"{f:g}", f"{s['mean'][0] / (f * C) * 1e3:.2f}", _ms(s["tau"]), _ms(s["model"]),
@@ -245,7 +237,7 @@ def experiments() -> list[Experiment]:
     pareto = {"workload.0.rate": 600, "workload.0.sizes": {
         "kind": "pareto", "shape": PARETO_SHAPE, "round_to": MSS, "max": CAP_PKTS * MSS,
         "mean": pareto_mean_param(PARETO_MEAN_PKTS, PARETO_SHAPE, CAP_PKTS)}}
-    quick = {"duration": f"{QUICK_DURATION:g}s"}
+    quick = {"duration": "20s"}
     return [
         Experiment(
             name="fig3-6", title="RCP thesis Fig. 3.6: flow duration against a fixed rate, exponential sizes",
