@@ -46,6 +46,10 @@ CASES = [
     ("unknown-topology-kind", small_dumbbell(topology={"kind": "ring", "hosts": 3}),
      ["topology", "unknown variant `ring`", "dumbbell"]),
     ("toml-syntax", 'seed = 1\nduration = "1s\n', ["syntax.toml", "TOML syntax error", "line 2"]),
+    ("handshake-rcp-without-fixed-rate", small_dumbbell(transport={"protocol": "rcp", "handshake": False}),
+     ["transport.handshake", "got false", "fixed_rate"]),
+    ("handshake-tcp", small_dumbbell(transport={"protocol": "tcp", "handshake": False}),
+     ["transport.handshake", "got false", "fixed-rate RCP"]),
 ]
 
 

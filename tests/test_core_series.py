@@ -1,5 +1,5 @@
-"""Time series from the compiled core: a named link's queue and throughput, a flow's cwnd,
-sampled at the requested interval."""
+"""Time series from the compiled core: a named link's queue, throughput and active flows (and an
+RCP port's fair rate and average RTT), a flow's cwnd, sampled at the requested interval."""
 
 from __future__ import annotations
 
@@ -24,9 +24,10 @@ def test_link_and_flow_series_appear_at_the_interval():
     r = run_with_series()
     s = r.series
     assert set(zip(s["metric"], s["target"])) == {
-        ("queue_bytes", "bottleneck"), ("throughput_bps", "bottleneck"), ("cwnd_bytes", "flow0")}
+        ("queue_bytes", "bottleneck"), ("throughput_bps", "bottleneck"), ("active_flows", "bottleneck"),
+        ("cwnd_bytes", "flow0")}, "a drop-tail port has no rcp_* rows"
     last_finish = r.flows["finish_s"].max()
-    for metric in ("queue_bytes", "throughput_bps"):
+    for metric in ("queue_bytes", "throughput_bps", "active_flows"):
         times = s.filter(pl.col("metric") == metric)["time_s"].to_list()
         # One sample per interval from the first interval until the last flow completed (the
         # packets still in flight then reach their hosts unsampled).
@@ -55,6 +56,41 @@ def test_series_values_are_consistent_with_the_links_table():
     assert sampled_bits <= bottleneck["bytes_sent"] * 8 + 1e-6
     # Whatever was sent after the last sample is missing from the sum: at most one interval's worth.
     assert bottleneck["bytes_sent"] * 8 - sampled_bits <= bottleneck["rate_bps"] * INTERVAL * 1.01
+
+
+def test_active_flows_count_the_flows_in_progress_on_the_link():
+    """`active_flows` at each sample = flows whose path holds the link, started and not complete,
+    counted again here from the flows table; a host's uplink sees only that host's flows."""
+    spec = small_dumbbell(output={"series": {"interval": "3ms", "links": ["bottleneck", "l1->rl"]}})
+    spec["workload"][0]["load"] = 0.6
+    r = fctlab.run(spec)
+    ids = dict(zip(r.links["name"], r.links["id"]))
+    flows = r.flows.select("start_s", "finish_s", "path")
+    for link in ("bottleneck", "l1->rl"):
+        got = r.series.filter((pl.col("metric") == "active_flows") & (pl.col("target") == link))
+        on_link = flows.filter(pl.col("path").list.contains(ids[link]))
+        want = [on_link.filter((pl.col("start_s") <= t) & (pl.col("finish_s") > t)).height for t in got["time_s"]]
+        assert got["value"].to_list() == want, link
+        assert max(want) >= 2, "the check needs overlapping flows"
+    active = r.series.filter(pl.col("metric") == "active_flows")
+    assert active.filter(pl.col("target") == "l1->rl")["value"].max() < active.filter(
+        pl.col("target") == "bottleneck")["value"].max()
+
+
+def test_rcp_ports_report_their_fair_rate_and_average_rtt():
+    """An `rcp` bottleneck adds `rcp_rate_bps` (within (0, C]) and `rcp_avg_rtt_s` rows per
+    sample; the drop-tail access link beside it has none."""
+    spec = small_dumbbell(output={"series": {"interval": "10ms", "links": ["bottleneck", "l0->rl"]}})
+    spec["queues"] = {"router": {"kind": "rcp", "initial_rtt": "30ms"}}
+    spec["transport"] = {"protocol": "rcp"}
+    r = fctlab.run(spec)
+    wide = r.series.pivot("metric", index=["time_s", "target"], values="value")
+    bottleneck = wide.filter(pl.col("target") == "bottleneck")
+    assert bottleneck["rcp_rate_bps"].null_count() == 0 and bottleneck.height > 40
+    assert 0 < bottleneck["rcp_rate_bps"].min() and bottleneck["rcp_rate_bps"].max() <= 100e6
+    assert bottleneck["rcp_rate_bps"].n_unique() > 10, "R moves as flows come and go"
+    assert bottleneck["rcp_avg_rtt_s"].is_between(0.01, 0.2).all()
+    assert wide.filter(pl.col("target") == "l0->rl")["rcp_rate_bps"].null_count() == bottleneck.height
 
 
 def test_no_series_without_output_series():

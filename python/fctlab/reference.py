@@ -8,6 +8,8 @@ and no losses.
   one-way propagation).
 - M/G/1-PS closed forms for one link, and the thesis's curves per flow (`reference_curves`),
   built on `fctlab.models` (ps_fct, lower_bound_fct, slow_start_fct).
+- `max_min_rates(paths, capacities)`: the max-min fair rates of long-lived flows (water-filling),
+  what RCP should converge to (thesis sec. 3.2.1, Fig. 3.3).
 
 Wire bits of a flow of `size` payload bytes: `(size + ceil(size / mss) x header) x 8`, as the
 core's `ideal_fct_s` counts them. Rates in bit/s, times in seconds.
@@ -120,3 +122,29 @@ def _compiled():
         return importlib.import_module("fctlab._core")
     except ImportError as e:
         raise RuntimeError("fctlab._core is not built: run `maturin develop --release` in the repository") from e
+
+
+def max_min_rates(paths: Sequence[Sequence[str]], capacities: dict[str, float]) -> list[float]:
+    """Max-min fair rates (bit/s) of long-lived flows, one per path (a list of link names), by
+    water-filling: raise every unfrozen flow's rate together until a link fills, freeze the flows
+    crossing it, repeat. Links missing from `capacities` are unlimited."""
+    rates = [0.0] * len(paths)
+    frozen = [False] * len(paths)
+    left = dict(capacities)
+    while not all(frozen):
+        counts = {name: sum(1 for i, p in enumerate(paths) if not frozen[i] and name in p) for name in left}
+        shares = {name: left[name] / n for name, n in counts.items() if n > 0}
+        if not shares:
+            raise ValueError("max_min_rates: a flow crosses no capacity-limited link")
+        step = min(shares.values())
+        full = {name for name, s in shares.items() if s <= step * (1.0 + 1e-12)}
+        for i, p in enumerate(paths):
+            if not frozen[i]:
+                rates[i] += step
+                for name in p:
+                    if name in left:
+                        left[name] -= step
+        for i, p in enumerate(paths):
+            if not frozen[i] and full.intersection(p):
+                frozen[i] = True
+    return rates

@@ -365,6 +365,9 @@ pub struct TransportSpec {
     /// RCP: send every flow at this rate and ignore feedback (the thesis's fixed-rate study).
     #[serde(default)]
     pub fixed_rate: Option<RateQ>,
+    /// Open with a SYN / SYN-ACK exchange (default true); false only for fixed-rate RCP.
+    #[serde(default)]
+    pub handshake: Option<bool>,
     /// Application model (default bulk).
     #[serde(default, deserialize_with = "crate::spec_de::tagged_opt")]
     pub app: Option<AppSpec>,
@@ -376,7 +379,7 @@ impl TransportSpec {
         macro_rules! pick {
             ($($f:ident),*) => { TransportSpec { $($f: self.$f.clone().or_else(|| base.$f.clone()),)* } };
         }
-        let mut t = pick!(protocol, cc, iw, mss, header, ssthresh, rwnd, initial_rto, min_rto, max_rto, delayed_ack, priority, rc3_buckets, fixed_rate, app);
+        let mut t = pick!(protocol, cc, iw, mss, header, ssthresh, rwnd, initial_rto, min_rto, max_rto, delayed_ack, priority, rc3_buckets, fixed_rate, handshake, app);
         if t.protocol != Some(Protocol::Rc3) && self.rc3_buckets.is_none() {
             t.rc3_buckets = None;
         }
@@ -452,6 +455,13 @@ impl TransportSpec {
             // travels on top of the TCP/IP headers unless `header` says otherwise.
             let header = self.header.map_or(d.header + 12, |b| b.0 as u32);
             let rx = TcpConfig { header, ..cfg };
+            let handshake = self.handshake.unwrap_or(true);
+            if !handshake && self.fixed_rate.is_none() {
+                return Err(SpecError::new(
+                    "handshake",
+                    "expected true without fixed_rate, got false: an RCP sender learns its rate from the SYN-ACK",
+                ));
+            }
             let rcp = RcpConfig {
                 mss: cfg.mss,
                 header,
@@ -459,11 +469,15 @@ impl TransportSpec {
                 min_rto: cfg.min_rto,
                 fixed_rate: self.fixed_rate.map(|r| r.0),
                 default_rate: Rate::from_gbps(10),
+                handshake,
             };
             return Ok(Profile::Rcp { cfg: rcp, rx, app });
         }
         if self.fixed_rate.is_some() {
             return Err(SpecError::new("fixed_rate", "only meaningful with protocol = \"rcp\""));
+        }
+        if self.handshake == Some(false) {
+            return Err(SpecError::new("handshake", "expected true, got false: only a fixed-rate RCP sender (protocol = \"rcp\" with fixed_rate) can skip it"));
         }
         if protocol == Protocol::Rtcp {
             // Its packets carry the 12-byte RCP header (thesis Fig. 6.2) on the TCP/IP headers.
@@ -800,14 +814,16 @@ pub fn build_spec(spec: &ScenarioSpec, base_dir: &Path) -> SpecResult<(World, Ru
         let rev = routes.path(a.dst, a.src, hash);
         let rtt_prop = fwd.iter().chain(rev.iter()).fold(Time::ZERO, |t, &l| t + topo.links[l as usize].delay);
         let bottleneck = fwd.iter().map(|&l| topo.links[l as usize].rate).min().unwrap_or_default();
-        let (mss, header) = match &profiles[profile] {
-            Profile::Tcp { cfg, .. } => (cfg.mss, cfg.header),
-            Profile::Rcp { cfg, .. } => (cfg.mss, cfg.header),
+        let (mss, header, handshake) = match &profiles[profile] {
+            Profile::Tcp { cfg, .. } => (cfg.mss, cfg.header, true),
+            Profile::Rcp { cfg, .. } => (cfg.mss, cfg.header, cfg.handshake),
         };
         let ideal = match a.size {
             Some(size) => {
                 let wire = size + size.div_ceil(mss as u64) * header as u64;
-                Time(rtt_prop.0 + rtt_prop.0 / 2) + bottleneck.tx_time(wire)
+                // The handshake's round trip, then the last byte's one-way trip.
+                let fixed = if handshake { rtt_prop.0 + rtt_prop.0 / 2 } else { rtt_prop.0 / 2 };
+                Time(fixed) + bottleneck.tx_time(wire)
             }
             None => Time::ZERO,
         };

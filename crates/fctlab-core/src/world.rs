@@ -414,9 +414,15 @@ impl World {
             if let Some(t) = a.receiver.completed_at() {
                 rec.finish = Some(t);
                 self.open_flows -= 1;
-            } else if self.plans[f].size.is_none() && self.plans[f].stop.is_some_and(|s| self.now >= s) && !rec.stopped {
+                self.series.flow_ended(&rec.path);
+            } else if self.plans[f].size.is_none()
+                && self.now >= self.plans[f].stop.unwrap_or(self.limits.duration)
+                && !rec.stopped
+            {
+                // A long-lived flow without `stop` stops at the duration, as its application does.
                 rec.stopped = true;
                 self.open_flows -= 1;
+                self.series.flow_ended(&rec.path);
             }
         }
         if rec.finish.is_some() && a.sender.is_done() {
@@ -464,6 +470,7 @@ impl World {
             let receiver = Receiver::Tcp(receiver);
             self.active[f] = Some(Box::new(Active { sender, receiver, armed: [None, None] }));
             self.open_flows += 1;
+            self.series.flow_started(&self.records[f].path);
             let mut out = std::mem::take(&mut self.out);
             if let Some(a) = self.active[f].as_mut() {
                 a.sender.start(now, &mut out);

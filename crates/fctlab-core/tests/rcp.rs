@@ -167,3 +167,96 @@ fn the_stamped_rate_is_the_smallest_along_the_path() {
         assert!((got - 50.0).abs() < 2.0, "{first} then {second}: {got} Mb/s");
     }
 }
+
+/// The series report what Figs. 3.2 - 3.5 plot: on an RCP port, `active_flows` is exactly the
+/// number of flows crossing it at the sample time, and C / `rcp_rate_bps` settles at that
+/// number in each phase (4, then 6, then 4 flows); a drop-tail port has `active_flows` but no
+/// RCP rows.
+///
+/// ```text
+///   l0..l5 --1G-- rl ==100M, 10 ms, RCP== rr --1G-- r0..r5
+/// ```
+#[test]
+fn series_give_each_rcp_port_its_fair_rate_and_active_flows() {
+    // (start, stop) of each flow, off the sampling grid.
+    let spans: Vec<(f64, f64)> = vec![(0.0, 12.02), (0.0, 12.02), (0.0, 12.02), (0.0, 12.02), (3.01, 8.01), (3.01, 8.01)];
+    let flows: Vec<_> = spans
+        .iter()
+        .enumerate()
+        .map(|(i, &(a, b))| json!({"src": format!("l{i}"), "dst": format!("r{i}"), "start": a, "stop": b}))
+        .collect();
+    // An interval off the routers' 10 ms control grid, so no sample shares an instant with a
+    // rate update.
+    let mut w = common::world(&json!({
+        "duration": "12.1s",
+        "topology": {"kind": "dumbbell", "hosts_per_side": 6, "bottleneck_rate": "100Mbps",
+                     "bottleneck_delay": "10ms", "access_rate": "1Gbps"},
+        "queues": {"router": {"kind": "rcp", "limit": "2MB", "initial_rtt": "25ms"}},
+        "transport": {"protocol": "rcp"},
+        "workload": [{"kind": "long_lived", "flows": flows}],
+        "output": {"series": {"interval": "12345us", "links": ["bottleneck", "l4->rl"]}},
+    }));
+    for k in [1u64, 7, 300, 500] {
+        w.run_until(Time::from_us(12_345 * k));
+        let Port::Qdisc(Qdisc::Rcp(q)) = &w.links[0].port else { panic!("the bottleneck is an RCP port") };
+        let (r, d) = (q.fair_rate(), q.avg_rtt());
+        let s = &w.series;
+        let n = s.time.len();
+        let i = (0..n).rev().find(|&i| s.metric[i].name() == "rcp_rate_bps").expect("R rows");
+        assert_eq!((s.time[i], s.value[i], s.value[i + 1]), (Time::from_us(12_345 * k), r, d), "sample {k}: R and d");
+    }
+    w.run();
+    let s = &w.series;
+    let rows = |metric: &str, target: &str| -> Vec<(f64, f64)> {
+        (0..s.time.len())
+            .filter(|&i| s.metric[i].name() == metric && s.target[i] == target)
+            .map(|i| (s.time[i].as_secs_f64(), s.value[i]))
+            .collect()
+    };
+    let active = rows("active_flows", "bottleneck");
+    assert!(active.len() >= 970, "{} samples", active.len());
+    for &(t, n) in &active {
+        let want = spans.iter().filter(|&&(a, b)| a <= t && t < b).count() as f64;
+        assert_eq!(n, want, "active flows at {t} s");
+    }
+    for &(t, n) in &rows("active_flows", "l4->rl") {
+        assert_eq!(n, if (3.01..8.01).contains(&t) { 1.0 } else { 0.0 }, "l4's uplink at {t} s");
+    }
+    assert!(rows("rcp_rate_bps", "l4->rl").is_empty(), "a host NIC is not an RCP port");
+    let rates = rows("rcp_rate_bps", "bottleneck");
+    assert_eq!(rates.len(), active.len(), "one R per sample");
+    for (from, to, n) in [(2.5, 3.0, 4.0), (7.5, 8.0, 6.0), (11.5, 12.0, 4.0)] {
+        let c_over_r = common::series_mean(&w, "rcp_rate_bps", "bottleneck", from, to);
+        let c_over_r = 100e6 / c_over_r;
+        eprintln!("C/R over ({from}, {to}] s: {c_over_r:.2} for {n} flows");
+        assert!((c_over_r - n).abs() < 0.1 * n, "C/R {c_over_r} with {n} flows in ({from}, {to}] s");
+    }
+    let d = common::series_mean(&w, "rcp_avg_rtt_s", "bottleneck", 11.0, 12.0);
+    assert!((0.02..0.03).contains(&d), "average RTT d = {d} s, path RTT about 24 ms");
+}
+
+/// A fixed-rate flow without handshake completes in half a round trip plus L / R on an idle
+/// path (its first packet leaves at the start); with the handshake, one round trip more.
+#[test]
+fn a_fixed_rate_flow_without_handshake_takes_half_a_round_trip_plus_l_over_r() {
+    for handshake in [false, true] {
+        let w = run(json!({
+            "duration": "1s",
+            "topology": {"kind": "dumbbell", "hosts_per_side": 1, "bottleneck_rate": "100Mbps",
+                         "bottleneck_delay": "10ms", "access_rate": "10Gbps"},
+            "queues": {"router": {"kind": "droptail"}},
+            "transport": {"protocol": "rcp", "mss": 960, "header": 40, "fixed_rate": "8Mbps", "handshake": handshake},
+            "workload": [{"kind": "flows", "flows": [{"src": "l0", "dst": "r0", "start": "0s", "size": 96_000}]}],
+        }));
+        let r = &w.records[0];
+        // 100 packets of 1000 B: the last leaves 99 gaps of 1 ms after the first, then crosses
+        // the 10 ms link and three serializations.
+        let tx = 8000.0 / 10e9 * 2.0 + 8000.0 / 100e6;
+        let want = if handshake { 0.02 } else { 0.0 } + 0.099 + 0.01 + tx;
+        let fct = r.fct().expect("completed").as_secs_f64();
+        assert!((fct - want).abs() < 1e-4, "handshake {handshake}: FCT {fct} s, expected {want}");
+        let ideal = r.ideal.as_secs_f64();
+        let want_ideal = if handshake { 0.03 } else { 0.01 } + 96_000.0 * 8.0 * 1000.0 / 960.0 / 100e6;
+        assert!((ideal - want_ideal).abs() < 1e-9, "ideal {ideal} vs {want_ideal}");
+    }
+}

@@ -35,6 +35,25 @@ fn long_lived_flows_fill_the_bottleneck_and_share_it() {
     assert!(w.records.iter().all(|r| r.finish.is_none() && r.stopped));
 }
 
+/// A long-lived flow without `stop` stops at the duration: a drained run ends soon after, even
+/// with RCP routers, whose control ticks never let the event queue run dry.
+#[test]
+fn long_lived_flows_without_stop_end_at_the_duration() {
+    for (protocol, queue) in [("tcp", "droptail"), ("rcp", "rcp")] {
+        let w = run(json!({
+            "duration": "1s",
+            "topology": {"kind": "dumbbell", "hosts_per_side": 1, "bottleneck_rate": "100Mbps",
+                         "bottleneck_delay": "5ms"},
+            "queues": {"router": {"kind": queue}},
+            "transport": {"protocol": protocol},
+            "workload": [{"kind": "long_lived", "flows": [{"src": "l0", "dst": "r0", "start": "0s"}]}],
+        }));
+        assert!(w.records[0].stopped, "{protocol}: the flow stopped");
+        // Then the packets in flight reach their hosts (with the repairs their ACKs trigger).
+        assert!(w.now() < Time::from_secs(3), "{protocol}: the run went on to {}", w.now());
+    }
+}
+
 /// A k = 4 fat tree with ECMP: every inter-pod flow completes.
 #[test]
 fn fat_tree_with_ecmp_completes_every_flow() {

@@ -4,7 +4,10 @@
 |---|---|
 | `framework` | experiments as named overrides x seeds over a base scenario; cached runs; README writing |
 | `rc3` | the RC3 paper (NSDI 2014), sec. 5.1 and the simulated side of sec. 5.2 |
-| `rcp_ch4` | the RCP thesis, ch. 4 (FCT against PS, TCP and XCP), and RC3's Fig. 14(c) |
+| `rcp_ch3` | the RCP thesis, chapter 3: R and C/R against N (Figs. 3.2 - 3.5) |
+| `rcp_fixed_rate` | the RCP thesis's fixed-rate study (Figs. 3.6 - 3.8), part of chapter 3 |
+| `rcp_ch4` | the RCP thesis, chapter 4 (FCT against PS, TCP and XCP), and RC3's Fig. 14(c) |
+| `rcp_analysis`, `rcp_reports` | chapter 4's per-size ratios to PS, and its tables and plots |
 """
 
 from __future__ import annotations
@@ -22,11 +25,7 @@ def papers() -> dict[str, Callable[[], list[Experiment]]]:
 
 
 def _rcp() -> list[Experiment]:
-    """The RCP thesis: chapter 3 (when present) and chapter 4."""
-    from fctlab.reproduce import rcp_ch4
+    """The RCP thesis (chapters 3 and 4) and the RC3 paper's RCP comparison."""
+    from fctlab.reproduce import rcp_ch3, rcp_ch4
 
-    try:
-        from fctlab.reproduce import rcp_ch3
-    except ImportError:
-        return rcp_ch4.experiments()
     return rcp_ch3.experiments() + rcp_ch4.experiments()

@@ -21,6 +21,7 @@ from typing import Any
 import polars as pl
 
 from fctlab.analysis import fct_sample
+from fctlab.quantity import parse_time
 from fctlab.sweep import Sweep, run_sweep
 
 
@@ -94,6 +95,15 @@ class Runs:
     def series(self, name: str, seed: int) -> pl.DataFrame:
         """The time series of one run."""
         return pl.read_parquet(self.root / name / f"seed{seed}" / "series.parquet")
+
+    def scenario(self, name: str, seed: int) -> dict[str, Any]:
+        """The scenario of one run as the core saw it (overrides applied)."""
+        return json.loads((self.root / name / f"seed{seed}" / "scenario.json").read_text())
+
+    def window(self, name: str, seed: int) -> tuple[float, float]:
+        """(measure_from, duration) of one run, in seconds: the span its measured flows start in."""
+        s = self.scenario(name, seed)
+        return parse_time(s.get("measure_from", 0), "measure_from"), parse_time(s["duration"], "duration")
 
 
 def mean_fct(sample: pl.DataFrame) -> tuple[float, float]:

@@ -1,5 +1,6 @@
-//! Time series sampled at a fixed interval: queue length and throughput of chosen links,
-//! cwnd of chosen flows. Stored long-form (time, metric, target, value).
+//! Time series sampled at a fixed interval: queue length, throughput and active-flow count of
+//! chosen links (plus an RCP port's fair rate R and average RTT d), cwnd of chosen flows.
+//! Stored long-form (time, metric, target, value).
 
 use crate::net::link::Link;
 use crate::units::Time;
@@ -11,6 +12,13 @@ pub enum Metric {
     QueueBytes,
     /// Bits per second serialized since the last sample.
     ThroughputBps,
+    /// Flows whose forward path crosses the link, started and not yet complete (the N(t) of
+    /// the RCP thesis's eq. 3.1).
+    ActiveFlows,
+    /// An RCP port's fair rate R, bit/s (thesis eq. 3.3); rows only for RCP ports.
+    RcpRateBps,
+    /// An RCP port's running average RTT d, s (thesis sec. 3.5); rows only for RCP ports.
+    RcpAvgRttS,
     /// A flow's congestion window in bytes.
     CwndBytes,
 }
@@ -21,10 +29,16 @@ impl Metric {
         match self {
             Metric::QueueBytes => "queue_bytes",
             Metric::ThroughputBps => "throughput_bps",
+            Metric::ActiveFlows => "active_flows",
+            Metric::RcpRateBps => "rcp_rate_bps",
+            Metric::RcpAvgRttS => "rcp_avg_rtt_s",
             Metric::CwndBytes => "cwnd_bytes",
         }
     }
 }
+
+/// No sampled link has this slot.
+const UNSAMPLED: u32 = u32::MAX;
 
 /// Collects series rows.
 #[derive(Clone, Debug, Default)]
@@ -32,6 +46,10 @@ pub struct SeriesRecorder {
     interval: Option<Time>,
     links: Vec<u32>,
     link_names: Vec<String>,
+    /// Link id -> index into `links` (UNSAMPLED if the link is not sampled).
+    slot: Vec<u32>,
+    /// Per sampled link: flows crossing it, started and not complete.
+    active: Vec<u32>,
     flows: Vec<u32>,
     last_bytes: Vec<u64>,
     last_time: Time,
@@ -54,9 +72,15 @@ impl SeriesRecorder {
     /// Samples `links` (id, name) and `flows` every `interval`.
     pub fn new(interval: Time, links: Vec<(u32, String)>, flows: Vec<u32>) -> SeriesRecorder {
         let (ids, names): (Vec<u32>, Vec<String>) = links.into_iter().unzip();
+        let mut slot = vec![UNSAMPLED; ids.iter().map(|&l| l as usize + 1).max().unwrap_or(0)];
+        for (k, &l) in ids.iter().enumerate() {
+            slot[l as usize] = k as u32;
+        }
         SeriesRecorder {
             interval: Some(interval),
             last_bytes: vec![0; ids.len()],
+            active: vec![0; ids.len()],
+            slot,
             links: ids,
             link_names: names,
             flows,
@@ -74,10 +98,32 @@ impl SeriesRecorder {
         &self.flows
     }
 
-    fn push(&mut self, t: Time, m: Metric, target: String, v: f64) {
+    /// A flow with forward path `path` (link ids) has started.
+    pub fn flow_started(&mut self, path: &[u32]) {
+        for &l in path {
+            if let Some(&k) = self.slot.get(l as usize) {
+                if k != UNSAMPLED {
+                    self.active[k as usize] += 1;
+                }
+            }
+        }
+    }
+
+    /// A flow with forward path `path` has completed (or, long-lived, stopped).
+    pub fn flow_ended(&mut self, path: &[u32]) {
+        for &l in path {
+            if let Some(&k) = self.slot.get(l as usize) {
+                if k != UNSAMPLED {
+                    self.active[k as usize] -= 1;
+                }
+            }
+        }
+    }
+
+    fn push(&mut self, t: Time, m: Metric, target: &str, v: f64) {
         self.time.push(t);
         self.metric.push(m);
-        self.target.push(target);
+        self.target.push(target.to_string());
         self.value.push(v);
     }
 
@@ -86,20 +132,42 @@ impl SeriesRecorder {
         let dt = (now - self.last_time).as_secs_f64();
         for k in 0..self.links.len() {
             let l = &mut links[self.links[k] as usize];
-            let name = self.link_names[k].clone();
+            let name = std::mem::take(&mut self.link_names[k]);
             let queued = l.queued_bytes(now);
-            self.push(now, Metric::QueueBytes, name.clone(), queued as f64);
+            self.push(now, Metric::QueueBytes, &name, queued as f64);
             let sent = l.stats.bytes_sent;
             let thr = if dt > 0.0 { (sent - self.last_bytes[k]) as f64 * 8.0 / dt } else { 0.0 };
             self.last_bytes[k] = sent;
-            self.push(now, Metric::ThroughputBps, name, thr);
+            self.push(now, Metric::ThroughputBps, &name, thr);
+            self.push(now, Metric::ActiveFlows, &name, self.active[k] as f64);
+            if let Some((rate, avg_rtt)) = l.rcp_state() {
+                self.push(now, Metric::RcpRateBps, &name, rate);
+                self.push(now, Metric::RcpAvgRttS, &name, avg_rtt);
+            }
+            self.link_names[k] = name;
         }
         for &(f, cwnd) in cwnds {
             if let Some(c) = cwnd {
-                self.push(now, Metric::CwndBytes, format!("flow{f}"), c as f64);
+                self.push(now, Metric::CwndBytes, &format!("flow{f}"), c as f64);
             }
         }
         self.last_time = now;
         now + self.interval.unwrap_or(Time::MAX)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn active_flows_count_only_flows_crossing_a_sampled_link() {
+        let mut s = SeriesRecorder::new(Time::from_ms(1), vec![(3, "b".into()), (7, "c".into())], vec![]);
+        s.flow_started(&[0, 3, 5]);
+        s.flow_started(&[3, 7]);
+        s.flow_started(&[1, 2, 9]); // beyond every sampled id: ignored
+        assert_eq!(s.active, vec![2, 1]);
+        s.flow_ended(&[0, 3, 5]);
+        assert_eq!(s.active, vec![1, 1]);
     }
 }

@@ -319,6 +319,14 @@ impl Link {
         }
     }
 
+    /// (fair rate R in bit/s, average RTT d in s) of an RCP port; None for other ports.
+    pub fn rcp_state(&self) -> Option<(f64, f64)> {
+        match &self.port {
+            Port::Qdisc(Qdisc::Rcp(q)) => Some((q.fair_rate(), q.avg_rtt())),
+            _ => None,
+        }
+    }
+
     /// When the port's first periodic tick is due.
     pub fn first_tick(&self) -> Option<Time> {
         match &self.port {

@@ -13,7 +13,9 @@
 //!   whatever was unacknowledged; both send every missing byte once per loss, the SACK rule
 //!   sooner and without resending what arrived.
 //! - `fixed_rate` sends every flow at one rate and ignores feedback (the thesis's study of the
-//!   optimal rate, Figs. 3.6 - 3.8).
+//!   optimal rate, Figs. 3.6 - 3.8); such a sender may skip the handshake (`handshake = false`)
+//!   and send its first packet when the flow starts, as the study's sources do: a SYN that
+//!   queued behind data would bunch the next flows' starts at the end of each busy period.
 
 use super::app::{App, AppState};
 use super::tcp::rtt::RttEstimator;
@@ -38,6 +40,8 @@ pub struct RcpConfig {
     pub fixed_rate: Option<Rate>,
     /// Rate used when no router on the path stamped one.
     pub default_rate: Rate,
+    /// Open with SYN / SYN-ACK; a fixed-rate sender may skip it and send data at once.
+    pub handshake: bool,
 }
 
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
@@ -105,12 +109,19 @@ impl RcpSender {
         self.state == State::Done
     }
 
-    /// Sends the SYN.
+    /// Sends the SYN, or without a handshake the first data at the fixed rate.
     pub fn start(&mut self, now: Time, out: &mut Vec<Packet>) {
         let (n, _) = self.app.poll(now);
         self.segs.write(n);
-        self.state = State::SynSent;
-        self.send_syn(now, out);
+        if self.cfg.handshake {
+            self.state = State::SynSent;
+            self.send_syn(now, out);
+        } else {
+            self.take_rate(CongestionHeader::None);
+            self.state = State::Sending;
+            self.next_send = now;
+            self.pump(now, out);
+        }
     }
 
     fn header(&self) -> CongestionHeader {
@@ -300,5 +311,48 @@ impl Endpoint for RcpSender {
             t = t.min(w);
         }
         (t != Time::MAX).then_some(t)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn sender(handshake: bool) -> RcpSender {
+        let cfg = RcpConfig {
+            mss: 960,
+            header: 40,
+            initial_rto: Time::from_ms(500),
+            min_rto: Time::from_ms(200),
+            fixed_rate: Some(Rate::from_mbps(8)),
+            default_rate: Rate::from_gbps(10),
+            handshake,
+        };
+        let addr = FlowAddr { flow: 0, src: 0, dst: 1, hash: 0 };
+        RcpSender::new(cfg, addr, App::Bulk { size: 3 * 960 }, Time::ZERO)
+    }
+
+    #[test]
+    fn a_fixed_rate_sender_without_handshake_paces_data_from_the_start() {
+        let mut s = sender(false);
+        let mut out = Vec::new();
+        s.start(Time::ZERO, &mut out);
+        assert_eq!(out.len(), 1);
+        assert_eq!((out[0].kind, out[0].seq, out[0].len), (PacketKind::Data, 0, 960));
+        // 1000 wire bytes at 8 Mb/s: the next packet 1 ms later.
+        assert_eq!(s.poll_timeout(), Some(Time::from_ms(1)));
+        out.clear();
+        s.on_timeout(Time::from_ms(1), &mut out);
+        assert_eq!((out[0].kind, out[0].seq), (PacketKind::Data, 960));
+    }
+
+    #[test]
+    fn with_a_handshake_the_sender_opens_with_a_syn_and_waits() {
+        let mut s = sender(true);
+        let mut out = Vec::new();
+        s.start(Time::ZERO, &mut out);
+        assert_eq!(out.len(), 1);
+        assert_eq!(out[0].kind, PacketKind::Syn);
+        assert_eq!(s.poll_timeout(), Some(Time::from_ms(500)), "only the SYN's retry is due");
     }
 }

@@ -1,0 +1,89 @@
+"""fctlab.reproduce.rcp_ch3 and rcp_fixed_rate: the analysis helpers on synthetic input, the
+paper's registration, and one experiment (Fig. 3.5) run end to end in quick mode."""
+
+from __future__ import annotations
+
+import math
+import random
+import re
+from pathlib import Path
+
+import polars as pl
+import pytest
+from realcore import REPO, fake  # noqa: F401  (fake: the compiled core)
+
+from fctlab.reproduce import papers, rcp_ch3, rcp_ch4, rcp_fixed_rate
+from fctlab.reproduce.framework import run_experiment
+
+
+def test_settle_time_is_when_the_values_stay_within_the_band():
+    times = [0.0, 1.0, 2.0, 3.0, 4.0, 5.0]
+    values = [1.0, 9.0, 10.5, 12.0, 10.2, 9.5]
+    # Outside 10 +- 1 last at t = 3: settled from t = 4, 4 s after the start at 0.
+    assert rcp_ch3.settle_time(times, values, 10.0, 0.0, 6.0) == 4.0
+    assert rcp_ch3.settle_time(times, values, 10.0, 4.0, 6.0) == 0.0
+    assert rcp_ch3.settle_time(times, values, 10.0, 0.0, 4.0) is None, "still outside at the span's last sample"
+
+
+def test_data_phase_counts_flows_between_their_syn_ack_and_last_packet():
+    flows = pl.DataFrame({"start_s": [0.0, 1.0, 2.0], "rtt_prop_s": [0.2, 0.2, 0.2], "finish_s": [1.5, 3.0, None]})
+    # Flow 0 sends in [0.2, 1.4), flow 1 in [1.2, 2.9); flow 2 never completed and is left out.
+    assert rcp_ch3.data_phase_counts(flows, [0.1, 0.5, 1.3, 1.45, 2.95]) == [0, 1, 2, 1, 0]
+
+
+def test_fig32_phases_follow_the_caption():
+    assert rcp_ch3._phases(rcp_ch3.FIG32_GROUPS, 140.0, 1.0) == [(0.0, 40.0, 20), (40.0, 100.0, 40), (100.0, 140.0, 20)]
+    assert rcp_ch3._phases(rcp_ch3.FIG32_GROUPS, 140.0, 0.25)[1] == (10.0, 25.0, 40)
+
+
+def test_fig35_short_flows_are_four_per_round_trip():
+    together = rcp_ch3._fig35_short_flows(1.0, spread=False)
+    spread = rcp_ch3._fig35_short_flows(1.0, spread=True)
+    assert len(together) == len(spread) == 40
+    assert {f["start"] for f in together[:4]} == {0.0} and together[4]["start"] == pytest.approx(0.1)
+    assert [f["start"] for f in spread[:4]] == pytest.approx([0.0, 0.025, 0.05, 0.075])
+    assert all(f["size"] == 125 * 960 for f in together)
+
+
+def test_capped_pareto_mean_matches_sampling():
+    """The closed sum E[min(ceil(X), cap)] against draws made the core's way."""
+    rng = random.Random(7)
+    scale, shape, cap = 4.0, 1.2, 2000
+    draws = [min(math.ceil(scale / (1.0 - rng.random()) ** (1 / shape)), cap) for _ in range(400_000)]
+    sampled = sum(draws) / len(draws)
+    assert rcp_fixed_rate.capped_pareto_mean(scale, shape, cap) == pytest.approx(sampled, rel=0.02)
+
+
+def test_pareto_mean_param_keeps_the_capped_mean():
+    param = rcp_fixed_rate.pareto_mean_param(25.0, 1.2, 10_000)
+    scale_pkts = param / 960 * (1.2 - 1) / 1.2
+    assert rcp_fixed_rate.capped_pareto_mean(scale_pkts, 1.2, 10_000) == pytest.approx(25.0, rel=1e-3)
+    assert param > 25 * 960, "the cut removes mean, so the parameter must exceed the target"
+
+
+def test_fcfs_sojourn_by_hand():
+    # Jobs at 0, 1, 1.5 of 2, 1, 1 s: the second waits 1 s, the third 1.5 s.
+    assert rcp_fixed_rate.fcfs_sojourn([0.0, 1.0, 1.5], [2.0, 1.0, 1.0]) == pytest.approx([2.0, 2.0, 2.5])
+
+
+def test_rcp_paper_lists_chapter_3_in_figure_order():
+    names = [e.name for e in papers()["rcp"]()]
+    assert names[:6] == ["fig3-2", "fig3-3", "fig3-4", "fig3-5", "fig3-6", "fig3-7-8"]
+    assert names[6:] == [e.name for e in rcp_ch4.experiments()]
+
+
+def test_fig35_quick_run_writes_its_report(tmp_path: Path):
+    """Fig. 3.5 in quick mode (two 20 s runs): spread-out short flows leave the long flow about
+    half the link, R/C near 0.5; arriving together they hold R/C far lower."""
+    exp = next(e for e in rcp_ch3.experiments() if e.name == "fig3-5")
+    record = run_experiment(exp, REPO / "experiments" / "rcp", tmp_path / "runs", tmp_path / "out",
+                            quick=True, jobs=1, say=lambda _m: None)
+    assert record["status"] == "done"
+    readme = (tmp_path / "out" / "fig3-5" / "README.md").read_text()
+    assert (tmp_path / "out" / "fig3-5" / "fig3-5.png").stat().st_size > 10_000
+    rows = {r.split("|")[1].strip(): r for r in readme.splitlines() if r.startswith("| ") and "RTT" in r}
+    r_over_c = {k: float(v.split("|")[3]) for k, v in rows.items()}
+    spread = r_over_c["a quarter RTT apart"]
+    together = r_over_c["four at the start of each RTT (the caption)"]
+    assert 0.45 < spread < 0.5 and together < 0.3, r_over_c
+    assert re.search(r"Mode: quick", readme)
