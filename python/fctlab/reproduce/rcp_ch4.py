@@ -216,18 +216,26 @@ def _fig49() -> Experiment:
 LOADS = [0.2, 0.4, 0.6, 0.8, 0.9]
 
 
+def _dumbbell_sweep(name: str, title: str, xlabel: str, cases: list[tuple[str, float, Setup, dict[str, Any]]],
+                    intro: str) -> Experiment:
+    """A sweep of setup 1's dumbbell: (run name, x value, setup, `dumbbell` arguments) per point,
+    reported per protocol with flows split at 500 packets."""
+    pts: list[tuple[str, dict[str, Any]]] = []
+    for run, _, s, args in cases:
+        pts += three(run, dumbbell(s, pareto(25), **args), bdp(s), s.rtpd)
+    vals = [(run, x, s) for run, x, s, _ in cases]
+    return Experiment(name, title, "ch4-setup1.toml", pts, 1, rr.sweep_figure(xlabel, vals, 500, intro),
+                      quick=quick_scale(0.3))
+
+
 def _fig410() -> Experiment:
-    pts, vals = [], []
-    for load in LOADS:
-        s = Setup(150e6, 0.1, load)
-        pts += three(f"load{load}", dumbbell(s, pareto(25), 120.0, 20.0), bdp(s), s.rtpd)
-        vals.append((f"load{load}", load, s))
+    cases = [(f"load{load}", load, Setup(150e6, 0.1, load), {"duration": 120.0, "warmup": 20.0}) for load in LOADS]
     intro = ("C = 150 Mb/s, RTPD 100 ms, Pareto sizes (mean 25 packets, shape 1.2), offered load 0.2 to 0.9; "
              "arrivals for 120 s, 20 s warm-up. The caption is partly lost: flows are split at 500 packets here "
              "(as in Figs. 4.13, 4.14). Thesis sec. 4.2.5: RCP follows PS; under low loads TCP's AFCT for large "
              "flows is up to 14 times PS and improves with load; XCP gets worse as the load grows.")
-    return Experiment("fig4-10", "RCP thesis Fig. 4.10: offered load (150 Mb/s, 100 ms)", "ch4-setup1.toml", pts, 1,
-                      rr.sweep_figure("offered load", vals, 500, intro), quick=quick_scale(0.3))
+    return _dumbbell_sweep("fig4-10", "RCP thesis Fig. 4.10: offered load (150 Mb/s, 100 ms)", "offered load", cases,
+                           intro)
 
 
 def _fig411() -> Experiment:
@@ -258,37 +266,23 @@ RTPDS = [(0.01, 60.0, 10.0), (0.1, 80.0, 20.0), (0.4, 120.0, 30.0), (1.6, 300.0,
 
 
 def _fig413() -> Experiment:
-    pts, vals = [], []
-    for c, dur, warm in CAPACITIES:
-        s = Setup(c, 0.1, 0.9)
-        pts += three(f"c{c / 1e9:g}G", dumbbell(s, pareto(25), dur, warm), bdp(s), s.rtpd)
-        vals.append((f"c{c / 1e9:g}G", c / 1e9, s))
+    cases = [(f"c{c / 1e9:g}G", c / 1e9, Setup(c, 0.1, 0.9), {"duration": dur, "warmup": warm})
+             for c, dur, warm in CAPACITIES]
     intro = ("RTPD 100 ms, load 0.9, Pareto sizes (mean 25 packets, shape 1.2), C from 0.1 to 9.6 Gb/s; arrivals "
              "for 100, 40, 20 and 8 s (warm-up 20, 8, 5, 3 s). Thesis sec. 4.3.1: for flows < 500 packets XCP "
              "lasts 3 times and TCP 2 times as long as RCP; for flows >= 500 packets XCP 30 times and TCP 6 times; "
              "RCP's mean queue is 2% of C x RTPD at every capacity, XCP's very small.")
-    return Experiment("fig4-13", "RCP thesis Fig. 4.13: link capacity", "ch4-setup1.toml", pts, 1,
-                      rr.sweep_figure("capacity (Gb/s)", vals, 500, intro), quick=quick_scale(0.3))
+    return _dumbbell_sweep("fig4-13", "RCP thesis Fig. 4.13: link capacity", "capacity (Gb/s)", cases, intro)
 
 
 def _fig414() -> Experiment:
-    pts, vals = [], []
-    for rtpd, dur, warm in RTPDS:
-        s = Setup(150e6, rtpd, 0.9)
-        pts += three(f"rtpd{rtpd:g}", dumbbell(s, pareto(25), dur, warm, max_time=dur + 200.0), bdp(s), s.rtpd)
-        vals.append((f"rtpd{rtpd:g}", rtpd, s))
+    cases = [(f"rtpd{rtpd:g}", rtpd, Setup(150e6, rtpd, 0.9),
+              {"duration": dur, "warmup": warm, "max_time": dur + 200.0}) for rtpd, dur, warm in RTPDS]
     intro = ("C = 150 Mb/s, load 0.9, Pareto sizes (mean 25 packets, shape 1.2), RTPD 10 ms to 1.6 s, buffers "
              "C x RTPD; arrivals for 60 to 300 s. Thesis sec. 4.3.2: flows < 500 packets last about 2.5 times "
              "longer with TCP and XCP than with RCP; flows >= 500 packets 4 times longer with TCP and 13 times "
              "with XCP; RCP's AFCT grows as 1.5 RTPD like PS.")
-    return Experiment("fig4-14", "RCP thesis Fig. 4.14: round-trip propagation delay", "ch4-setup1.toml", pts, 1,
-                      rr.sweep_figure("RTPD (s)", vals, 500, intro), quick=quick_scale(0.3))
-
-
-# ---------------------------------------------------------------------------------------------
-# Figs. 4.15, 4.16: ten RTT groups on one bottleneck.
-
-GROUPS = [0.02 * (k + 1) for k in range(10)]
+    return _dumbbell_sweep("fig4-14", "RCP thesis Fig. 4.14: round-trip propagation delay", "RTPD (s)", cases, intro)
 
 
 def _fig415() -> Experiment:
