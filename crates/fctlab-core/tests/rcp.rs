@@ -85,14 +85,23 @@ fn two_groups_with_different_bottlenecks_get_their_max_min_rates() {
             uplinks.push(format!("{h}->{router}"));
         }
     }
+    let mut series_links = uplinks.clone();
+    series_links.extend(["linkB".to_string(), "linkC".to_string()]);
     let w = run(json!({
         "duration": "15s",
         "topology": {"kind": "graph", "nodes": nodes, "links": links},
         "queues": rcp_queues(),
         "transport": {"protocol": "rcp"},
         "workload": [{"kind": "long_lived", "flows": flows}],
-        "output": {"series": {"interval": "50ms", "links": uplinks}},
+        "output": {"series": {"interval": "50ms", "links": series_links}},
     }));
+    // Both bottlenecks run with an almost empty queue in steady state: under 1% of the
+    // bandwidth-delay product of their shortest round trip (B's 24 ms, A's 14 ms): a few
+    // packets of pacing jitter among 12 flows.
+    for (l, bdp_bytes) in [("linkB", 80e6 * 0.024 / 8.0), ("linkC", 400e6 * 0.014 / 8.0)] {
+        let q = common::series_mean(&w, "queue_bytes", l, 10.0, 15.0);
+        assert!(q < 0.01 * bdp_bytes, "{l}: steady-state queue {q} B, 1% of C x RTT is {} B", 0.01 * bdp_bytes);
+    }
     for u in &uplinks {
         let r = common::series_mean(&w, "throughput_bps", u, 10.0, 15.0) / 1e6;
         let want = if u.starts_with('b') { 20.0 } else { 40.0 };
