@@ -147,8 +147,8 @@ impl Scheduler {
 ///
 /// The key array is padded with `u128::MAX` past the last entry, so every node's four
 /// children can be read without a bounds test, and the smallest of them is picked with
-/// conditional moves on 64-bit halves: which child is smallest is a coin flip, which a branch
-/// would mispredict half the time (and x86 has no 128-bit conditional move).
+/// conditional moves of indices: which child is smallest is a coin flip, which a branch would
+/// mispredict half the time.
 #[derive(Default)]
 struct QuadHeap {
     /// `len` slots, then at least 4 `u128::MAX`.
@@ -165,11 +165,11 @@ fn pack(time: Time, seq: u64) -> u128 {
     ((time.0 as u128) << 64) | seq as u128
 }
 
-/// `a < b` for packed keys, without a branch.
+/// `a < b` for packed keys: a subtract-with-borrow, feeding the index selects below (which
+/// move 64-bit indices, not 128-bit keys: x86 has no 128-bit conditional move).
 #[inline(always)]
 fn key_lt(a: u128, b: u128) -> bool {
-    let (ah, al, bh, bl) = ((a >> 64) as u64, a as u64, (b >> 64) as u64, b as u64);
-    (ah < bh) | ((ah == bh) & (al < bl))
+    a < b
 }
 
 impl QuadHeap {
@@ -198,7 +198,11 @@ impl QuadHeap {
         if !self.hole {
             return (self.len > 0).then(|| self.events[0]);
         }
-        let i = (1..5).min_by_key(|&i| self.keys[i])?;
+        // Children 1..5 exist or are padding (u128::MAX): the hole implies len >= 1.
+        let k = &self.keys[1..5];
+        let m01 = std::hint::select_unpredictable(key_lt(k[1], k[0]), 1, 0);
+        let m23 = std::hint::select_unpredictable(key_lt(k[3], k[2]), 3, 2);
+        let i = 1 + std::hint::select_unpredictable(key_lt(k[m23], k[m01]), m23, m01);
         (i < self.len).then(|| self.events[i])
     }
 
