@@ -123,13 +123,20 @@ impl Routes {
     /// The next hop of a flow with hash `flow_hash` at `node` towards `dst_host`, if any.
     #[inline]
     pub fn next_hop(&self, node: usize, dst_host: usize, flow_hash: u64) -> Option<u32> {
+        self.next_hop_with(node, dst_host, || flow_hash)
+    }
+
+    /// [`Routes::next_hop`] with the flow hash computed only where there is a choice of next
+    /// hops (the forwarding path: most hops have one).
+    #[inline]
+    pub fn next_hop_with(&self, node: usize, dst_host: usize, flow_hash: impl FnOnce() -> u64) -> Option<u32> {
         let c = self.next_hops(node, dst_host);
         match c.len() {
             0 => None,
             1 => Some(c[0]),
             k => {
                 // Multiply-high maps the mixed hash onto 0..k without a division.
-                let h = mix64(flow_hash ^ self.salt[node]);
+                let h = mix64(flow_hash() ^ self.salt[node]);
                 Some(c[((h as u128 * k as u128) >> 64) as usize])
             }
         }

@@ -148,7 +148,8 @@ impl Scheduler {
 /// The key array is padded with `u128::MAX` past the last entry, so every node's four
 /// children can be read without a bounds test, and the smallest of them is picked with
 /// conditional moves of indices: which child is smallest is a coin flip, which a branch would
-/// mispredict half the time.
+/// mispredict half the time. (The 128-bit keys are compared directly, a subtract with borrow;
+/// only the 64-bit indices are selected: x86 has no 128-bit conditional move.)
 #[derive(Default)]
 struct QuadHeap {
     /// `len` slots, then at least 4 `u128::MAX`.
@@ -163,13 +164,6 @@ struct QuadHeap {
 #[inline]
 fn pack(time: Time, seq: u64) -> u128 {
     ((time.0 as u128) << 64) | seq as u128
-}
-
-/// `a < b` for packed keys: a subtract-with-borrow, feeding the index selects below (which
-/// move 64-bit indices, not 128-bit keys: x86 has no 128-bit conditional move).
-#[inline(always)]
-fn key_lt(a: u128, b: u128) -> bool {
-    a < b
 }
 
 impl QuadHeap {
@@ -200,9 +194,9 @@ impl QuadHeap {
         }
         // Children 1..5 exist or are padding (u128::MAX): the hole implies len >= 1.
         let k = &self.keys[1..5];
-        let m01 = std::hint::select_unpredictable(key_lt(k[1], k[0]), 1, 0);
-        let m23 = std::hint::select_unpredictable(key_lt(k[3], k[2]), 3, 2);
-        let i = 1 + std::hint::select_unpredictable(key_lt(k[m23], k[m01]), m23, m01);
+        let m01 = std::hint::select_unpredictable(k[1] < k[0], 1, 0);
+        let m23 = std::hint::select_unpredictable(k[3] < k[2], 3, 2);
+        let i = 1 + std::hint::select_unpredictable(k[m23] < k[m01], m23, m01);
         (i < self.len).then(|| self.events[i])
     }
 
@@ -273,11 +267,11 @@ impl QuadHeap {
             // and c + m (m < 4). Unchecked reads: the bounds tests were a fifth of the loop.
             unsafe {
                 let k = |x: usize| *self.keys.get_unchecked(c + x);
-                let m01 = std::hint::select_unpredictable(key_lt(k(1), k(0)), 1, 0);
-                let m23 = std::hint::select_unpredictable(key_lt(k(3), k(2)), 3, 2);
-                let m = std::hint::select_unpredictable(key_lt(k(m23), k(m01)), m23, m01);
+                let m01 = std::hint::select_unpredictable(k(1) < k(0), 1, 0);
+                let m23 = std::hint::select_unpredictable(k(3) < k(2), 3, 2);
+                let m = std::hint::select_unpredictable(k(m23) < k(m01), m23, m01);
                 let mk = k(m);
-                if !key_lt(mk, key) {
+                if mk >= key {
                     break;
                 }
                 *self.keys.get_unchecked_mut(i) = mk;

@@ -335,12 +335,8 @@ impl World {
     fn forward(&mut self, node: usize, pkt: Packet) {
         // The ECMP hash is recomputed per hop rather than carried (the packet stays within
         // two cache lines), and only where there is a choice of next hops.
-        let next = match self.routes.next_hops(node, pkt.dst as usize) {
-            [] => None,
-            [l] => Some(*l),
-            _ => self.routes.next_hop(node, pkt.dst as usize, crate::routing::flow_hash(pkt.flow as u64, self.seed)),
-        };
-        match next {
+        let seed = self.seed;
+        match self.routes.next_hop_with(node, pkt.dst as usize, || crate::routing::flow_hash(pkt.flow as u64, seed)) {
             Some(l) => {
                 let before = self.drops.len();
                 self.links[l as usize].send(l, self.now, pkt, &mut self.sched, &mut self.drops);
