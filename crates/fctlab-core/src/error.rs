@@ -19,11 +19,7 @@ impl SpecError {
 
     /// The same error, with `prefix.` put before its field path.
     pub fn within(mut self, prefix: &str) -> SpecError {
-        self.field = if self.field.is_empty() {
-            prefix.to_string()
-        } else {
-            format!("{prefix}.{}", self.field)
-        };
+        self.field = if self.field.is_empty() { prefix.to_string() } else { format!("{prefix}.{}", self.field) };
         self
     }
 }

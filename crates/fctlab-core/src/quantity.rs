@@ -54,7 +54,13 @@ fn split_unit(s: &str) -> Option<(f64, String)> {
     Some((v, unit.trim().to_string()))
 }
 
-fn parse_with<E: de::Error>(raw: Raw, what: &str, example: &str, units: &[(&str, f64)], allow_zero: bool) -> Result<f64, E> {
+fn parse_with<E: de::Error>(
+    raw: Raw,
+    what: &str,
+    example: &str,
+    units: &[(&str, f64)],
+    allow_zero: bool,
+) -> Result<f64, E> {
     let (v, shown) = match raw {
         Raw::Num(v) => (v, format!("{v}")),
         Raw::Str(s) => {
@@ -78,23 +84,9 @@ fn parse_with<E: de::Error>(raw: Raw, what: &str, example: &str, units: &[(&str,
     Ok(v)
 }
 
-const RATE_UNITS: &[(&str, f64)] = &[
-    ("", 1.0),
-    ("bps", 1.0),
-    ("Kbps", 1e3),
-    ("kbps", 1e3),
-    ("Mbps", 1e6),
-    ("Gbps", 1e9),
-    ("Tbps", 1e12),
-];
-const TIME_UNITS: &[(&str, f64)] = &[
-    ("", 1.0),
-    ("s", 1.0),
-    ("ms", 1e-3),
-    ("us", 1e-6),
-    ("ns", 1e-9),
-    ("ps", 1e-12),
-];
+const RATE_UNITS: &[(&str, f64)] =
+    &[("", 1.0), ("bps", 1.0), ("Kbps", 1e3), ("kbps", 1e3), ("Mbps", 1e6), ("Gbps", 1e9), ("Tbps", 1e12)];
+const TIME_UNITS: &[(&str, f64)] = &[("", 1.0), ("s", 1.0), ("ms", 1e-3), ("us", 1e-6), ("ns", 1e-9), ("ps", 1e-12)];
 const BYTE_UNITS: &[(&str, f64)] = &[
     ("", 1.0),
     ("B", 1.0),

@@ -33,12 +33,7 @@ impl Rng {
     /// A generator seeded from one 64-bit seed.
     pub fn new(seed: u64) -> Rng {
         let mut st = seed;
-        let s = [
-            splitmix64(&mut st),
-            splitmix64(&mut st),
-            splitmix64(&mut st),
-            splitmix64(&mut st),
-        ];
+        let s = [splitmix64(&mut st), splitmix64(&mut st), splitmix64(&mut st), splitmix64(&mut st)];
         Rng { s }
     }
 

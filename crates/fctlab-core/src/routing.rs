@@ -98,14 +98,7 @@ impl Routes {
         }
         let link_to = topo.links.iter().map(|l| l.to as u32).collect();
         let salt = (0..n as u64).map(|v| mix64(v ^ 0x6E6F_6465_5F73_616C)).collect();
-        Routes {
-            n_nodes: n,
-            host_index,
-            start,
-            hops,
-            link_to,
-            salt,
-        }
+        Routes { n_nodes: n, host_index, start, hops, link_to, salt }
     }
 
     /// Every next hop (directed link id) from `node` on a shortest path to host `dst_host`;
@@ -223,15 +216,8 @@ mod tests {
             .iter()
             .map(|(a, b, ms)| format!(r#"{{"a": "{a}", "b": "{b}", "rate": "1Gbps", "delay": "{ms}ms"}}"#))
             .collect();
-        let json = format!(
-            r#"{{"kind": "graph", "nodes": [{}], "links": [{}]}}"#,
-            nodes.join(","),
-            links.join(",")
-        );
-        serde_json::from_str::<TopologySpec>(&json)
-            .unwrap()
-            .build(Path::new("."), 0)
-            .unwrap()
+        let json = format!(r#"{{"kind": "graph", "nodes": [{}], "links": [{}]}}"#, nodes.join(","), links.join(","));
+        serde_json::from_str::<TopologySpec>(&json).unwrap().build(Path::new("."), 0).unwrap()
     }
 
     fn names(t: &Topology, path: &[u32]) -> Vec<String> {
@@ -245,20 +231,10 @@ mod tests {
         let t = graph(
             &["r1", "r2"],
             &["a", "b", "m"],
-            &[
-                ("a", "r1", 1),
-                ("b", "r2", 1),
-                ("m", "r1", 0),
-                ("m", "r2", 0),
-                ("r1", "r2", 10),
-            ],
+            &[("a", "r1", 1), ("b", "r2", 1), ("m", "r1", 0), ("m", "r2", 0), ("r1", "r2", 10)],
         );
         let routes = Routes::compute(&t, true);
-        let (a, b, m) = (
-            t.node_by_name("a").unwrap(),
-            t.node_by_name("b").unwrap(),
-            t.node_by_name("m").unwrap(),
-        );
+        let (a, b, m) = (t.node_by_name("a").unwrap(), t.node_by_name("b").unwrap(), t.node_by_name("m").unwrap());
         assert_eq!(names(&t, &routes.path(a, b, 1)), ["a->r1", "r1->r2", "r2->b"]);
         assert_eq!(names(&t, &routes.path(a, m, 1)), ["a->r1", "r1->m"]);
         // A multi-homed host sends on the uplink that starts its shortest path.
@@ -272,22 +248,12 @@ mod tests {
         let t = graph(
             &["r1", "r2", "r3"],
             &["a", "b"],
-            &[
-                ("a", "r1", 0),
-                ("b", "r2", 0),
-                ("r1", "r3", 1),
-                ("r3", "r2", 1),
-                ("r1", "r2", 2),
-            ],
+            &[("a", "r1", 0), ("b", "r2", 0), ("r1", "r3", 1), ("r3", "r2", 1), ("r1", "r2", 2)],
         );
         let (a, b) = (t.node_by_name("a").unwrap(), t.node_by_name("b").unwrap());
         for ecmp in [false, true] {
             let routes = Routes::compute(&t, ecmp);
-            assert_eq!(
-                names(&t, &routes.path(a, b, 3)),
-                ["a->r1", "r1->r2", "r2->b"],
-                "ecmp {ecmp}"
-            );
+            assert_eq!(names(&t, &routes.path(a, b, 3)), ["a->r1", "r1->r2", "r2->b"], "ecmp {ecmp}");
             assert_eq!(
                 routes.next_hops(t.node_by_name("r1").unwrap(), b).len(),
                 1,
@@ -297,21 +263,10 @@ mod tests {
         let t = graph(
             &["r1", "r2", "r3", "r4"],
             &["a", "b"],
-            &[
-                ("a", "r1", 0),
-                ("b", "r2", 0),
-                ("r1", "r2", 5),
-                ("r1", "r3", 1),
-                ("r3", "r4", 1),
-                ("r4", "r2", 1),
-            ],
+            &[("a", "r1", 0), ("b", "r2", 0), ("r1", "r2", 5), ("r1", "r3", 1), ("r3", "r4", 1), ("r4", "r2", 1)],
         );
         let (a, b) = (t.node_by_name("a").unwrap(), t.node_by_name("b").unwrap());
-        assert_eq!(
-            Routes::compute(&t, false).path(a, b, 0).len(),
-            5,
-            "3 ms over 5 links beats 5 ms over 3"
-        );
+        assert_eq!(Routes::compute(&t, false).path(a, b, 0).len(), 5, "3 ms over 5 links beats 5 ms over 3");
     }
 
     #[test]
@@ -320,14 +275,7 @@ mod tests {
         let t = graph(
             &["r1", "r2", "r3", "r4"],
             &["a", "b"],
-            &[
-                ("r1", "r3", 1),
-                ("r1", "r2", 1),
-                ("r2", "r4", 1),
-                ("r3", "r4", 1),
-                ("a", "r1", 0),
-                ("b", "r4", 0),
-            ],
+            &[("r1", "r3", 1), ("r1", "r2", 1), ("r2", "r4", 1), ("r3", "r4", 1), ("a", "r1", 0), ("b", "r4", 0)],
         );
         let (r1, b) = (t.node_by_name("r1").unwrap(), t.node_by_name("b").unwrap());
         assert_eq!(Routes::compute(&t, true).next_hops(r1, b), &[2, 0]);
@@ -346,11 +294,7 @@ mod tests {
     fn unreachable_and_trivial_cases() {
         let t = graph(&["r1", "r2"], &["a", "b"], &[("a", "r1", 1), ("b", "r2", 1)]);
         let routes = Routes::compute(&t, true);
-        let (r1, a, b) = (
-            t.node_by_name("r1").unwrap(),
-            t.node_by_name("a").unwrap(),
-            t.node_by_name("b").unwrap(),
-        );
+        let (r1, a, b) = (t.node_by_name("r1").unwrap(), t.node_by_name("a").unwrap(), t.node_by_name("b").unwrap());
         assert!(!routes.reachable(a, b));
         assert!(routes.path(a, b, 0).is_empty());
         assert_eq!(routes.next_hop(a, b, 0), None);

@@ -15,9 +15,9 @@ use crate::routing::{flow_hash, Routes};
 use crate::topology::{NodeKind, Topology, TopologySpec};
 use crate::transport::cc::CcKind;
 use crate::transport::rc3::Rc3Config;
-use crate::transport::tcp::TcpConfig;
 use crate::transport::rcp::RcpConfig;
 use crate::transport::rtcp::RtcpConfig;
+use crate::transport::tcp::TcpConfig;
 use crate::units::{Rate, Time};
 use crate::workload::{self, WorkloadCtx, WorkloadEntry};
 use crate::world::{AppTemplate, FlowPlan, Profile, RunLimits, World};
@@ -191,7 +191,9 @@ pub enum QueueSpec {
 impl QueueSpec {
     fn limit(limit: &Option<BytesQ>, limit_packets: &Option<u64>) -> SpecResult<Limit> {
         Ok(match (limit, limit_packets) {
-            (Some(_), Some(_)) => return Err(SpecError::new("limit", "give `limit` (bytes) or `limit_packets`, not both")),
+            (Some(_), Some(_)) => {
+                return Err(SpecError::new("limit", "give `limit` (bytes) or `limit_packets`, not both"))
+            }
             (Some(b), None) => Limit::Bytes(b.0),
             (None, Some(p)) => Limit::Packets(*p),
             (None, None) => Limit::Bytes(u64::MAX / 4),
@@ -217,7 +219,17 @@ impl QueueSpec {
                 }
                 Ok(Port::Qdisc(Qdisc::Xcp(XcpQueue::new(rate, Self::limit(limit, limit_packets)?, p))))
             }
-            QueueSpec::Rcp { limit, limit_packets, alpha, beta, eta, interval, initial_rate, initial_rtt, differential } => {
+            QueueSpec::Rcp {
+                limit,
+                limit_packets,
+                alpha,
+                beta,
+                eta,
+                interval,
+                initial_rate,
+                initial_rtt,
+                differential,
+            } => {
                 let d = RcpParams::default();
                 let p = RcpParams {
                     alpha: alpha.unwrap_or(d.alpha),
@@ -229,15 +241,22 @@ impl QueueSpec {
                     differential: differential.as_ref().map(|s| (s.threshold.0, s.theta)),
                     ..d
                 };
-                for (f, v, lo, hi) in [("alpha", p.alpha, 0.0, 10.0), ("beta", p.beta, 0.0, 10.0), ("eta", p.eta, 0.0, 1.0),
-                    ("initial_rate", p.initial_fraction, 0.0, 1.0)] {
+                for (f, v, lo, hi) in [
+                    ("alpha", p.alpha, 0.0, 10.0),
+                    ("beta", p.beta, 0.0, 10.0),
+                    ("eta", p.eta, 0.0, 1.0),
+                    ("initial_rate", p.initial_fraction, 0.0, 1.0),
+                ] {
                     if !(v > lo && v <= hi) {
                         return Err(SpecError::new(f, format!("expected {lo} < {f} <= {hi}, got {v}")));
                     }
                 }
                 if let Some((_, theta)) = p.differential {
                     if !(theta > 0.0 && theta < 1.0) {
-                        return Err(SpecError::new("differential.theta", format!("expected 0 < theta < 1, got {theta}")));
+                        return Err(SpecError::new(
+                            "differential.theta",
+                            format!("expected 0 < theta < 1, got {theta}"),
+                        ));
                     }
                 }
                 if p.max_interval == Time::ZERO || p.initial_rtt == Time::ZERO {
@@ -379,7 +398,24 @@ impl TransportSpec {
         macro_rules! pick {
             ($($f:ident),*) => { TransportSpec { $($f: self.$f.clone().or_else(|| base.$f.clone()),)* } };
         }
-        let mut t = pick!(protocol, cc, iw, mss, header, ssthresh, rwnd, initial_rto, min_rto, max_rto, delayed_ack, priority, rc3_buckets, fixed_rate, handshake, app);
+        let mut t = pick!(
+            protocol,
+            cc,
+            iw,
+            mss,
+            header,
+            ssthresh,
+            rwnd,
+            initial_rto,
+            min_rto,
+            max_rto,
+            delayed_ack,
+            priority,
+            rc3_buckets,
+            fixed_rate,
+            handshake,
+            app
+        );
         if t.protocol != Some(Protocol::Rc3) && self.rc3_buckets.is_none() {
             t.rc3_buckets = None;
         }
@@ -445,7 +481,10 @@ impl TransportSpec {
                 SpecError::new("rc3_buckets", format!("expected at most 6 buckets, each >= 1 segment, got {buckets:?}"))
             })?);
             if cfg.prio as usize + levels > 31 {
-                return Err(SpecError::new("priority", format!("priority {} leaves no room for {levels} lower bands", cfg.prio)));
+                return Err(SpecError::new(
+                    "priority",
+                    format!("priority {} leaves no room for {levels} lower bands", cfg.prio),
+                ));
             }
         } else if self.rc3_buckets.is_some() {
             return Err(SpecError::new("rc3_buckets", "only meaningful with protocol = \"rc3\""));
@@ -726,7 +765,10 @@ pub fn build_spec(spec: &ScenarioSpec, base_dir: &Path) -> SpecResult<(World, Ru
     let transport_index = |name: &str, field: String| -> SpecResult<usize> {
         profile_ix.get(name).copied().ok_or_else(|| {
             let known: Vec<&str> = profile_ix.keys().copied().collect();
-            SpecError::new(field, format!("unknown transport \"{name}\"; defined in [transports]: [{}]", known.join(", ")))
+            SpecError::new(
+                field,
+                format!("unknown transport \"{name}\"; defined in [transports]: [{}]", known.join(", ")),
+            )
         })
     };
     let mut mixes: Vec<Vec<(usize, f64)>> = Vec::with_capacity(spec.workload.len());
@@ -736,13 +778,19 @@ pub fn build_spec(spec: &ScenarioSpec, base_dir: &Path) -> SpecResult<(World, Ru
         for (k, m) in w.mix().iter().enumerate() {
             let field = format!("workload[{i}].mix[{k}]");
             if !(m.fraction > 0.0 && m.fraction <= 1.0) {
-                return Err(SpecError::new(format!("{field}.fraction"), format!("expected 0 < fraction <= 1, got {}", m.fraction)));
+                return Err(SpecError::new(
+                    format!("{field}.fraction"),
+                    format!("expected 0 < fraction <= 1, got {}", m.fraction),
+                ));
             }
             total += m.fraction;
             mix.push((transport_index(&m.transport, format!("{field}.transport"))?, total));
         }
         if total > 1.0 + 1e-9 {
-            return Err(SpecError::new(format!("workload[{i}].mix"), format!("fractions add up to {total}, more than 1")));
+            return Err(SpecError::new(
+                format!("workload[{i}].mix"),
+                format!("fractions add up to {total}, more than 1"),
+            ));
         }
         mixes.push(mix);
     }
@@ -773,7 +821,10 @@ pub fn build_spec(spec: &ScenarioSpec, base_dir: &Path) -> SpecResult<(World, Ru
         members.dedup();
         let fraction = h.fraction.unwrap_or(1.0);
         if !(0.0..=1.0).contains(&fraction) {
-            return Err(SpecError::new(format!("{field}.fraction"), format!("expected a fraction in [0, 1], got {fraction}")));
+            return Err(SpecError::new(
+                format!("{field}.fraction"),
+                format!("expected a fraction in [0, 1], got {fraction}"),
+            ));
         }
         let mut rng = Rng::stream(seed, &format!("host_transport{i}"));
         let mut routers: Vec<usize> = members.iter().map(|&m| attach[m]).collect();
@@ -786,9 +837,14 @@ pub fn build_spec(spec: &ScenarioSpec, base_dir: &Path) -> SpecResult<(World, Ru
             }
         }
     }
-    let mut mix_rngs: Vec<Rng> = (0..spec.workload.len()).map(|i| Rng::stream(seed, &format!("workload{i}.mix"))).collect();
-    let workload_labels: Vec<String> =
-        spec.workload.iter().enumerate().map(|(i, w)| w.label().map_or_else(|| format!("w{i}"), |s| s.to_string())).collect();
+    let mut mix_rngs: Vec<Rng> =
+        (0..spec.workload.len()).map(|i| Rng::stream(seed, &format!("workload{i}.mix"))).collect();
+    let workload_labels: Vec<String> = spec
+        .workload
+        .iter()
+        .enumerate()
+        .map(|(i, w)| w.label().map_or_else(|| format!("w{i}"), |s| s.to_string()))
+        .collect();
 
     let mut plans = Vec::with_capacity(arrivals.len());
     let mut records = Vec::with_capacity(arrivals.len());
@@ -827,7 +883,15 @@ pub fn build_spec(spec: &ScenarioSpec, base_dir: &Path) -> SpecResult<(World, Ru
             }
             None => Time::ZERO,
         };
-        plans.push(FlowPlan { start: a.start, src: a.src, dst: a.dst, size: a.size, stop: a.stop, profile, workload: a.entry });
+        plans.push(FlowPlan {
+            start: a.start,
+            src: a.src,
+            dst: a.dst,
+            size: a.size,
+            stop: a.stop,
+            profile,
+            workload: a.entry,
+        });
         records.push(FlowRecord {
             src: a.src,
             dst: a.dst,

@@ -394,10 +394,7 @@ mod tests {
         s.push(Time(5), Event::QdiscTick(3));
         s.push(Time(3), Event::LinkFree(4));
         let order: Vec<Event> = std::iter::from_fn(|| s.pop().map(|(_, e)| e)).collect();
-        assert_eq!(
-            order,
-            vec![Event::QdiscTick(2), Event::LinkFree(4), Event::LinkFree(1), Event::QdiscTick(3)]
-        );
+        assert_eq!(order, vec![Event::QdiscTick(2), Event::LinkFree(4), Event::LinkFree(1), Event::QdiscTick(3)]);
     }
 
     #[test]

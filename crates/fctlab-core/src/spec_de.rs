@@ -58,7 +58,8 @@ pub fn tagged_vec<'de, D: Deserializer<'de>, T: DeserializeOwned>(d: D) -> Resul
         .into_iter()
         .enumerate()
         .map(|(i, v)| {
-            from_value::<T, serde_json::Error>(v).map_err(|e| de::Error::custom(format!("[{i}]: {}", strip_location(&e))))
+            from_value::<T, serde_json::Error>(v)
+                .map_err(|e| de::Error::custom(format!("[{i}]: {}", strip_location(&e))))
         })
         .collect()
 }

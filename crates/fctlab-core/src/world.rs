@@ -239,7 +239,8 @@ impl World {
 
     /// Runs every event up to and including `until`; returns true once the run is over.
     pub fn run_until(&mut self, until: Time) -> bool {
-        let until = until.min(self.limits.max_time).min(if self.limits.drain { Time::MAX } else { self.limits.duration });
+        let until =
+            until.min(self.limits.max_time).min(if self.limits.drain { Time::MAX } else { self.limits.duration });
         while !self.finished {
             match self.sched.pop_by(until) {
                 Some((t, ev)) => {

@@ -27,7 +27,6 @@ fn rcp_queues() -> serde_json::Value {
     json!({"router": {"kind": "rcp", "limit": "2MB"}})
 }
 
-
 // The routers start from the ns-2 code's state (R = 0.05 C, d = 0.2 s) and take a few
 // seconds to reach the fair rate from a cold start; the tests measure after that.
 
@@ -36,7 +35,8 @@ fn rcp_queues() -> serde_json::Value {
 /// ```
 #[test]
 fn long_lived_flows_share_a_dumbbell_equally_with_an_empty_queue() {
-    let flows: Vec<_> = (0..4).map(|i| json!({"src": format!("l{i}"), "dst": format!("r{i}"), "start": "0s", "stop": "15s"})).collect();
+    let flows: Vec<_> =
+        (0..4).map(|i| json!({"src": format!("l{i}"), "dst": format!("r{i}"), "start": "0s", "stop": "15s"})).collect();
     let downlinks: Vec<String> = (0..4).map(|i| format!("rr->r{i}")).collect();
     let mut links = downlinks.clone();
     links.push("bottleneck".into());
@@ -69,11 +69,17 @@ fn long_lived_flows_share_a_dumbbell_equally_with_an_empty_queue() {
 /// ```
 #[test]
 fn two_groups_with_different_bottlenecks_get_their_max_min_rates() {
-    let mut nodes = vec![json!({"name": "x", "kind": "router"}), json!({"name": "y", "kind": "router"}),
-                         json!({"name": "z", "kind": "router"}), json!({"name": "d", "kind": "host"})];
-    let mut links = vec![json!({"a": "x", "b": "y", "rate": "80Mbps", "delay": "5ms", "name": "linkB"}),
-                         json!({"a": "y", "b": "z", "rate": "400Mbps", "delay": "5ms", "name": "linkC"}),
-                         json!({"a": "z", "b": "d", "rate": "10Gbps", "delay": "1ms"})];
+    let mut nodes = vec![
+        json!({"name": "x", "kind": "router"}),
+        json!({"name": "y", "kind": "router"}),
+        json!({"name": "z", "kind": "router"}),
+        json!({"name": "d", "kind": "host"}),
+    ];
+    let mut links = vec![
+        json!({"a": "x", "b": "y", "rate": "80Mbps", "delay": "5ms", "name": "linkB"}),
+        json!({"a": "y", "b": "z", "rate": "400Mbps", "delay": "5ms", "name": "linkC"}),
+        json!({"a": "z", "b": "d", "rate": "10Gbps", "delay": "1ms"}),
+    ];
     let mut flows = Vec::new();
     let mut uplinks = Vec::new();
     for (group, n, router) in [("b", 4, "x"), ("a", 8, "y")] {
@@ -115,8 +121,12 @@ fn two_groups_with_different_bottlenecks_get_their_max_min_rates() {
 /// Fig. 3.2: C/R follows the number of flows as 10 more flows join and leave.
 #[test]
 fn c_over_r_returns_to_the_number_of_flows_after_flows_leave() {
-    let mut flows: Vec<_> = (0..10).map(|i| json!({"src": format!("l{i}"), "dst": format!("r{i}"), "start": "0s", "stop": "20s"})).collect();
-    flows.extend((10..20).map(|i| json!({"src": format!("l{i}"), "dst": format!("r{i}"), "start": "8s", "stop": "14s"})));
+    let mut flows: Vec<_> = (0..10)
+        .map(|i| json!({"src": format!("l{i}"), "dst": format!("r{i}"), "start": "0s", "stop": "20s"}))
+        .collect();
+    flows.extend(
+        (10..20).map(|i| json!({"src": format!("l{i}"), "dst": format!("r{i}"), "start": "8s", "stop": "14s"})),
+    );
     let s = json!({
         "duration": "20s",
         "topology": {"kind": "dumbbell", "hosts_per_side": 20, "bottleneck_rate": "200Mbps",
@@ -188,7 +198,8 @@ fn the_stamped_rate_is_the_smallest_along_the_path() {
 #[test]
 fn series_give_each_rcp_port_its_fair_rate_and_active_flows() {
     // (start, stop) of each flow, off the sampling grid.
-    let spans: Vec<(f64, f64)> = vec![(0.0, 12.02), (0.0, 12.02), (0.0, 12.02), (0.0, 12.02), (3.01, 8.01), (3.01, 8.01)];
+    let spans: Vec<(f64, f64)> =
+        vec![(0.0, 12.02), (0.0, 12.02), (0.0, 12.02), (0.0, 12.02), (3.01, 8.01), (3.01, 8.01)];
     let flows: Vec<_> = spans
         .iter()
         .enumerate()

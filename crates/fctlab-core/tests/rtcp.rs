@@ -148,7 +148,8 @@ fn packets_leave_one_wire_time_at_the_rate_apart_whatever_the_acks_do() {
     sent.extend(out.drain(..).map(|p| (t, p)));
     run_timers(&mut s, Time::from_ms(150), &mut sent);
 
-    let data: Vec<(Time, u32)> = sent.iter().filter(|(_, p)| p.kind == PacketKind::Data).map(|(t, p)| (*t, p.wire)).collect();
+    let data: Vec<(Time, u32)> =
+        sent.iter().filter(|(_, p)| p.kind == PacketKind::Data).map(|(t, p)| (*t, p.wire)).collect();
     assert!(data.len() as u64 > n + 10);
     for w in data.windows(2) {
         let ((t0, wire), (t1, _)) = (w[0], w[1]);
@@ -198,7 +199,8 @@ fn fair_rate(w: &World, from: u32, to: u32) -> f64 {
 /// The routers start cold (R = 0.05 C, d = 0.2 s) and reach C/N within about 8 s.
 #[test]
 fn long_lived_flows_converge_to_the_fair_share_with_an_empty_queue() {
-    let flows: Vec<_> = (0..4).map(|i| json!({"src": format!("l{i}"), "dst": format!("r{i}"), "start": "0s", "stop": "15s"})).collect();
+    let flows: Vec<_> =
+        (0..4).map(|i| json!({"src": format!("l{i}"), "dst": format!("r{i}"), "start": "0s", "stop": "15s"})).collect();
     let downlinks: Vec<String> = (0..4).map(|i| format!("rr->r{i}")).collect();
     let mut links = downlinks.clone();
     links.push("bottleneck".into());
@@ -215,7 +217,8 @@ fn long_lived_flows_converge_to_the_fair_share_with_an_empty_queue() {
     // Node 0 is rl, node 1 rr: C/R is the number of flows.
     let r = fair_rate(&w, 0, 1);
     assert!((100e6 / r - 4.0).abs() < 0.2, "C/R = {}", 100e6 / r);
-    let rates: Vec<f64> = downlinks.iter().map(|d| common::series_mean(&w, "throughput_bps", d, 10.0, 15.0) / 1e6).collect();
+    let rates: Vec<f64> =
+        downlinks.iter().map(|d| common::series_mean(&w, "throughput_bps", d, 10.0, 15.0) / 1e6).collect();
     for (d, got) in downlinks.iter().zip(&rates) {
         // The window is a whole number of packets below rate x RTT, so each flow runs a
         // little under R (about 1.4 % here, 41 of 41.6 packets), with R at C/N.
@@ -242,9 +245,8 @@ fn long_lived_flows_converge_to_the_fair_share_with_an_empty_queue() {
 /// packets larger closes the gap), while the RCP hosts pace at R unbounded.
 #[test]
 fn rtcp_and_rcp_flows_share_a_bottleneck_equally() {
-    let flows: Vec<_> = (0..4)
-        .map(|i| json!({"src": format!("l{i}"), "dst": format!("r{i}"), "start": "0s", "stop": "15s"}))
-        .collect();
+    let flows: Vec<_> =
+        (0..4).map(|i| json!({"src": format!("l{i}"), "dst": format!("r{i}"), "start": "0s", "stop": "15s"})).collect();
     let downlinks: Vec<String> = (0..4).map(|i| format!("rr->r{i}")).collect();
     let mut w = common::world(&json!({
         "duration": "15s",
@@ -258,7 +260,8 @@ fn rtcp_and_rcp_flows_share_a_bottleneck_equally() {
         "output": {"series": {"interval": "50ms", "links": downlinks}},
     }));
     w.run();
-    let rates: Vec<f64> = downlinks.iter().map(|d| common::series_mean(&w, "throughput_bps", d, 10.0, 15.0) / 1e6).collect();
+    let rates: Vec<f64> =
+        downlinks.iter().map(|d| common::series_mean(&w, "throughput_bps", d, 10.0, 15.0) / 1e6).collect();
     for (d, got) in downlinks.iter().zip(&rates) {
         assert!((got - 25.0).abs() < 0.05 * 25.0, "{d}: {got} Mb/s, fair share 25");
     }
@@ -307,7 +310,10 @@ fn a_short_flow_on_an_idle_bottleneck_finishes_in_one_and_a_half_rtts_plus_l_ove
 fn scripted_losses_are_repaired_by_sack_recovery_without_a_timeout() {
     let size = 300 * MSS;
     let clean = idle_path("rtcp", size, json!([]));
-    for drops in [json!([{"flow": 0, "segment": 30}]), json!([{"flow": 0, "segment": 30}, {"flow": 0, "segment": 32}, {"flow": 0, "segment": 35}])] {
+    for drops in [
+        json!([{"flow": 0, "segment": 30}]),
+        json!([{"flow": 0, "segment": 30}, {"flow": 0, "segment": 32}, {"flow": 0, "segment": 35}]),
+    ] {
         let n = drops.as_array().unwrap().len() as u64;
         let r = idle_path("rtcp", size, drops);
         assert_eq!(r.delivered, size);

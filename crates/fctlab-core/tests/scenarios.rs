@@ -98,7 +98,8 @@ fn parking_lot_runs_long_and_cross_traffic() {
 fn delayed_acks_send_about_one_ack_per_two_segments() {
     let flows = json!([{"src": "l0", "dst": "r0", "start": 0, "size": 1460 * 1000}]);
     let mut every = common::dumbbell(flows.clone(), json!({"iw": 10}), 10_000);
-    let mut delayed = common::dumbbell(flows, json!({"iw": 10, "delayed_ack": {"count": 2, "timeout": "40ms"}}), 10_000);
+    let mut delayed =
+        common::dumbbell(flows, json!({"iw": 10, "delayed_ack": {"count": 2, "timeout": "40ms"}}), 10_000);
     every["duration"] = json!("1s");
     delayed["duration"] = json!("1s");
     let a = run(every);
@@ -114,8 +115,12 @@ fn delayed_acks_send_about_one_ack_per_two_segments() {
 #[test]
 fn scheduled_writes_end_after_the_last_write() {
     let flows = json!([{"src": "l0", "dst": "r0", "start": 0, "size": 1_500_000 + 10 * 65_536}]);
-    let mut s = common::dumbbell(flows, json!({"iw": 10, "app": {"kind": "scheduled", "initial": "1.5MB",
-        "chunk": "64KiB", "interval": "100ms"}}), 10_000);
+    let mut s = common::dumbbell(
+        flows,
+        json!({"iw": 10, "app": {"kind": "scheduled", "initial": "1.5MB",
+        "chunk": "64KiB", "interval": "100ms"}}),
+        10_000,
+    );
     s["duration"] = json!("5s");
     let w = run(s);
     let fct = w.records[0].fct().unwrap();

@@ -11,13 +11,14 @@ fn run(s: serde_json::Value) -> World {
     w
 }
 
-
 /// ```text
 ///   l0..l3 --1G-- rl ==100M, 10 ms, XCP== rr --1G-- r0..r3
 /// ```
 #[test]
 fn long_lived_flows_share_a_dumbbell_equally_with_an_empty_queue() {
-    let flows: Vec<_> = (0..4).map(|i| json!({"src": format!("l{i}"), "dst": format!("r{i}"), "start": format!("{}s", i), "stop": "15s"})).collect();
+    let flows: Vec<_> = (0..4)
+        .map(|i| json!({"src": format!("l{i}"), "dst": format!("r{i}"), "start": format!("{}s", i), "stop": "15s"}))
+        .collect();
     let downlinks: Vec<String> = (0..4).map(|i| format!("rr->r{i}")).collect();
     let mut links = downlinks.clone();
     links.push("bottleneck".into());

@@ -13,7 +13,12 @@ use pyo3::types::PyDict;
 use std::path::Path;
 use std::time::Instant;
 
-create_exception!(_core, ScenarioError, pyo3::exceptions::PyValueError, "A scenario that cannot be built; the message names the field.");
+create_exception!(
+    _core,
+    ScenarioError,
+    pyo3::exceptions::PyValueError,
+    "A scenario that cannot be built; the message names the field."
+);
 
 /// A built scenario, advanced in steps by `run_until`.
 #[pyclass(module = "fctlab._core")]
@@ -136,7 +141,13 @@ impl Simulation {
 /// Fluid max-min completion times (s) of flows i = (starts[i], bits[i], paths[i]) on links of
 /// the given capacities (bit/s), with the GIL released; errors call flow i `flows[i]`.
 #[pyfunction]
-fn ps_fct(py: Python<'_>, capacities: Vec<f64>, starts: Vec<f64>, bits: Vec<f64>, paths: Vec<Vec<i64>>) -> PyResult<Vec<f64>> {
+fn ps_fct(
+    py: Python<'_>,
+    capacities: Vec<f64>,
+    starts: Vec<f64>,
+    bits: Vec<f64>,
+    paths: Vec<Vec<i64>>,
+) -> PyResult<Vec<f64>> {
     if starts.len() != bits.len() || starts.len() != paths.len() {
         return Err(PyValueError::new_err(format!(
             "expected starts, bits and paths of one length, got {}, {} and {}",

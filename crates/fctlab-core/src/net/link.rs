@@ -414,7 +414,8 @@ mod tests {
 
     #[test]
     fn random_loss_drops_about_p_of_the_packets() {
-        let mut link = Link::new(0, 1, Rate::from_gbps(1), Time::ZERO, Port::Fifo(FifoSchedule::new(Limit::Packets(u64::MAX))));
+        let mut link =
+            Link::new(0, 1, Rate::from_gbps(1), Time::ZERO, Port::Fifo(FifoSchedule::new(Limit::Packets(u64::MAX))));
         link.set_random_loss(0.1, Rng::new(3));
         let mut sched = Scheduler::new();
         let mut drops = Vec::new();

@@ -123,4 +123,3 @@ impl Packet {
         matches!(self.kind, PacketKind::Syn | PacketKind::Data)
     }
 }
-

@@ -137,7 +137,8 @@ impl QueueDiscipline for XcpQueue {
         // Eq. 1: the aggregate feedback of the next interval.
         let phi = self.p.alpha * d * (self.capacity - y) - self.p.beta * q;
         let h = (self.p.gamma * y * d - phi.abs()).max(0.0);
-        self.xi_p = if self.sum_rtt_s_over_cwnd > 0.0 { (h + phi.max(0.0)) / (d * self.sum_rtt_s_over_cwnd) } else { 0.0 };
+        self.xi_p =
+            if self.sum_rtt_s_over_cwnd > 0.0 { (h + phi.max(0.0)) / (d * self.sum_rtt_s_over_cwnd) } else { 0.0 };
         self.xi_n = if self.sum_s > 0.0 { (h + (-phi).max(0.0)) / (d * self.sum_s) } else { 0.0 };
         if self.sum_s > 0.0 {
             self.interval = (self.sum_rtt_s / self.sum_s).max(1e-4);

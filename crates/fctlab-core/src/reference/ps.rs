@@ -144,7 +144,9 @@ pub fn max_min_rates(links: &[f64], paths: &[Vec<u32>]) -> SpecResult<Vec<f64>> 
 /// Every capacity is finite and positive.
 fn check_links(links: &[f64]) -> SpecResult<()> {
     match links.iter().position(|c| !(c.is_finite() && *c > 0.0)) {
-        Some(l) => Err(SpecError::new(format!("links[{l}]"), format!("expected a capacity > 0 bit/s, got {}", links[l]))),
+        Some(l) => {
+            Err(SpecError::new(format!("links[{l}]"), format!("expected a capacity > 0 bit/s, got {}", links[l])))
+        }
         None => Ok(()),
     }
 }
@@ -164,11 +166,17 @@ fn check_flow(n_links: usize, f: &PsFlow) -> SpecResult<()> {
 fn check_path(n_links: usize, path: &[u32], field: &str) -> SpecResult<()> {
     for (k, &l) in path.iter().enumerate() {
         if l as usize >= n_links {
-            return Err(SpecError::new(format!("{field}[{k}]"), format!("expected a link index below {n_links}, got {l}")));
+            return Err(SpecError::new(
+                format!("{field}[{k}]"),
+                format!("expected a link index below {n_links}, got {l}"),
+            ));
         }
         // A link crossed twice would carry the flow twice; no loop-free route does that.
         if path[..k].contains(&l) {
-            return Err(SpecError::new(format!("{field}[{k}]"), format!("expected each link once, got link {l} again")));
+            return Err(SpecError::new(
+                format!("{field}[{k}]"),
+                format!("expected each link once, got link {l} again"),
+            ));
         }
     }
     Ok(())
@@ -397,7 +405,14 @@ mod tests {
     }
 
     /// Poisson arrivals at `load` on one link of capacity `c`, sizes (bits) from `size`.
-    fn poisson_one_link(seed: u64, c: f64, load: f64, mean_bits: f64, n: usize, mut size: impl FnMut(&mut Rng) -> f64) -> Vec<PsFlow> {
+    fn poisson_one_link(
+        seed: u64,
+        c: f64,
+        load: f64,
+        mean_bits: f64,
+        n: usize,
+        mut size: impl FnMut(&mut Rng) -> f64,
+    ) -> Vec<PsFlow> {
         let mut gaps = Rng::stream(seed, "arrivals");
         let mut sizes = Rng::stream(seed, "sizes");
         let mean_gap = mean_bits / (load * c);
@@ -463,7 +478,10 @@ mod tests {
         assert!(checked.len() >= 4, "too few populated bins to test the curve: {bins:?}");
         for &&(n, r) in &checked {
             let tolerance = if n >= 10_000 { 0.03 } else { 0.05 };
-            assert!(close(r, 1.0, tolerance), "load {load}: a bin of {n} flows is at {r} x the PS curve; bins {bins:?}");
+            assert!(
+                close(r, 1.0, tolerance),
+                "load {load}: a bin of {n} flows is at {r} x the PS curve; bins {bins:?}"
+            );
         }
     }
 
@@ -565,14 +583,20 @@ mod tests {
         let slow = naive_max_min_fct(&links, &flows);
         let spread = fast.iter().zip(&slow).filter(|(a, b)| !close(**a, **b, 1e-9)).count();
         assert_eq!(spread, 0, "flows whose completion times differ: {spread}");
-        assert!(fast.iter().zip(&flows).any(|(t, f)| *t > 2.0 * f.bits / GBPS), "no sharing happened: the test is vacuous");
+        assert!(
+            fast.iter().zip(&flows).any(|(t, f)| *t > 2.0 * f.bits / GBPS),
+            "no sharing happened: the test is vacuous"
+        );
     }
 
     #[test]
     fn identical_input_gives_identical_output_and_input_order_does_not_matter() {
         let (links, flows) = ring_of_20(3, 3000, 2e-5);
         let a = max_min_fct(&links, &flows).unwrap();
-        assert_eq!(a.iter().map(|t| t.to_bits()).collect::<Vec<_>>(), max_min_fct(&links, &flows).unwrap().iter().map(|t| t.to_bits()).collect::<Vec<_>>());
+        assert_eq!(
+            a.iter().map(|t| t.to_bits()).collect::<Vec<_>>(),
+            max_min_fct(&links, &flows).unwrap().iter().map(|t| t.to_bits()).collect::<Vec<_>>()
+        );
         let reversed: Vec<PsFlow> = flows.iter().rev().cloned().collect();
         let b: Vec<f64> = max_min_fct(&links, &reversed).unwrap().into_iter().rev().collect();
         assert!(a.iter().zip(&b).all(|(x, y)| close(*x, *y, 1e-9)));

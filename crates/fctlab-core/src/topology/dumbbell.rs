@@ -36,22 +36,13 @@ impl DumbbellSpec {
     pub fn build(&self) -> SpecResult<Topology> {
         let n = self.hosts_per_side;
         if n == 0 {
-            return Err(SpecError::new(
-                "hosts_per_side",
-                "expected at least 1 host per side, got 0",
-            ));
+            return Err(SpecError::new("hosts_per_side", "expected at least 1 host per side, got 0"));
         }
         check_size("hosts_per_side", n as u64, 2 * n as u64 + 2)?;
         let mut b = Builder::new();
         let rl = b.node("rl".into(), NodeKind::Router);
         let rr = b.node("rr".into(), NodeKind::Router);
-        b.duplex(
-            rl,
-            rr,
-            self.bottleneck_rate.0,
-            self.bottleneck_delay.0,
-            Some("bottleneck"),
-        );
+        b.duplex(rl, rr, self.bottleneck_rate.0, self.bottleneck_delay.0, Some("bottleneck"));
         let (rate, delay) = (self.access_rate.0, self.access_delay.0);
         let left = b.hosts_on(rl, "l", n, rate, delay);
         let right = b.hosts_on(rr, "r", n, rate, delay);
@@ -87,10 +78,7 @@ mod tests {
         assert_eq!(t.named["bottleneck"], 0);
         assert_eq!(t.named["bottleneck_rev"], 1);
         assert_eq!(t.links[0].name, "bottleneck");
-        assert_eq!(
-            (t.links[0].rate, t.links[0].delay),
-            (Rate::from_gbps(1), Time::from_ms(10))
-        );
+        assert_eq!((t.links[0].rate, t.links[0].delay), (Rate::from_gbps(1), Time::from_ms(10)));
         assert_eq!(t.links[2].name, "l0->rl");
         assert_eq!((t.links[2].rate, t.links[2].delay), (Rate::from_gbps(10), Time::ZERO));
         assert_eq!(t.groups["left"], vec![2, 3, 4, 5]);

@@ -50,18 +50,12 @@ impl FatTreeSpec {
         let host_delay = self.host_delay.map_or(delay, |d| d.0);
 
         let mut b = Builder::new();
-        let cores: Vec<usize> = (0..half * half)
-            .map(|c| b.node(format!("core{c}"), NodeKind::Router))
-            .collect();
+        let cores: Vec<usize> = (0..half * half).map(|c| b.node(format!("core{c}"), NodeKind::Router)).collect();
         let mut aggs = Vec::with_capacity(k);
         let mut edges = Vec::with_capacity(k);
         for p in 0..k {
-            let agg: Vec<usize> = (0..half)
-                .map(|j| b.node(format!("agg{p}_{j}"), NodeKind::Router))
-                .collect();
-            let edge: Vec<usize> = (0..half)
-                .map(|j| b.node(format!("edge{p}_{j}"), NodeKind::Router))
-                .collect();
+            let agg: Vec<usize> = (0..half).map(|j| b.node(format!("agg{p}_{j}"), NodeKind::Router)).collect();
+            let edge: Vec<usize> = (0..half).map(|j| b.node(format!("edge{p}_{j}"), NodeKind::Router)).collect();
             aggs.push(agg);
             edges.push(edge);
         }
@@ -123,11 +117,7 @@ mod tests {
         assert_eq!(t.access_rate()[h], Rate::from_gbps(1));
         assert_eq!(t.links.last().unwrap().delay, Time::from_us(1));
         for c in 0..4 {
-            let degree = t
-                .links
-                .iter()
-                .filter(|l| l.from == t.node_by_name(&format!("core{c}")).unwrap())
-                .count();
+            let degree = t.links.iter().filter(|l| l.from == t.node_by_name(&format!("core{c}")).unwrap()).count();
             assert_eq!(degree, 4, "a core switch reaches every pod once");
         }
     }
@@ -172,11 +162,7 @@ mod tests {
             assert!(e.message.contains(&format!("got {k}")), "{e}");
         }
         let t = fat_tree(r#"{"k": 2, "rate": "10Gbps", "delay": "1us"}"#).unwrap();
-        assert_eq!(
-            (t.hosts().len(), t.nodes.len()),
-            (2, 7),
-            "5 switches: 1 core, 2 per pod"
-        );
+        assert_eq!((t.hosts().len(), t.nodes.len()), (2, 7), "5 switches: 1 core, 2 per pod");
         let e = fat_tree(r#"{"k": 4000000000, "rate": "10Gbps", "delay": "1us"}"#).unwrap_err();
         assert_eq!(e.field, "k");
     }

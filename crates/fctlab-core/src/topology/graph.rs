@@ -90,18 +90,16 @@ impl GraphSpec {
                 let b = add_nodes_and_links(&graph.nodes, &graph.links).map_err(in_file)?;
                 attach_hosts(b, attach)
             }
-            (Some(_), _, _) => Err(SpecError::new(
-                "file",
-                "expected either `file` or inline `nodes`/`links`, got both",
-            )),
+            (Some(_), _, _) => {
+                Err(SpecError::new("file", "expected either `file` or inline `nodes`/`links`, got both"))
+            }
             (None, Some(nodes), links) => {
                 let b = add_nodes_and_links(nodes, links.as_deref().unwrap_or(&[]))?;
                 attach_hosts(b, attach)
             }
-            (None, None, _) => Err(SpecError::new(
-                "nodes",
-                "expected a list of nodes (or `file` naming a JSON graph), got nothing",
-            )),
+            (None, None, _) => {
+                Err(SpecError::new("nodes", "expected a list of nodes (or `file` naming a JSON graph), got nothing"))
+            }
         }
     }
 
@@ -119,10 +117,9 @@ impl GraphSpec {
                 "access_rate",
                 format!("got {} but no `hosts_per_router`; expected both or neither", rate.0),
             )),
-            (None, None) if self.access_delay.is_some() => Err(SpecError::new(
-                "access_delay",
-                "given without `hosts_per_router`; expected both or neither",
-            )),
+            (None, None) if self.access_delay.is_some() => {
+                Err(SpecError::new("access_delay", "given without `hosts_per_router`; expected both or neither"))
+            }
             (None, None) => Ok(None),
         }
     }
@@ -133,12 +130,8 @@ fn read_file(path: &Path) -> SpecResult<GraphFile> {
     let text = std::fs::read_to_string(path)
         .map_err(|e| SpecError::new("file", format!("cannot read \"{}\": {e}", path.display())))?;
     let de = &mut serde_json::Deserializer::from_str(&text);
-    serde_path_to_error::deserialize(de).map_err(|e| {
-        SpecError::new(
-            "file",
-            format!("in \"{}\", {}: {}", path.display(), e.path(), e.inner()),
-        )
-    })
+    serde_path_to_error::deserialize(de)
+        .map_err(|e| SpecError::new("file", format!("in \"{}\", {}: {}", path.display(), e.path(), e.inner())))
 }
 
 /// Adds the listed nodes and links; errors name `nodes[i]` / `links[i]`.
@@ -149,10 +142,7 @@ fn add_nodes_and_links(nodes: &[GraphNodeSpec], links: &[GraphLinkSpec]) -> Spec
         if let Some(&j) = ids.get(n.name.as_str()) {
             return Err(SpecError::new(
                 format!("nodes[{i}].name"),
-                format!(
-                    "duplicate node name \"{}\" (also nodes[{j}]); expected unique names",
-                    n.name
-                ),
+                format!("duplicate node name \"{}\" (also nodes[{j}]); expected unique names", n.name),
             ));
         }
         ids.insert(&n.name, b.node(n.name.clone(), n.kind));
@@ -193,9 +183,8 @@ fn add_nodes_and_links(nodes: &[GraphNodeSpec], links: &[GraphLinkSpec]) -> Spec
 /// Attaches `hosts_per_router` hosts to every router, groups them by router, and finishes.
 fn attach_hosts(mut b: Builder, attach: Option<(u32, RateQ, Time)>) -> SpecResult<Topology> {
     if let Some((count, rate, delay)) = attach {
-        let routers: Vec<usize> = (0..b.topo.nodes.len())
-            .filter(|&n| b.topo.nodes[n].kind == NodeKind::Router)
-            .collect();
+        let routers: Vec<usize> =
+            (0..b.topo.nodes.len()).filter(|&n| b.topo.nodes[n].kind == NodeKind::Router).collect();
         let total = b.topo.nodes.len() as u64 + routers.len() as u64 * count as u64;
         check_size("hosts_per_router", count as u64, total)?;
         let mut names: std::collections::BTreeSet<String> = b.topo.nodes.iter().map(|n| n.name.clone()).collect();
@@ -303,10 +292,7 @@ mod tests {
         // An error inside the file names the file and the entry.
         std::fs::write(
             dir.join("bad.json"),
-            format!(
-                "{{{}}}",
-                TRIANGLE.replace(r#""b": "c", "rate""#, r#""b": "zz", "rate""#)
-            ),
+            format!("{{{}}}", TRIANGLE.replace(r#""b": "c", "rate""#, r#""b": "zz", "rate""#)),
         )
         .unwrap();
         let e = build_json(r#"{"kind": "graph", "file": "bad.json"}"#, &dir).unwrap_err();
@@ -363,10 +349,7 @@ mod tests {
         )
         .unwrap_err();
         assert_eq!(e.field, "nodes");
-        assert!(
-            e.message.contains("at least one host") && e.message.contains("got none"),
-            "{e}"
-        );
+        assert!(e.message.contains("at least one host") && e.message.contains("got none"), "{e}");
     }
 
     #[test]
@@ -391,14 +374,8 @@ mod tests {
     fn unknown_field_and_kind_of_node_are_refused() {
         let e = inline(r#", "capacity": 3"#).unwrap_err();
         assert!(e.message.contains("unknown field `capacity`"), "{e}");
-        let e = build_json(
-            r#"{"kind": "graph", "nodes": [{"name": "a", "kind": "switch"}]}"#,
-            Path::new("."),
-        )
-        .unwrap_err();
-        assert!(
-            e.message.contains("unknown variant `switch`") && e.message.contains("`router`"),
-            "{e}"
-        );
+        let e =
+            build_json(r#"{"kind": "graph", "nodes": [{"name": "a", "kind": "switch"}]}"#, Path::new(".")).unwrap_err();
+        assert!(e.message.contains("unknown variant `switch`") && e.message.contains("`router`"), "{e}");
     }
 }

@@ -89,25 +89,17 @@ impl Internet2Spec {
     pub fn build(&self, seed: u64) -> SpecResult<Topology> {
         let hpr = self.hosts_per_router;
         if hpr == 0 {
-            return Err(SpecError::new(
-                "hosts_per_router",
-                "expected at least 1 host per router, got 0",
-            ));
+            return Err(SpecError::new("hosts_per_router", "expected at least 1 host per router, got 0"));
         }
         check_size("hosts_per_router", hpr as u64, ROUTERS as u64 * (hpr as u64 + 1))?;
         let scale = self.core_rate_scale;
         if !(scale.is_finite() && scale > 0.0) {
-            return Err(SpecError::new(
-                "core_rate_scale",
-                format!("expected a number > 0, got {scale}"),
-            ));
+            return Err(SpecError::new("core_rate_scale", format!("expected a number > 0, got {scale}")));
         }
         let core_rates = self.core_rates(seed)?;
 
         let mut b = Builder::new();
-        let routers: Vec<usize> = (0..ROUTERS)
-            .map(|j| b.node(format!("r{j}"), NodeKind::Router))
-            .collect();
+        let routers: Vec<usize> = (0..ROUTERS).map(|j| b.node(format!("r{j}"), NodeKind::Router)).collect();
         for (&(x, y, _), &rate) in RC3_CORE_LINKS.iter().zip(&core_rates) {
             b.duplex(routers[x], routers[y], rate, self.core_delay.0, None);
         }
@@ -141,7 +133,10 @@ impl Internet2Spec {
                     ));
                 }
                 let mut rng = Rng::stream(seed, "topology.core_rates");
-                RC3_CORE_LINKS.iter().map(|&(_, _, mbps)| mbps as f64 * 1e6 * (lo + rng.uniform() * (hi - lo))).collect()
+                RC3_CORE_LINKS
+                    .iter()
+                    .map(|&(_, _, mbps)| mbps as f64 * 1e6 * (lo + rng.uniform() * (hi - lo)))
+                    .collect()
             }
             (Some([RateQ(lo), RateQ(hi)]), None) => {
                 if lo > hi {
@@ -228,7 +223,14 @@ mod tests {
         for (l, link) in t.links.iter().enumerate() {
             if link.delay == Time::from_ms(10) {
                 let sized_for = (link.rate.bps() as f64 / 1111.1e6).round() as u32;
-                assert_eq!(pairs[l], sized_for, "{}: {} router pairs on {} Mb/s", link.name, pairs[l], link.rate.bps() / 1_000_000);
+                assert_eq!(
+                    pairs[l],
+                    sized_for,
+                    "{}: {} router pairs on {} Mb/s",
+                    link.name,
+                    pairs[l],
+                    link.rate.bps() / 1_000_000
+                );
             }
         }
     }
@@ -292,10 +294,7 @@ mod tests {
         let json = r#"{"core_rate_uniform": ["1Gbps", "10Gbps"], "hosts_per_router": 2}"#;
         let rates = |seed| -> Vec<Rate> { build(json, seed).unwrap().links[..32].iter().map(|l| l.rate).collect() };
         let a = rates(5);
-        assert!(
-            a.iter().all(|&r| r >= Rate::from_gbps(1) && r <= Rate::from_gbps(10)),
-            "{a:?}"
-        );
+        assert!(a.iter().all(|&r| r >= Rate::from_gbps(1) && r <= Rate::from_gbps(10)), "{a:?}");
         assert_eq!(a, rates(5));
         assert_ne!(a, rates(6));
         let distinct: std::collections::BTreeSet<_> = a.iter().step_by(2).collect();

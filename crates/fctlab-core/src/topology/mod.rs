@@ -156,9 +156,7 @@ impl TopologySpec {
 impl Topology {
     /// Ids of all hosts, ascending.
     pub fn hosts(&self) -> Vec<usize> {
-        (0..self.nodes.len())
-            .filter(|&n| self.nodes[n].kind == NodeKind::Host)
-            .collect()
+        (0..self.nodes.len()).filter(|&n| self.nodes[n].kind == NodeKind::Host).collect()
     }
 
     /// Per node: the node a host hangs from (the far end of its first link); a router maps to itself.
@@ -200,10 +198,7 @@ impl Topology {
             if let Some(j) = names.insert(node.name.as_str(), i) {
                 return Err(SpecError::new(
                     "nodes",
-                    format!(
-                        "duplicate node name \"{}\" (nodes {j} and {i}); expected unique names",
-                        node.name
-                    ),
+                    format!("duplicate node name \"{}\" (nodes {j} and {i}); expected unique names", node.name),
                 ));
             }
         }
@@ -218,10 +213,7 @@ impl Topology {
             if l.from >= n || l.to >= n {
                 return Err(SpecError::new(
                     "links",
-                    format!(
-                        "link {i} \"{}\" names node {} or {}; expected ids below {n}",
-                        l.name, l.from, l.to
-                    ),
+                    format!("link {i} \"{}\" names node {} or {}; expected ids below {n}", l.name, l.from, l.to),
                 ));
             }
             if l.from == l.to {
@@ -266,28 +258,16 @@ impl Topology {
         }
         for (g, members) in &self.groups {
             if members.is_empty() {
-                return Err(SpecError::new(
-                    "groups",
-                    format!("group \"{g}\" is empty; expected at least one host"),
-                ));
+                return Err(SpecError::new("groups", format!("group \"{g}\" is empty; expected at least one host")));
             }
-            if let Some(&m) = members
-                .iter()
-                .find(|&&m| m >= n || self.nodes[m].kind != NodeKind::Host)
-            {
-                return Err(SpecError::new(
-                    "groups",
-                    format!("group \"{g}\" holds node {m}, which is not a host"),
-                ));
+            if let Some(&m) = members.iter().find(|&&m| m >= n || self.nodes[m].kind != NodeKind::Host) {
+                return Err(SpecError::new("groups", format!("group \"{g}\" holds node {m}, which is not a host")));
             }
         }
         if let Some((name, &l)) = self.named.iter().find(|(_, &l)| l >= self.links.len()) {
             return Err(SpecError::new(
                 "named",
-                format!(
-                    "named link \"{name}\" is link {l}; expected an id below {}",
-                    self.links.len()
-                ),
+                format!("named link \"{name}\" is link {l}; expected an id below {}", self.links.len()),
             ));
         }
         if let Some((src, dst)) = &self.default_pairs {
@@ -364,20 +344,8 @@ impl Builder {
                 (format!("{na}->{nb}"), format!("{nb}->{na}"))
             }
         };
-        self.topo.links.push(LinkDesc {
-            from: a,
-            to: b,
-            rate,
-            delay,
-            name: fwd,
-        });
-        self.topo.links.push(LinkDesc {
-            from: b,
-            to: a,
-            rate,
-            delay,
-            name: rev,
-        });
+        self.topo.links.push(LinkDesc { from: a, to: b, rate, delay, name: fwd });
+        self.topo.links.push(LinkDesc { from: b, to: a, rate, delay, name: rev });
         id
     }
 
@@ -442,10 +410,7 @@ mod tests {
                 "bottleneck_delay": "10ms"}"#,
         )
         .unwrap_err();
-        assert!(
-            e.contains("bottleneck_rate: expected a rate > 0") && e.contains("0Gbps"),
-            "{e}"
-        );
+        assert!(e.contains("bottleneck_rate: expected a rate > 0") && e.contains("0Gbps"), "{e}");
         let e = spec(
             r#"{"kind": "graph", "nodes": [{"name": "a", "kind": "router"}],
                 "links": [{"a": "a", "b": "a", "rate": "1Gbps", "delay": "fast"}]}"#,
@@ -470,10 +435,7 @@ mod tests {
         b.duplex(1, r2, Rate::from_gbps(5), Time::ZERO, None); // h0 multi-homed: second link
         let t = b.finish().unwrap();
         assert_eq!(t.attach(), vec![0, 0, 0, 3]);
-        assert_eq!(
-            t.access_rate(),
-            vec![Rate(0), Rate::from_gbps(1), Rate::from_gbps(1), Rate(0)]
-        );
+        assert_eq!(t.access_rate(), vec![Rate(0), Rate::from_gbps(1), Rate::from_gbps(1), Rate(0)]);
         assert_eq!(t.hosts(), vec![1, 2]);
         assert_eq!(t.node_by_name("h1"), Some(2));
         assert_eq!(t.links[0].name, "h0->r");

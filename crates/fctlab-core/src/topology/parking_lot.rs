@@ -53,23 +53,14 @@ impl ParkingLotSpec {
             return Err(SpecError::new("bottlenecks", "expected at least 1 bottleneck, got 0"));
         }
         if self.long_hosts == 0 {
-            return Err(SpecError::new(
-                "long_hosts",
-                "expected at least 1 host at each end of the long path, got 0",
-            ));
+            return Err(SpecError::new("long_hosts", "expected at least 1 host at each end of the long path, got 0"));
         }
         let nodes = (n as u64 + 1) + 2 * self.long_hosts as u64 + 2 * n as u64 * self.cross_hosts as u64;
         check_size("bottlenecks", n as u64, nodes)?;
         let mut b = Builder::new();
         let chain: Vec<usize> = (0..=n).map(|i| b.node(format!("c{i}"), NodeKind::Router)).collect();
         for i in 0..n as usize {
-            b.duplex(
-                chain[i],
-                chain[i + 1],
-                self.rate.0,
-                self.delay.0,
-                Some(&format!("hop{i}")),
-            );
+            b.duplex(chain[i], chain[i + 1], self.rate.0, self.delay.0, Some(&format!("hop{i}")));
         }
         let (rate, delay) = (self.access_rate.0, self.access_delay.0);
         let long_src = b.hosts_on(chain[0], "long_src", self.long_hosts, rate, delay);
@@ -95,10 +86,9 @@ mod tests {
     use crate::routing::Routes;
 
     fn lot(n: u32, extra: &str) -> SpecResult<Topology> {
-        let spec: ParkingLotSpec = serde_json::from_str(&format!(
-            r#"{{"bottlenecks": {n}, "rate": "1Gbps", "delay": "5ms"{extra}}}"#
-        ))
-        .unwrap();
+        let spec: ParkingLotSpec =
+            serde_json::from_str(&format!(r#"{{"bottlenecks": {n}, "rate": "1Gbps", "delay": "5ms"{extra}}}"#))
+                .unwrap();
         spec.build()
     }
 
@@ -106,10 +96,7 @@ mod tests {
         let routes = Routes::compute(t, false);
         let path = routes.path(src, dst, 7);
         assert!(!path.is_empty(), "no path {src} -> {dst}");
-        path.iter()
-            .map(|&l| t.links[l as usize].name.clone())
-            .filter(|name| name.starts_with("hop"))
-            .collect()
+        path.iter().map(|&l| t.links[l as usize].name.clone()).filter(|name| name.starts_with("hop")).collect()
     }
 
     #[test]

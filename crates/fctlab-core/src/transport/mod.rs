@@ -3,11 +3,11 @@
 //! drive real sockets. The world calls [`Endpoint`] methods and routes what comes out.
 
 pub mod app;
+pub mod cc;
 pub mod endpoint;
 pub mod rc3;
 pub mod rcp;
 pub mod rtcp;
-pub mod cc;
 pub mod tcp;
 
 use crate::net::packet::{CongestionHeader, FlowId, Packet, PacketKind, SackBlocks};

@@ -126,7 +126,11 @@ impl RcpSender {
 
     fn header(&self) -> CongestionHeader {
         let rtt_us = self.rtt.srtt().map_or(0, |t| (t.ps() / 1_000_000).min(u32::MAX as u64) as u32);
-        CongestionHeader::Rcp { rate_kbps: u32::MAX, rtt_us, age_kib: (self.sent_bytes / 1024).min(u32::MAX as u64) as u32 }
+        CongestionHeader::Rcp {
+            rate_kbps: u32::MAX,
+            rtt_us,
+            age_kib: (self.sent_bytes / 1024).min(u32::MAX as u64) as u32,
+        }
     }
 
     fn send_syn(&mut self, now: Time, out: &mut Vec<Packet>) {
@@ -141,7 +145,8 @@ impl RcpSender {
         if let Some(r) = self.cfg.fixed_rate {
             self.rate = r.bps_f64();
         } else if let CongestionHeader::RcpFeedback { rate_kbps } = cc {
-            self.rate = if rate_kbps == u32::MAX { self.cfg.default_rate.bps_f64() } else { rate_kbps.max(1) as f64 * 1e3 };
+            self.rate =
+                if rate_kbps == u32::MAX { self.cfg.default_rate.bps_f64() } else { rate_kbps.max(1) as f64 * 1e3 };
         }
     }
 

@@ -462,8 +462,10 @@ mod tests {
 
     #[test]
     fn unknown_fields_are_refused_by_serde() {
-        let e = crate::spec_de::tagged::<_, SizeSpec>(&mut serde_json::Deserializer::from_str(r#"{"kind": "pareto", "shape": 1.5, "mean": 1000, "scale": 3}"#))
-            .unwrap_err();
+        let e = crate::spec_de::tagged::<_, SizeSpec>(&mut serde_json::Deserializer::from_str(
+            r#"{"kind": "pareto", "shape": 1.5, "mean": 1000, "scale": 3}"#,
+        ))
+        .unwrap_err();
         assert!(e.to_string().contains("unknown field `scale`"), "{e}");
     }
 }

@@ -152,8 +152,7 @@ impl CongestionControl for Cubic {
         self.epoch = Some(Epoch { w_est, ..epoch });
 
         // Sec. 4.3: Reno-friendly region when W_cubic(t) < W_est; take the larger window.
-        let next =
-            if self.w_cubic(t, epoch.k, mss) < w_est { cubic_next.max(w_est) } else { cubic_next };
+        let next = if self.w_cubic(t, epoch.k, mss) < w_est { cubic_next.max(w_est) } else { cubic_next };
         let whole = next.floor();
         st.cwnd = whole as u64;
         self.carry = next - whole;
@@ -263,11 +262,7 @@ mod tests {
             t = one_round(&mut c, &mut s, t, rtt);
         }
         let at = |x: f64| {
-            samples
-                .iter()
-                .min_by(|a, b| (a.0 - x).abs().total_cmp(&(b.0 - x).abs()))
-                .map(|p| p.1)
-                .unwrap_or(0.0)
+            samples.iter().min_by(|a, b| (a.0 - x).abs().total_cmp(&(b.0 - x).abs())).map(|p| p.1).unwrap_or(0.0)
         };
         // Concave: below W_max until K (less one RTT of look-ahead), growth slowing down.
         for &(ts, w) in &samples {
@@ -279,14 +274,9 @@ mod tests {
         // At K the window is back at W_max.
         assert!((at(k) - 1000.0).abs() < 2.0, "cwnd at K = {}", at(k));
         // Convex: growth speeds up after K and follows W_cubic(t) = W_max + C (t - K)^3.
-        let (g1, g2, g3) =
-            (at(k + 1.0) - at(k), at(k + 2.0) - at(k + 1.0), at(k + 3.0) - at(k + 2.0));
+        let (g1, g2, g3) = (at(k + 1.0) - at(k), at(k + 2.0) - at(k + 1.0), at(k + 3.0) - at(k + 2.0));
         assert!(0.0 < g1 && g1 < g2 && g2 < g3, "convex growth {g1} {g2} {g3}");
-        assert!(
-            (at(k + 3.0) - (1000.0 + C * 27.0)).abs() < 2.0,
-            "cwnd at K + 3 s = {}",
-            at(k + 3.0)
-        );
+        assert!((at(k + 3.0) - (1000.0 + C * 27.0)).abs() < 2.0, "cwnd at K + 3 s = {}", at(k + 3.0));
     }
 
     #[test]
@@ -350,10 +340,7 @@ mod tests {
         assert!(cubic_avg >= reno_avg, "CUBIC average {cubic_avg} MSS < Reno's {reno_avg}");
         // alpha_cubic = 0.53 MSS per RTT (less the fraction of the window that is not a whole
         // segment), where the cubic curve alone gives < 0.01 MSS.
-        assert!(
-            cubic_min_growth >= 45 * MSS / 100,
-            "slowest CUBIC growth {cubic_min_growth} B per RTT"
-        );
+        assert!(cubic_min_growth >= 45 * MSS / 100, "slowest CUBIC growth {cubic_min_growth} B per RTT");
     }
 
     #[test]

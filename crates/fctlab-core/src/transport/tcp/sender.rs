@@ -49,9 +49,13 @@ enum State {
 enum Recovery {
     Open,
     /// Fast recovery until the cumulative ACK reaches `point` (RFC 6675 RecoveryPoint).
-    Fast { point: u32 },
+    Fast {
+        point: u32,
+    },
     /// After a timeout, until the cumulative ACK reaches `point`; no fast retransmit meanwhile.
-    Loss { point: u32 },
+    Loss {
+        point: u32,
+    },
 }
 
 /// One TCP sending endpoint.
@@ -256,7 +260,11 @@ impl TcpSender {
         let cwnd = self.cc.cwnd as f64;
         let rtt = self.rtt.srtt().unwrap_or(Time::ZERO);
         let wanted = desired_bps / 8.0 * rtt.as_secs_f64() - cwnd;
-        let feedback = if rtt == Time::ZERO { self.cfg.mss as f64 } else { wanted.max(0.0) / (cwnd / self.cfg.mss as f64).max(1.0) };
+        let feedback = if rtt == Time::ZERO {
+            self.cfg.mss as f64
+        } else {
+            wanted.max(0.0) / (cwnd / self.cfg.mss as f64).max(1.0)
+        };
         let rtt_us = (rtt.ps() / 1_000_000).min(u32::MAX as u64) as u32;
         CongestionHeader::Xcp { cwnd: cwnd as f32, rtt_us, feedback: feedback as f32 }
     }
@@ -532,9 +540,7 @@ impl TcpSender {
         if self.board.una() >= self.segs.count() {
             self.rto_at = None;
         }
-        if self.state == State::Established
-            && self.app.next_event().is_none()
-            && self.board.una() >= self.segs.count()
+        if self.state == State::Established && self.app.next_event().is_none() && self.board.una() >= self.segs.count()
         {
             self.state = State::Done;
             self.rto_at = None;
