@@ -30,7 +30,7 @@ fn main() {
     let mut max_pending = 0;
     while !world.run_until(t) {
         max_pending = max_pending.max(world.pending_events());
-        t = t + fctlab_core::units::Time::from_ms(10);
+        t += fctlab_core::units::Time::from_ms(10);
     }
     if std::env::var_os("FCTLAB_DEBUG").is_some() {
         eprintln!("largest event queue seen: {max_pending}");

@@ -453,7 +453,7 @@ mod tests {
         for _ in 0..20_000 {
             if r.below(3) > 0 || reference.is_empty() {
                 let t = now + r.below(1_000_000) * (1 + r.below(1000));
-                let ev = if id % 2 == 0 { Event::LinkFree(id) } else { Event::QdiscTick(id) };
+                let ev = if id.is_multiple_of(2) { Event::LinkFree(id) } else { Event::QdiscTick(id) };
                 s.push(Time(t), ev);
                 reference.push((t, seq));
                 id += 1;
@@ -463,7 +463,7 @@ mod tests {
                 let (t, q) = reference.remove(0);
                 let (pt, pe) = s.pop().unwrap();
                 let id = q as u32;
-                let want = if id % 2 == 0 { Event::LinkFree(id) } else { Event::QdiscTick(id) };
+                let want = if id.is_multiple_of(2) { Event::LinkFree(id) } else { Event::QdiscTick(id) };
                 assert_eq!((pt.0, pe), (t, want));
                 now = t;
             }

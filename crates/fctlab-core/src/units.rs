@@ -57,7 +57,7 @@ impl Time {
         Time(self.0.saturating_add(other.0))
     }
     /// Multiplies a duration by an integer.
-    pub fn mul(self, k: u64) -> Time {
+    pub fn times(self, k: u64) -> Time {
         Time(self.0.saturating_mul(k))
     }
 }

@@ -57,8 +57,8 @@ fn walk_through_completes_in_four_round_trips_with_two_retransmissions() {
     // the start. The holes are sent again early in round 3 and reach the receiver within it
     // (the FCT); their ACKs, half a round trip later, reach the sender in round 4.
     let last_ack = fct + Time(rtt.0 / 2);
-    assert!(fct > rtt.mul(3) && fct < rtt.mul(4), "FCT {fct}");
-    assert!(last_ack >= rtt.mul(4) && last_ack < rtt.mul(5), "last ACK at {last_ack}");
+    assert!(fct > rtt.times(3) && fct < rtt.times(4), "FCT {fct}");
+    assert!(last_ack >= rtt.times(4) && last_ack < rtt.times(5), "last ACK at {last_ack}");
 }
 
 /// On an idle path RC3 is never slower than TCP, whatever the flow size.

@@ -13,6 +13,7 @@
 //!   the new segment's access hop; so `b_{k+1} = max(b_k + L, e_k)` (the link is saturated
 //!   once a round lasts longer than `L`);
 //! - the last byte arrives `d + tx_A(last)` after the last round leaves the bottleneck.
+//!
 //! Every term is computed with the simulator's own integer serialization times.
 
 mod common;

@@ -220,7 +220,7 @@ mod tests {
         let mut now = Time::ZERO;
         let mut d = Vec::new();
         let r0 = q.fair_rate();
-        now = now + Time::from_ms(10);
+        now += Time::from_ms(10);
         q.tick(now);
         assert!(q.fair_rate() > r0, "an idle link raises R");
         // 200 Mb/s arriving on a 100 Mb/s link: R must fall.
@@ -228,7 +228,7 @@ mod tests {
         for _ in 0..250 {
             q.enqueue(now, rcp_pkt(u32::MAX, 100), &mut d);
         }
-        now = now + Time::from_ms(10);
+        now += Time::from_ms(10);
         q.tick(now);
         assert!(q.fair_rate() < r1);
     }

@@ -7,6 +7,9 @@ use crate::net::packet::Packet;
 use crate::units::Time;
 
 /// The sending side of a flow.
+// Senders live by value in one arena (`Vec<Sender>`) that the event loop indexes directly;
+// boxing the larger variant would add a pointer chase per packet to save memory per flow.
+#[allow(clippy::large_enum_variant)]
 #[derive(Clone, Debug)]
 pub enum Sender {
     /// TCP (NewReno or CUBIC, SACK), RC3, XCP and R-TCP included.

@@ -198,7 +198,7 @@ impl RcpSender {
             } else {
                 self.board.on_sent(i);
             }
-            self.next_send = self.next_send + self.gap(p.wire);
+            self.next_send += self.gap(p.wire);
             if self.rto_at.is_none() {
                 self.rto_at = Some(now + self.rtt.rto());
             }

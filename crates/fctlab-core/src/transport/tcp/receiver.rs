@@ -165,9 +165,8 @@ impl Endpoint for TcpReceiver {
                 let in_order = pkt.seq <= self.rcv_nxt;
                 // An empty packet (an RCP probe) only asks for an ACK.
                 let new = pkt.len > 0 && self.insert(pkt.seq, pkt.seq + pkt.len as u64);
-                if in_order {
-                    self.echo = pkt.ts;
-                } else if self.echo == Time::ZERO {
+                // RFC 7323 sec. 4.3: echo the newest in-order timestamp (the first one ever too).
+                if in_order || self.echo == Time::ZERO {
                     self.echo = pkt.ts;
                 }
                 self.unacked += 1;
