@@ -32,7 +32,9 @@ def write(path: Path, text: str) -> Path:
 @pytest.fixture
 def scenario_file(tmp_path: Path) -> Path:
     """A small scenario the fake core accepts."""
-    return write(tmp_path / "scen" / "small.toml", """
+    return write(
+        tmp_path / "scen" / "small.toml",
+        """
         seed = 1
         duration = "1s"
 
@@ -41,4 +43,5 @@ def scenario_file(tmp_path: Path) -> Path:
 
         [transport]
         protocol = "tcp"
-    """)
+    """,
+    )

@@ -49,9 +49,28 @@ class Simulation:
         proto = self._spec.get("transport", {}).get("protocol", "tcp")
         load = (self._spec.get("workload") or [{}])[0].get("load", 0.3)
         speed = 0.6 if proto == "rc3" else 1.0
-        cols: dict[str, list] = {k: [] for k in (
-            "id", "src", "dst", "size_bytes", "start_s", "finish_s", "fct_s", "rtt_prop_s", "ideal_fct_s",
-            "first_write_s", "delivered_bytes", "retx_bytes", "timeouts", "protocol", "workload", "measured", "path")}
+        cols: dict[str, list] = {
+            k: []
+            for k in (
+                "id",
+                "src",
+                "dst",
+                "size_bytes",
+                "start_s",
+                "finish_s",
+                "fct_s",
+                "rtt_prop_s",
+                "ideal_fct_s",
+                "first_write_s",
+                "delivered_bytes",
+                "retx_bytes",
+                "timeouts",
+                "protocol",
+                "workload",
+                "measured",
+                "path",
+            )
+        }
         for i in range(n + 1):
             long_lived = i == n
             size = -1 if long_lived else rng.choice(_SIZES)
@@ -59,11 +78,23 @@ class Simulation:
             ideal = 0.0 if long_lived else 0.02 + size * 8 / 1e9
             fct = None if long_lived else ideal * (1 + load * 4 * rng.random()) * speed + 0.001
             row = {
-                "id": i, "src": f"h{i % 4}", "dst": f"h{(i + 1) % 4}", "size_bytes": size, "start_s": start,
-                "finish_s": None if fct is None else start + fct, "fct_s": fct, "rtt_prop_s": 0.02,
-                "ideal_fct_s": ideal, "first_write_s": None, "delivered_bytes": 10**6 if long_lived else size, "retx_bytes": 0,
-                "timeouts": 0, "protocol": proto, "workload": "long" if long_lived else "w0",
-                "measured": start >= 0.2 * self.horizon, "path": [0],
+                "id": i,
+                "src": f"h{i % 4}",
+                "dst": f"h{(i + 1) % 4}",
+                "size_bytes": size,
+                "start_s": start,
+                "finish_s": None if fct is None else start + fct,
+                "fct_s": fct,
+                "rtt_prop_s": 0.02,
+                "ideal_fct_s": ideal,
+                "first_write_s": None,
+                "delivered_bytes": 10**6 if long_lived else size,
+                "retx_bytes": 0,
+                "timeouts": 0,
+                "protocol": proto,
+                "workload": "long" if long_lived else "w0",
+                "measured": start >= 0.2 * self.horizon,
+                "path": [0],
             }
             for k, v in row.items():
                 cols[k].append(v)
@@ -80,15 +111,35 @@ class Simulation:
     def results(self) -> dict:
         """The contract's dict of columns."""
         links = {
-            "id": [0, 1], "name": ["bottleneck", "bottleneck_rev"], "src": ["rl", "rr"], "dst": ["rr", "rl"],
-            "rate_bps": [10**9, 10**9], "delay_s": [0.01, 0.01], "pkts_sent": [100, 50], "bytes_sent": [150000, 2000],
-            "drops_pkts": [1, 0], "drops_bytes": [1500, 0], "utilization": [0.5, 0.01],
+            "id": [0, 1],
+            "name": ["bottleneck", "bottleneck_rev"],
+            "src": ["rl", "rr"],
+            "dst": ["rr", "rl"],
+            "rate_bps": [10**9, 10**9],
+            "delay_s": [0.01, 0.01],
+            "pkts_sent": [100, 50],
+            "bytes_sent": [150000, 2000],
+            "drops_pkts": [1, 0],
+            "drops_bytes": [1500, 0],
+            "utilization": [0.5, 0.01],
             "queue_avg_bytes": [1200, 0],  # ints on purpose: the Result must coerce them to floats
             "queue_max_bytes": [30000, 40],
         }
-        series = {"time_s": [0.0, 0.5], "metric": ["queue_bytes"] * 2, "target": ["bottleneck"] * 2, "value": [0, 1500.0]}
+        series = {
+            "time_s": [0.0, 0.5],
+            "metric": ["queue_bytes"] * 2,
+            "target": ["bottleneck"] * 2,
+            "value": [0, 1500.0],
+        }
         done = sum(f is not None for f in self._flows["finish_s"])
-        meta = {"seed": self._seed, "sim_time_s": self.now, "wall_s": time.perf_counter() - self._t0,
-                "events": 1234, "packet_hops": 5678, "flows_started": len(self._flows["id"]),
-                "flows_completed": done, "version": "fake"}
+        meta = {
+            "seed": self._seed,
+            "sim_time_s": self.now,
+            "wall_s": time.perf_counter() - self._t0,
+            "events": 1234,
+            "packet_hops": 5678,
+            "flows_started": len(self._flows["id"]),
+            "flows_completed": done,
+            "version": "fake",
+        }
         return {"flows": self._flows, "links": links, "series": series, "meta": meta}

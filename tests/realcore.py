@@ -28,14 +28,22 @@ SMALL_DUMBBELL: dict[str, Any] = {
     "duration": "500ms",
     "measure_from": "100ms",
     "topology": {
-        "kind": "dumbbell", "hosts_per_side": 2, "bottleneck_rate": "100Mbps", "bottleneck_delay": "5ms",
-        "access_rate": "1Gbps", "access_delay": "1ms",
+        "kind": "dumbbell",
+        "hosts_per_side": 2,
+        "bottleneck_rate": "100Mbps",
+        "bottleneck_delay": "5ms",
+        "access_rate": "1Gbps",
+        "access_delay": "1ms",
     },
     "queues": {"router": {"kind": "droptail", "limit": "250KB"}},
-    "workload": [{
-        "kind": "poisson", "load": 0.3, "load_on": "bottleneck",
-        "sizes": {"kind": "fixed", "size": 14600},
-    }],
+    "workload": [
+        {
+            "kind": "poisson",
+            "load": 0.3,
+            "load_on": "bottleneck",
+            "sizes": {"kind": "fixed", "size": 14600},
+        }
+    ],
 }
 
 
@@ -58,5 +66,6 @@ def fake(monkeypatch: pytest.MonkeyPatch):
 def cli(*args: str, cwd: Path | None = None) -> subprocess.CompletedProcess:
     """Runs `fctlab ARGS...` in a fresh interpreter (the installed package, the real core)."""
     env = {k: v for k, v in os.environ.items() if k != "FCTLAB_CORE"}
-    return subprocess.run([sys.executable, "-m", "fctlab.cli", *args], capture_output=True, text=True,
-                          cwd=cwd, env=env, timeout=300)
+    return subprocess.run(
+        [sys.executable, "-m", "fctlab.cli", *args], capture_output=True, text=True, cwd=cwd, env=env, timeout=300
+    )

@@ -13,8 +13,18 @@ from fctlab.result import FLOW_SCHEMA, Result
 
 def flows(rows: list[dict]) -> pl.DataFrame:
     """A flow table with defaults for the columns a test does not care about."""
-    base = {"src": "a", "dst": "b", "start_s": 0.0, "rtt_prop_s": 0.01, "delivered_bytes": 0, "retx_bytes": 0,
-            "timeouts": 0, "protocol": "tcp", "workload": "w", "measured": True}
+    base = {
+        "src": "a",
+        "dst": "b",
+        "start_s": 0.0,
+        "rtt_prop_s": 0.01,
+        "delivered_bytes": 0,
+        "retx_bytes": 0,
+        "timeouts": 0,
+        "protocol": "tcp",
+        "workload": "w",
+        "measured": True,
+    }
     full = []
     for i, r in enumerate(rows):
         row = {**base, "id": i, **r}
@@ -24,16 +34,21 @@ def flows(rows: list[dict]) -> pl.DataFrame:
     return pl.DataFrame(full, schema=FLOW_SCHEMA)
 
 
-FOUR = [{"size_bytes": s, "fct_s": f, "ideal_fct_s": f / 2} for s, f in [(1000, 1.0), (2000, 2.0), (3000, 3.0), (4000, 4.0)]]
+FOUR = [
+    {"size_bytes": s, "fct_s": f, "ideal_fct_s": f / 2} for s, f in [(1000, 1.0), (2000, 2.0), (3000, 3.0), (4000, 4.0)]
+]
 
 
 def test_summary_counts_means_and_exclusions():
     """Unmeasured, long-lived and incomplete flows are counted but kept out of FCT statistics."""
-    df = flows(FOUR + [
-        {"size_bytes": 1000, "fct_s": 100.0, "measured": False},  # outside the window
-        {"size_bytes": -1, "fct_s": None},                          # long-lived
-        {"size_bytes": 1000, "fct_s": None},                        # measured, never finished
-    ])
+    df = flows(
+        FOUR
+        + [
+            {"size_bytes": 1000, "fct_s": 100.0, "measured": False},  # outside the window
+            {"size_bytes": -1, "fct_s": None},  # long-lived
+            {"size_bytes": 1000, "fct_s": None},  # measured, never finished
+        ]
+    )
     s = summarize(df)
     assert (s["flows_started"], s["flows_completed"], s["flows_incomplete"]) == (7, 5, 2)
     assert (s["long_lived"], s["measured"], s["measured_incomplete"], s["completed_measured"]) == (1, 5, 1, 4)
@@ -54,11 +69,14 @@ def test_percentiles_interpolate_linearly():
 
 def test_exact_bins_one_per_distinct_size():
     """At most 32 distinct sizes: one bin each, with count, mean and p99 of that size only."""
-    df = flows([{"size_bytes": 1460, "fct_s": 1.0}, {"size_bytes": 1460, "fct_s": 3.0},
-                {"size_bytes": 2920, "fct_s": 5.0}])
+    df = flows(
+        [{"size_bytes": 1460, "fct_s": 1.0}, {"size_bytes": 1460, "fct_s": 3.0}, {"size_bytes": 2920, "fct_s": 5.0}]
+    )
     bins = summarize(df)["bins"]
     assert [(b["lo_bytes"], b["hi_bytes"], b["count"], b["mean_fct_s"]) for b in bins] == [
-        (1460, 1460, 2, 2.0), (2920, 2920, 1, 5.0)]
+        (1460, 1460, 2, 2.0),
+        (2920, 2920, 1, 5.0),
+    ]
     assert bins[0]["p99_fct_s"] == pytest.approx(1.0 + 0.99 * 2.0)
 
 
@@ -108,7 +126,9 @@ def test_compare_bin_on_one_side_only_and_results_accepted():
     ra = Result(a, pl.DataFrame(), pl.DataFrame(), {}, {})
     c = compare(ra, b)
     assert [(r["label"], r["count_a"], r["count_b"], r["reduction_pct"]) for r in c["bins"]] == [
-        ("1000 B", 1, 1, 0.0), ("5000 B", 0, 1, None)]
+        ("1000 B", 1, 1, 0.0),
+        ("5000 B", 0, 1, None),
+    ]
 
 
 def test_reduction_undefined_without_a_baseline():

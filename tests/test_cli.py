@@ -6,7 +6,6 @@ import importlib
 import json
 
 from conftest import write
-
 from fctlab.cli import main
 
 
@@ -21,8 +20,10 @@ def one_line_error(capsys) -> str:
 
 def test_run_writes_results_and_prints_summary(scenario_file, tmp_path, capsys):
     """`fctlab run` exits 0, writes the results directory and prints the table."""
-    assert main(["run", str(scenario_file), "-o", str(tmp_path / "out"), "--seed", "3",
-                 "--set", "transport.protocol=rc3"]) == 0
+    assert (
+        main(["run", str(scenario_file), "-o", str(tmp_path / "out"), "--seed", "3", "--set", "transport.protocol=rc3"])
+        == 0
+    )
     out = capsys.readouterr().out
     assert "FCT (ms)" in out and "flows:" in out
     scenario = json.loads((tmp_path / "out" / "scenario.json").read_text())
@@ -96,7 +97,9 @@ def test_summary_and_compare(scenario_file, tmp_path, capsys):
 
 def test_sweep_exit_code_reflects_failed_runs(tmp_path, scenario_file, capsys):
     """Failed runs give exit 1 and are listed; the others' results stay."""
-    sweep = write(tmp_path / "s.toml", f'scenario = "{scenario_file}"\nseeds = 1\n[grid]\n"workload.0.load" = [0.3, 1.5]\n')
+    sweep = write(
+        tmp_path / "s.toml", f'scenario = "{scenario_file}"\nseeds = 1\n[grid]\n"workload.0.load" = [0.3, 1.5]\n'
+    )
     assert main(["sweep", str(sweep), "-o", str(tmp_path / "out"), "-j", "1", "-q"]) == 1
     err = capsys.readouterr().err
     assert "1 failed" in err and "workload.0.load=1.5/seed1" in err

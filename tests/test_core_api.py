@@ -8,21 +8,44 @@ import math
 
 import polars as pl
 import pytest
-from realcore import fake, small_dumbbell  # noqa: F401  (fake: the compiled core)
 
 import fctlab
 from fctlab.cli import main
+from realcore import fake, small_dumbbell  # noqa: F401  (fake: the compiled core)
 
 FLOW_COLUMNS = {
-    "id": pl.Int64, "src": pl.String, "dst": pl.String, "size_bytes": pl.Int64, "start_s": pl.Float64,
-    "finish_s": pl.Float64, "fct_s": pl.Float64, "rtt_prop_s": pl.Float64, "ideal_fct_s": pl.Float64,
-    "first_write_s": pl.Float64, "delivered_bytes": pl.Int64, "retx_bytes": pl.Int64, "timeouts": pl.Int64, "protocol": pl.String,
-    "workload": pl.String, "measured": pl.Boolean, "path": pl.List(pl.Int64),
+    "id": pl.Int64,
+    "src": pl.String,
+    "dst": pl.String,
+    "size_bytes": pl.Int64,
+    "start_s": pl.Float64,
+    "finish_s": pl.Float64,
+    "fct_s": pl.Float64,
+    "rtt_prop_s": pl.Float64,
+    "ideal_fct_s": pl.Float64,
+    "first_write_s": pl.Float64,
+    "delivered_bytes": pl.Int64,
+    "retx_bytes": pl.Int64,
+    "timeouts": pl.Int64,
+    "protocol": pl.String,
+    "workload": pl.String,
+    "measured": pl.Boolean,
+    "path": pl.List(pl.Int64),
 }
 LINK_COLUMNS = {
-    "id": pl.Int64, "name": pl.String, "src": pl.String, "dst": pl.String, "rate_bps": pl.Int64,
-    "delay_s": pl.Float64, "pkts_sent": pl.Int64, "bytes_sent": pl.Int64, "drops_pkts": pl.Int64,
-    "drops_bytes": pl.Int64, "utilization": pl.Float64, "queue_avg_bytes": pl.Float64, "queue_max_bytes": pl.Int64,
+    "id": pl.Int64,
+    "name": pl.String,
+    "src": pl.String,
+    "dst": pl.String,
+    "rate_bps": pl.Int64,
+    "delay_s": pl.Float64,
+    "pkts_sent": pl.Int64,
+    "bytes_sent": pl.Int64,
+    "drops_pkts": pl.Int64,
+    "drops_bytes": pl.Int64,
+    "utilization": pl.Float64,
+    "queue_avg_bytes": pl.Float64,
+    "queue_max_bytes": pl.Int64,
 }
 SERIES_COLUMNS = {"time_s": pl.Float64, "metric": pl.String, "target": pl.String, "value": pl.Float64}
 
@@ -66,8 +89,9 @@ def test_metrics_follow_their_definitions():
 
 def test_lone_segment_pays_the_handshake():
     """FCT counts from the application start: SYN, SYN-ACK, then the data, each crossing 3 hops."""
-    r = fctlab.run(small_dumbbell(workload=[
-        {"kind": "flows", "flows": [{"src": "l0", "dst": "r0", "start": "3ms", "size": MSS}]}]))
+    r = fctlab.run(
+        small_dumbbell(workload=[{"kind": "flows", "flows": [{"src": "l0", "dst": "r0", "start": "3ms", "size": MSS}]}])
+    )
     (fct,) = r.flows["fct_s"].to_list()
 
     def crossing(wire: int) -> float:  # serialization on access, bottleneck, access
@@ -82,10 +106,13 @@ def test_rtcp_lone_segment_carries_the_rcp_header_and_is_labelled():
     """R-TCP over RCP routers: SYN, SYN-ACK and the data carry the 12-byte RCP header on the 40
     of TCP/IP, the one segment leaves as soon as the SYN-ACK brings the first rate, and the
     flows table labels it `rtcp`."""
-    r = fctlab.run(small_dumbbell(
-        queues={"router": {"kind": "rcp", "limit": "250KB"}},
-        transport={"protocol": "rtcp"},
-        workload=[{"kind": "flows", "flows": [{"src": "l0", "dst": "r0", "start": "3ms", "size": MSS}]}]))
+    r = fctlab.run(
+        small_dumbbell(
+            queues={"router": {"kind": "rcp", "limit": "250KB"}},
+            transport={"protocol": "rtcp"},
+            workload=[{"kind": "flows", "flows": [{"src": "l0", "dst": "r0", "start": "3ms", "size": MSS}]}],
+        )
+    )
     (fct,) = r.flows["fct_s"].to_list()
 
     def crossing(wire: int) -> float:  # serialization on access, bottleneck, access
@@ -110,7 +137,9 @@ def test_summary_agrees_with_a_direct_computation():
     """Counts, means, percentiles, slowdown and size bins recomputed from the flows table."""
     spec = small_dumbbell(drain=False, duration="2s")
     spec["workload"][0]["sizes"] = {"kind": "uniform", "min": 1, "max": 60000}
-    spec["workload"].append({"kind": "long_lived", "label": "bg", "flows": [{"src": "l1", "dst": "r1", "start": 0, "stop": "100ms"}]})
+    spec["workload"].append(
+        {"kind": "long_lived", "label": "bg", "flows": [{"src": "l1", "dst": "r1", "start": 0, "stop": "100ms"}]}
+    )
     r = fctlab.run(spec)
     f, s = r.flows, r.summary
 
@@ -163,8 +192,7 @@ def test_compare_iw4_iw10_reports_a_reduction(tmp_path, capsys):
     assert c["count_a"] == c["count_b"] > 0, "same seed, same flows"
     # One round trip (14 ms) of about 36 ms: well above noise.
     assert c["over_flows_pct"] > 20
-    assert c["over_flows_pct"] == pytest.approx(
-        (c["mean_fct_a_s"] - c["mean_fct_b_s"]) / c["mean_fct_a_s"] * 100)
+    assert c["over_flows_pct"] == pytest.approx((c["mean_fct_a_s"] - c["mean_fct_b_s"]) / c["mean_fct_a_s"] * 100)
     assert [row["label"] for row in c["bins"]] == ["14600 B"]
 
     assert main(["compare", a, b]) == 0

@@ -11,6 +11,7 @@ import json
 from pathlib import Path
 
 import pytest
+
 from realcore import cli, fake, small_dumbbell  # noqa: F401  (fake: the compiled core)
 
 
@@ -35,21 +36,36 @@ def with_load(load: float) -> dict:
 # (case id, scenario dict, or a raw file text for syntax errors, then the fragments the one line must hold)
 CASES = [
     ("unknown-field", with_topology(buffer="1MB"), ["topology.buffer", "unknown field `buffer`"]),
-    ("negative-rate", with_topology(bottleneck_rate="-10Mbps"),
-     ["topology.bottleneck_rate", "expected a rate > 0", '"-10Mbps"']),
+    (
+        "negative-rate",
+        with_topology(bottleneck_rate="-10Mbps"),
+        ["topology.bottleneck_rate", "expected a rate > 0", '"-10Mbps"'],
+    ),
     ("negative-rate-number", with_topology(access_rate=-1e9), ["topology.access_rate", "> 0", "-1000000000"]),
     ("load-one", with_load(1.0), ["workload[0].load", "(0, 1)", "got 1"]),
     ("load-above-one", with_load(1.5), ["workload[0].load", "got 1.5"]),
     ("empty-cdf", with_sizes({"kind": "cdf", "points": []}), ["workload[0].sizes.points", "got none"]),
-    ("missing-cdf-file", with_sizes({"kind": "cdf", "file": "no-such-cdf.txt"}),
-     ["workload[0].sizes.file", "no-such-cdf.txt", "cannot read"]),
-    ("unknown-topology-kind", small_dumbbell(topology={"kind": "ring", "hosts": 3}),
-     ["topology", "unknown variant `ring`", "dumbbell"]),
+    (
+        "missing-cdf-file",
+        with_sizes({"kind": "cdf", "file": "no-such-cdf.txt"}),
+        ["workload[0].sizes.file", "no-such-cdf.txt", "cannot read"],
+    ),
+    (
+        "unknown-topology-kind",
+        small_dumbbell(topology={"kind": "ring", "hosts": 3}),
+        ["topology", "unknown variant `ring`", "dumbbell"],
+    ),
     ("toml-syntax", 'seed = 1\nduration = "1s\n', ["syntax.toml", "TOML syntax error", "line 2"]),
-    ("handshake-rcp-without-fixed-rate", small_dumbbell(transport={"protocol": "rcp", "handshake": False}),
-     ["transport.handshake", "got false", "fixed_rate"]),
-    ("handshake-tcp", small_dumbbell(transport={"protocol": "tcp", "handshake": False}),
-     ["transport.handshake", "got false", "fixed-rate RCP"]),
+    (
+        "handshake-rcp-without-fixed-rate",
+        small_dumbbell(transport={"protocol": "rcp", "handshake": False}),
+        ["transport.handshake", "got false", "fixed_rate"],
+    ),
+    (
+        "handshake-tcp",
+        small_dumbbell(transport={"protocol": "tcp", "handshake": False}),
+        ["transport.handshake", "got false", "fixed-rate RCP"],
+    ),
 ]
 
 

@@ -5,9 +5,9 @@ from __future__ import annotations
 import json
 
 import polars as pl
-from realcore import cli, fake, small_dumbbell  # noqa: F401  (fake: the compiled core)
 
 import fctlab
+from realcore import cli, fake, small_dumbbell  # noqa: F401  (fake: the compiled core)
 
 TABLE_FILES = ("flows.parquet", "links.parquet", "series.parquet")
 

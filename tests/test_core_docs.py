@@ -14,9 +14,9 @@ from pathlib import Path
 
 import polars as pl
 import pytest
-from realcore import REPO, fake  # noqa: F401  (fake: the compiled core, not conftest's stand-in)
 
 import fctlab
+from realcore import REPO, fake  # noqa: F401  (fake: the compiled core, not conftest's stand-in)
 
 EXAMPLES = REPO / "docs" / "examples"
 

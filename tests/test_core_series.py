@@ -5,9 +5,9 @@ from __future__ import annotations
 
 import polars as pl
 import pytest
-from realcore import fake, small_dumbbell  # noqa: F401  (fake: the compiled core)
 
 import fctlab
+from realcore import fake, small_dumbbell  # noqa: F401  (fake: the compiled core)
 
 INTERVAL = 0.002
 
@@ -24,8 +24,11 @@ def test_link_and_flow_series_appear_at_the_interval():
     r = run_with_series()
     s = r.series
     assert set(zip(s["metric"], s["target"])) == {
-        ("queue_bytes", "bottleneck"), ("throughput_bps", "bottleneck"), ("active_flows", "bottleneck"),
-        ("cwnd_bytes", "flow0")}, "a drop-tail port has no rcp_* rows"
+        ("queue_bytes", "bottleneck"),
+        ("throughput_bps", "bottleneck"),
+        ("active_flows", "bottleneck"),
+        ("cwnd_bytes", "flow0"),
+    }, "a drop-tail port has no rcp_* rows"
     last_finish = r.flows["finish_s"].max()
     for metric in ("queue_bytes", "throughput_bps", "active_flows"):
         times = s.filter(pl.col("metric") == metric)["time_s"].to_list()
@@ -73,8 +76,10 @@ def test_active_flows_count_the_flows_in_progress_on_the_link():
         assert got["value"].to_list() == want, link
         assert max(want) >= 2, "the check needs overlapping flows"
     active = r.series.filter(pl.col("metric") == "active_flows")
-    assert active.filter(pl.col("target") == "l1->rl")["value"].max() < active.filter(
-        pl.col("target") == "bottleneck")["value"].max()
+    assert (
+        active.filter(pl.col("target") == "l1->rl")["value"].max()
+        < active.filter(pl.col("target") == "bottleneck")["value"].max()
+    )
 
 
 def test_rcp_ports_report_their_fair_rate_and_average_rtt():

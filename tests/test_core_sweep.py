@@ -5,10 +5,10 @@ from __future__ import annotations
 import json
 
 import polars as pl
-from realcore import fake, small_dumbbell  # noqa: F401  (fake: the compiled core)
 
 from fctlab.cli import main
 from fctlab.result import load
+from realcore import fake, small_dumbbell  # noqa: F401  (fake: the compiled core)
 
 
 def test_failing_run_does_not_lose_the_others(tmp_path, capsys):

@@ -8,21 +8,26 @@ import random
 
 import polars as pl
 import pytest
-from realcore import fake, small_dumbbell  # noqa: F401  (fake: the compiled core)
 
 import fctlab
 from fctlab import models
 from fctlab.reference import mg1_ps_fct, mg1_ps_mean_fct, ps_fct, reference_curves, wire_bits
+from realcore import fake, small_dumbbell  # noqa: F401  (fake: the compiled core)
 
 GBPS = 1e9
 
 
 def flows_frame(rows: list[tuple[float, int, list[int]]], rtt: float = 0.01) -> pl.DataFrame:
     """A flows table with what ps_fct reads: (start_s, size_bytes, path) per flow."""
-    return pl.DataFrame({
-        "id": list(range(len(rows))), "start_s": [r[0] for r in rows], "size_bytes": [r[1] for r in rows],
-        "path": [r[2] for r in rows], "rtt_prop_s": [rtt] * len(rows),
-    })
+    return pl.DataFrame(
+        {
+            "id": list(range(len(rows))),
+            "start_s": [r[0] for r in rows],
+            "size_bytes": [r[1] for r in rows],
+            "path": [r[2] for r in rows],
+            "rtt_prop_s": [rtt] * len(rows),
+        }
+    )
 
 
 def test_run_paths_go_from_source_to_destination_over_the_bottleneck():
@@ -42,10 +47,19 @@ def test_run_paths_go_from_source_to_destination_over_the_bottleneck():
 def test_ps_fct_of_a_run_has_a_row_per_finite_flow_above_the_lower_bound():
     """One row per finite flow, by id; PS can never beat 1.5 RTT + L / C, and the fluid part is
     at least the transfer at the path's slowest link."""
-    r = fctlab.run(small_dumbbell(workload=[
-        {"kind": "poisson", "load": 0.6, "load_on": "bottleneck", "sizes": {"kind": "exponential", "mean": 30000}},
-        {"kind": "long_lived", "flows": [{"src": "l0", "dst": "r0", "start": "0s", "stop": "300ms"}]},
-    ]))
+    r = fctlab.run(
+        small_dumbbell(
+            workload=[
+                {
+                    "kind": "poisson",
+                    "load": 0.6,
+                    "load_on": "bottleneck",
+                    "sizes": {"kind": "exponential", "mean": 30000},
+                },
+                {"kind": "long_lived", "flows": [{"src": "l0", "dst": "r0", "start": "0s", "stop": "300ms"}]},
+            ]
+        )
+    )
     finite = r.flows.filter(pl.col("size_bytes") >= 0).sort("id")
     assert finite.height < r.flows.height, "the long-lived flow must be in the run for this to test its exclusion"
     ps = ps_fct(r)
@@ -67,10 +81,13 @@ def test_ps_fct_shares_a_link_max_min_and_adds_one_and_a_half_rtt():
     size = 146_000  # 100 full segments: 1.2 Mbit on the wire
     bits = wire_bits(size)
     assert bits == 100 * 1500 * 8
-    out = ps_fct(flows_frame([(0.0, size, [0]), (0.0, size, [0, 1]), (0.0, size, [2])], rtt=0.02),
-                 [GBPS, 10 * GBPS, GBPS])
+    out = ps_fct(
+        flows_frame([(0.0, size, [0]), (0.0, size, [0, 1]), (0.0, size, [2])], rtt=0.02), [GBPS, 10 * GBPS, GBPS]
+    )
     assert out["ps_fluid_s"].to_list() == pytest.approx([2 * bits / GBPS, 2 * bits / GBPS, bits / GBPS])
-    assert out["ps_fct_s"].to_list() == pytest.approx([0.03 + 2 * bits / GBPS, 0.03 + 2 * bits / GBPS, 0.03 + bits / GBPS])
+    assert out["ps_fct_s"].to_list() == pytest.approx(
+        [0.03 + 2 * bits / GBPS, 0.03 + 2 * bits / GBPS, 0.03 + bits / GBPS]
+    )
 
 
 def test_ps_fct_on_one_link_matches_mg1_ps():
@@ -97,8 +114,9 @@ def test_closed_forms_agree_with_the_models_curve():
     assert mg1_ps_mean_fct(1e6, GBPS, 0.5) == pytest.approx(2e-3)
     assert mg1_ps_fct(3e6, GBPS, 0.8) == pytest.approx(15e-3)
     curves = reference_curves(flows_frame([(0.0, 14_600, [0]), (0.0, 1000, [0])], rtt=0.05), GBPS, 0.8, iw=1)
-    assert curves["ps_curve_s"].to_list() == pytest.approx([0.075 + mg1_ps_fct(wire_bits(14_600), GBPS, 0.8),
-                                                           0.075 + mg1_ps_fct(wire_bits(1000), GBPS, 0.8)])
+    assert curves["ps_curve_s"].to_list() == pytest.approx(
+        [0.075 + mg1_ps_fct(wire_bits(14_600), GBPS, 0.8), 0.075 + mg1_ps_fct(wire_bits(1000), GBPS, 0.8)]
+    )
     # 10 packets from iw 1: ceil(log2(11)) = 4 rounds + 1/2.
     assert curves["slow_start_s"][0] == pytest.approx(models.slow_start_fct(10, GBPS, 0.05, 1500 * 8, 1))
     assert curves["slow_start_s"][0] == pytest.approx(4.5 * 0.05 + 10 * 1500 * 8 / GBPS)

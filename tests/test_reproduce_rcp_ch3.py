@@ -10,10 +10,10 @@ from pathlib import Path
 
 import polars as pl
 import pytest
-from realcore import REPO, fake  # noqa: F401  (fake: the compiled core)
 
 from fctlab.reproduce import papers, rcp_ch3, rcp_ch4, rcp_fixed_rate
 from fctlab.reproduce.framework import run_experiment
+from realcore import REPO, fake  # noqa: F401  (fake: the compiled core)
 
 
 def test_settle_time_is_when_the_values_stay_within_the_band():
@@ -76,8 +76,9 @@ def test_fig35_quick_run_writes_its_report(tmp_path: Path):
     """Fig. 3.5 in quick mode (two 20 s runs): spread-out short flows leave the long flow about
     half the link, R/C near 0.5; arriving together they hold R/C far lower."""
     exp = next(e for e in rcp_ch3.experiments() if e.name == "fig3-5")
-    record = run_experiment(exp, REPO / "experiments" / "rcp", tmp_path / "runs", tmp_path / "out",
-                            quick=True, jobs=1, say=lambda _m: None)
+    record = run_experiment(
+        exp, REPO / "experiments" / "rcp", tmp_path / "runs", tmp_path / "out", quick=True, jobs=1, say=lambda _m: None
+    )
     assert record["status"] == "done"
     readme = (tmp_path / "out" / "fig3-5" / "README.md").read_text()
     assert (tmp_path / "out" / "fig3-5" / "fig3-5.png").stat().st_size > 10_000

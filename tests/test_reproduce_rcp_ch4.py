@@ -62,8 +62,9 @@ def test_on_slow_start_counts_flows_within_the_tolerance():
 
 
 def test_active_flows_counts_started_and_unfinished_flows():
-    flows = pl.DataFrame({"size_bytes": [1, 1, 1, -1], "start_s": [0.0, 1.0, 2.0, 0.0],
-                          "finish_s": [1.5, None, 2.5, None]})
+    flows = pl.DataFrame(
+        {"size_bytes": [1, 1, 1, -1], "start_s": [0.0, 1.0, 2.0, 0.0], "finish_s": [1.5, None, 2.5, None]}
+    )
     # Long-lived flows are not counted; an unfinished flow stays in the system.
     assert ra.active_flows(flows, [0.5, 1.2, 1.5, 2.2, 3.0]) == [1, 2, 1, 2, 1]
 

@@ -7,7 +7,7 @@ import importlib
 import pytest
 
 from fctlab.errors import ScenarioError
-from fctlab.run import CoreNotBuilt, STEPS_PER_HORIZON, run
+from fctlab.run import STEPS_PER_HORIZON, CoreNotBuilt, run
 
 
 def test_runs_in_steps_of_the_horizon_until_drained(scenario_file, fake):

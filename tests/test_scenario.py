@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 import pytest
-from conftest import write
 
+from conftest import write
 from fctlab.errors import ScenarioError
 from fctlab.scenario import load_scenario, parse_assignment, read_scenario, resolve_scenario, with_overrides
 
@@ -50,12 +50,15 @@ def test_overrides_set_top_level_list_items_and_new_tables():
     assert spec["seed"] == 1 and spec["workload"][1]["load"] == 0.1
 
 
-@pytest.mark.parametrize("key, message", [
-    ("workload.2.load", r"`workload` has 1 entries; index 2 is out of range"),
-    ("workload.x.load", r"`workload` is a list; expected an index, got `x`"),
-    ("seed.value", r"`seed` is 1, not a table or list"),
-    ("workload..load", r"empty component"),
-])
+@pytest.mark.parametrize(
+    "key, message",
+    [
+        ("workload.2.load", r"`workload` has 1 entries; index 2 is out of range"),
+        ("workload.x.load", r"`workload` is a list; expected an index, got `x`"),
+        ("seed.value", r"`seed` is 1, not a table or list"),
+        ("workload..load", r"empty component"),
+    ],
+)
 def test_override_errors_name_the_path(key, message):
     """Each bad path says which override and which part is wrong."""
     with pytest.raises(ScenarioError, match=message) as e:
@@ -63,15 +66,18 @@ def test_override_errors_name_the_path(key, message):
     assert f"override `{key}`" in str(e.value)
 
 
-@pytest.mark.parametrize("text, expected", [
-    ("seed=3", ("seed", 3)),
-    ("workload.0.load=0.5", ("workload.0.load", 0.5)),
-    ("transport.protocol=rc3", ("transport.protocol", "rc3")),
-    ('name="a b"', ("name", "a b")),
-    ("sizes=[1460, 2920]", ("sizes", [1460, 2920])),
-    ("flag=true", ("flag", True)),
-    ("topology.core_rate=10Gbps", ("topology.core_rate", "10Gbps")),
-])
+@pytest.mark.parametrize(
+    "text, expected",
+    [
+        ("seed=3", ("seed", 3)),
+        ("workload.0.load=0.5", ("workload.0.load", 0.5)),
+        ("transport.protocol=rc3", ("transport.protocol", "rc3")),
+        ('name="a b"', ("name", "a b")),
+        ("sizes=[1460, 2920]", ("sizes", [1460, 2920])),
+        ("flag=true", ("flag", True)),
+        ("topology.core_rate=10Gbps", ("topology.core_rate", "10Gbps")),
+    ],
+)
 def test_assignment_values_read_as_toml_else_text(text, expected):
     """`--set` values are typed like TOML; bare words stay strings."""
     assert parse_assignment(text) == expected

@@ -7,8 +7,8 @@ import os
 
 import polars as pl
 import pytest
-from conftest import write
 
+from conftest import write
 from fctlab.errors import ScenarioError
 from fctlab.sweep import flatten, load_sweep, point_name, run_sweep
 
@@ -16,13 +16,16 @@ from fctlab.sweep import flatten, load_sweep, point_name, run_sweep
 @pytest.fixture
 def grid_sweep(tmp_path, scenario_file):
     """2 protocols x 3 loads (one the core refuses) x 2 seeds."""
-    return write(tmp_path / "sweep.toml", f"""
+    return write(
+        tmp_path / "sweep.toml",
+        f"""
         scenario = "{os.path.relpath(scenario_file, tmp_path)}"
         seeds = [1, 2]
         [grid]
         "transport.protocol" = ["tcp", "rc3"]
         workload.0.load = [0.1, 0.3, 1.2]
-    """)
+    """,
+    )
 
 
 def test_grid_is_a_cartesian_product_in_file_order(grid_sweep, scenario_file):
@@ -39,7 +42,9 @@ def test_grid_is_a_cartesian_product_in_file_order(grid_sweep, scenario_file):
 
 def test_named_runs_and_seed_count(tmp_path, scenario_file):
     """[[runs]] give named override sets (nested tables flattened); seeds = 3 means 1..3."""
-    path = write(tmp_path / "s.toml", f"""
+    path = write(
+        tmp_path / "s.toml",
+        f"""
         scenario = "{scenario_file}"
         seeds = 3
         [[runs]]
@@ -48,22 +53,26 @@ def test_named_runs_and_seed_count(tmp_path, scenario_file):
         [[runs]]
         name = "rc3"
         "transport.protocol" = "rc3"
-    """)
+    """,
+    )
     sweep = load_sweep(path)
     assert sweep.seeds == [1, 2, 3]
     assert sweep.points == [("tcp", {"transport.protocol": "tcp"}), ("rc3", {"transport.protocol": "rc3"})]
 
 
-@pytest.mark.parametrize("body, message", [
-    ("seeds = 0", "field `seeds`"),
-    ("seeds = [1, 1]", "field `seeds`"),
-    ("seeds = 1\nfoo = 2", "field `foo`: unknown field"),
-    ("seeds = 1\n[grid]\nseed = [1, 2]", "seed comes from `seeds`"),
-    ("seeds = 1\n[grid]\nx = []", "non-empty list"),
-    ('seeds = 1\n[[runs]]\nname = "a"\n[[runs]]\nname = "a"', "both named `a`"),
-    ('seeds = 1\n[[runs]]\nname = "../up"', "directory-safe name"),
-    ('seeds = 1\n[grid]\nx = [1]\n[[runs]]\nname = "a"', "either"),
-])
+@pytest.mark.parametrize(
+    "body, message",
+    [
+        ("seeds = 0", "field `seeds`"),
+        ("seeds = [1, 1]", "field `seeds`"),
+        ("seeds = 1\nfoo = 2", "field `foo`: unknown field"),
+        ("seeds = 1\n[grid]\nseed = [1, 2]", "seed comes from `seeds`"),
+        ("seeds = 1\n[grid]\nx = []", "non-empty list"),
+        ('seeds = 1\n[[runs]]\nname = "a"\n[[runs]]\nname = "a"', "both named `a`"),
+        ('seeds = 1\n[[runs]]\nname = "../up"', "directory-safe name"),
+        ('seeds = 1\n[grid]\nx = [1]\n[[runs]]\nname = "a"', "either"),
+    ],
+)
 def test_sweep_file_errors(tmp_path, body, message):
     """Sweep-file mistakes name the field."""
     path = write(tmp_path / "s.toml", f'scenario = "x.toml"\n{body}\n')

@@ -5,14 +5,20 @@ from __future__ import annotations
 import itertools
 
 import pytest
-from conftest import write
 
+from conftest import write
 from fctlab.errors import ScenarioError
 from fctlab.scenario import load_scenario, resolve_scenario, with_overrides
 from fctlab.topology import SECONDS_PER_KM, expand_topohub, mean_rtt
 
-ABILENE = {"kind": "topohub", "name": "topozoo/Abilene", "hosts_per_router": 2,
-           "access_rate": "1Gbps", "access_delay": "1ms", "core_rate": "10Gbps"}
+ABILENE = {
+    "kind": "topohub",
+    "name": "topozoo/Abilene",
+    "hosts_per_router": 2,
+    "access_rate": "1Gbps",
+    "access_delay": "1ms",
+    "core_rate": "10Gbps",
+}
 
 
 def rtt_over_host_pairs(graph: dict) -> float:
@@ -62,17 +68,22 @@ def test_node_names_are_safe_for_link_names():
 
 def test_unknown_name_suggests_close_keys():
     """A typo names the field, the value, and close matches."""
-    with pytest.raises(ScenarioError, match=r'field `topology.name`: unknown topohub topology "topozoo/Abilen".*topozoo/Abilene'):
+    with pytest.raises(
+        ScenarioError, match=r'field `topology.name`: unknown topohub topology "topozoo/Abilen".*topozoo/Abilene'
+    ):
         expand_topohub({**ABILENE, "name": "topozoo/Abilen"})
 
 
-@pytest.mark.parametrize("change, message", [
-    ({"mean_rtt": "3ms"}, r"field `topology.mean_rtt`: expected more than .*4 ms.*got \"3ms\""),
-    ({"hosts_per_router": 0}, r"field `topology.hosts_per_router`: expected an integer >= 1, got 0"),
-    ({"access_delay": "1 parsec"}, r"field `topology.access_delay`: expected a duration"),
-    ({"core_rate": None}, r"field `topology.core_rate`"),
-    ({"colour": "red"}, r"field `topology.colour`: unknown field"),
-])
+@pytest.mark.parametrize(
+    "change, message",
+    [
+        ({"mean_rtt": "3ms"}, r"field `topology.mean_rtt`: expected more than .*4 ms.*got \"3ms\""),
+        ({"hosts_per_router": 0}, r"field `topology.hosts_per_router`: expected an integer >= 1, got 0"),
+        ({"access_delay": "1 parsec"}, r"field `topology.access_delay`: expected a duration"),
+        ({"core_rate": None}, r"field `topology.core_rate`"),
+        ({"colour": "red"}, r"field `topology.colour`: unknown field"),
+    ],
+)
 def test_bad_fields_are_named(change, message):
     """Every refusal names the field, and the value where there is one."""
     with pytest.raises(ScenarioError, match=message):
@@ -81,7 +92,9 @@ def test_bad_fields_are_named(change, message):
 
 def test_expansion_from_a_scenario_file_after_overrides(tmp_path):
     """load_scenario expands topohub; an override of mean_rtt applies before the expansion."""
-    path = write(tmp_path / "abilene.toml", """
+    path = write(
+        tmp_path / "abilene.toml",
+        """
         seed = 1
         [topology]
         kind = "topohub"
@@ -90,7 +103,8 @@ def test_expansion_from_a_scenario_file_after_overrides(tmp_path):
         access_delay = "1ms"
         core_rate = "10Gbps"
         mean_rtt = "40ms"
-    """)
+    """,
+    )
     spec, _ = load_scenario(path)
     assert spec["topology"]["kind"] == "graph" and mean_rtt(spec["topology"]) == pytest.approx(0.040)
     from fctlab.scenario import read_scenario

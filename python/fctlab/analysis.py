@@ -55,7 +55,12 @@ def summarize(flows: pl.DataFrame) -> dict[str, Any]:
     }
     bins = SizeBins.for_sizes(sample["size_bytes"])
     out["bins"] = [
-        {**bins.bounds(row["key"]), "count": row["count"], "mean_fct_s": row["mean_fct_s"], "p99_fct_s": row["p99_fct_s"]}
+        {
+            **bins.bounds(row["key"]),
+            "count": row["count"],
+            "mean_fct_s": row["mean_fct_s"],
+            "p99_fct_s": row["p99_fct_s"],
+        }
         for row in _per_bin(sample, bins).iter_rows(named=True)
     ]
     return out
@@ -89,8 +94,11 @@ def _per_bin(sample: pl.DataFrame, bins: SizeBins) -> pl.DataFrame:
     return (
         sample.with_columns(key=bins.key_expr())
         .group_by("key")
-        .agg(count=pl.len(), mean_fct_s=pl.col("fct_s").mean(),
-             p99_fct_s=pl.col("fct_s").quantile(0.99, interpolation="linear"))
+        .agg(
+            count=pl.len(),
+            mean_fct_s=pl.col("fct_s").mean(),
+            p99_fct_s=pl.col("fct_s").quantile(0.99, interpolation="linear"),
+        )
         .sort("key")
     )
 
@@ -114,9 +122,7 @@ class SizeBins:
         guess = segs.cast(pl.Float64).log(2).floor().cast(pl.Int64)
         # The float log can land one off at exact powers of two; correct with integer powers.
         low = pl.lit(2, dtype=pl.Int64).pow(guess)
-        return (pl.when(low * 2 <= segs).then(guess + 1)
-                .when(low > segs).then(guess - 1)
-                .otherwise(guess))
+        return pl.when(low * 2 <= segs).then(guess + 1).when(low > segs).then(guess - 1).otherwise(guess)
 
     def bounds(self, key: int) -> dict[str, Any]:
         """`label`, `lo_bytes`, `hi_bytes` (inclusive) of the bin with this key."""
@@ -150,8 +156,16 @@ def compare(a_flows: Any, b_flows: Any) -> dict[str, Any]:
         ra, rb = per_a.get(key), per_b.get(key)
         ma = ra["mean_fct_s"] if ra else None
         mb = rb["mean_fct_s"] if rb else None
-        rows.append({**bins.bounds(key), "count_a": ra["count"] if ra else 0, "count_b": rb["count"] if rb else 0,
-                     "mean_fct_a_s": ma, "mean_fct_b_s": mb, "reduction_pct": reduction_pct(ma, mb)})
+        rows.append(
+            {
+                **bins.bounds(key),
+                "count_a": ra["count"] if ra else 0,
+                "count_b": rb["count"] if rb else 0,
+                "mean_fct_a_s": ma,
+                "mean_fct_b_s": mb,
+                "reduction_pct": reduction_pct(ma, mb),
+            }
+        )
     return {
         "count_a": sa["completed_measured"],
         "count_b": sb["completed_measured"],
@@ -168,10 +182,19 @@ def compare(a_flows: Any, b_flows: Any) -> dict[str, Any]:
 def compare_table(comparison: dict[str, Any]) -> pl.DataFrame:
     """The per-bin part of a `compare` result as a DataFrame (for notebooks and plots)."""
     cols = ["label", "lo_bytes", "hi_bytes", "count_a", "count_b", "mean_fct_a_s", "mean_fct_b_s", "reduction_pct"]
-    return pl.DataFrame(comparison["bins"], schema={
-        "label": pl.String, "lo_bytes": pl.Int64, "hi_bytes": pl.Int64, "count_a": pl.Int64, "count_b": pl.Int64,
-        "mean_fct_a_s": pl.Float64, "mean_fct_b_s": pl.Float64, "reduction_pct": pl.Float64,
-    }).select(cols)
+    return pl.DataFrame(
+        comparison["bins"],
+        schema={
+            "label": pl.String,
+            "lo_bytes": pl.Int64,
+            "hi_bytes": pl.Int64,
+            "count_a": pl.Int64,
+            "count_b": pl.Int64,
+            "mean_fct_a_s": pl.Float64,
+            "mean_fct_b_s": pl.Float64,
+            "reduction_pct": pl.Float64,
+        },
+    ).select(cols)
 
 
 def _flows_of(x: Any) -> pl.DataFrame:

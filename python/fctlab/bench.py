@@ -82,11 +82,19 @@ def format_table(rows: list[dict]) -> str:
     head = ("scenario", "sim s", "wall s", "sim s/wall s", "M hops/s", "M events/s", "flows", "peak MB", "base MB")
     lines = [head]
     for r in rows:
-        lines.append((
-            r["name"], f"{r['sim_s']:.2f}", f"{r['wall_s']:.2f}", f"{r['sim_s_per_wall_s']:.2f}",
-            f"{r['hops_per_s'] / 1e6:.2f}", f"{r['events_per_s'] / 1e6:.2f}", str(r["flows"]),
-            f"{r['peak_rss_mb']:.0f}", f"{r['baseline_rss_mb']:.0f}",
-        ))
+        lines.append(
+            (
+                r["name"],
+                f"{r['sim_s']:.2f}",
+                f"{r['wall_s']:.2f}",
+                f"{r['sim_s_per_wall_s']:.2f}",
+                f"{r['hops_per_s'] / 1e6:.2f}",
+                f"{r['events_per_s'] / 1e6:.2f}",
+                str(r["flows"]),
+                f"{r['peak_rss_mb']:.0f}",
+                f"{r['baseline_rss_mb']:.0f}",
+            )
+        )
     widths = [max(len(row[i]) for row in lines) for i in range(len(head))]
     out = []
     for k, row in enumerate(lines):

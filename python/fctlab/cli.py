@@ -46,8 +46,14 @@ def _parser() -> argparse.ArgumentParser:
     def scenario_args(sp: argparse.ArgumentParser) -> None:
         sp.add_argument("scenario", metavar="SCENARIO", help="scenario file (.toml or .json)")
         sp.add_argument("--seed", type=int, help="override the scenario's seed")
-        sp.add_argument("--set", dest="sets", action="append", default=[], metavar="KEY=VALUE",
-                        help="override a scenario field by dotted path, e.g. workload.0.load=0.5 (repeatable)")
+        sp.add_argument(
+            "--set",
+            dest="sets",
+            action="append",
+            default=[],
+            metavar="KEY=VALUE",
+            help="override a scenario field by dotted path, e.g. workload.0.load=0.5 (repeatable)",
+        )
 
     r = sub.add_parser("run", help="run a scenario and write its results")
     scenario_args(r)
@@ -74,16 +80,27 @@ def _parser() -> argparse.ArgumentParser:
     w.set_defaults(func=cmd_sweep)
 
     b = sub.add_parser("bench", help="speed benchmark: wall time, sim s per wall s, packet-hops/s, peak memory")
-    b.add_argument("scenarios", nargs="*", metavar="SCENARIO",
-                   help="scenario files (default: the two benchmark scenarios in examples/)")
+    b.add_argument(
+        "scenarios",
+        nargs="*",
+        metavar="SCENARIO",
+        help="scenario files (default: the two benchmark scenarios in examples/)",
+    )
     b.add_argument("--repeat", type=_jobs, default=1, help="runs per scenario; the median is reported")
     b.add_argument("--json", metavar="FILE", help="also write the figures as JSON")
     b.set_defaults(func=cmd_bench)
 
     rp = sub.add_parser("reproduce", help="run a paper's experiments and write their reports into experiments/")
-    rp.add_argument("paper", metavar="PAPER", help="which paper: rc3 (the RC3 paper) or rcp (the RCP thesis, chapters 3 and 4, and RC3 Fig. 14(c))")
-    rp.add_argument("--quick", action="store_true",
-                    help="fewer seeds and shorter runs; reports go to results/quick/ instead of experiments/")
+    rp.add_argument(
+        "paper",
+        metavar="PAPER",
+        help="which paper: rc3 (the RC3 paper) or rcp (the RCP thesis, chapters 3 and 4, and RC3 Fig. 14(c))",
+    )
+    rp.add_argument(
+        "--quick",
+        action="store_true",
+        help="fewer seeds and shorter runs; reports go to results/quick/ instead of experiments/",
+    )
     rp.add_argument("--only", action="append", metavar="EXPERIMENT", help="run only this experiment (repeatable)")
     rp.add_argument("-j", "--jobs", type=_jobs, help="parallel processes (default: all cores)")
     rp.add_argument("--list", action="store_true", help="list the experiments and exit")
@@ -141,12 +158,20 @@ def cmd_sweep(args: argparse.Namespace) -> int:
     """`fctlab sweep`: every run of a sweep file; exit 1 if any failed."""
     from fctlab.sweep import INDEX_FILE, run_sweep
 
-    outcomes = run_sweep(args.sweep, args.out, jobs=args.jobs, progress=_progress_wanted(args.quiet),
-                         report=lambda msg: print(msg, file=sys.stderr))
+    outcomes = run_sweep(
+        args.sweep,
+        args.out,
+        jobs=args.jobs,
+        progress=_progress_wanted(args.quiet),
+        report=lambda msg: print(msg, file=sys.stderr),
+    )
     failed = [o for o in outcomes if o.status == "failed"]
     skipped = sum(o.skipped for o in outcomes)
-    print(f"{len(outcomes)} runs: {len(outcomes) - len(failed)} done ({skipped} skipped as already done), "
-          f"{len(failed)} failed; index in {Path(args.out) / INDEX_FILE}", file=sys.stderr)
+    print(
+        f"{len(outcomes)} runs: {len(outcomes) - len(failed)} done ({skipped} skipped as already done), "
+        f"{len(failed)} failed; index in {Path(args.out) / INDEX_FILE}",
+        file=sys.stderr,
+    )
     for o in failed:
         print(f"failed: {o.run.relpath}: {o.error}", file=sys.stderr)
     return EXIT_RUNS_FAILED if failed else 0
@@ -187,8 +212,16 @@ def cmd_reproduce(args: argparse.Namespace) -> int:
             print(f"{e.name:24s} {e.title}")
         return 0
     try:
-        failed = run_paper(args.paper, exps, _repo_root(), quick=args.quick, only=args.only, jobs=args.jobs,
-                           cache=None, say=lambda m: print(m, file=sys.stderr))
+        failed = run_paper(
+            args.paper,
+            exps,
+            _repo_root(),
+            quick=args.quick,
+            only=args.only,
+            jobs=args.jobs,
+            cache=None,
+            say=lambda m: print(m, file=sys.stderr),
+        )
     except ValueError as e:
         raise _UsageError(str(e)) from None
     return EXIT_RUNS_FAILED if failed else 0

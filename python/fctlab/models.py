@@ -15,8 +15,9 @@ def _wire_bits(segments: float, mss: int, header: int) -> float:
     return segments * (mss + header) * 8.0
 
 
-def tcp_model_fct(segments: float, bw: float, utilization: float, rtt: float, iw: int,
-                  mss: int = 1460, header: int = 40) -> float:
+def tcp_model_fct(
+    segments: float, bw: float, utilization: float, rtt: float, iw: int, mss: int = 1460, header: int = 40
+) -> float:
     """FCT of one TCP flow in the RC3 model (sec. 3): a handshake round trip, then slow start
     in rounds of one RTT (window iw, 2 iw, ...) until the flow is sent or the window reaches the
     available capacity A x RTT (A = (1 - u) BW), the rest at A; plus the last byte's one-way
@@ -32,23 +33,33 @@ def tcp_model_fct(segments: float, bw: float, utilization: float, rtt: float, iw
         window *= 2.0
 
 
-def rc3_model_fct(segments: float, bw: float, utilization: float, rtt: float,
-                  mss: int = 1460, header: int = 40) -> float:
+def rc3_model_fct(
+    segments: float, bw: float, utilization: float, rtt: float, mss: int = 1460, header: int = 40
+) -> float:
     """FCT of one RC3 flow in the model: the handshake, then the whole flow at the available
     capacity A (RC3 "utilizes all of the available capacity"), plus the one-way trip."""
     a = (1.0 - utilization) * bw
     return rtt + _wire_bits(segments, mss, header) / a + rtt / 2.0
 
 
-def rc3_model_reduction(segments: float, bw: float, utilization: float, rtt: float, iw: int = 4,
-                        mss: int = 1460, header: int = 40) -> float:
+def rc3_model_reduction(
+    segments: float, bw: float, utilization: float, rtt: float, iw: int = 4, mss: int = 1460, header: int = 40
+) -> float:
     """Expected FCT reduction of RC3 over TCP with initial window `iw`, in percent (Fig. 4)."""
     tcp = tcp_model_fct(segments, bw, utilization, rtt, iw, mss, header)
     return (tcp - rc3_model_fct(segments, bw, utilization, rtt, mss, header)) / tcp * 100.0
 
 
-def larger_iw_model_reduction(segments: float, bw: float, utilization: float, rtt: float, iw: int = 4,
-                              new_iw: int = 10, mss: int = 1460, header: int = 40) -> float:
+def larger_iw_model_reduction(
+    segments: float,
+    bw: float,
+    utilization: float,
+    rtt: float,
+    iw: int = 4,
+    new_iw: int = 10,
+    mss: int = 1460,
+    header: int = 40,
+) -> float:
     """Expected FCT reduction of TCP with initial window `new_iw` over `iw`, in percent (Fig. 4)."""
     base = tcp_model_fct(segments, bw, utilization, rtt, iw, mss, header)
     return (base - tcp_model_fct(segments, bw, utilization, rtt, new_iw, mss, header)) / base * 100.0
@@ -93,8 +104,14 @@ def poisson_cdf(k: float, mean: float) -> float:
     return min(total, 1.0)
 
 
-def fixed_rate_duration(rate: float, capacity: float, arrival_rate: float, mean_bits: float,
-                        second_moment_bits2: float, small_fraction: float) -> float:
+def fixed_rate_duration(
+    rate: float,
+    capacity: float,
+    arrival_rate: float,
+    mean_bits: float,
+    second_moment_bits2: float,
+    small_fraction: float,
+) -> float:
     """Mean flow duration (first packet in to last packet out, propagation left out) when every
     flow is sent at one fixed `rate` into a FCFS link: the RCP thesis's model of the 'U' curve
     (Appendix A), eq. A.11 for R < C and eq. A.12 for R >= C.
@@ -111,7 +128,8 @@ def fixed_rate_duration(rate: float, capacity: float, arrival_rate: float, mean_
     if rate >= capacity:
         # Eq. A.12.
         return mean_bits / rate + arrival_rate * second_moment_bits2 / (2.0 * capacity) * (
-            1.0 / ((1.0 - rho) * capacity) - 1.0 / rate)
+            1.0 / ((1.0 - rho) * capacity) - 1.0 / rate
+        )
     k = capacity / rate
     var = max(second_moment_bits2 - mean_bits**2, 0.0)
     a = mean_bits - math.sqrt(var * (1.0 - small_fraction) / small_fraction)
@@ -121,5 +139,7 @@ def fixed_rate_duration(rate: float, capacity: float, arrival_rate: float, mean_
     # Eq. A.8.
     p_blocking = 1.0 - poisson_cdf(k * (1.0 - rho_s) - 1.0, rho_l * k)
     # Eq. A.11.
-    return mean_bits * k / capacity + arrival_rate * second_moment_bits2 * rho / (
-        2.0 * (1.0 - rho) * capacity**2) * p_blocking
+    return (
+        mean_bits * k / capacity
+        + arrival_rate * second_moment_bits2 * rho / (2.0 * (1.0 - rho) * capacity**2) * p_blocking
+    )

@@ -18,24 +18,31 @@ _NUMBER_UNIT = re.compile(r"^\s*([+-]?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?)\s*([
 TIME_UNITS = {"": 1.0, "s": 1.0, "ms": 1e-3, "us": 1e-6, "ns": 1e-9, "ps": 1e-12}
 RATE_UNITS = {"": 1.0, "bps": 1.0, "Kbps": 1e3, "kbps": 1e3, "Mbps": 1e6, "Gbps": 1e9, "Tbps": 1e12}
 BYTE_UNITS = {
-    "": 1.0, "B": 1.0, "KB": 1e3, "kB": 1e3, "MB": 1e6, "GB": 1e9,
-    "KiB": 1024.0, "MiB": 1048576.0, "GiB": 1073741824.0,
+    "": 1.0,
+    "B": 1.0,
+    "KB": 1e3,
+    "kB": 1e3,
+    "MB": 1e6,
+    "GB": 1e9,
+    "KiB": 1024.0,
+    "MiB": 1048576.0,
+    "GiB": 1073741824.0,
 }
 
 
 def parse_time(value: object, field: str) -> float:
     """A duration in seconds from `"40ms"` or a number of seconds; must be >= 0."""
-    return _parse(value, field, "a duration like \"40ms\"", TIME_UNITS, allow_zero=True)
+    return _parse(value, field, 'a duration like "40ms"', TIME_UNITS, allow_zero=True)
 
 
 def parse_rate(value: object, field: str) -> float:
     """A rate in bits/s from `"10Gbps"` or a number of bits/s; must be > 0."""
-    return _parse(value, field, "a rate like \"10Gbps\"", RATE_UNITS, allow_zero=False)
+    return _parse(value, field, 'a rate like "10Gbps"', RATE_UNITS, allow_zero=False)
 
 
 def parse_bytes(value: object, field: str) -> int:
     """A size in bytes from `"5MB"` or a number of bytes; must be >= 0."""
-    return round(_parse(value, field, "a size like \"5MB\"", BYTE_UNITS, allow_zero=True))
+    return round(_parse(value, field, 'a size like "5MB"', BYTE_UNITS, allow_zero=True))
 
 
 def _parse(value: object, field: str, what: str, units: dict[str, float], allow_zero: bool) -> float:

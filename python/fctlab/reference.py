@@ -32,8 +32,13 @@ def wire_bits(size_bytes: int, mss: int = 1460, header: int = 40) -> float:
     return (size_bytes + math.ceil(size_bytes / mss) * header) * 8.0
 
 
-def ps_fct(result_or_flows: Result | pl.DataFrame, links: pl.DataFrame | Sequence[float] | None = None,
-           *, mss: int = 1460, header: int = 40) -> pl.DataFrame:
+def ps_fct(
+    result_or_flows: Result | pl.DataFrame,
+    links: pl.DataFrame | Sequence[float] | None = None,
+    *,
+    mss: int = 1460,
+    header: int = 40,
+) -> pl.DataFrame:
     """Max-min fluid (processor-sharing) completion times of a run's finite flows.
 
     `result_or_flows` is a `Result`, or a flows table with `id`, `size_bytes`, `start_s`,
@@ -78,8 +83,9 @@ def mg1_ps_mean_in_system(load: float) -> float:
     return load / (1.0 - load)
 
 
-def reference_curves(flows: pl.DataFrame, capacity: float, load: float, *, iw: int = 1,
-                     mss: int = 1460, header: int = 40) -> pl.DataFrame:
+def reference_curves(
+    flows: pl.DataFrame, capacity: float, load: float, *, iw: int = 1, mss: int = 1460, header: int = 40
+) -> pl.DataFrame:
     """The thesis's curves for each finite flow of a flows table, one bottleneck of `capacity`
     at `load`, with RTPD = the flow's `rtt_prop_s`: `ps_curve_s` (1.5 RTPD + L / (C (1 - rho))),
     `lower_bound_s` (1.5 RTPD + L / C) and `slow_start_s` (slow start from `iw` without loss).

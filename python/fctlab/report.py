@@ -29,27 +29,61 @@ def table(header: list[str], rows: list[list[str]]) -> str:
 
 def format_summary(s: dict[str, Any]) -> str:
     """A run's summary (from `fctlab.analysis.summarize`) as text."""
-    head = (f"flows: {s['flows_started']} started, {s['flows_completed']} completed, {s['flows_incomplete']} incomplete"
-            + (f", {s['long_lived']} long-lived" if s.get("long_lived") else ""))
+    head = (
+        f"flows: {s['flows_started']} started, {s['flows_completed']} completed, {s['flows_incomplete']} incomplete"
+        + (f", {s['long_lived']} long-lived" if s.get("long_lived") else "")
+    )
     measured = f"measured: {s['measured']} flows, {s['completed_measured']} completed"
     if s["measured_incomplete"]:
         measured += f" ({s['measured_incomplete']} incomplete: FCT statistics exclude them)"
-    stats = table(["FCT (ms)", "mean", "over bytes", "p50", "p90", "p99", "slowdown"], [[
-        "all sizes", _ms(s["mean_fct_s"]), _ms(s["mean_fct_bytes_weighted_s"]), _ms(s["p50_fct_s"]),
-        _ms(s["p90_fct_s"]), _ms(s["p99_fct_s"]), _num(s["mean_slowdown"], ".2f")]])
-    bins = table(["size", "flows", "mean FCT (ms)", "p99 FCT (ms)"],
-                 [[b["label"], str(b["count"]), _ms(b["mean_fct_s"]), _ms(b["p99_fct_s"])] for b in s["bins"]])
+    stats = table(
+        ["FCT (ms)", "mean", "over bytes", "p50", "p90", "p99", "slowdown"],
+        [
+            [
+                "all sizes",
+                _ms(s["mean_fct_s"]),
+                _ms(s["mean_fct_bytes_weighted_s"]),
+                _ms(s["p50_fct_s"]),
+                _ms(s["p90_fct_s"]),
+                _ms(s["p99_fct_s"]),
+                _num(s["mean_slowdown"], ".2f"),
+            ]
+        ],
+    )
+    bins = table(
+        ["size", "flows", "mean FCT (ms)", "p99 FCT (ms)"],
+        [[b["label"], str(b["count"]), _ms(b["mean_fct_s"]), _ms(b["p99_fct_s"])] for b in s["bins"]],
+    )
     return "\n".join([head, measured, "", stats, "", bins if s["bins"] else "(no completed measured flows)"])
 
 
 def format_compare(c: dict[str, Any], a_name: str = "A", b_name: str = "B") -> str:
     """A comparison (from `fctlab.analysis.compare`) as text: reduction = (A - B) / A."""
-    top = table(["mean FCT (ms)", "A", "B", "reduction"], [
-        ["over flows", _ms(c["mean_fct_a_s"]), _ms(c["mean_fct_b_s"]), _pct(c["over_flows_pct"])],
-        ["over bytes", _ms(c["mean_fct_bytes_weighted_a_s"]), _ms(c["mean_fct_bytes_weighted_b_s"]), _pct(c["over_bytes_pct"])],
-    ])
-    bins = table(["size", "flows A", "flows B", "A (ms)", "B (ms)", "reduction"],
-                 [[b["label"], str(b["count_a"]), str(b["count_b"]), _ms(b["mean_fct_a_s"]), _ms(b["mean_fct_b_s"]),
-                   _pct(b["reduction_pct"])] for b in c["bins"]])
+    top = table(
+        ["mean FCT (ms)", "A", "B", "reduction"],
+        [
+            ["over flows", _ms(c["mean_fct_a_s"]), _ms(c["mean_fct_b_s"]), _pct(c["over_flows_pct"])],
+            [
+                "over bytes",
+                _ms(c["mean_fct_bytes_weighted_a_s"]),
+                _ms(c["mean_fct_bytes_weighted_b_s"]),
+                _pct(c["over_bytes_pct"]),
+            ],
+        ],
+    )
+    bins = table(
+        ["size", "flows A", "flows B", "A (ms)", "B (ms)", "reduction"],
+        [
+            [
+                b["label"],
+                str(b["count_a"]),
+                str(b["count_b"]),
+                _ms(b["mean_fct_a_s"]),
+                _ms(b["mean_fct_b_s"]),
+                _pct(b["reduction_pct"]),
+            ]
+            for b in c["bins"]
+        ],
+    )
     legend = f"A = {a_name}, B = {b_name}; reduction = (A - B) / A of mean FCT (positive: B is faster)"
     return "\n".join([legend, "", top, "", bins if c["bins"] else "(no completed measured flows)"])

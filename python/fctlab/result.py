@@ -21,20 +21,44 @@ from typing import Any
 import polars as pl
 
 FLOW_SCHEMA: dict[str, pl.DataType] = {
-    "id": pl.Int64, "src": pl.String, "dst": pl.String, "size_bytes": pl.Int64,
-    "start_s": pl.Float64, "finish_s": pl.Float64, "fct_s": pl.Float64,
-    "rtt_prop_s": pl.Float64, "ideal_fct_s": pl.Float64, "first_write_s": pl.Float64, "delivered_bytes": pl.Int64,
-    "retx_bytes": pl.Int64, "timeouts": pl.Int64, "protocol": pl.String, "workload": pl.String,
-    "measured": pl.Boolean, "path": pl.List(pl.Int64),
+    "id": pl.Int64,
+    "src": pl.String,
+    "dst": pl.String,
+    "size_bytes": pl.Int64,
+    "start_s": pl.Float64,
+    "finish_s": pl.Float64,
+    "fct_s": pl.Float64,
+    "rtt_prop_s": pl.Float64,
+    "ideal_fct_s": pl.Float64,
+    "first_write_s": pl.Float64,
+    "delivered_bytes": pl.Int64,
+    "retx_bytes": pl.Int64,
+    "timeouts": pl.Int64,
+    "protocol": pl.String,
+    "workload": pl.String,
+    "measured": pl.Boolean,
+    "path": pl.List(pl.Int64),
 }
 LINK_SCHEMA: dict[str, pl.DataType] = {
-    "id": pl.Int64, "name": pl.String, "src": pl.String, "dst": pl.String,
-    "rate_bps": pl.Int64, "delay_s": pl.Float64, "pkts_sent": pl.Int64, "bytes_sent": pl.Int64,
-    "drops_pkts": pl.Int64, "drops_bytes": pl.Int64, "utilization": pl.Float64,
-    "queue_avg_bytes": pl.Float64, "queue_max_bytes": pl.Int64,
+    "id": pl.Int64,
+    "name": pl.String,
+    "src": pl.String,
+    "dst": pl.String,
+    "rate_bps": pl.Int64,
+    "delay_s": pl.Float64,
+    "pkts_sent": pl.Int64,
+    "bytes_sent": pl.Int64,
+    "drops_pkts": pl.Int64,
+    "drops_bytes": pl.Int64,
+    "utilization": pl.Float64,
+    "queue_avg_bytes": pl.Float64,
+    "queue_max_bytes": pl.Int64,
 }
 SERIES_SCHEMA: dict[str, pl.DataType] = {
-    "time_s": pl.Float64, "metric": pl.String, "target": pl.String, "value": pl.Float64,
+    "time_s": pl.Float64,
+    "metric": pl.String,
+    "target": pl.String,
+    "value": pl.Float64,
 }
 TABLES = {"flows": FLOW_SCHEMA, "links": LINK_SCHEMA, "series": SERIES_SCHEMA}
 
@@ -46,8 +70,14 @@ _ZSTD_LEVEL = 3
 class Result:
     """A finished run: `.flows`, `.links`, `.series` (DataFrames), `.meta`, `.scenario`, `.summary`."""
 
-    def __init__(self, flows: pl.DataFrame, links: pl.DataFrame, series: pl.DataFrame,
-                 meta: Mapping[str, Any], scenario: Mapping[str, Any]) -> None:
+    def __init__(
+        self,
+        flows: pl.DataFrame,
+        links: pl.DataFrame,
+        series: pl.DataFrame,
+        meta: Mapping[str, Any],
+        scenario: Mapping[str, Any],
+    ) -> None:
         self.flows = conform(flows, FLOW_SCHEMA, "flows")
         self.links = conform(links, LINK_SCHEMA, "links")
         self.series = conform(series, SERIES_SCHEMA, "series")
@@ -92,14 +122,20 @@ def load(outdir: str | os.PathLike) -> Result:
     if missing:
         raise FileNotFoundError(f"{out} is not a results directory (missing {', '.join(missing)})")
     frames = {name: pl.read_parquet(out / f"{name}.parquet") for name in TABLES}
-    return Result(frames["flows"], frames["links"], frames["series"],
-                  json.loads((out / "meta.json").read_text()), json.loads((out / "scenario.json").read_text()))
+    return Result(
+        frames["flows"],
+        frames["links"],
+        frames["series"],
+        json.loads((out / "meta.json").read_text()),
+        json.loads((out / "scenario.json").read_text()),
+    )
 
 
 def write_parquet(df: pl.DataFrame, path: Path) -> None:
     """Writes one table with settings that make the bytes depend only on the data."""
-    df.rechunk().write_parquet(path, compression="zstd", compression_level=_ZSTD_LEVEL,
-                               statistics=True, row_group_size=_ROW_GROUP_ROWS)
+    df.rechunk().write_parquet(
+        path, compression="zstd", compression_level=_ZSTD_LEVEL, statistics=True, row_group_size=_ROW_GROUP_ROWS
+    )
 
 
 def frame_from_columns(columns: Mapping[str, list], schema: Mapping[str, pl.DataType], table: str) -> pl.DataFrame:
@@ -111,8 +147,11 @@ def frame_from_columns(columns: Mapping[str, list], schema: Mapping[str, pl.Data
     for name in [*schema, *sorted(c for c in columns if c not in schema)]:
         values = list(columns.get(name, []))
         dtype = schema.get(name)
-        series.append(pl.Series(name, coerce_values(values, dtype), dtype=dtype, strict=True) if dtype
-                      else pl.Series(name, values))
+        series.append(
+            pl.Series(name, coerce_values(values, dtype), dtype=dtype, strict=True)
+            if dtype
+            else pl.Series(name, values)
+        )
     return pl.DataFrame(series)
 
 

@@ -52,8 +52,9 @@ def core() -> ModuleType:
     return _core
 
 
-def prepare(scenario: ScenarioLike, *, seed: int | None = None,
-            overrides: Mapping[str, Any] | None = None) -> tuple[dict, str]:
+def prepare(
+    scenario: ScenarioLike, *, seed: int | None = None, overrides: Mapping[str, Any] | None = None
+) -> tuple[dict, str]:
     """The resolved spec the core will see (overrides and seed applied) and its base directory."""
     spec, base_dir = read_scenario(scenario)
     spec = with_overrides(spec, overrides)
@@ -62,15 +63,21 @@ def prepare(scenario: ScenarioLike, *, seed: int | None = None,
     return resolve_scenario(spec), str(base_dir)
 
 
-def build(scenario: ScenarioLike, *, seed: int | None = None,
-          overrides: Mapping[str, Any] | None = None) -> tuple[Any, dict]:
+def build(
+    scenario: ScenarioLike, *, seed: int | None = None, overrides: Mapping[str, Any] | None = None
+) -> tuple[Any, dict]:
     """Validates and builds a core Simulation without running it; returns (simulation, spec)."""
     spec, base_dir = prepare(scenario, seed=seed, overrides=overrides)
     return core().Simulation(json.dumps(spec), base_dir), spec
 
 
-def run(scenario: ScenarioLike, *, seed: int | None = None, overrides: Mapping[str, Any] | None = None,
-        progress: bool = False) -> Result:
+def run(
+    scenario: ScenarioLike,
+    *,
+    seed: int | None = None,
+    overrides: Mapping[str, Any] | None = None,
+    progress: bool = False,
+) -> Result:
     """Runs a scenario (path to TOML/JSON, or dict) to completion and returns its Result."""
     sim, spec = build(scenario, seed=seed, overrides=overrides)
     horizon = float(sim.horizon)
@@ -99,8 +106,12 @@ class _Progress:
         from tqdm import tqdm
 
         self.horizon = horizon
-        self.bar = tqdm(total=horizon, unit="sim s", leave=True,
-                        bar_format="{desc}{percentage:3.0f}%|{bar}| {n:.3f}/{total:.3f} sim s [{elapsed}<{remaining}]{postfix}")
+        self.bar = tqdm(
+            total=horizon,
+            unit="sim s",
+            leave=True,
+            bar_format="{desc}{percentage:3.0f}%|{bar}| {n:.3f}/{total:.3f} sim s [{elapsed}<{remaining}]{postfix}",
+        )
         self.bar.set_description("simulating")
         self.draining = False
 
@@ -113,7 +124,9 @@ class _Progress:
                 self.draining = True
             # Optional in the core's contract: show it when the core offers it.
             open_flows = getattr(sim, "open_flows", None)
-            self.bar.set_postfix_str(f"t={now:.3f} s" + (f", {open_flows} flows open" if open_flows is not None else ""))
+            self.bar.set_postfix_str(
+                f"t={now:.3f} s" + (f", {open_flows} flows open" if open_flows is not None else "")
+            )
 
     def close(self) -> None:
         self.bar.close()

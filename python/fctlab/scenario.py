@@ -58,7 +58,9 @@ def _parse_text(raw: bytes, path: Path) -> dict:
         try:
             spec = json.loads(text)
         except json.JSONDecodeError as e:
-            raise ScenarioError(f"scenario {path}: JSON syntax error at line {e.lineno}, column {e.colno}: {e.msg}") from None
+            raise ScenarioError(
+                f"scenario {path}: JSON syntax error at line {e.lineno}, column {e.colno}: {e.msg}"
+            ) from None
         if not isinstance(spec, dict):
             raise ScenarioError(f"scenario {path}: expected a JSON object at the top")
         return spec
@@ -118,8 +120,7 @@ def _set_path(root: dict, key: str, value: Any) -> None:
                 raise ScenarioError(f"override `{key}`: `{where}` is a list; expected an index, got `{part}`")
             i = int(part)
             if i >= len(node):
-                raise ScenarioError(
-                    f"override `{key}`: `{where}` has {len(node)} entries; index {i} is out of range")
+                raise ScenarioError(f"override `{key}`: `{where}` has {len(node)} entries; index {i} is out of range")
             if last:
                 node[i] = value
             else:

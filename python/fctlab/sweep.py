@@ -50,8 +50,17 @@ from fctlab.scenario import read_scenario, resolve_scenario, with_overrides
 DONE_MARKER = "done.json"
 INDEX_FILE = "sweep.parquet"
 #: The summary numbers copied into done.json and the sweep index.
-KEY_NUMBERS = ("flows_started", "flows_completed", "measured", "measured_incomplete", "mean_fct_s",
-               "mean_fct_bytes_weighted_s", "p50_fct_s", "p99_fct_s", "mean_slowdown")
+KEY_NUMBERS = (
+    "flows_started",
+    "flows_completed",
+    "measured",
+    "measured_incomplete",
+    "mean_fct_s",
+    "mean_fct_bytes_weighted_s",
+    "p50_fct_s",
+    "p99_fct_s",
+    "mean_slowdown",
+)
 _FIXED_COLUMNS = ("run", "seed", "status", "error", "path")
 _COUNTS = {"flows_started", "flows_completed", "measured", "measured_incomplete", "events"}
 
@@ -108,12 +117,18 @@ def load_sweep(path: str | os.PathLike) -> Sweep:
     if unknown:
         raise ScenarioError(f"{where}: field `{unknown[0]}`: unknown field; expected scenario, seeds, grid or runs")
     if not isinstance(data.get("scenario"), str):
-        raise ScenarioError(f"{where}: field `scenario`: expected a path to a scenario file, got {data.get('scenario')!r}")
+        raise ScenarioError(
+            f"{where}: field `scenario`: expected a path to a scenario file, got {data.get('scenario')!r}"
+        )
     if "grid" in data and "runs" in data:
         raise ScenarioError(f"{where}: expected either [grid] or [[runs]], got both")
-    points = (_grid_points(data["grid"], where) if "grid" in data
-              else _named_points(data["runs"], where) if "runs" in data
-              else [("base", {})])
+    points = (
+        _grid_points(data["grid"], where)
+        if "grid" in data
+        else _named_points(data["runs"], where)
+        if "runs" in data
+        else [("base", {})]
+    )
     names = [n for n, _ in points]
     dup = next((n for n in names if names.count(n) > 1), None)
     if dup is not None:
@@ -124,10 +139,16 @@ def load_sweep(path: str | os.PathLike) -> Sweep:
 def _seeds(value: Any, where: str) -> list[int]:
     if isinstance(value, int) and not isinstance(value, bool) and value >= 1:
         return list(range(1, value + 1))
-    if (isinstance(value, list) and value and all(isinstance(s, int) and not isinstance(s, bool) and s >= 0 for s in value)
-            and len(set(value)) == len(value)):
+    if (
+        isinstance(value, list)
+        and value
+        and all(isinstance(s, int) and not isinstance(s, bool) and s >= 0 for s in value)
+        and len(set(value)) == len(value)
+    ):
         return list(value)
-    raise ScenarioError(f"{where}: field `seeds`: expected a count >= 1 or a list of distinct integers >= 0, got {value!r}")
+    raise ScenarioError(
+        f"{where}: field `seeds`: expected a count >= 1 or a list of distinct integers >= 0, got {value!r}"
+    )
 
 
 def flatten(table: Mapping[str, Any], prefix: str = "") -> dict[str, Any]:
@@ -150,8 +171,7 @@ def _grid_points(grid: Any, where: str) -> list[tuple[str, dict[str, Any]]]:
         _check_key(key, f"{where}: field `grid.{key}`")
         if not isinstance(values, list) or not values:
             raise ScenarioError(f"{where}: field `grid.{key}`: expected a non-empty list of values, got {values!r}")
-    return [(point_name(dict(zip(axes, combo))), dict(zip(axes, combo)))
-            for combo in itertools.product(*axes.values())]
+    return [(point_name(dict(zip(axes, combo))), dict(zip(axes, combo))) for combo in itertools.product(*axes.values())]
 
 
 def _named_points(runs: Any, where: str) -> list[tuple[str, dict[str, Any]]]:
@@ -162,7 +182,8 @@ def _named_points(runs: Any, where: str) -> list[tuple[str, dict[str, Any]]]:
         name = run.get("name")
         if not isinstance(name, str) or not re.fullmatch(r"[A-Za-z0-9_][A-Za-z0-9_.=,+-]*", name):
             raise ScenarioError(
-                f"{where}: field `runs[{i}].name`: expected a directory-safe name (letters, digits, _ . = , + -), got {name!r}")
+                f"{where}: field `runs[{i}].name`: expected a directory-safe name (letters, digits, _ . = , + -), got {name!r}"
+            )
         overrides = flatten({k: v for k, v in run.items() if k != "name"})
         for key in overrides:
             _check_key(key, f"{where}: field `runs[{i}].{key}`")
@@ -177,14 +198,22 @@ def _check_key(key: str, where: str) -> None:
 
 def point_name(overrides: Mapping[str, Any]) -> str:
     """Directory name of a grid point: `key=value_key=value`, made safe for file systems."""
+
     def show(v: Any) -> str:
         text = ("true" if v else "false") if isinstance(v, bool) else v if isinstance(v, str) else json.dumps(v)
         return re.sub(r"[^A-Za-z0-9_.,+-]+", "-", text)
+
     return "_".join(f"{k}={show(v)}" for k, v in overrides.items()) or "base"
 
 
-def run_sweep(sweep: Sweep | str | os.PathLike, outdir: str | os.PathLike, *, jobs: int | None = None,
-              progress: bool = False, report: Callable[[str], None] | None = None) -> list[Outcome]:
+def run_sweep(
+    sweep: Sweep | str | os.PathLike,
+    outdir: str | os.PathLike,
+    *,
+    jobs: int | None = None,
+    progress: bool = False,
+    report: Callable[[str], None] | None = None,
+) -> list[Outcome]:
     """Runs every not-yet-done run (in `jobs` processes; 1 = in this process); writes the index."""
     if not isinstance(sweep, Sweep):
         sweep = load_sweep(sweep)
@@ -268,7 +297,9 @@ def execute(scenario: str, spec: RunSpec, outdir: str) -> Outcome:
         result = run(scenario, seed=spec.seed, overrides=spec.overrides)
         result.write(tmp)
         record = {
-            "run": spec.name, "seed": spec.seed, "overrides": spec.overrides,
+            "run": spec.name,
+            "seed": spec.seed,
+            "overrides": spec.overrides,
             "summary": {k: result.summary.get(k) for k in KEY_NUMBERS},
             "meta": {k: result.meta.get(k) for k in ("sim_time_s", "wall_s", "events", "packet_hops")},
         }
@@ -327,5 +358,6 @@ def _override_column(name: str, values: list) -> pl.Series:
         return pl.Series(name, values, dtype=pl.Int64)
     if present and all(isinstance(v, (int, float)) and not isinstance(v, bool) for v in present):
         return pl.Series(name, [None if v is None else float(v) for v in values], dtype=pl.Float64)
-    return pl.Series(name, [None if v is None else v if isinstance(v, str) else json.dumps(v) for v in values],
-                     dtype=pl.String)
+    return pl.Series(
+        name, [None if v is None else v if isinstance(v, str) else json.dumps(v) for v in values], dtype=pl.String
+    )

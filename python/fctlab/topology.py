@@ -66,9 +66,15 @@ def expand_topohub(spec: Mapping[str, Any], field: str = "topology") -> dict:
         # since every router has the same number of hosts.
         wanted_core = target / 2 - 2 * access_delay
         if wanted_core <= 0:
-            raise field_error(f"{field}.mean_rtt", f"more than the access links' share 4 * access_delay = {4 * access_delay * 1e3:g} ms", spec["mean_rtt"])
+            raise field_error(
+                f"{field}.mean_rtt",
+                f"more than the access links' share 4 * access_delay = {4 * access_delay * 1e3:g} ms",
+                spec["mean_rtt"],
+            )
         if core == 0:
-            raise field_error(f"{field}.name", "a topology with core link lengths to scale", f"{name} (all lengths are 0 km)")
+            raise field_error(
+                f"{field}.name", "a topology with core link lengths to scale", f"{name} (all lengths are 0 km)"
+            )
         scale = wanted_core / core
         delays = [d * scale for d in delays]
 
@@ -76,8 +82,10 @@ def expand_topohub(spec: Mapping[str, Any], field: str = "topology") -> dict:
         "kind": "graph",
         "nodes": [{"name": r, "kind": "router"} for r in routers],
         # Delays in seconds, rounded to the core's picosecond resolution.
-        "links": [{"a": routers[a], "b": routers[b], "rate": spec["core_rate"], "delay": round(d, 12)}
-                  for (a, b, _), d in zip(edges, delays)],
+        "links": [
+            {"a": routers[a], "b": routers[b], "rate": spec["core_rate"], "delay": round(d, 12)}
+            for (a, b, _), d in zip(edges, delays)
+        ],
         "hosts_per_router": hosts,
         "access_rate": spec["access_rate"],
     }
@@ -91,14 +99,17 @@ def topohub_graph(name: str, field: str = "topology.name") -> dict:
     try:
         import topohub
     except ImportError:
-        raise ScenarioError(f'field `{field}`: kind = "topohub" needs the topohub package (pip install "fctlab[topo]")') from None
+        raise ScenarioError(
+            f'field `{field}`: kind = "topohub" needs the topohub package (pip install "fctlab[topo]")'
+        ) from None
     try:
         return topohub.get(name)
     except (KeyError, OSError, ValueError):
         close = difflib.get_close_matches(name, topohub_names(), n=3, cutoff=0.6)
         hint = f"; did you mean {', '.join(close)}?" if close else ""
         raise ScenarioError(
-            f'field `{field}`: unknown topohub topology "{name}"; expected a key like "topozoo/Abilene"{hint}') from None
+            f'field `{field}`: unknown topohub topology "{name}"; expected a key like "topozoo/Abilene"{hint}'
+        ) from None
 
 
 def topohub_names() -> list[str]:

@@ -122,6 +122,7 @@ def reduction(a: float, b: float) -> float:
 
 def md_table(header: list[str], rows: list[list[Any]]) -> str:
     """A Markdown table."""
+
     def cell(x: Any) -> str:
         return x if isinstance(x, str) else ("-" if x is None else f"{x}")
 
@@ -155,10 +156,19 @@ def plt():
     return pyplot
 
 
-def run_experiment(exp: Experiment, paper_dir: Path, cache: Path, out_root: Path, *, quick: bool,
-                   jobs: int | None, say: Callable[[str], None]) -> dict[str, Any]:
+def run_experiment(
+    exp: Experiment,
+    paper_dir: Path,
+    cache: Path,
+    out_root: Path,
+    *,
+    quick: bool,
+    jobs: int | None,
+    say: Callable[[str], None],
+) -> dict[str, Any]:
     """Runs (or reuses) every run of `exp`, then writes its README; returns a summary record."""
     seeds = list(range(1, (exp.quick_seeds if quick else exp.seeds) + 1))
+
     def shortened(n: str, o: dict[str, Any]) -> dict[str, Any]:
         return (exp.quick(n, o) if callable(exp.quick) else exp.quick) if quick else {}
 
@@ -166,8 +176,10 @@ def run_experiment(exp: Experiment, paper_dir: Path, cache: Path, out_root: Path
     per_name = {n: (seeds if quick else list(range(1, exp.point_seeds.get(n, exp.seeds) + 1))) for n, _ in points}
     root = cache / exp.name
     t0 = time.perf_counter()
-    say(f"[{exp.name}] {len(points)} configurations x {len(seeds)} seeds"
-        + ("" if quick or not exp.point_seeds else f" ({', '.join(f'{k}: {v}' for k, v in exp.point_seeds.items())})"))
+    say(
+        f"[{exp.name}] {len(points)} configurations x {len(seeds)} seeds"
+        + ("" if quick or not exp.point_seeds else f" ({', '.join(f'{k}: {v}' for k, v in exp.point_seeds.items())})")
+    )
     outcomes = []
     for count in sorted({len(v) for v in per_name.values()}):
         group = [(n, o) for n, o in points if len(per_name[n]) == count]
@@ -189,16 +201,24 @@ def run_experiment(exp: Experiment, paper_dir: Path, cache: Path, out_root: Path
     footer = (
         f"\n\n---\nMode: {mode}. Seeds: {seed_text} (per configuration). Runs: {len(outcomes)}, "
         f"simulation time {wall:.0f} s of one core. Base scenario: `experiments/{paper_dir.name}/{exp.base}`; "
-        f"regenerate with `fctlab reproduce {paper_dir.name} --only {exp.name}`"
-        + (" --quick" if quick else "") + ".\n"
+        f"regenerate with `fctlab reproduce {paper_dir.name} --only {exp.name}`" + (" --quick" if quick else "") + ".\n"
     )
     (out / "README.md").write_text(f"# {exp.title}\n\n{body.strip()}\n{footer}")
     say(f"[{exp.name}] done in {time.perf_counter() - t0:.0f} s -> {out / 'README.md'}")
     return {"experiment": exp.name, "status": "done", "title": exp.title}
 
 
-def run_paper(paper: str, experiments: list[Experiment], repo: Path, *, quick: bool, only: list[str] | None,
-              jobs: int | None, cache: Path | None, say: Callable[[str], None]) -> int:
+def run_paper(
+    paper: str,
+    experiments: list[Experiment],
+    repo: Path,
+    *,
+    quick: bool,
+    only: list[str] | None,
+    jobs: int | None,
+    cache: Path | None,
+    say: Callable[[str], None],
+) -> int:
     """Runs the chosen experiments of a paper; returns the number that failed."""
     paper_dir = repo / "experiments" / paper
     chosen = [e for e in experiments if not only or e.name in only]

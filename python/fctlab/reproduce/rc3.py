@@ -18,8 +18,11 @@ from fctlab.reproduce.framework import Context, Experiment, Runs, md_table, mean
 
 SEG = 1460
 #: Overrides that turn the base scenario into the TCP baseline.
-TCP = {"transport.protocol": "tcp", "queues.router": {"kind": "droptail", "limit": "5MB"},
-       "queues.host": {"kind": "droptail"}}
+TCP = {
+    "transport.protocol": "tcp",
+    "queues.router": {"kind": "droptail", "limit": "5MB"},
+    "queues.host": {"kind": "droptail"},
+}
 RC3 = {"transport.protocol": "rc3"}
 #: Quick mode: shorter runs (arrivals for 1.5 s, the last second measured).
 QUICK = {"duration": "1.5s", "measure_from": "0.5s"}
@@ -49,8 +52,14 @@ def _pair_rows(runs: Runs, a: str, b: str) -> dict[str, list[float]]:
     for s in runs.seeds_of(a, b):
         af, ab = mean_fct(runs.sample(a, s))
         bf, bb = mean_fct(runs.sample(b, s))
-        for k, v in (("a_f", af), ("a_b", ab), ("b_f", bf), ("b_b", bb),
-                     ("red_f", reduction(af, bf)), ("red_b", reduction(ab, bb))):
+        for k, v in (
+            ("a_f", af),
+            ("a_b", ab),
+            ("b_f", bf),
+            ("b_b", bb),
+            ("red_f", reduction(af, bf)),
+            ("red_b", reduction(ab, bb)),
+        ):
             out[k].append(v)
     return out
 
@@ -100,8 +109,17 @@ def _cut_table(rows: list[tuple[str, str, str, tuple]], runs: Runs) -> str:
         "### The same runs, averaged as the authors' script did\n\n"
         "Their script kept RC3 flows that finished by 5 s and TCP flows by 10 s (runs of 5 s, flows from 2 s "
         "measured); applying that cut to fctlab's drained runs shows how much of a gap comes from it:\n\n"
-        + md_table(["setting", "paper % over flows", "fctlab (cut) % over flows", "paper % over bytes",
-                    "fctlab (cut) % over bytes", "fctlab (cut) RC3 over bytes (s)"], out)
+        + md_table(
+            [
+                "setting",
+                "paper % over flows",
+                "fctlab (cut) % over flows",
+                "paper % over bytes",
+                "fctlab (cut) % over bytes",
+                "fctlab (cut) RC3 over bytes (s)",
+            ],
+            out,
+        )
     )
 
 
@@ -116,8 +134,8 @@ def _two_way_table(runs: Runs, rows: list[tuple[str, str, str, tuple | None]]) -
     for label, a, b, paper in rows:
         r = _pair_rows(runs, a, b)
         p = paper or (None,) * 6
-        ps = (lambda x: "-" if x is None else f"{x:.3f}")
-        pp = (lambda x: "-" if x is None else f"**{x:.2f}**")
+        ps = lambda x: "-" if x is None else f"{x:.3f}"
+        pp = lambda x: "-" if x is None else f"**{x:.2f}**"
         out.append([label, "Regular FCT (s)", ps(p[0]), pm(r["a_f"], ".3f"), ps(p[1]), pm(r["a_b"], ".3f")])
         out.append(["", "RC3 FCT (s)", ps(p[2]), pm(r["b_f"], ".3f"), ps(p[3]), pm(r["b_b"], ".3f")])
         out.append(["", "% reduction", pp(p[4]), f"**{pm(r['red_f'])}**", pp(p[5]), f"**{pm(r['red_b'])}**"])
@@ -130,7 +148,7 @@ def _two_way_table(runs: Runs, rows: list[tuple[str, str, str, tuple | None]]) -
 
 def analyze_fig4(runs: Runs, ctx: Context) -> str:
     pyplot = plt()
-    sizes = [1.2 ** k for k in range(0, 60)]
+    sizes = [1.2**k for k in range(0, 60)]
     bw, u, rtt = 1e9, 0.3, 0.04
     fig, ax = pyplot.subplots(figsize=(6, 3.5))
     ax.plot(sizes, [rc3_model_reduction(n, bw, u, rtt, 4) for n in sizes], label="RC3 (IW 4 baseline)")
@@ -142,8 +160,15 @@ def analyze_fig4(runs: Runs, ctx: Context) -> str:
     ax.legend()
     fig.tight_layout()
     fig.savefig(ctx.out / "fig4.png", dpi=120)
-    rows = [[n, f"{rc3_model_reduction(n, bw, u, rtt, 4):.1f}", f"{larger_iw_model_reduction(n, bw, u, rtt, 4, 10):.1f}",
-             f"{larger_iw_model_reduction(n, bw, u, rtt, 4, 50):.1f}"] for n in (1, 4, 5, 10, 40, 100, 400, 1000, 2107, 10000)]
+    rows = [
+        [
+            n,
+            f"{rc3_model_reduction(n, bw, u, rtt, 4):.1f}",
+            f"{larger_iw_model_reduction(n, bw, u, rtt, 4, 10):.1f}",
+            f"{larger_iw_model_reduction(n, bw, u, rtt, 4, 50):.1f}",
+        ]
+        for n in (1, 4, 5, 10, 40, 100, 400, 1000, 2107, 10000)
+    ]
     return (
         "The performance model of sec. 3 (`fctlab.models`): FCT reduction against flow size for RC3 and for "
         "larger initial windows, at BW = 1 Gb/s, utilization u = 0.3, RTT = 40 ms, baseline IW 4. TCP spends "
@@ -179,7 +204,9 @@ def analyze_load(runs: Runs, ctx: Context) -> str:
     sizes, means, stds = _size_table(df)
     rtt = _mean_rtt(runs, "tcp-30")
     model = [rc3_model_reduction(s / SEG, 1e9, 0.3, rtt, 4) for s in sizes]
-    rows = [[f"{s // SEG}", f"{s}", f"{mo:.1f}", f"{m:.1f} ± {sd:.1f}"] for s, mo, m, sd in zip(sizes, model, means, stds)]
+    rows = [
+        [f"{s // SEG}", f"{s}", f"{mo:.1f}", f"{m:.1f} ± {sd:.1f}"] for s, mo, m, sd in zip(sizes, model, means, stds)
+    ]
     fig, ax = pyplot.subplots(figsize=(6, 3.5))
     segs = [s / SEG for s in sizes]
     ax.errorbar(segs, means, yerr=stds, fmt="o-", capsize=3, label="fctlab simulation")
@@ -204,7 +231,11 @@ def analyze_load(runs: Runs, ctx: Context) -> str:
     prow = []
     for ax, size, label in ((axes[0], 7300, "7.3 KB"), (axes[1], 1733020, "1.7 MB")):
         for name, style in (("tcp-30", "-"), ("rc3-30", "--")):
-            fct = pl.concat([runs.sample(name, s) for s in runs.seeds_of(name)]).filter(pl.col("size_bytes") == size)["fct_s"].sort()
+            fct = (
+                pl.concat([runs.sample(name, s) for s in runs.seeds_of(name)])
+                .filter(pl.col("size_bytes") == size)["fct_s"]
+                .sort()
+            )
             n = len(fct)
             ax.plot(fct.to_list(), [(i + 1) / n for i in range(n)], style, label=name.split("-")[0].upper())
             q = [fct.quantile(p, "linear") for p in (0.01, 0.5, 0.99)]
@@ -235,8 +266,7 @@ def analyze_load(runs: Runs, ctx: Context) -> str:
         "## Fig. 13: median flow throughput (size / FCT, Mb/s) per flow size (30% load)\n\n"
         "The paper (no numbers in the text): TCP's throughput is near-optimal up to 4 segments, very low for "
         "medium flows and only slightly higher for the largest; RC3 keeps it high for every size, with a "
-        "slight bias towards medium flows.\n\n"
-        + md_table(["segments", "TCP (Mb/s)", "RC3 (Mb/s)"], trow)
+        "slight bias towards medium flows.\n\n" + md_table(["segments", "TCP (Mb/s)", "RC3 (Mb/s)"], trow)
     )
     return "\n\n".join(parts)
 
@@ -256,28 +286,47 @@ def _rttbw(bw: str, rtt: str) -> dict[str, Any]:
     """Internet-2 scaled to a bottleneck (access) rate and a nominal RTT; buffers of RTT x BW."""
     fast = bw == "1Gbps"
     slow_rtt = rtt == "400ms"
-    buffer = {("1Gbps", "40ms"): "5MB", ("100Mbps", "40ms"): "500KB",
-              ("1Gbps", "400ms"): "50MB", ("100Mbps", "400ms"): "5MB"}[(bw, rtt)]
-    topo = {"kind": "internet2-rc3", "access_rate": bw, "core_rate_scale": 1.0 if fast else 0.1,
-            "access_delay": "10ms" if slow_rtt else "1ms", "core_delay": "100ms" if slow_rtt else "10ms"}
+    buffer = {
+        ("1Gbps", "40ms"): "5MB",
+        ("100Mbps", "40ms"): "500KB",
+        ("1Gbps", "400ms"): "50MB",
+        ("100Mbps", "400ms"): "5MB",
+    }[(bw, rtt)]
+    topo = {
+        "kind": "internet2-rc3",
+        "access_rate": bw,
+        "core_rate_scale": 1.0 if fast else 0.1,
+        "access_delay": "10ms" if slow_rtt else "1ms",
+        "core_delay": "100ms" if slow_rtt else "10ms",
+    }
     return {"topology": topo, "buffer": buffer}
 
 
 def _points_rttbw() -> list[tuple[str, dict[str, Any]]]:
     pts = []
-    for (bw, rtt) in FIG9:
+    for bw, rtt in FIG9:
         c = _rttbw(bw, rtt)
         for p in ("tcp", "rc3"):
             kind = "droptail" if p == "tcp" else "prio"
-            pts.append((f"{p}-{bw}-{rtt}", {"transport.protocol": p, "topology": c["topology"],
-                                           "queues.router": {"kind": kind, "limit": c["buffer"]},
-                                           "queues.host": {"kind": kind}}))
+            pts.append(
+                (
+                    f"{p}-{bw}-{rtt}",
+                    {
+                        "transport.protocol": p,
+                        "topology": c["topology"],
+                        "queues.router": {"kind": kind, "limit": c["buffer"]},
+                        "queues.host": {"kind": kind},
+                    },
+                )
+            )
     return pts
 
 
 def analyze_rttbw(runs: Runs, ctx: Context) -> str:
-    rows = [(f"{bw} bottleneck, {rtt} avg. RTT", f"tcp-{bw}-{rtt}", f"rc3-{bw}-{rtt}", paper)
-            for (bw, rtt), paper in FIG9.items()]
+    rows = [
+        (f"{bw} bottleneck, {rtt} avg. RTT", f"tcp-{bw}-{rtt}", f"rc3-{bw}-{rtt}", paper)
+        for (bw, rtt), paper in FIG9.items()
+    ]
     rtts = {f"{rtt}": _mean_rtt(runs, f"tcp-{bw}-{rtt}") * 1e3 for (bw, rtt) in FIG9}
     return (
         "Internet-2 at 30% load with the bottleneck (access) rate and the delays scaled: 100 Mb/s scales "
@@ -286,7 +335,9 @@ def analyze_rttbw(runs: Runs, ctx: Context) -> str:
         "500 KB, 5 MB, 5 MB, 50 MB. The paper expects the gain to grow with RTT x BW. At 400 ms a 3 MB TCP "
         "flow needs about ten round trips of slow start (over 4 s), so the authors' cut at 10 s removes many "
         "large late TCP flows from their averages; the second table applies it.\n\n"
-        + _two_way_table(runs, rows) + "\n\n" + _cut_table(rows, runs)
+        + _two_way_table(runs, rows)
+        + "\n\n"
+        + _cut_table(rows, runs)
     )
 
 
@@ -304,8 +355,15 @@ TABLE1 = {
 
 
 def _topohub(name: str, hosts: int) -> dict[str, Any]:
-    return {"kind": "topohub", "name": name, "hosts_per_router": hosts, "access_rate": "1Gbps",
-            "access_delay": "1ms", "core_rate": "10Gbps", "mean_rtt": "40ms"}
+    return {
+        "kind": "topohub",
+        "name": name,
+        "hosts_per_router": hosts,
+        "access_rate": "1Gbps",
+        "access_delay": "1ms",
+        "core_rate": "10Gbps",
+        "mean_rtt": "40ms",
+    }
 
 
 def _points_table1() -> list[tuple[str, dict[str, Any]]]:
@@ -324,16 +382,33 @@ def analyze_table1(runs: Runs, ctx: Context) -> str:
         ("Internet-2 (default)", "tcp-internet2", "rc3-internet2", TABLE1["Internet-2 (default)"]),
         ("Abilene (topohub topozoo/Abilene)", "tcp-abilene", "rc3-abilene", None),
         ("Telstra (topohub caida/2024-08/1221)", "tcp-telstra", "rc3-telstra", TABLE1["Telstra"]),
-        ("Link heterogeneity: core rates U(500 Mb/s, 2 Gb/s)", "tcp-heterogeneous", "rc3-heterogeneous",
-         TABLE1["Link heterogeneity"]),
-        ("Link heterogeneity: core rates x U(0.5, 2)", "tcp-heterogeneous-relative", "rc3-heterogeneous-relative", None),
+        (
+            "Link heterogeneity: core rates U(500 Mb/s, 2 Gb/s)",
+            "tcp-heterogeneous",
+            "rc3-heterogeneous",
+            TABLE1["Link heterogeneity"],
+        ),
+        (
+            "Link heterogeneity: core rates x U(0.5, 2)",
+            "tcp-heterogeneous-relative",
+            "rc3-heterogeneous-relative",
+            None,
+        ),
     ]
-    unavailable = md_table(["paper row", "paper: % over flows", "paper: % over bytes", "fctlab"], [
-        ["RedClara", "42.78", "77.16", "not reproduced: the paper's RedClara graph is not public, and topohub's "
-         "CAIDA graph of AS27750 is a geolocation artifact (a star), not the network"],
-        ["ESNet", "33.91", "79.58", "not reproduced: same reason (AS293)"],
-        ["2000 workload", "13.83", "66.73", "not reproduced: the 2000 flow-size distribution is not public"],
-    ])
+    unavailable = md_table(
+        ["paper row", "paper: % over flows", "paper: % over bytes", "fctlab"],
+        [
+            [
+                "RedClara",
+                "42.78",
+                "77.16",
+                "not reproduced: the paper's RedClara graph is not public, and topohub's "
+                "CAIDA graph of AS27750 is a geolocation artifact (a star), not the network",
+            ],
+            ["ESNet", "33.91", "79.58", "not reproduced: same reason (AS293)"],
+            ["2000 workload", "13.83", "66.73", "not reproduced: the 2000 flow-size distribution is not public"],
+        ],
+    )
     return (
         "Other topologies at 30% load, scaled as the paper did to a 40 ms mean RTT (counting 1 ms access "
         "links) with 1 Gb/s access links as the bottleneck and 10 Gb/s cores, 5 MB buffers. Abilene (the "
@@ -345,7 +420,8 @@ def analyze_table1(runs: Runs, ctx: Context) -> str:
         "traffic), so a second row multiplies each table rate by a factor drawn in [0.5, 2] instead: "
         "heterogeneity around the designed capacities.\n\n"
         + _two_way_table(runs, rows)
-        + "\n\nRows of the paper's Table 1 that cannot be reproduced here:\n\n" + unavailable
+        + "\n\nRows of the paper's Table 1 that cannot be reproduced here:\n\n"
+        + unavailable
     )
 
 
@@ -356,8 +432,11 @@ LOSS_RATES = [0.0, 0.0002, 0.0006, 0.001]
 
 
 def _points_loss() -> list[tuple[str, dict[str, Any]]]:
-    return [(f"{p}-loss{r * 100:.2f}", _with(proto, {"loss": [{"link": "hosts", "p": r}]} if r else proto))
-            for r in LOSS_RATES for p, proto in (("tcp", TCP), ("rc3", RC3))]
+    return [
+        (f"{p}-loss{r * 100:.2f}", _with(proto, {"loss": [{"link": "hosts", "p": r}]} if r else proto))
+        for r in LOSS_RATES
+        for p, proto in (("tcp", TCP), ("rc3", RC3))
+    ]
 
 
 def analyze_loss(runs: Runs, ctx: Context) -> str:
@@ -366,8 +445,17 @@ def analyze_loss(runs: Runs, ctx: Context) -> str:
     for r in LOSS_RATES:
         tag = f"loss{r * 100:.2f}"
         res = _pair_rows(runs, f"tcp-{tag}", f"rc3-{tag}")
-        rows.append([f"{r * 100:.2f}%", pm(res["a_f"], ".3f"), pm(res["b_f"], ".3f"), pm(res["red_f"]),
-                     pm(res["a_b"], ".3f"), pm(res["b_b"], ".3f"), pm(res["red_b"])])
+        rows.append(
+            [
+                f"{r * 100:.2f}%",
+                pm(res["a_f"], ".3f"),
+                pm(res["b_f"], ".3f"),
+                pm(res["red_f"]),
+                pm(res["a_b"], ".3f"),
+                pm(res["b_b"], ".3f"),
+                pm(res["red_b"]),
+            ]
+        )
         for p, k in (("tcp", "a_f"), ("rc3", "b_f")):
             series[p][0].append(r * 100)
             series[p][1].append(mean_std(res[k])[0])
@@ -384,8 +472,18 @@ def analyze_loss(runs: Runs, ctx: Context) -> str:
         "probability once on its path. The paper gives Fig. 11 as a plot without numbers: loss penalizes TCP "
         "strongly and RC3 much less (each packet has two chances, and low-priority losses do not slow the "
         "sender), so RC3's gain grows with the loss rate.\n\n"
-        + md_table(["loss", "TCP over flows (s)", "RC3 over flows (s)", "% reduction", "TCP over bytes (s)",
-                    "RC3 over bytes (s)", "% reduction"], rows)
+        + md_table(
+            [
+                "loss",
+                "TCP over flows (s)",
+                "RC3 over flows (s)",
+                "% reduction",
+                "TCP over bytes (s)",
+                "RC3 over bytes (s)",
+                "% reduction",
+            ],
+            rows,
+        )
         + "\n\n![Fig. 11](fig11.png)"
     )
 
@@ -393,36 +491,73 @@ def analyze_loss(runs: Runs, ctx: Context) -> str:
 # ---------------------------------------------------------------------------------------------
 # Fig. 12: priority levels (RTT x BW = 500 KB).
 
-FIG12 = {"tcp": (0.167, 0.691), "rc3-1": (0.126, 0.496, 24.55, 28.22), "rc3-3": (0.110, 0.442, 33.98, 36.05),
-         "rc3-4": (0.112, 0.434, 32.94, 37.19)}
+FIG12 = {
+    "tcp": (0.167, 0.691),
+    "rc3-1": (0.126, 0.496, 24.55, 28.22),
+    "rc3-3": (0.110, 0.442, 33.98, 36.05),
+    "rc3-4": (0.112, 0.434, 32.94, 37.19),
+}
 
 
 def _points_levels() -> list[tuple[str, dict[str, Any]]]:
     base = _points_rttbw()
     tcp = next(o for n, o in base if n == "tcp-100Mbps-40ms")
     rc3 = next(o for n, o in base if n == "rc3-100Mbps-40ms")
-    return [("tcp", tcp), ("rc3-1", {**rc3, "transport.rc3_buckets": []}), ("rc3-3", rc3),
-            ("rc3-4", {**rc3, "transport.rc3_buckets": [10, 100, 1000, 10000]})]
+    return [
+        ("tcp", tcp),
+        ("rc3-1", {**rc3, "transport.rc3_buckets": []}),
+        ("rc3-3", rc3),
+        ("rc3-4", {**rc3, "transport.rc3_buckets": [10, 100, 1000, 10000]}),
+    ]
 
 
 def analyze_levels(runs: Runs, ctx: Context) -> str:
     rows = []
-    for name, label in (("rc3-1", "1 RC3 priority level"), ("rc3-3", "3 levels (40, 400, 4000)"),
-                        ("rc3-4", "4 levels (10, 100, 1000, 10000)")):
+    for name, label in (
+        ("rc3-1", "1 RC3 priority level"),
+        ("rc3-3", "3 levels (40, 400, 4000)"),
+        ("rc3-4", "4 levels (10, 100, 1000, 10000)"),
+    ):
         r = _pair_rows(runs, "tcp", name)
         p = FIG12[name]
-        rows.append([label, f"{p[0]:.3f}", pm(r["b_f"], ".3f"), f"{p[2]:.2f}", pm(r["red_f"]),
-                     f"{p[1]:.3f}", pm(r["b_b"], ".3f"), f"{p[3]:.2f}", pm(r["red_b"])])
+        rows.append(
+            [
+                label,
+                f"{p[0]:.3f}",
+                pm(r["b_f"], ".3f"),
+                f"{p[2]:.2f}",
+                pm(r["red_f"]),
+                f"{p[1]:.3f}",
+                pm(r["b_b"], ".3f"),
+                f"{p[3]:.2f}",
+                pm(r["red_b"]),
+            ]
+        )
     base = _pair_rows(runs, "tcp", "rc3-3")
-    head = (f"Regular TCP: paper {FIG12['tcp'][0]:.3f} s over flows and {FIG12['tcp'][1]:.3f} s over bytes; "
-            f"fctlab {pm(base['a_f'], '.3f')} s and {pm(base['a_b'], '.3f')} s.\n\n")
+    head = (
+        f"Regular TCP: paper {FIG12['tcp'][0]:.3f} s over flows and {FIG12['tcp'][1]:.3f} s over bytes; "
+        f"fctlab {pm(base['a_f'], '.3f')} s and {pm(base['a_b'], '.3f')} s.\n\n"
+    )
     return (
         "Internet-2 at 100 Mb/s x 40 ms (RTT x BW = 500 KB), 30% load; RC3 with one low-priority level "
         "(everything at P1), the default buckets (40, 400, 4000: P1..P4; the paper calls these 3 levels) and "
         "(10, 100, 1000, 10000). The paper: several levels beat one, and the two bucketings differ "
-        "little.\n\n" + head
-        + md_table(["RC3 setting", "paper FCT flows (s)", "fctlab", "paper % flows", "fctlab %",
-                    "paper FCT bytes (s)", "fctlab", "paper % bytes", "fctlab %"], rows)
+        "little.\n\n"
+        + head
+        + md_table(
+            [
+                "RC3 setting",
+                "paper FCT flows (s)",
+                "fctlab",
+                "paper % flows",
+                "fctlab %",
+                "paper FCT bytes (s)",
+                "fctlab",
+                "paper % bytes",
+                "fctlab %",
+            ],
+            rows,
+        )
     )
 
 
@@ -434,14 +569,24 @@ VIDEO = {"app": {"kind": "scheduled", "initial": "1.5MB", "chunk": "64KiB", "int
 
 def _points_pacing() -> list[tuple[str, dict[str, Any]]]:
     background = {"kind": "poisson", "load": 0.3, "sizes": {"kind": "cdf", "name": "rc3-internet"}}
-    video = {"kind": "poisson", "rate": 4.0, "label": "video", "transport": "video",
-             "sizes": {"kind": "fixed", "size": 1_500_000 + 50 * 65536}}
-    return [(p, _with(proto, {"transports.video": VIDEO, "workload": [background, video]}))
-            for p, proto in (("tcp", TCP), ("rc3", RC3))]
+    video = {
+        "kind": "poisson",
+        "rate": 4.0,
+        "label": "video",
+        "transport": "video",
+        "sizes": {"kind": "fixed", "size": 1_500_000 + 50 * 65536},
+    }
+    return [
+        (p, _with(proto, {"transports.video": VIDEO, "workload": [background, video]}))
+        for p, proto in (("tcp", TCP), ("rc3", RC3))
+    ]
 
 
 def analyze_pacing(runs: Runs, ctx: Context) -> str:
-    res: dict[str, dict[str, list[float]]] = {"tcp": {"buf": [], "all": [], "bg": []}, "rc3": {"buf": [], "all": [], "bg": []}}
+    res: dict[str, dict[str, list[float]]] = {
+        "tcp": {"buf": [], "all": [], "bg": []},
+        "rc3": {"buf": [], "all": [], "bg": []},
+    }
     n = 0
     for p in res:
         for s in runs.seeds:
@@ -454,10 +599,20 @@ def analyze_pacing(runs: Runs, ctx: Context) -> str:
     red_buf = [reduction(a, b) for a, b in zip(res["tcp"]["buf"], res["rc3"]["buf"])]
     red_all = [reduction(a, b) for a, b in zip(res["tcp"]["all"], res["rc3"]["all"])]
     rows = [
-        ["buffering phase (first 1.5 MB), s", pm(res["tcp"]["buf"], ".3f"), pm(res["rc3"]["buf"], ".3f"),
-         pm(red_buf), "slightly over 70"],
-        ["whole video (1.5 MB + 50 x 64 KiB), s", pm(res["tcp"]["all"], ".3f"), pm(res["rc3"]["all"], ".3f"),
-         pm(red_all), "about 0 (paced by the 64 KB writes)"],
+        [
+            "buffering phase (first 1.5 MB), s",
+            pm(res["tcp"]["buf"], ".3f"),
+            pm(res["rc3"]["buf"], ".3f"),
+            pm(red_buf),
+            "slightly over 70",
+        ],
+        [
+            "whole video (1.5 MB + 50 x 64 KiB), s",
+            pm(res["tcp"]["all"], ".3f"),
+            pm(res["rc3"]["all"], ".3f"),
+            pm(red_all),
+            "about 0 (paced by the 64 KB writes)",
+        ],
     ]
     return (
         "Video transfers (1.5 MB at once, then 64 KiB every 100 ms, 50 chunks) arriving as a Poisson "
@@ -472,8 +627,11 @@ def analyze_pacing(runs: Runs, ctx: Context) -> str:
 
 
 def _points_mixed() -> list[tuple[str, dict[str, Any]]]:
-    rc3_hosts = {"transports.rc3": {"protocol": "rc3"}, "host_transport": [{"transport": "rc3", "fraction": 0.5}],
-                 "transports.tcp": {"protocol": "tcp"}}
+    rc3_hosts = {
+        "transports.rc3": {"protocol": "rc3"},
+        "host_transport": [{"transport": "rc3", "fraction": 0.5}],
+        "transports.tcp": {"protocol": "tcp"},
+    }
     return [("tcp", TCP), ("rc3", RC3), ("mixed", {**rc3_hosts, "transport.protocol": "tcp"})]
 
 
@@ -481,17 +639,22 @@ def analyze_mixed(runs: Runs, ctx: Context) -> str:
     rows = []
     for s in runs.seeds:
         mixed = runs.sample("mixed", s)
-        rows.append({
-            "tcp_alone": mean_fct(runs.sample("tcp", s))[0],
-            "rc3_alone": mean_fct(runs.sample("rc3", s))[0],
-            "tcp_mixed": mean_fct(mixed.filter(pl.col("protocol") != "rc3"))[0],
-            "rc3_mixed": mean_fct(mixed.filter(pl.col("protocol") == "rc3"))[0],
-        })
+        rows.append(
+            {
+                "tcp_alone": mean_fct(runs.sample("tcp", s))[0],
+                "rc3_alone": mean_fct(runs.sample("rc3", s))[0],
+                "tcp_mixed": mean_fct(mixed.filter(pl.col("protocol") != "rc3"))[0],
+                "rc3_mixed": mean_fct(mixed.filter(pl.col("protocol") == "rc3"))[0],
+            }
+        )
     col = {k: [r[k] for r in rows] for k in rows[0]}
-    table = md_table(["flows", "all hosts TCP (s)", "half the hosts RC3 (s)", "all hosts RC3 (s)"], [
-        ["from TCP hosts", pm(col["tcp_alone"], ".3f"), pm(col["tcp_mixed"], ".3f"), "-"],
-        ["from RC3 hosts", "-", pm(col["rc3_mixed"], ".3f"), pm(col["rc3_alone"], ".3f")],
-    ])
+    table = md_table(
+        ["flows", "all hosts TCP (s)", "half the hosts RC3 (s)", "all hosts RC3 (s)"],
+        [
+            ["from TCP hosts", pm(col["tcp_alone"], ".3f"), pm(col["tcp_mixed"], ".3f"), "-"],
+            ["from RC3 hosts", "-", pm(col["rc3_mixed"], ".3f"), pm(col["rc3_alone"], ".3f")],
+        ],
+    )
     return (
         "Half of the hosts at every Internet-2 router run RC3, the other half TCP (chosen by the seed), at 30% "
         "load; mean FCT over flows. The paper (no numbers in the text): with the mix, both the RC3 and the TCP "
@@ -500,8 +663,12 @@ def analyze_mixed(runs: Runs, ctx: Context) -> str:
 
 
 def _points_partial() -> list[tuple[str, dict[str, Any]]]:
-    return [("tcp", TCP), ("rc3", RC3), ("rc3-20", {**RC3, "queues.routers_without_priorities": 0.2}),
-            ("rc3-50", {**RC3, "queues.routers_without_priorities": 0.5})]
+    return [
+        ("tcp", TCP),
+        ("rc3", RC3),
+        ("rc3-20", {**RC3, "queues.routers_without_priorities": 0.2}),
+        ("rc3-50", {**RC3, "queues.routers_without_priorities": 0.5}),
+    ]
 
 
 def analyze_partial(runs: Runs, ctx: Context) -> str:
@@ -526,8 +693,12 @@ def analyze_partial(runs: Runs, ctx: Context) -> str:
 
 
 def _points_iw() -> list[tuple[str, dict[str, Any]]]:
-    return [("tcp-iw4", TCP), ("tcp-iw10", {**TCP, "transport.iw": 10}), ("tcp-iw50", {**TCP, "transport.iw": 50}),
-            ("rc3", RC3)]
+    return [
+        ("tcp-iw4", TCP),
+        ("tcp-iw10", {**TCP, "transport.iw": 10}),
+        ("tcp-iw50", {**TCP, "transport.iw": 50}),
+        ("rc3", RC3),
+    ]
 
 
 def analyze_iw(runs: Runs, ctx: Context) -> str:
@@ -542,7 +713,8 @@ def analyze_iw(runs: Runs, ctx: Context) -> str:
         "beside RC3. The paper: averaged over flows RC3 gains 44%, IW 10 13% and IW 50 24%; larger initial "
         "windows penalize flows of <= 4 segments (more queueing), RC3 never makes a flow slower.\n\n"
         + md_table(["against TCP IW 4", "paper % over flows", "fctlab % over flows", "fctlab % over bytes"], overall)
-        + "\n\nReduction per flow size (%):\n\n" + md_table(["segments", "IW 10", "IW 50", "RC3"], rows)
+        + "\n\nReduction per flow size (%):\n\n"
+        + md_table(["segments", "IW 10", "IW 50", "RC3"], rows)
     )
 
 
@@ -550,10 +722,19 @@ def _points_qos() -> list[tuple[str, dict[str, Any]]]:
     crit = [{"transport": "critical", "fraction": 0.1}]
     return [
         ("baseline", {**TCP, "transports.critical": {"protocol": "tcp"}, "workload.0.mix": crit}),
-        ("qos", {"transport.protocol": "tcp", "transport.priority": 1,
-                 "transports.critical": {"protocol": "tcp", "priority": 0}, "workload.0.mix": crit}),
-        ("rc3-critical", {"transport.protocol": "tcp", "transports.critical": {"protocol": "rc3"},
-                          "workload.0.mix": crit}),
+        (
+            "qos",
+            {
+                "transport.protocol": "tcp",
+                "transport.priority": 1,
+                "transports.critical": {"protocol": "tcp", "priority": 0},
+                "workload.0.mix": crit,
+            },
+        ),
+        (
+            "rc3-critical",
+            {"transport.protocol": "tcp", "transports.critical": {"protocol": "rc3"}, "workload.0.mix": crit},
+        ),
     ]
 
 
@@ -564,12 +745,28 @@ def analyze_qos(runs: Runs, ctx: Context) -> str:
             f = runs.sample(n, s)
             vals[n]["crit"].append(mean_fct(f.filter(pl.col("protocol") == "critical"))[0])
             vals[n]["rest"].append(mean_fct(f.filter(pl.col("protocol") != "critical"))[0])
-    pen = {n: [reduction(a, b) for a, b in zip(vals["baseline"]["rest"], vals[n]["rest"])] for n in ("qos", "rc3-critical")}
+    pen = {
+        n: [reduction(a, b) for a, b in zip(vals["baseline"]["rest"], vals[n]["rest"])] for n in ("qos", "rc3-critical")
+    }
     rows = [
-        ["critical flows: mean FCT (s)", "0.126", pm(vals["baseline"]["crit"], ".3f"), "0.119",
-         pm(vals["qos"]["crit"], ".3f"), "0.078", pm(vals["rc3-critical"]["crit"], ".3f")],
-        ["other flows: % reduction from baseline", "-", "-", "< -2 (penalty)", pm(pen["qos"]), "< 1 (gain)",
-         pm(pen["rc3-critical"])],
+        [
+            "critical flows: mean FCT (s)",
+            "0.126",
+            pm(vals["baseline"]["crit"], ".3f"),
+            "0.119",
+            pm(vals["qos"]["crit"], ".3f"),
+            "0.078",
+            pm(vals["rc3-critical"]["crit"], ".3f"),
+        ],
+        [
+            "other flows: % reduction from baseline",
+            "-",
+            "-",
+            "< -2 (penalty)",
+            pm(pen["qos"]),
+            "< 1 (gain)",
+            pm(pen["rc3-critical"]),
+        ],
     ]
     return (
         "Internet-2 at 30% load; 10% of the flows (drawn per flow by the seed, the same flows in every "
@@ -585,10 +782,17 @@ def analyze_qos(runs: Runs, ctx: Context) -> str:
 
 
 def _points_dc() -> list[tuple[str, dict[str, Any]]]:
-    dc = {"topology": {"kind": "fat_tree", "k": 4, "rate": "100Gbps", "delay": "10us"}, "routing.ecmp": True,
-          "duration": "0.1s", "measure_from": "0.04s", "transport.min_rto": "10ms"}
-    return [("tcp", {**TCP, **dc, "queues.router": {"kind": "droptail", "limit": "1.5MB"}}),
-            ("rc3", {**RC3, **dc, "queues.router": {"kind": "prio", "limit": "1.5MB"}})]
+    dc = {
+        "topology": {"kind": "fat_tree", "k": 4, "rate": "100Gbps", "delay": "10us"},
+        "routing.ecmp": True,
+        "duration": "0.1s",
+        "measure_from": "0.04s",
+        "transport.min_rto": "10ms",
+    }
+    return [
+        ("tcp", {**TCP, **dc, "queues.router": {"kind": "droptail", "limit": "1.5MB"}}),
+        ("rc3", {**RC3, **dc, "queues.router": {"kind": "prio", "limit": "1.5MB"}}),
+    ]
 
 
 def analyze_dc(runs: Runs, ctx: Context) -> str:
@@ -599,9 +803,13 @@ def analyze_dc(runs: Runs, ctx: Context) -> str:
         f"(about RTT x BW: mean path RTT {rtt:.0f} us), the rc3-internet flow sizes at 30% of every host link, "
         "TCP NewReno IW 4 with a 10 ms minimum RTO. The paper (sec. 6) reports 45% over flows and 66% over "
         "bytes for its (unspecified) 100 Gb/s fat tree.\n\n"
-        + md_table(["", "TCP (s)", "RC3 (s)", "fctlab % reduction", "paper % reduction"], [
-            ["over flows", pm(r["a_f"], ".5f"), pm(r["b_f"], ".5f"), pm(r["red_f"]), "45"],
-            ["over bytes", pm(r["a_b"], ".5f"), pm(r["b_b"], ".5f"), pm(r["red_b"]), "66"]])
+        + md_table(
+            ["", "TCP (s)", "RC3 (s)", "fctlab % reduction", "paper % reduction"],
+            [
+                ["over flows", pm(r["a_f"], ".5f"), pm(r["b_f"], ".5f"), pm(r["red_f"]), "45"],
+                ["over bytes", pm(r["a_b"], ".5f"), pm(r["b_b"], ".5f"), pm(r["red_b"]), "66"],
+            ],
+        )
     )
 
 
@@ -615,13 +823,29 @@ def _points_single() -> list[tuple[str, dict[str, Any]]]:
     flows = [{"src": "l0", "dst": "r0", "start": 2 * i, "size": n * SEG} for i, n in enumerate(FIG15_SIZES)]
     pts = []
     for bw in ("10Gbps", "1Gbps"):
-        topo = {"kind": "dumbbell", "hosts_per_side": 1, "bottleneck_rate": bw, "bottleneck_delay": "10ms",
-                "access_rate": bw, "access_delay": "0s"}
+        topo = {
+            "kind": "dumbbell",
+            "hosts_per_side": 1,
+            "bottleneck_rate": bw,
+            "bottleneck_delay": "10ms",
+            "access_rate": bw,
+            "access_delay": "0s",
+        }
         for p in ("tcp", "rc3"):
-            pts.append((f"{p}-{bw}", {"topology": topo, "transport.protocol": p, "transport.iw": 10,
-                                      "duration": f"{2 * len(FIG15_SIZES)}s", "measure_from": "0s",
-                                      "queues.router": {"kind": "prio", "limit": "50MB"},
-                                      "workload": [{"kind": "flows", "flows": flows}]}))
+            pts.append(
+                (
+                    f"{p}-{bw}",
+                    {
+                        "topology": topo,
+                        "transport.protocol": p,
+                        "transport.iw": 10,
+                        "duration": f"{2 * len(FIG15_SIZES)}s",
+                        "measure_from": "0s",
+                        "queues.router": {"kind": "prio", "limit": "50MB"},
+                        "workload": [{"kind": "flows", "flows": flows}],
+                    },
+                )
+            )
     return pts
 
 
@@ -632,9 +856,13 @@ def analyze_single(runs: Runs, ctx: Context) -> str:
     for ax, bw in zip(axes, ("10Gbps", "1Gbps")):
         t = runs.flows(f"tcp-{bw}", runs.seeds[0]).sort("id")
         r = runs.flows(f"rc3-{bw}", runs.seeds[0]).sort("id")
-        rows = [[n, f"{a * 1e3:.2f}", f"{b * 1e3:.2f}", f"{reduction(a, b):.1f}"]
-                for n, a, b in zip(FIG15_SIZES, t["fct_s"].to_list(), r["fct_s"].to_list())]
-        parts.append(f"### 20 ms x {bw}\n\n" + md_table(["segments", "TCP FCT (ms)", "RC3 FCT (ms)", "% reduction"], rows))
+        rows = [
+            [n, f"{a * 1e3:.2f}", f"{b * 1e3:.2f}", f"{reduction(a, b):.1f}"]
+            for n, a, b in zip(FIG15_SIZES, t["fct_s"].to_list(), r["fct_s"].to_list())
+        ]
+        parts.append(
+            f"### 20 ms x {bw}\n\n" + md_table(["segments", "TCP FCT (ms)", "RC3 FCT (ms)", "% reduction"], rows)
+        )
         ax.plot(FIG15_SIZES, t["fct_s"].to_list(), "o-", label="TCP (IW 10)")
         ax.plot(FIG15_SIZES, r["fct_s"].to_list(), "s-", label="RC3")
         ax.set_xscale("log")
@@ -661,39 +889,69 @@ def analyze_single(runs: Runs, ctx: Context) -> str:
 def _points_priority() -> list[tuple[str, dict[str, Any]]]:
     def graph(senders: int) -> dict[str, Any]:
         nodes = [{"name": f"s{i}", "kind": "host"} for i in range(senders)] + [
-            {"name": "sw", "kind": "router"}, {"name": "d0", "kind": "host"}, {"name": "d1", "kind": "host"}]
+            {"name": "sw", "kind": "router"},
+            {"name": "d0", "kind": "host"},
+            {"name": "d1", "kind": "host"},
+        ]
         links = [{"a": f"s{i}", "b": "sw", "rate": "1Gbps", "delay": "1ms"} for i in range(senders)]
-        links += [{"a": "sw", "b": "d0", "rate": "10Gbps", "delay": "1ms", "name": "to_d0"},
-                  {"a": "sw", "b": "d1", "rate": "10Gbps", "delay": "1ms", "name": "to_d1"}]
+        links += [
+            {"a": "sw", "b": "d0", "rate": "10Gbps", "delay": "1ms", "name": "to_d0"},
+            {"a": "sw", "b": "d1", "rate": "10Gbps", "delay": "1ms", "name": "to_d1"},
+        ]
         if senders == 2:
             # Through a router: both senders reach the switch at 10 Gb/s, a 1 Gb/s link leaves it.
             links = [{"a": f"s{i}", "b": "sw", "rate": "10Gbps", "delay": "1ms"} for i in range(2)]
             nodes = nodes + [{"name": "sw2", "kind": "router"}]
-            links += [{"a": "sw", "b": "sw2", "rate": "1Gbps", "delay": "1ms", "name": "shared"},
-                      {"a": "sw2", "b": "d0", "rate": "10Gbps", "delay": "1ms", "name": "to_d0"},
-                      {"a": "sw2", "b": "d1", "rate": "10Gbps", "delay": "1ms", "name": "to_d1"}]
+            links += [
+                {"a": "sw", "b": "sw2", "rate": "1Gbps", "delay": "1ms", "name": "shared"},
+                {"a": "sw2", "b": "d0", "rate": "10Gbps", "delay": "1ms", "name": "to_d0"},
+                {"a": "sw2", "b": "d1", "rate": "10Gbps", "delay": "1ms", "name": "to_d1"},
+            ]
         return {"kind": "graph", "nodes": nodes, "links": links}
 
     pts = []
     for where, senders in (("nic", 1), ("router", 2)):
         for order in ("high-first", "low-first"):
             src_hi, src_lo = ("s0", "s0") if senders == 1 else ("s0", "s1")
-            first, second = ((src_hi, "d0", "hi"), (src_lo, "d1", "lo")) if order == "high-first" else \
-                ((src_lo, "d1", "lo"), (src_hi, "d0", "hi"))
+            first, second = (
+                ((src_hi, "d0", "hi"), (src_lo, "d1", "lo"))
+                if order == "high-first"
+                else ((src_lo, "d1", "lo"), (src_hi, "d0", "hi"))
+            )
             flows = [
-                {"kind": "long_lived", "transport": first[2], "label": first[2],
-                 "flows": [{"src": first[0], "dst": first[1], "start": "0s", "stop": "3s"}]},
-                {"kind": "long_lived", "transport": second[2], "label": second[2],
-                 "flows": [{"src": second[0], "dst": second[1], "start": "1s", "stop": "2s"}]},
+                {
+                    "kind": "long_lived",
+                    "transport": first[2],
+                    "label": first[2],
+                    "flows": [{"src": first[0], "dst": first[1], "start": "0s", "stop": "3s"}],
+                },
+                {
+                    "kind": "long_lived",
+                    "transport": second[2],
+                    "label": second[2],
+                    "flows": [{"src": second[0], "dst": second[1], "start": "1s", "stop": "2s"}],
+                },
             ]
-            pts.append((f"{where}-{order}", {
-                "topology": graph(senders), "duration": "3s", "measure_from": "0s", "transport.protocol": "tcp",
-                "transport.iw": 10, "transports.hi": {"priority": 0}, "transports.lo": {"priority": 1},
-                # The paper's NIC holds 512 packets; an unlimited one would let a loss-free TCP
-                # grow its window into a backlog that outlives the flow.
-                "queues.router": {"kind": "prio", "limit": "2MB"}, "queues.host": {"kind": "prio", "limit_packets": 512},
-                "workload": flows, "output.series": {"interval": "20ms", "links": ["to_d0", "to_d1"]},
-            }))
+            pts.append(
+                (
+                    f"{where}-{order}",
+                    {
+                        "topology": graph(senders),
+                        "duration": "3s",
+                        "measure_from": "0s",
+                        "transport.protocol": "tcp",
+                        "transport.iw": 10,
+                        "transports.hi": {"priority": 0},
+                        "transports.lo": {"priority": 1},
+                        # The paper's NIC holds 512 packets; an unlimited one would let a loss-free TCP
+                        # grow its window into a backlog that outlives the flow.
+                        "queues.router": {"kind": "prio", "limit": "2MB"},
+                        "queues.host": {"kind": "prio", "limit_packets": 512},
+                        "workload": flows,
+                        "output.series": {"interval": "20ms", "links": ["to_d0", "to_d1"]},
+                    },
+                )
+            )
     return pts
 
 
@@ -730,34 +988,121 @@ def analyze_priority(runs: Runs, ctx: Context) -> str:
 
 def experiments() -> list[Experiment]:
     """The RC3 paper's simulation experiments, in paper order."""
-    loads = [(f"{p}-{load}", _with(proto, {"workload.0.load": load / 100})) for load in (10, 30, 50)
-             for p, proto in (("tcp", TCP), ("rc3", RC3))]
+    loads = [
+        (f"{p}-{load}", _with(proto, {"workload.0.load": load / 100}))
+        for load in (10, 30, 50)
+        for p, proto in (("tcp", TCP), ("rc3", RC3))
+    ]
     return [
         Experiment("fig4-model", "RC3 paper Fig. 4: the performance model", "internet2.toml", [], 1, analyze_fig4),
-        Experiment("internet2-load", "RC3 paper Figs. 7, 8, 10, 13: Internet-2 at 10, 30 and 50% load",
-                   "internet2.toml", loads, 3, analyze_load, quick=QUICK, point_seeds={"tcp-30": 10, "rc3-30": 10}),
-        Experiment("fig9-rttbw", "RC3 paper Fig. 9: RTT x BW", "internet2.toml", _points_rttbw(), 2, analyze_rttbw,
-                   quick=QUICK),
-        Experiment("table1-robustness", "RC3 paper Table 1: other topologies and link heterogeneity",
-                   "internet2.toml", _points_table1(), 2, analyze_table1, quick=QUICK),
-        Experiment("fig11-loss", "RC3 paper Fig. 11: random loss", "internet2.toml", _points_loss(), 2, analyze_loss,
-                   quick=QUICK),
-        Experiment("fig12-priorities", "RC3 paper Fig. 12: number of priority levels", "internet2.toml",
-                   _points_levels(), 2, analyze_levels, quick=QUICK),
-        Experiment("pacing", "RC3 paper sec. 5.1.2: application pacing (video)", "internet2.toml", _points_pacing(), 2,
-                   analyze_pacing, quick={"duration": "2s", "measure_from": "0.5s"}),
-        Experiment("rc3-with-tcp", "RC3 paper sec. 5.1.3: RC3 hosts beside TCP hosts", "internet2.toml",
-                   _points_mixed(), 2, analyze_mixed, quick=QUICK),
-        Experiment("partial-wqos", "RC3 paper sec. 6: partial deployment of priorities", "internet2.toml",
-                   _points_partial(), 2, analyze_partial, quick=QUICK),
-        Experiment("fig14a-iw", "RC3 paper Fig. 14(a): larger initial windows", "internet2.toml", _points_iw(), 2,
-                   analyze_iw, quick=QUICK),
-        Experiment("fig14b-qos", "RC3 paper Fig. 14(b): traditional QoS for 10% critical flows", "internet2.toml",
-                   _points_qos(), 2, analyze_qos, quick=QUICK),
-        Experiment("datacenter", "RC3 paper sec. 6: a 100 Gb/s fat tree", "internet2.toml", _points_dc(), 2,
-                   analyze_dc, quick={"duration": "0.03s", "measure_from": "0.01s"}),
-        Experiment("fig15-single-flows", "RC3 paper Fig. 15 (simulated side): single flows at 20 ms RTT",
-                   "internet2.toml", _points_single(), 1, analyze_single),
-        Experiment("fig16-17-priority", "RC3 paper Figs. 16 and 17: strict priority at a NIC and at a router",
-                   "internet2.toml", _points_priority(), 1, analyze_priority),
+        Experiment(
+            "internet2-load",
+            "RC3 paper Figs. 7, 8, 10, 13: Internet-2 at 10, 30 and 50% load",
+            "internet2.toml",
+            loads,
+            3,
+            analyze_load,
+            quick=QUICK,
+            point_seeds={"tcp-30": 10, "rc3-30": 10},
+        ),
+        Experiment(
+            "fig9-rttbw", "RC3 paper Fig. 9: RTT x BW", "internet2.toml", _points_rttbw(), 2, analyze_rttbw, quick=QUICK
+        ),
+        Experiment(
+            "table1-robustness",
+            "RC3 paper Table 1: other topologies and link heterogeneity",
+            "internet2.toml",
+            _points_table1(),
+            2,
+            analyze_table1,
+            quick=QUICK,
+        ),
+        Experiment(
+            "fig11-loss",
+            "RC3 paper Fig. 11: random loss",
+            "internet2.toml",
+            _points_loss(),
+            2,
+            analyze_loss,
+            quick=QUICK,
+        ),
+        Experiment(
+            "fig12-priorities",
+            "RC3 paper Fig. 12: number of priority levels",
+            "internet2.toml",
+            _points_levels(),
+            2,
+            analyze_levels,
+            quick=QUICK,
+        ),
+        Experiment(
+            "pacing",
+            "RC3 paper sec. 5.1.2: application pacing (video)",
+            "internet2.toml",
+            _points_pacing(),
+            2,
+            analyze_pacing,
+            quick={"duration": "2s", "measure_from": "0.5s"},
+        ),
+        Experiment(
+            "rc3-with-tcp",
+            "RC3 paper sec. 5.1.3: RC3 hosts beside TCP hosts",
+            "internet2.toml",
+            _points_mixed(),
+            2,
+            analyze_mixed,
+            quick=QUICK,
+        ),
+        Experiment(
+            "partial-wqos",
+            "RC3 paper sec. 6: partial deployment of priorities",
+            "internet2.toml",
+            _points_partial(),
+            2,
+            analyze_partial,
+            quick=QUICK,
+        ),
+        Experiment(
+            "fig14a-iw",
+            "RC3 paper Fig. 14(a): larger initial windows",
+            "internet2.toml",
+            _points_iw(),
+            2,
+            analyze_iw,
+            quick=QUICK,
+        ),
+        Experiment(
+            "fig14b-qos",
+            "RC3 paper Fig. 14(b): traditional QoS for 10% critical flows",
+            "internet2.toml",
+            _points_qos(),
+            2,
+            analyze_qos,
+            quick=QUICK,
+        ),
+        Experiment(
+            "datacenter",
+            "RC3 paper sec. 6: a 100 Gb/s fat tree",
+            "internet2.toml",
+            _points_dc(),
+            2,
+            analyze_dc,
+            quick={"duration": "0.03s", "measure_from": "0.01s"},
+        ),
+        Experiment(
+            "fig15-single-flows",
+            "RC3 paper Fig. 15 (simulated side): single flows at 20 ms RTT",
+            "internet2.toml",
+            _points_single(),
+            1,
+            analyze_single,
+        ),
+        Experiment(
+            "fig16-17-priority",
+            "RC3 paper Figs. 16 and 17: strict priority at a NIC and at a router",
+            "internet2.toml",
+            _points_priority(),
+            1,
+            analyze_priority,
+        ),
     ]

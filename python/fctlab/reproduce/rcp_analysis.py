@@ -31,8 +31,9 @@ def with_packets(flows: pl.DataFrame, mss: int = MSS) -> pl.DataFrame:
     return flows.with_columns(pkts=pkts).with_columns(bin=pl.col("pkts").log(2).floor().cast(pl.Int64))
 
 
-def flow_table(runs: Runs, name: str, seed: int, capacity: float, load: float, *, iw: int = 2,
-               workload: str | None = None) -> pl.DataFrame:
+def flow_table(
+    runs: Runs, name: str, seed: int, capacity: float, load: float, *, iw: int = 2, workload: str | None = None
+) -> pl.DataFrame:
     """Measured, completed flows of one run with their PS FCT (`ps_fct_s`, exact fluid on all
     of the run's flows), the eq. 4.1 curve (`ps_curve_s`), the lower bound and the slow-start
     curve from `iw` (`slow_start_s`), and `pkts` / `bin`; only the flows of the `workload` entry
@@ -47,8 +48,9 @@ def flow_table(runs: Runs, name: str, seed: int, capacity: float, load: float, *
     return with_packets(sample).with_columns(seed=pl.lit(seed))
 
 
-def pooled(runs: Runs, name: str, capacity: float, load: float, *, iw: int = 2,
-           workload: str | None = None) -> pl.DataFrame:
+def pooled(
+    runs: Runs, name: str, capacity: float, load: float, *, iw: int = 2, workload: str | None = None
+) -> pl.DataFrame:
     """`flow_table` of every seed of a run, stacked."""
     return pl.concat([flow_table(runs, name, s, capacity, load, iw=iw, workload=workload) for s in runs.seeds_of(name)])
 
@@ -68,8 +70,12 @@ def per_bin(table: pl.DataFrame) -> pl.DataFrame:
             slow_start=pl.col("slow_start_s").mean(),
         )
         .sort("bin")
-        .with_columns(lo=(2 ** pl.col("bin")).cast(pl.Int64), hi=(2 ** (pl.col("bin") + 1) - 1).cast(pl.Int64),
-                      ratio=pl.col("afct") / pl.col("ps"), ratio_curve=pl.col("afct") / pl.col("ps_curve"))
+        .with_columns(
+            lo=(2 ** pl.col("bin")).cast(pl.Int64),
+            hi=(2 ** (pl.col("bin") + 1) - 1).cast(pl.Int64),
+            ratio=pl.col("afct") / pl.col("ps"),
+            ratio_curve=pl.col("afct") / pl.col("ps_curve"),
+        )
     )
 
 

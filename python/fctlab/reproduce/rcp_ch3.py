@@ -29,8 +29,9 @@ def wide(series: pl.DataFrame, target: str) -> pl.DataFrame:
     return series.filter(pl.col("target") == target).pivot("metric", index="time_s", values="value").sort("time_s")
 
 
-def settle_time(times: list[float], values: list[float], target: float, start: float, end: float,
-                band: float = BAND) -> float | None:
+def settle_time(
+    times: list[float], values: list[float], target: float, start: float, end: float, band: float = BAND
+) -> float | None:
     """Seconds after `start` from which every sample in [start, end) stays within `band` x
     `target` of `target` (None if the last sample of the span is still outside)."""
     span = [(t, v) for t, v in zip(times, values, strict=True) if start <= t < end]
@@ -84,7 +85,8 @@ def analyze_fig32(runs: Runs, ctx: Context) -> str:
     seed = runs.seeds[0]
     capacity = float(runs.links("rcp", seed).filter(pl.col("name") == "bottleneck")["rate_bps"].item())
     w = wide(runs.series("rcp", seed), "bottleneck").with_columns(
-        c_over_r=capacity / pl.col("rcp_rate_bps"), utilization=pl.col("throughput_bps") / capacity)
+        c_over_r=capacity / pl.col("rcp_rate_bps"), utilization=pl.col("throughput_bps") / capacity
+    )
     t, est = w["time_s"].to_list(), w["c_over_r"].to_list()
     rows = []
     peaks = []
@@ -94,11 +96,17 @@ def analyze_fig32(runs: Runs, ctx: Context) -> str:
         phase = w.filter((pl.col("time_s") > a) & (pl.col("time_s") <= b))
         span = phase["c_over_r"]
         peaks.append((float(span.max()), float(phase["utilization"].min())))
-        rows.append([f"{a:.0f} - {b:.0f}", n, f"{window_mean(w, 'active_flows', tail, b):.1f}",
-                     f"{float(span.min()):.1f} - {float(span.max()):.1f}",
-                     f"{window_mean(w, 'c_over_r', tail, b):.2f}",
-                     "not within 10%" if settled is None else f"{settled:.1f}",
-                     f"{window_mean(w, 'utilization', tail, b):.3f}"])
+        rows.append(
+            [
+                f"{a:.0f} - {b:.0f}",
+                n,
+                f"{window_mean(w, 'active_flows', tail, b):.1f}",
+                f"{float(span.min()):.1f} - {float(span.max()):.1f}",
+                f"{window_mean(w, 'c_over_r', tail, b):.2f}",
+                "not within 10%" if settled is None else f"{settled:.1f}",
+                f"{window_mean(w, 'utilization', tail, b):.3f}",
+            ]
+        )
     pyplot = plt()
     fig, (ax, bx) = pyplot.subplots(2, 1, figsize=(7, 5), sharex=True)
     ax.plot(t, est, label="C / R(t)")
@@ -114,13 +122,23 @@ def analyze_fig32(runs: Runs, ctx: Context) -> str:
     return (
         "Long-lived flows on a 100 Mb/s bottleneck, 100 ms round trip (the caption gives neither): 20 flows "
         f"start at 0, 20 more at {40 * scale:.0f} s, the first 20 stop at {100 * scale:.0f} s. The thesis plots "
-        "R(t)/C and the utilization and says only that \"in each case, C/R converges to N(t)\" and that the "
+        'R(t)/C and the utilization and says only that "in each case, C/R converges to N(t)" and that the '
         "convergence is fast; it gives no numbers. fctlab's `rcp_rate_bps` and `active_flows` series, sampled "
         "every 100 ms; each phase's values are means over its last "
-        f"{10 * scale:.1f} s; \"settles after\" is the time from the phase's start until C/R stays within 10% "
+        f'{10 * scale:.1f} s; "settles after" is the time from the phase\'s start until C/R stays within 10% '
         "of N to the phase's end.\n\n"
-        + md_table(["phase (s)", "N", "N measured", "C/R range in phase", "C/R at phase end", "settles after (s)",
-                    "utilization"], rows)
+        + md_table(
+            [
+                "phase (s)",
+                "N",
+                "N measured",
+                "C/R range in phase",
+                "C/R at phase end",
+                "settles after (s)",
+                "utilization",
+            ],
+            rows,
+        )
         + "\n\nC/R converges to N in every phase, as the thesis says; how fast depends on the direction. The "
         "R = 0.05 C the ns-2 code starts from happens to be C/20, so the first phase starts converged. When 20 "
         "flows join at the old rate the link is offered 2C for about a round trip; the queue that builds drives R "
@@ -142,8 +160,10 @@ FIG33_B = (40.0, 100.0)
 def _fig33_workload(scale: float) -> list[dict[str, Any]]:
     a = [(f"a{i}", "d", *FIG33_A) for i in range(8)]
     b = [(f"b{i}", "d", *FIG33_B) for i in range(4)]
-    return [{"kind": "long_lived", "label": "A", "flows": _scaled_long_lived(a, scale)},
-            {"kind": "long_lived", "label": "B", "flows": _scaled_long_lived(b, scale)}]
+    return [
+        {"kind": "long_lived", "label": "A", "flows": _scaled_long_lived(a, scale)},
+        {"kind": "long_lived", "label": "B", "flows": _scaled_long_lived(b, scale)},
+    ]
 
 
 def analyze_fig33(runs: Runs, ctx: Context) -> str:
@@ -153,7 +173,11 @@ def analyze_fig33(runs: Runs, ctx: Context) -> str:
     links = runs.links("rcp", seed)
     cap = {n: float(r) for n, r in zip(links["name"], links["rate_bps"])}
     uplinks = {"A": [f"a{i}->y" for i in range(8)], "B": [f"b{i}->x" for i in range(4)]}
-    thr = series.filter(pl.col("metric") == "throughput_bps").pivot("target", index="time_s", values="value").sort("time_s")
+    thr = (
+        series.filter(pl.col("metric") == "throughput_bps")
+        .pivot("target", index="time_s", values="value")
+        .sort("time_s")
+    )
     rate_c = wide(series, "linkC").with_columns(c_over_r=cap["linkC"] / pl.col("rcp_rate_bps"))
     rate_b = wide(series, "linkB").with_columns(c_over_r=cap["linkB"] / pl.col("rcp_rate_bps"))
     phases = [(FIG33_A[0], FIG33_B[0], False), (FIG33_B[0], FIG33_B[1], True), (FIG33_B[1], FIG33_A[1], False)]
@@ -172,12 +196,32 @@ def analyze_fig33(runs: Runs, ctx: Context) -> str:
             worst = max(abs(g - want) / want for g in got) * 100.0
             settled = [settle_time(t, (thr[u] / 1e6).to_list(), want, a, b) for u in uplinks[group]]
             slowest = None if None in settled else max(x for x in settled if x is not None)
-            rows.append([f"{a:.0f} - {b:.0f}", group, hi - lo, f"{want:.1f}", f"{sum(got) / len(got):.2f}",
-                         f"{min(got):.2f} - {max(got):.2f}", f"{worst:.1f}",
-                         "not within 10%" if slowest is None else f"{slowest:.1f}"])
+            rows.append(
+                [
+                    f"{a:.0f} - {b:.0f}",
+                    group,
+                    hi - lo,
+                    f"{want:.1f}",
+                    f"{sum(got) / len(got):.2f}",
+                    f"{min(got):.2f} - {max(got):.2f}",
+                    f"{worst:.1f}",
+                    "not within 10%" if slowest is None else f"{slowest:.1f}",
+                ]
+            )
         theta = fair[8] / fair[0] if with_b else 0.0
         n_est = 8 + 4 * theta
-        rows.append(["", "link C: C/R", "", f"{n_est:.1f} (N1 + theta N2)", f"{window_mean(rate_c, 'c_over_r', tail, b):.2f}", "", "", ""])
+        rows.append(
+            [
+                "",
+                "link C: C/R",
+                "",
+                f"{n_est:.1f} (N1 + theta N2)",
+                f"{window_mean(rate_c, 'c_over_r', tail, b):.2f}",
+                "",
+                "",
+                "",
+            ]
+        )
         if with_b:
             rows.append(["", "link B: C/R", "", "4.0", f"{window_mean(rate_b, 'c_over_r', tail, b):.2f}", "", "", ""])
     pyplot = plt()
@@ -187,7 +231,9 @@ def analyze_fig33(runs: Runs, ctx: Context) -> str:
             ax.plot(t, (thr[u] / 1e6).to_list(), color=style, lw=0.8, label=f"group {group} flows" if i == 0 else None)
     for a, b, with_b in phases:
         ax.hlines([40.0 if with_b else 50.0], a * scale, b * scale, colors="k", linestyles="dashed", lw=0.8)
-    ax.hlines([20.0], FIG33_B[0] * scale, FIG33_B[1] * scale, colors="k", linestyles="dashed", lw=0.8, label="max-min fair")
+    ax.hlines(
+        [20.0], FIG33_B[0] * scale, FIG33_B[1] * scale, colors="k", linestyles="dashed", lw=0.8, label="max-min fair"
+    )
     ax.set_xlabel("time (s)")
     ax.set_ylabel("flow throughput (Mb/s)")
     ax.legend()
@@ -200,10 +246,21 @@ def analyze_fig33(runs: Runs, ctx: Context) -> str:
         "per flow, and link C's C/R estimates N1 + theta N2 = 8 + 4 x 20/40 = 10; outside B's span A gets "
         "50 Mb/s. The max-min column is computed by water-filling (`fctlab.reference.max_min_rates`). fctlab's "
         "rates are each flow's throughput on its host link (sampled every 500 ms), averaged over the last "
-        f"{10 * scale:.1f} s of each phase; \"settles after\" is the time from the phase's start until every "
+        f'{10 * scale:.1f} s of each phase; "settles after" is the time from the phase\'s start until every '
         "flow of the group stays within 10% of its max-min rate.\n\n"
-        + md_table(["phase (s)", "group", "flows", "max-min (Mb/s)", "fctlab mean (Mb/s)", "fctlab range",
-                    "worst error (%)", "settles after (s)"], rows)
+        + md_table(
+            [
+                "phase (s)",
+                "group",
+                "flows",
+                "max-min (Mb/s)",
+                "fctlab mean (Mb/s)",
+                "fctlab range",
+                "worst error (%)",
+                "settles after (s)",
+            ],
+            rows,
+        )
         + "\n\nThe flows reach their max-min rates in every phase, within the few percent RCP leaves unused on "
         "a link (the standing queue of Fig. 3.2). When group B joins, link B's R is C (the link was idle), so B's "
         "four flows start at 80 Mb/s each, overload link B fourfold and drive its R down hard; B's rate then "
@@ -231,8 +288,10 @@ def _corr(a: list[float], b: list[float]) -> float:
 
 
 def analyze_fig34(runs: Runs, ctx: Context) -> str:
-    variants = [("10Mbps", "10 Mb/s, 40 flows/s, pipe 62.5 packets", 62.5),
-                ("100Mbps", "100 Mb/s, 400 flows/s, pipe 625 packets", 625.0)]
+    variants = [
+        ("10Mbps", "10 Mb/s, 40 flows/s, pipe 62.5 packets", 62.5),
+        ("100Mbps", "100 Mb/s, 400 flows/s, pipe 625 packets", 625.0),
+    ]
     rows = []
     summary = []
     pyplot = plt()
@@ -247,8 +306,12 @@ def analyze_fig34(runs: Runs, ctx: Context) -> str:
             start, end = runs.window(name, seed)
             w = w.filter((pl.col("time_s") > start) & (pl.col("time_s") <= end))
             w = w.with_columns(n_data=pl.Series(data_phase_counts(scen, w["time_s"].to_list()), dtype=pl.Float64))
-            secs = w.with_columns(sec=pl.col("time_s").ceil()).group_by("sec").agg(
-                pl.col("active_flows").mean(), pl.col("c_over_r").mean()).sort("sec")
+            secs = (
+                w.with_columns(sec=pl.col("time_s").ceil())
+                .group_by("sec")
+                .agg(pl.col("active_flows").mean(), pl.col("c_over_r").mean())
+                .sort("sec")
+            )
             sample = scen.filter(pl.col("measured") & (pl.col("size_bytes") > 0))
             per_seed["n"].append(float(w["active_flows"].mean()))
             per_seed["nd"].append(float(w["n_data"].mean()))
@@ -260,7 +323,9 @@ def analyze_fig34(runs: Runs, ctx: Context) -> str:
                 a = start + 40.0 * (0.25 if ctx.quick else 1.0)
                 z = w.filter((pl.col("time_s") > a) & (pl.col("time_s") <= a + 10.0))
                 ax.plot(z["time_s"].to_list(), z["active_flows"].to_list(), lw=0.8, label="N(t), measured active flows")
-                ax.plot(z["time_s"].to_list(), z["n_data"].to_list(), lw=0.6, alpha=0.7, label="flows past their handshake")
+                ax.plot(
+                    z["time_s"].to_list(), z["n_data"].to_list(), lw=0.6, alpha=0.7, label="flows past their handshake"
+                )
                 ax.plot(z["time_s"].to_list(), z["c_over_r"].to_list(), lw=1.2, label="C / R(t)")
                 ax.set_title(label)
                 ax.set_ylabel("flows")
@@ -269,11 +334,34 @@ def analyze_fig34(runs: Runs, ctx: Context) -> str:
         summary.append((mean_std(ratio)[0], mean_std(ratio_d)[0], mean_std(per_seed["corr"])[0]))
         # One row per seed: with shape 1.2 a single draw can move a run's load far from 0.8.
         for i, seed in enumerate(runs.seeds_of(name)):
-            rows.append([label if i == 0 else "", seed, f"{per_seed['mean'][i]:.1f}", f"{per_seed['rho'][i]:.2f}",
-                         f"{per_seed['n'][i]:.1f}", f"{per_seed['nd'][i]:.1f}", f"{per_seed['cr'][i]:.1f}",
-                         f"{ratio[i]:.2f}", f"{ratio_d[i]:.2f}", f"{per_seed['corr'][i]:.2f}"])
-        rows.append(["", "mean", "", "", "", "", "", f"**{mean_std(ratio)[0]:.2f}**", f"**{mean_std(ratio_d)[0]:.2f}**",
-                     f"**{mean_std(per_seed['corr'])[0]:.2f}**"])
+            rows.append(
+                [
+                    label if i == 0 else "",
+                    seed,
+                    f"{per_seed['mean'][i]:.1f}",
+                    f"{per_seed['rho'][i]:.2f}",
+                    f"{per_seed['n'][i]:.1f}",
+                    f"{per_seed['nd'][i]:.1f}",
+                    f"{per_seed['cr'][i]:.1f}",
+                    f"{ratio[i]:.2f}",
+                    f"{ratio_d[i]:.2f}",
+                    f"{per_seed['corr'][i]:.2f}",
+                ]
+            )
+        rows.append(
+            [
+                "",
+                "mean",
+                "",
+                "",
+                "",
+                "",
+                "",
+                f"**{mean_std(ratio)[0]:.2f}**",
+                f"**{mean_std(ratio_d)[0]:.2f}**",
+                f"**{mean_std(per_seed['corr'])[0]:.2f}**",
+            ]
+        )
     axes[0].legend(fontsize=8)
     axes[-1].set_xlabel("time (s)")
     fig.tight_layout()
@@ -283,16 +371,29 @@ def analyze_fig34(runs: Runs, ctx: Context) -> str:
         "Poisson arrivals of Pareto sizes (shape 1.2, mean 25 packets of 1000 bytes), 50 ms round trip. The "
         "caption's setting (C = 10 Mb/s, 400 flows/s) would offer eight times the link, so the first row uses "
         "40 flows/s (load 0.8), which keeps the text's point: E[L] = 25 packets is close to the 62.5-packet "
-        "pipe, where the thesis says C/R \"is a good estimate\" of N, a smoothed one. The second row is the "
+        'pipe, where the thesis says C/R "is a good estimate" of N, a smoothed one. The second row is the '
         "caption's 400 flows/s on 100 Mb/s (load 0.8 too): E[L] is far below the 625-packet pipe, where the "
         "thesis says C/R estimates an effective number of flows Ne(t) < N(t). N(t) is the `active_flows` series "
-        "(flows from their SYN to their last byte); \"past handshake\" counts only flows that have had their "
+        '(flows from their SYN to their last byte); "past handshake" counts only flows that have had their '
         "SYN-ACK (the thesis does not say which it measured). Means over the run after a warm-up, sampled every "
         "10 ms; the correlation is between 1-second averages. The load drawn is the measured flows' bits over the "
         "link's capacity in the window: Pareto sizes of shape 1.2 make it vary a lot from seed to seed. The "
         "thesis gives no numbers.\n\n"
-        + md_table(["setting", "seed", "E[L] drawn (packets)", "load drawn", "mean N", "mean N past handshake",
-                    "mean C/R", "C/R / N", "C/R / N past handshake", "corr(C/R, N)"], rows)
+        + md_table(
+            [
+                "setting",
+                "seed",
+                "E[L] drawn (packets)",
+                "load drawn",
+                "mean N",
+                "mean N past handshake",
+                "mean C/R",
+                "C/R / N",
+                "C/R / N past handshake",
+                "corr(C/R, N)",
+            ],
+            rows,
+        )
         + f"\n\nWith E[L] near the pipe, C/R follows N (correlation {c10:.2f} between 1-second averages) as a "
         f"smoothed estimate: on average C/R = {r10:.2f} N, or {d10:.2f} times the flows past their handshake. "
         f"With E[L] far below the pipe, C/R is {r100:.2f} N: the thesis's Ne(t) < N(t). Most of those N flows "
@@ -337,20 +438,29 @@ def analyze_fig35(runs: Runs, ctx: Context) -> str:
         seed = runs.seeds_of(name)[0]
         series = runs.series(name, seed)
         capacity = float(runs.links(name, seed).filter(pl.col("name") == "bottleneck")["rate_bps"].item())
-        b = wide(series, "bottleneck").with_columns(r_over_c=pl.col("rcp_rate_bps") / capacity,
-                                                     utilization=pl.col("throughput_bps") / capacity)
+        b = wide(series, "bottleneck").with_columns(
+            r_over_c=pl.col("rcp_rate_bps") / capacity, utilization=pl.col("throughput_bps") / capacity
+        )
         long = wide(series, "l0->rl").select("time_s", long=pl.col("throughput_bps") / capacity)
         b = b.join(long, on="time_s").filter(pl.col("time_s") <= duration)
         tail = duration * 2 / 3
-        short = runs.flows(name, seed).filter((pl.col("size_bytes") > 0) & pl.col("fct_s").is_not_null()
-                                               & (pl.col("start_s") > tail))
+        short = runs.flows(name, seed).filter(
+            (pl.col("size_bytes") > 0) & pl.col("fct_s").is_not_null() & (pl.col("start_s") > tail)
+        )
         settled = settle_time(b["time_s"].to_list(), b["r_over_c"].to_list(), 0.5, 0.0, duration)
         found[name] = (window_mean(b, "r_over_c", tail, duration), window_mean(b, "utilization", tail, duration))
-        rows.append([label, "0.5", f"{window_mean(b, 'r_over_c', tail, duration):.3f}",
-                     f"{window_mean(b, 'long', tail, duration):.3f}", f"{window_mean(b, 'utilization', tail, duration):.3f}",
-                     f"{window_mean(b, 'queue_bytes', tail, duration) / 1000:.1f}",
-                     f"{float(short['fct_s'].mean()) * 1e3:.0f}",
-                     "never" if settled is None else f"{settled:.1f}"])
+        rows.append(
+            [
+                label,
+                "0.5",
+                f"{window_mean(b, 'r_over_c', tail, duration):.3f}",
+                f"{window_mean(b, 'long', tail, duration):.3f}",
+                f"{window_mean(b, 'utilization', tail, duration):.3f}",
+                f"{window_mean(b, 'queue_bytes', tail, duration) / 1000:.1f}",
+                f"{float(short['fct_s'].mean()) * 1e3:.0f}",
+                "never" if settled is None else f"{settled:.1f}",
+            ]
+        )
         ax.plot(b["time_s"].to_list(), b["r_over_c"].to_list(), label=label)
     ax.axhline(0.5, color="k", ls="--", lw=0.8, label="max-min: R/C = 0.5")
     ax.set_xlabel("time (s)")
@@ -365,9 +475,20 @@ def analyze_fig35(runs: Runs, ctx: Context) -> str:
         "0.5: the short flows need half the pipe, max-min gives the long flow the other half (R = (C RTT - sum "
         "S(f)) / (n_B RTT)). The caption has the four short flows arrive at the start of every round trip; the "
         "second run spreads them a quarter of a round trip apart. Values over the last third of the run (from "
-        f"{duration * 2 / 3:.0f} s); \"reaches\" is the time after which R/C stays within 10% of 0.5.\n\n"
-        + md_table(["short flows arrive", "thesis R/C", "fctlab R/C", "long flow's share of C", "utilization",
-                    "mean queue (kB)", "short flows' mean FCT (ms)", "reaches 0.5 ± 10% after (s)"], rows)
+        f'{duration * 2 / 3:.0f} s); "reaches" is the time after which R/C stays within 10% of 0.5.\n\n'
+        + md_table(
+            [
+                "short flows arrive",
+                "thesis R/C",
+                "fctlab R/C",
+                "long flow's share of C",
+                "utilization",
+                "mean queue (kB)",
+                "short flows' mean FCT (ms)",
+                "reaches 0.5 ± 10% after (s)",
+            ],
+            rows,
+        )
         + f"\n\nWith the arrivals spread over the round trip, R/C settles at {found['spread'][0]:.2f}, a few percent "
         "below 0.5 (the standing queue of Fig. 3.2). Arriving together, as the caption has it, the four short "
         "flows learn R from their SYN-ACKs and all send at R together with the long flow: at R = C/2 five flows "
@@ -387,31 +508,52 @@ def experiments() -> list[Experiment]:
     fig35_quick = {"duration": FIG35_QUICK, "drain": False}
     return [
         Experiment(
-            name="fig3-2", title="RCP thesis Fig. 3.2: C/R follows the number of long-lived flows",
-            base="ch3-fig3-2.toml", points=[("rcp", {"duration": FIG32_END, "workload.0.flows": _fig32_flows(1.0)})],
-            seeds=1, analyze=analyze_fig32,
+            name="fig3-2",
+            title="RCP thesis Fig. 3.2: C/R follows the number of long-lived flows",
+            base="ch3-fig3-2.toml",
+            points=[("rcp", {"duration": FIG32_END, "workload.0.flows": _fig32_flows(1.0)})],
+            seeds=1,
+            analyze=analyze_fig32,
             quick={"duration": FIG32_END * QUICK_SCALE, "workload.0.flows": _fig32_flows(QUICK_SCALE)},
         ),
         Experiment(
-            name="fig3-3", title="RCP thesis Fig. 3.3: max-min fair rates with two bottlenecks",
-            base="ch3-fig3-3.toml", points=[("rcp", {"duration": FIG33_A[1], "workload": _fig33_workload(1.0)})],
-            seeds=1, analyze=analyze_fig33,
+            name="fig3-3",
+            title="RCP thesis Fig. 3.3: max-min fair rates with two bottlenecks",
+            base="ch3-fig3-3.toml",
+            points=[("rcp", {"duration": FIG33_A[1], "workload": _fig33_workload(1.0)})],
+            seeds=1,
+            analyze=analyze_fig33,
             quick={"duration": FIG33_A[1] * QUICK_SCALE, "workload": _fig33_workload(QUICK_SCALE)},
         ),
         Experiment(
-            name="fig3-4", title="RCP thesis Fig. 3.4: RCP's estimate C/R against the number of active flows",
+            name="fig3-4",
+            title="RCP thesis Fig. 3.4: RCP's estimate C/R against the number of active flows",
             base="ch3-fig3-4.toml",
-            points=[("10Mbps", {}), ("100Mbps", {"topology.bottleneck_rate": "100Mbps", "workload.0.rate": 400,
-                                                 "duration": "100s"})],
-            seeds=3, analyze=analyze_fig34, quick={"duration": "25s", "measure_from": "5s"},
+            points=[
+                ("10Mbps", {}),
+                ("100Mbps", {"topology.bottleneck_rate": "100Mbps", "workload.0.rate": 400, "duration": "100s"}),
+            ],
+            seeds=3,
+            analyze=analyze_fig34,
+            quick={"duration": "25s", "measure_from": "5s"},
         ),
         Experiment(
-            name="fig3-5", title="RCP thesis Fig. 3.5: short flows beside a long flow, R/C goes to 0.5",
+            name="fig3-5",
+            title="RCP thesis Fig. 3.5: short flows beside a long flow, R/C goes to 0.5",
             base="ch3-fig3-5.toml",
-            points=[(name, {"duration": FIG35_DURATION,
-                            "workload.1.flows": _fig35_short_flows(FIG35_DURATION, name == "spread")})
-                    for name in ("together", "spread")],
-            seeds=1, analyze=analyze_fig35, quick=fig35_quick,
+            points=[
+                (
+                    name,
+                    {
+                        "duration": FIG35_DURATION,
+                        "workload.1.flows": _fig35_short_flows(FIG35_DURATION, name == "spread"),
+                    },
+                )
+                for name in ("together", "spread")
+            ],
+            seeds=1,
+            analyze=analyze_fig35,
+            quick=fig35_quick,
         ),
         *rcp_fixed_rate.experiments(),
     ]

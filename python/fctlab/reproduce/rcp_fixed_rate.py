@@ -77,7 +77,9 @@ def run_stats(runs: Runs, name: str, seed: int, pareto: bool) -> dict[str, float
     bits = sample["size_bytes"].cast(pl.Float64) / MSS * PKT_BITS
     lam = sample.height / (end - start)
     mean, second = float(bits.mean()), float((bits**2).mean())
-    soj = fcfs_sojourn(flows["start_s"].to_list(), (flows["size_bytes"].cast(pl.Float64) / MSS * PKT_BITS / C).to_list())
+    soj = fcfs_sojourn(
+        flows["start_s"].to_list(), (flows["size_bytes"].cast(pl.Float64) / MSS * PKT_BITS / C).to_list()
+    )
     measured = flows["measured"].to_list()
     fcfs = [s for s, m in zip(soj, measured, strict=True) if m]
     w = runs.series(name, seed).filter(pl.col("target") == "bottleneck").pivot("metric", index="time_s", values="value")
@@ -87,7 +89,10 @@ def run_stats(runs: Runs, name: str, seed: int, pareto: bool) -> dict[str, float
     carried = admitted - 8.0 * float(w["queue_bytes"][-1] - w["queue_bytes"][0])
     out = {
         "tau": float((sample["fct_s"] - sample["rtt_prop_s"] / 2).mean()),
-        "mean": mean, "second": second, "lam": lam, "rho": lam * mean / C,
+        "mean": mean,
+        "second": second,
+        "lam": lam,
+        "rho": lam * mean / C,
         "queue_pkts": float(w["queue_bytes"].mean()) / 1000.0,
         "util": carried / (C * float(w["time_s"][-1] - w["time_s"][0])),
         "mg1": models.mg1_fcfs_duration(mean, second, lam, C),
@@ -123,14 +128,19 @@ def _ms(values: list[float]) -> str:
     return pm([v * 1e3 for v in values], ".2f")
 
 
-
-
 def analyze_fig36(runs: Runs, ctx: Context) -> str:
     stats = _table(runs, FIG36_RATES, pareto=False)
     rows = []
     for f, s in stats.items():
-        rows.append([f"{f:g}", f"{s['mean'][0] / (f * C) * 1e3:.2f}", _ms(s["tau"]), pm(s["queue_pkts"], ".1f"),
-                     pm(s["util"], ".3f")])
+        rows.append(
+            [
+                f"{f:g}",
+                f"{s['mean'][0] / (f * C) * 1e3:.2f}",
+                _ms(s["tau"]),
+                pm(s["queue_pkts"], ".1f"),
+                pm(s["util"], ".3f"),
+            ]
+        )
     mg1 = [v for s in stats.values() for v in s["mg1"]]
     fcfs = [v for s in stats.values() for v in s["fcfs"]]
     taus = [mean_std(s["tau"])[0] for s in stats.values()]
@@ -158,8 +168,16 @@ def analyze_fig37_38(runs: Runs, ctx: Context) -> str:
     stats = _table(runs, FIG37_RATES, pareto=True)
     rows = []
     for f, s in stats.items():
-        rows.append([f"{f:g}", f"{s['mean'][0] / (f * C) * 1e3:.2f}", _ms(s["tau"]), _ms(s["model"]),
-                     pm(s["queue_pkts"], ".1f"), pm(s["util"], ".3f")])
+        rows.append(
+            [
+                f"{f:g}",
+                f"{s['mean'][0] / (f * C) * 1e3:.2f}",
+                _ms(s["tau"]),
+                _ms(s["model"]),
+                pm(s["queue_pkts"], ".1f"),
+                pm(s["util"], ".3f"),
+            ]
+        )
     mg1 = [v for s in stats.values() for v in s["mg1"]]
     fcfs = [v for s in stats.values() for v in s["fcfs"]]
     rho = [v for s in stats.values() for v in s["rho"]]
@@ -171,8 +189,14 @@ def analyze_fig37_38(runs: Runs, ctx: Context) -> str:
     top = max(FIG37_RATES)
     ratio_low = means[min(FIG37_RATES)] / means[best]
     ratio_high = means[top] / means[best]
-    _plot(ctx, "fig3-7.png", stats, {"eq. 3.5 with the sample's L^2": mean_std(mg1)[0],
-                                    "FCFS of whole flows, same arrivals": mean_std(fcfs)[0]}, "model", queue=False)
+    _plot(
+        ctx,
+        "fig3-7.png",
+        stats,
+        {"eq. 3.5 with the sample's L^2": mean_std(mg1)[0], "FCFS of whole flows, same arrivals": mean_std(fcfs)[0]},
+        "model",
+        queue=False,
+    )
     _plot(ctx, "fig3-8.png", stats, {}, None, queue=True)
     queue = {f: mean_std(s["queue_pkts"])[0] for f, s in stats.items()}
     util = {f: mean_std(s["util"])[0] for f, s in stats.items()}
@@ -185,8 +209,17 @@ def analyze_fig37_38(runs: Runs, ctx: Context) -> str:
         "sets a whole run's FCFS delay. The thesis (sec. 3.3, no numbers): a 'U' curve, E[tau] -> infinity as "
         "R -> 0 and -> the M/Pareto/1-FCFS delay as R >> C, with a minimum in between where the average queue "
         "is small and the utilization equals the load; the queue grows with R. Mean ± std over seeds.\n\n"
-        + md_table(["R / C", "E[L] / R (ms)", "fctlab E[tau] (ms)", "Appendix A model (ms)", "mean queue (packets)",
-                    "utilization"], rows)
+        + md_table(
+            [
+                "R / C",
+                "E[L] / R (ms)",
+                "fctlab E[tau] (ms)",
+                "Appendix A model (ms)",
+                "mean queue (packets)",
+                "utilization",
+            ],
+            rows,
+        )
         + f"\n\nLoad as drawn: {pm(rho, '.3f')}. References from the same runs: eq. 3.5 with the sample's L^2 "
         f"(the thesis's asymptote) {_ms(mg1)} ms; FCFS of whole flows on the same arrivals (exact) {_ms(fcfs)} ms.\n\n"
         f"The 'U' is there: the mean E[tau] is lowest at R = {best:g} C ({means[best] * 1e3:.1f} ms; the best rate "
@@ -206,8 +239,14 @@ def analyze_fig37_38(runs: Runs, ctx: Context) -> str:
     )
 
 
-def _plot(ctx: Context, file: str, stats: dict[float, dict[str, list[float]]], lines: dict[str, float],
-          model: str | None, queue: bool) -> None:
+def _plot(
+    ctx: Context,
+    file: str,
+    stats: dict[float, dict[str, list[float]]],
+    lines: dict[str, float],
+    model: str | None,
+    queue: bool,
+) -> None:
     pyplot = plt()
     fig, ax = pyplot.subplots(figsize=(6.5, 4))
     xs = list(stats)
@@ -234,20 +273,34 @@ def _plot(ctx: Context, file: str, stats: dict[float, dict[str, list[float]]], l
 
 def experiments() -> list[Experiment]:
     """Figs. 3.6 and 3.7 / 3.8 (one experiment: Fig. 3.8 plots Fig. 3.7's runs)."""
-    pareto = {"workload.0.rate": 600, "workload.0.sizes": {
-        "kind": "pareto", "shape": PARETO_SHAPE, "round_to": MSS, "max": CAP_PKTS * MSS,
-        "mean": pareto_mean_param(PARETO_MEAN_PKTS, PARETO_SHAPE, CAP_PKTS)}}
+    pareto = {
+        "workload.0.rate": 600,
+        "workload.0.sizes": {
+            "kind": "pareto",
+            "shape": PARETO_SHAPE,
+            "round_to": MSS,
+            "max": CAP_PKTS * MSS,
+            "mean": pareto_mean_param(PARETO_MEAN_PKTS, PARETO_SHAPE, CAP_PKTS),
+        },
+    }
     quick = {"duration": "20s"}
     return [
         Experiment(
-            name="fig3-6", title="RCP thesis Fig. 3.6: flow duration against a fixed rate, exponential sizes",
-            base="ch3-fixed-rate.toml", seeds=3, analyze=analyze_fig36, quick=quick,
+            name="fig3-6",
+            title="RCP thesis Fig. 3.6: flow duration against a fixed rate, exponential sizes",
+            base="ch3-fixed-rate.toml",
+            seeds=3,
+            analyze=analyze_fig36,
+            quick=quick,
             points=[(point_name(f), {"transport.fixed_rate": round(f * C)}) for f in FIG36_RATES],
         ),
         Experiment(
             name="fig3-7-8",
             title="RCP thesis Figs. 3.7 and 3.8: flow duration and queue against a fixed rate, Pareto sizes",
-            base="ch3-fixed-rate.toml", seeds=5, analyze=analyze_fig37_38, quick=quick,
+            base="ch3-fixed-rate.toml",
+            seeds=5,
+            analyze=analyze_fig37_38,
+            quick=quick,
             points=[(point_name(f), {"transport.fixed_rate": round(f * C), **pareto}) for f in FIG37_RATES],
         ),
     ]

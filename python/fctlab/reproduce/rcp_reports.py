@@ -59,14 +59,24 @@ def _plot_sizes(ctx: Context, png: str, tables: dict[str, pl.DataFrame], title: 
     pyplot.close(fig)
 
 
-def size_tables(runs: Runs, prefix: str, setup: Setup, protocols=PROTOCOLS,
-                workload: str | None = None) -> dict[str, pl.DataFrame]:
+def size_tables(
+    runs: Runs, prefix: str, setup: Setup, protocols=PROTOCOLS, workload: str | None = None
+) -> dict[str, pl.DataFrame]:
     """Pooled flow tables (over seeds) of each protocol's run of one configuration."""
     return {p: ra.pooled(runs, run_name(prefix, p), setup.capacity, setup.load, workload=workload) for p in protocols}
 
 
-def size_section(runs: Runs, ctx: Context, prefix: str, setup: Setup, heading: str, paper: str, png: str,
-                 protocols=PROTOCOLS, workload: str | None = None) -> str:
+def size_section(
+    runs: Runs,
+    ctx: Context,
+    prefix: str,
+    setup: Setup,
+    heading: str,
+    paper: str,
+    png: str,
+    protocols=PROTOCOLS,
+    workload: str | None = None,
+) -> str:
     """A per-size section: per-bin AFCT table with ratios to PS, the ratios near 2,000
     packets, the maximum FCT per bin, the share of TCP flows on the slow-start curve, a plot."""
     tables = size_tables(runs, prefix, setup, protocols, workload)
@@ -76,8 +86,17 @@ def size_section(runs: Runs, ctx: Context, prefix: str, setup: Setup, heading: s
     for p, t in tables.items():
         n, r_ps, r_curve = ra.window_ratio(t, *ra.NEAR_2000)
         n_all, r_all, r_all_curve = ra.window_ratio(t, 1, 2000)
-        near.append([p, str(n), ra.fmt(r_ps, ".2f"), ra.fmt(r_curve, ".2f"), str(n_all), ra.fmt(r_all, ".3f"),
-                     ra.fmt(r_all_curve, ".3f")])
+        near.append(
+            [
+                p,
+                str(n),
+                ra.fmt(r_ps, ".2f"),
+                ra.fmt(r_curve, ".2f"),
+                str(n_all),
+                ra.fmt(r_all, ".3f"),
+                ra.fmt(r_all_curve, ".3f"),
+            ]
+        )
     maxes = {p: ra.per_bin(t) for p, t in tables.items()}
     first = next(iter(maxes.values()))
     mrows = []
@@ -92,15 +111,19 @@ def size_section(runs: Runs, ctx: Context, prefix: str, setup: Setup, heading: s
         t = tables["TCP"]
         on, med = ra.on_slow_start(t)
         on_small, med_small = ra.on_slow_start(t.filter(pl.col("pkts") < 2000))
-        extra = (f"\n\nTCP against its slow-start curve (IW 2, no loss): {on * 100:.1f}% of {t.height} flows within "
-                 f"25% of it (median FCT / curve {med:.2f}); under 2,000 packets {on_small * 100:.1f}% "
-                 f"(median {med_small:.2f}).")
+        extra = (
+            f"\n\nTCP against its slow-start curve (IW 2, no loss): {on * 100:.1f}% of {t.height} flows within "
+            f"25% of it (median FCT / curve {med:.2f}); under 2,000 packets {on_small * 100:.1f}% "
+            f"(median {med_small:.2f})."
+        )
     return (
         f"## {heading}\n\n{paper}\n\n"
         "AFCT per size bin (seeds pooled); `X/PS` = AFCT / mean exact PS FCT of the same flows:\n\n"
         + md_table(header, rows)
         + "\n\nRatios over windows of sizes (AFCT / mean PS of the same flows; exact PS and eq. 4.1):\n\n"
-        + md_table(["protocol", "flows 1000-2999 pkts", "/PS", "/eq. 4.1", "flows < 2000 pkts", "/PS", "/eq. 4.1"], near)
+        + md_table(
+            ["protocol", "flows 1000-2999 pkts", "/PS", "/eq. 4.1", "flows < 2000 pkts", "/PS", "/eq. 4.1"], near
+        )
         + extra
         + "\n\nMaximum FCT per size bin (s), beside the eq. 4.1 mean:\n\n"
         + md_table(["packets", "PS eq. 4.1"] + list(tables), mrows)
@@ -110,11 +133,13 @@ def size_section(runs: Runs, ctx: Context, prefix: str, setup: Setup, heading: s
 
 def size_figure(setups: list[tuple[str, Setup, str, str]], intro: str) -> Callable[[Runs, Context], str]:
     """An analysis of per-size sections, one per (prefix, setup, heading, paper text)."""
+
     def analyze(runs: Runs, ctx: Context) -> str:
         parts = [intro]
         for i, (prefix, setup, heading, paper) in enumerate(setups):
             parts.append(size_section(runs, ctx, prefix, setup, heading, paper, f"sizes{i + 1}.png"))
         return "\n\n".join(parts)
+
     return analyze
 
 
@@ -124,8 +149,14 @@ def _time_avg_active(flows: pl.DataFrame, t0: float, t1: float, steps: int = 200
     return sum(counts) / len(counts)
 
 
-def active_section(runs: Runs, ctx: Context, prefixes: list[tuple[str, Setup, str]], window: tuple[float, float],
-                   png: str, workload: str | None = None) -> str:
+def active_section(
+    runs: Runs,
+    ctx: Context,
+    prefixes: list[tuple[str, Setup, str]],
+    window: tuple[float, float],
+    png: str,
+    workload: str | None = None,
+) -> str:
     """Mean number of active flows in the measurement window per configuration and protocol,
     beside Little's law for PS (arrival rate x mean eq. 4.1 FCT), and N(t) plotted."""
     pyplot = plt()
@@ -141,7 +172,9 @@ def active_section(runs: Runs, ctx: Context, prefixes: list[tuple[str, Setup, st
             flows = runs.flows(name, seed)
             if workload is not None:
                 flows = flows.filter(pl.col("workload") == workload)
-            incomplete = int(flows.filter(pl.col("measured") & (pl.col("size_bytes") >= 0) & pl.col("fct_s").is_null()).height)
+            incomplete = int(
+                flows.filter(pl.col("measured") & (pl.col("size_bytes") >= 0) & pl.col("fct_s").is_null()).height
+            )
             row.append(f"{_time_avg_active(flows, t0, t1):.0f}" + (f" ({incomplete} unfinished)" if incomplete else ""))
             times = [t1 * i / 300 for i in range(301)]
             ax.plot(times, ra.active_flows(flows, times), label=p)
@@ -183,10 +216,18 @@ def unfinished(runs: Runs, name: str, workload: str | None = None) -> int:
     return n
 
 
-def sweep_figure(param: str, values: list[tuple[str, float, Setup]], threshold: int, intro: str,
-                 link: str = "bottleneck", workload: str | None = None, png: str = "sweep.png") -> Callable[[Runs, Context], str]:
+def sweep_figure(
+    param: str,
+    values: list[tuple[str, float, Setup]],
+    threshold: int,
+    intro: str,
+    link: str = "bottleneck",
+    workload: str | None = None,
+    png: str = "sweep.png",
+) -> Callable[[Runs, Context], str]:
     """AFCT of flows below and at or above `threshold` packets against a parameter, with PS
     (exact and eq. 4.1), the ratios to PS, and the bottleneck's mean queue / (C x RTPD)."""
+
     def analyze(runs: Runs, ctx: Context) -> str:
         rows, qrows = [], []
         series: dict[str, dict[str, list[float | None]]] = {p: {"small": [], "large": []} for p in PROTOCOLS + ("PS",)}
@@ -209,11 +250,25 @@ def sweep_figure(param: str, values: list[tuple[str, float, Setup]], threshold: 
                     rcp = s
                 rs = None if s["small_afct"] is None else s["small_afct"] / s["small_ps"]
                 rl = None if s["large_afct"] is None else s["large_afct"] / s["large_ps"]
-                rows.append([f"{x:g}", p, f"{s['small_n']:.0f}", ra.fmt(s["small_afct"]), ra.fmt(s["small_ps"]),
-                             ra.fmt(s["small_curve"]), ra.fmt(rs, ".2f"), _over(s, rcp, "small"),
-                             f"{s['large_n']:.0f}", ra.fmt(s["large_afct"]),
-                             ra.fmt(s["large_ps"]), ra.fmt(s["large_curve"]), ra.fmt(rl, ".2f"), _over(s, rcp, "large"),
-                             str(unfinished(runs, name, workload))])
+                rows.append(
+                    [
+                        f"{x:g}",
+                        p,
+                        f"{s['small_n']:.0f}",
+                        ra.fmt(s["small_afct"]),
+                        ra.fmt(s["small_ps"]),
+                        ra.fmt(s["small_curve"]),
+                        ra.fmt(rs, ".2f"),
+                        _over(s, rcp, "small"),
+                        f"{s['large_n']:.0f}",
+                        ra.fmt(s["large_afct"]),
+                        ra.fmt(s["large_ps"]),
+                        ra.fmt(s["large_curve"]),
+                        ra.fmt(rl, ".2f"),
+                        _over(s, rcp, "large"),
+                        str(unfinished(runs, name, workload)),
+                    ]
+                )
                 lk = runs.links(name, runs.seeds_of(name)[0]).filter(pl.col("name") == link)
                 qrow.append(f"{float(lk['queue_avg_bytes'][0]) * 8 / (setup.capacity * setup.rtpd):.4f}")
             qrows.append(qrow)
@@ -232,11 +287,31 @@ def sweep_figure(param: str, values: list[tuple[str, float, Setup]], threshold: 
         fig.savefig(ctx.out / png, dpi=110)
         pyplot.close(fig)
         return (
-            intro + "\n\n"
-            + md_table([param, "protocol", f"flows < {threshold}", "AFCT (s)", "PS (s)", "eq. 4.1 (s)", "/PS", "/RCP",
-                        f"flows >= {threshold}", "AFCT (s)", "PS (s)", "eq. 4.1 (s)", "/PS", "/RCP", "unfinished"], rows)
+            intro
+            + "\n\n"
+            + md_table(
+                [
+                    param,
+                    "protocol",
+                    f"flows < {threshold}",
+                    "AFCT (s)",
+                    "PS (s)",
+                    "eq. 4.1 (s)",
+                    "/PS",
+                    "/RCP",
+                    f"flows >= {threshold}",
+                    "AFCT (s)",
+                    "PS (s)",
+                    "eq. 4.1 (s)",
+                    "/PS",
+                    "/RCP",
+                    "unfinished",
+                ],
+                rows,
+            )
             + f"\n\nMean queue of `{link}` over the run / (C x RTPD):\n\n"
             + md_table([param] + list(PROTOCOLS), qrows)
             + f"\n\n![sweep]({png})"
         )
+
     return analyze
