@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
-# The tests: build fctlab into .venv (with the test and topohub extras), then the Rust tests
-# of the core and the Python tests (which run the compiled core). Exits non-zero on any
-# failure, and when pytest finds no tests at all.
+# The tests: build fctlab into .venv (with the test and topohub extras), the linters and
+# formatters (cargo fmt --check, cargo clippy -D warnings, ruff check, ruff format --check), then
+# the Rust tests of the core and the Python tests (which run the compiled core). Exits non-zero
+# on any failure, and when pytest finds no tests at all.
 
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 
@@ -9,6 +10,16 @@ ensure_venv
 install_package ".[test,topo]"
 
 cd "$ROOT"
+say "linters: cargo fmt --check, cargo clippy, ruff"
+for tool in fmt clippy; do
+    cargo "$tool" --version >/dev/null 2>&1 \
+        || die "cargo $tool is missing: install it with \`rustup component add ${tool/fmt/rustfmt}\` (Debian: apt-get install rust-clippy rustfmt)"
+done
+cargo fmt --all --check || die "Rust code is not formatted: run \`cargo fmt --all\`"
+cargo clippy --release --all-targets -p fctlab-core -p fctlab-py -- -D warnings
+"$VENV/bin/ruff" check python tests
+"$VENV/bin/ruff" format --check python tests || die "Python code is not formatted: run \`ruff format python tests\`"
+
 say "cargo test --release -p fctlab-core"
 cargo test --release -p fctlab-core
 

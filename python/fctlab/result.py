@@ -110,7 +110,8 @@ class Result:
 
     def __repr__(self) -> str:
         done = self.flows["finish_s"].is_not_null().sum()
-        return f"<Result: {self.flows.height} flows ({done} completed), {self.links.height} links, sim_time_s={self.meta.get('sim_time_s')}>"
+        sim = self.meta.get("sim_time_s")
+        return f"<Result: {self.flows.height} flows ({done} completed), {self.links.height} links, sim_time_s={sim}>"
 
 
 def load(outdir: str | os.PathLike) -> Result:

@@ -182,7 +182,8 @@ def _named_points(runs: Any, where: str) -> list[tuple[str, dict[str, Any]]]:
         name = run.get("name")
         if not isinstance(name, str) or not re.fullmatch(r"[A-Za-z0-9_][A-Za-z0-9_.=,+-]*", name):
             raise ScenarioError(
-                f"{where}: field `runs[{i}].name`: expected a directory-safe name (letters, digits, _ . = , + -), got {name!r}"
+                f"{where}: field `runs[{i}].name`: expected a directory-safe name "
+                f"(letters, digits, _ . = , + -), got {name!r}"
             )
         overrides = flatten({k: v for k, v in run.items() if k != "name"})
         for key in overrides:

@@ -27,7 +27,8 @@ RC3 = {"transport.protocol": "rc3"}
 #: Quick mode: shorter runs (arrivals for 1.5 s, the last second measured).
 QUICK = {"duration": "1.5s", "measure_from": "0.5s"}
 
-#: Fig. 8 (and the 1 Gb/s x 40 ms row of Fig. 9): load -> (TCP flows, TCP bytes, RC3 flows, RC3 bytes, % flows, % bytes).
+#: Fig. 8 (and the 1 Gb/s x 40 ms row of Fig. 9): load ->
+#: (TCP flows, TCP bytes, RC3 flows, RC3 bytes, % flows, % bytes).
 FIG8 = {
     10: (0.125, 0.423, 0.068, 0.091, 45.56, 78.36),
     30: (0.135, 0.443, 0.076, 0.114, 43.54, 74.35),
@@ -875,7 +876,8 @@ def analyze_single(runs: Runs, ctx: Context) -> str:
     return (
         "One flow at a time on an idle path of 20 ms RTT at 10 Gb/s and at 1 Gb/s, IW 10, an ACK per segment, "
         "FCT including the handshake. The paper plots its NS-3 and Linux values (Fig. 15) without numbers in "
-        "the text, so only the shape can be compared: RC3 below TCP as soon as a flow exceeds the initial window, by several round "
+        "the text, so only the shape can be compared: RC3 below TCP as soon as a flow exceeds the initial window, "
+        "by several round "
         "trips for the largest flows at 10 Gb/s; at 1 Gb/s the serialization of large flows narrows the gap. "
         "(Linux's delayed-ACK behaviour, which made its TCP slower than the simulation in the paper, is not "
         "modelled here.)\n\n" + "\n\n".join(parts) + "\n\n![Fig. 15](fig15.png)"
@@ -978,7 +980,8 @@ def analyze_priority(runs: Runs, ctx: Context) -> str:
     return (
         "Two TCP bulk flows, one at priority 0 and one at priority 1, sharing a 1 Gb/s bottleneck: the sender's "
         "NIC (Fig. 16: one host sends both) or a router's output port (Fig. 17: two hosts). One flow runs from "
-        "0 to 3 s, the other from 1 to 2 s, in both orders; the NIC holds 512 packets, as in the paper's test. Expected (the paper's Linux and switch tests): the "
+        "0 to 3 s, the other from 1 to 2 s, in both orders; the NIC holds 512 packets, as in the paper's test. "
+        "Expected (the paper's Linux and switch tests): the "
         "high-priority flow takes the link at once and gives it back when it ends. Mean throughput (Mb/s) "
         "before, during and after the overlap:\n\n"
         + md_table(["setup", "flow", "0.3-0.9 s", "1.2-1.9 s", "2.2-2.9 s"], rows)

@@ -145,7 +145,7 @@ def ratio_rows(tables: dict[str, pl.DataFrame], max_pkts: int | None = None) -> 
         if max_pkts is not None and r["lo"] >= max_pkts:
             continue
         row = [f"{r['lo']}-{r['hi']}", str(r["n"]), fmt(r["ps"]), fmt(r["ps_curve"])]
-        for p, b in bins.items():
+        for b in bins.values():
             m = b.filter(pl.col("bin") == r["bin"])
             row += ["-", "-"] if m.height == 0 else [fmt(m["afct"][0]), fmt(m["ratio"][0], ".2f")]
         rows.append(row)

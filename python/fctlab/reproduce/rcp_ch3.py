@@ -144,7 +144,8 @@ def analyze_fig32(runs: Runs, ctx: Context) -> str:
         "flows join at the old rate the link is offered 2C for about a round trip; the queue that builds drives R "
         f"down through eq. 3.3's beta q/d term until C/R peaks at {peaks[1][0]:.0f} (the utilization falls to "
         f"{peaks[1][1]:.2f}), and R climbs back by alpha (T/d) (C - y)/C per control interval, a few percent at "
-        "most, so C/R needs the seconds shown above to come back to 40. When flows leave, the spare capacity raises R in a few seconds. In equilibrium a standing "
+        "most, so C/R needs the seconds shown above to come back to 40. When flows leave, the spare capacity "
+        "raises R in a few seconds. In equilibrium a standing "
         "queue of a few packets (the paced flows' phases collide) balances alpha (C - y) against beta q/d, which "
         "keeps the utilization a few percent below 1 and C/R a few percent above N.\n\n![Fig. 3.2](fig3-2.png)"
     )

@@ -238,7 +238,7 @@ def _fig46() -> Experiment:
 
     def analyze(runs: Runs, ctx: Context) -> str:
         parts = [intro]
-        for i, (name, _, heading) in enumerate(DISTS):
+        for name, _, heading in DISTS:
             parts.append(rr.size_section(runs, ctx, name, s, heading, "", f"sizes-{name}.png"))
         parts.append(rr.active_section(runs, ctx, [(n, s, h) for n, _, h in DISTS], (5.0, 20.0), "active.png"))
         return "\n\n".join(parts)
@@ -401,6 +401,10 @@ def _fig414() -> Experiment:
     return _dumbbell_sweep("fig4-14", "RCP thesis Fig. 4.14: round-trip propagation delay", "RTPD (s)", cases, intro)
 
 
+#: The ten groups' round-trip propagation delays (s), g0 to g9 of ch4-rtt-groups.toml.
+GROUPS = [0.02 * (k + 1) for k in range(10)]
+
+
 def _fig415() -> Experiment:
     s = Setup(640e6, 0.1, 0.9)
     base = {"duration": 40.0, "measure_from": 5.0}
@@ -506,7 +510,7 @@ def _fig417() -> Experiment:
 
     def analyze(runs: Runs, ctx: Context) -> str:
         parts = [intro]
-        for i, (name, f, _, heading) in enumerate(REVERSE):
+        for name, f, _, heading in REVERSE:
             parts.append(
                 rr.size_section(runs, ctx, name, Setup(2.4e9, 0.2, f), heading, "", f"sizes-{name}.png", workload="fwd")
             )
