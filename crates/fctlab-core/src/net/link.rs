@@ -416,6 +416,20 @@ mod tests {
     }
 
     #[test]
+    fn departures_beyond_the_clock_saturate_instead_of_wrapping_into_the_past() {
+        // The largest packet (1 MiB + 64 KiB) takes 8.9e18 ps at 1 bit/s: the third one queued
+        // behind two others would leave after 2^64 ps, and used to wrap to 8.4e18 ps.
+        let mut link = Link::new(0, 1, Rate(1), Time::ZERO, Port::Fifo(FifoSchedule::new(Limit::Packets(u64::MAX))));
+        let (mut sched, mut drops) = (Scheduler::new(), Vec::new());
+        for i in 0..3 {
+            link.send(0, Time::ZERO, pkt((1 << 20) + (1 << 16), i), &mut sched, &mut drops);
+        }
+        let at: Vec<Time> = link.inflight.iter().map(|&(t, _)| t).collect();
+        assert!(at.windows(2).all(|w| w[0] <= w[1]), "{at:?}");
+        assert_eq!(at[2], Time::MAX);
+    }
+
+    #[test]
     fn random_loss_drops_about_p_of_the_packets() {
         let mut link =
             Link::new(0, 1, Rate::from_gbps(1), Time::ZERO, Port::Fifo(FifoSchedule::new(Limit::Packets(u64::MAX))));
