@@ -263,6 +263,16 @@ impl QueueSpec {
                         ));
                     }
                 }
+                // RCP's header carries the rate in 32 bits of kbit/s (thesis Fig. 6.2).
+                if rate.bps() / 1000 >= u32::MAX as u64 {
+                    return Err(SpecError::new(
+                        "kind",
+                        format!(
+                            "an rcp queue on a {rate} link: expected links of at most 4.29 Tbps, the most RCP's 32-bit \
+                             rate field in kbit/s can carry"
+                        ),
+                    ));
+                }
                 if p.max_interval == Time::ZERO || p.initial_rtt == Time::ZERO {
                     return Err(SpecError::new("interval", "expected interval and initial_rtt > 0, got 0"));
                 }
@@ -1018,6 +1028,13 @@ pub fn build_spec(spec: &ScenarioSpec, base_dir: &Path) -> SpecResult<(World, Ru
             };
             if d.segment == 0 || d.transmission == 0 {
                 return Err(SpecError::new(dfield, "expected segment >= 1 and transmission >= 1 (both count from 1)"));
+            }
+            // Its byte offset, (segment - 1) x mss, must not wrap.
+            if d.segment > MAX_FLOW_SEGMENTS {
+                return Err(SpecError::new(
+                    format!("{dfield}.segment"),
+                    format!("expected a segment <= {MAX_FLOW_SEGMENTS} (2^32 - 1), got {}", d.segment),
+                ));
             }
             let mss = match &profiles[plan.profile] {
                 Profile::Tcp { cfg, .. } => cfg.mss,

@@ -112,3 +112,36 @@ fn a_run_whose_nic_queue_passes_the_clock_ends_at_max_time_with_packets_conserve
     let (q_pkts, _) = w.packets_in_network();
     assert_eq!(c.sent_pkts, c.delivered_pkts + c.dropped_pkts + q_pkts);
 }
+
+#[test]
+fn a_scripted_drop_beyond_the_segment_numbers_is_refused_not_wrapped() {
+    let mut s = one_flow("1Gbps", Some("1MB"), json!({}));
+    s["loss"] = json!([{"link": "bottleneck", "drop": [{"flow": 0, "segment": 12_633_823_931_371_300_865u64}]}]);
+    let e = build_err(&s);
+    assert_eq!(e.field, "loss[0].drop[0].segment");
+    assert!(e.message.contains("expected a segment <= 4294967295 (2^32 - 1), got 12633823931371300865"), "{e}");
+}
+
+#[test]
+fn rcp_queues_refuse_links_faster_than_their_rate_field() {
+    let mut s = one_flow("5Tbps", Some("1MB"), json!({"protocol": "rcp"}));
+    s["queues"] = json!({"router": {"kind": "rcp"}});
+    let e = build_err(&s);
+    assert_eq!(e.field, "queues.router.kind");
+    assert!(e.message.contains("an rcp queue on a 5000000000000bps link: expected links of at most 4.29 Tbps"), "{e}");
+    s["topology"]["bottleneck_rate"] = json!("4Tbps");
+    s["topology"]["access_rate"] = json!("4Tbps");
+    assert!(scenario::build(&s.to_string(), Path::new(".")).is_ok());
+}
+
+#[test]
+fn an_internet2_core_rate_scaled_beyond_the_largest_rate_is_refused() {
+    let s = json!({
+        "duration": "1s",
+        "topology": {"kind": "internet2-rc3", "core_rate_scale": 1e9},
+        "workload": [{"kind": "poisson", "load": 0.1, "sizes": {"kind": "fixed", "size": 1000}}],
+    });
+    let e = build_err(&s);
+    assert_eq!(e.field, "topology.core_rate_scale");
+    assert!(e.message.contains("expected core rates <= 1e15 bit/s"), "{e}");
+}
