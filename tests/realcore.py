@@ -63,9 +63,9 @@ def fake(monkeypatch: pytest.MonkeyPatch):
     return None
 
 
-def cli(*args: str, cwd: Path | None = None) -> subprocess.CompletedProcess:
+def cli(*args: str, cwd: Path | None = None, timeout: float = 300) -> subprocess.CompletedProcess:
     """Runs `fctlab ARGS...` in a fresh interpreter (the installed package, the real core)."""
     env = {k: v for k, v in os.environ.items() if k != "FCTLAB_CORE"}
     return subprocess.run(
-        [sys.executable, "-m", "fctlab.cli", *args], capture_output=True, text=True, cwd=cwd, env=env, timeout=300
+        [sys.executable, "-m", "fctlab.cli", *args], capture_output=True, text=True, cwd=cwd, env=env, timeout=timeout
     )

@@ -70,6 +70,20 @@ def test_run_returns_the_documented_tables():
     assert r.meta["sent_pkts"] == r.meta["delivered_pkts"] + r.meta["dropped_pkts"] + r.meta["in_network_pkts"]
 
 
+@pytest.mark.parametrize("queue", ["droptail", "prio"])
+def test_meta_counts_random_and_scripted_loss_as_drops(queue):
+    """sent = delivered + dropped + in_network holds with random and scripted loss on a link,
+    behind a FIFO port and a qdisc port; the links table's drops add up to meta's."""
+    loss = [{"link": "bottleneck", "p": 0.02, "drop": [{"flow": 0, "segment": 1}, {"flow": 2, "segment": 3}]}]
+    r = fctlab.run(small_dumbbell(loss=loss, queues={"router": {"kind": queue, "limit": "250KB"}}))
+    m = r.meta
+    assert r.links["drops_pkts"].sum() > 5, "the bottleneck must lose packets for this to test anything"
+    assert m["sent_pkts"] == m["delivered_pkts"] + m["dropped_pkts"] + m["in_network_pkts"]
+    assert m["sent_bytes"] == m["delivered_bytes"] + m["dropped_bytes"] + m["in_network_bytes"]
+    assert m["dropped_pkts"] == r.links["drops_pkts"].sum()
+    assert m["dropped_bytes"] == r.links["drops_bytes"].sum()
+
+
 def test_metrics_follow_their_definitions():
     """rtt_prop, ideal FCT, FCT = finish - start, and the measurement window, as documented."""
     r = fctlab.run(small_dumbbell())

@@ -69,6 +69,123 @@ CASES = [
 ]
 
 
+def with_flow(size, transport: dict | None = None, **spec) -> dict:
+    """SMALL_DUMBBELL with one flow of `size` bytes instead of its Poisson arrivals."""
+    flows = [{"src": "l0", "dst": "r0", "start": 0, "size": size}]
+    return small_dumbbell(workload=[{"kind": "flows", "flows": flows}], transport=transport or {}, **spec)
+
+
+# Values beyond what the core's integers hold (crates/fctlab-core/src/limits.rs): each used to
+# saturate, wrap, loop or abort; each is now refused where it is read.
+LIMIT_CASES = [
+    # 1e9 s saturated at 2^64 ps: a flow finished in 85 us with an ideal FCT of 9.2e6 s.
+    (
+        "time-beyond-the-clock",
+        with_topology(bottleneck_delay="1e9s"),
+        ["topology.bottleneck_delay", "expected a duration <= 1e6 s (11.6 days)", 'got "1e9s"'],
+    ),
+    ("max-time-beyond-the-clock", small_dumbbell(max_time=1e7), ["`max_time`", "<= 1e6 s", "got 10000000"]),
+    # 2^32 + 40 wrapped to a 40-byte header.
+    (
+        "header-wraps",
+        small_dumbbell(transport={"header": 4294967336}),
+        ["transport.header", "expected a header <= 65536 B (64 KiB)", "got 4294967336"],
+    ),
+    # 2^63 bit/s simulated, then the results step died with a traceback.
+    (
+        "rate-2-pow-63",
+        with_topology(bottleneck_rate=2**63),
+        ["topology.bottleneck_rate", "expected a rate <= 1e15 bit/s (1000 Tbps)", "got 9.223372036854776e18"],
+    ),
+    ("rate-in-tbps", with_topology(access_rate="2000Tbps"), ["topology.access_rate", "<= 1e15 bit/s", '"2000Tbps"']),
+    ("rate-below-one-bit", with_topology(access_rate=0.2), ["topology.access_rate", ">= 1 bit/s", "got 0.2"]),
+    ("size-beyond-a-petabyte", with_flow(2**63 - 1), ["workload[0].flows[0].size", "<= 1e15 B (1 PB)", "9.223"]),
+    # Arrivals whose mean gap is below the clock's picosecond used to loop forever.
+    (
+        "zero-mean-gap",
+        small_dumbbell(
+            workload=[{"kind": "poisson", "rate": 1e13, "stop": "1ns", "sizes": {"kind": "fixed", "size": 100}}]
+        ),
+        ["workload[0].rate", "rate = 10000000000000 gives a mean gap between arrivals of 1e-13 s", "at least 1 ps"],
+    ),
+    # Memory: estimated before it is allocated.
+    (
+        "series-every-picosecond",
+        small_dumbbell(output={"series": {"interval": "1ps", "links": ["bottleneck"]}}),
+        ["output.series.interval", "9.015e14 series rows", "one every 1e-12 s", "expected at most 16.0 GiB per run"],
+    ),
+    (
+        "rc3-flow-of-4-terabytes",
+        with_flow("4000GB", {"protocol": "rc3"}, queues={"router": {"kind": "prio", "limit_packets": 100}}),
+        ["workload[0]", "RC3 flow 0's 2739726028 segments", "expected at most 16.0 GiB per run"],
+    ),
+    (
+        "rc3-long-lived",
+        small_dumbbell(
+            transport={"protocol": "rc3"},
+            queues={"router": {"kind": "prio", "limit_packets": 100}},
+            workload=[{"kind": "long_lived", "flows": [{"src": "l0", "dst": "r0", "start": 0}]}],
+        ),
+        ["workload[0]", "RC3 flow 0's 4294967295 segments (its long-lived writer's one write", "GiB of memory"],
+    ),
+    # Segment indices are u32: 1e15 B at MSS 1460 is 6.8e11 segments.
+    (
+        "flow-beyond-2-pow-32-segments",
+        with_flow("1000000GB"),
+        ["workload[0]", "its 1000000000000000 B are 684931506850 segments of 1460 B", "at most 4294967295"],
+    ),
+]
+
+# TOML's nan and inf reach the core as JSON's missing NaN and Infinity: named, not "expected value".
+TOML_BASE = """\
+duration = "1s"
+[topology]
+kind = "dumbbell"
+hosts_per_side = 2
+bottleneck_rate = "1Gbps"
+bottleneck_delay = "1ms"
+access_rate = {access_rate}
+[[workload]]
+kind = "poisson"
+load = {load}
+sizes = {{ kind = "fixed", size = 1000 }}
+"""
+NON_FINITE_CASES = [
+    ("load-nan", {"load": "nan"}, ["workload[0].load", "expected a finite number, got NaN"]),
+    ("rate-inf", {"access_rate": "inf"}, ["topology.access_rate", "expected a finite number, got Infinity"]),
+    ("rate-minus-inf", {"access_rate": "-inf"}, ["topology.access_rate", "expected a finite number, got -Infinity"]),
+]
+
+
+@pytest.mark.parametrize("case, scenario, wanted", LIMIT_CASES, ids=[c[0] for c in LIMIT_CASES])
+def test_values_beyond_the_limits_are_one_line_naming_field_and_value(case, scenario, wanted, tmp_path):
+    """`validate` refuses the value (exit 2, one line) before anything runs or allocates."""
+    path = tmp_path / f"{case}.json"
+    path.write_text(json.dumps(scenario))
+    line = one_line(cli("validate", str(path)))
+    for w in wanted:
+        assert w in line, f"{w!r} not in {line!r}"
+
+
+@pytest.mark.parametrize("case, fields, wanted", NON_FINITE_CASES, ids=[c[0] for c in NON_FINITE_CASES])
+def test_nan_and_infinities_in_toml_are_named(case, fields, wanted, tmp_path):
+    """A TOML nan or inf is refused with the value named, not serde_json's bare "expected value"."""
+    path = tmp_path / f"{case}.toml"
+    path.write_text(TOML_BASE.format(**{"access_rate": '"1Gbps"', "load": 0.3, **fields}))
+    line = one_line(cli("validate", str(path)))
+    for w in wanted:
+        assert w in line, f"{w!r} not in {line!r}"
+
+
+def test_pareto_sizes_with_a_large_shape_validate(tmp_path):
+    """Shape 250 made the mean NaN and `validate` loop until memory ran out; now it builds."""
+    spec = with_sizes({"kind": "pareto", "shape": 250, "mean": 14600})
+    path = tmp_path / "pareto-250.json"
+    path.write_text(json.dumps(spec))
+    done = cli("validate", str(path), timeout=60)
+    assert done.returncode == 0 and done.stdout.startswith("ok: "), done.stderr
+
+
 def one_line(done) -> str:
     """The single stderr line of a failed run, after checking the failure's shape."""
     assert done.returncode == 2, (done.returncode, done.stderr)

@@ -7,6 +7,7 @@
 //! | [`units`] | `Time` (integer picoseconds), `Rate` (bits/s): the only numbers the event loop sees |
 //! | [`quantity`] | scenario quantities with units (`"10Gbps"`, `"40ms"`, `"5MB"`) |
 //! | [`error`] | `SpecError`: user errors naming the field, the value and what was expected |
+//! | [`limits`] | the largest values a scenario may hold, and the run's memory estimate |
 //! | [`rng`] | xoshiro256++ streams, one per consumer, derived from the scenario seed |
 //! | [`workload`] | flow sizes (`sizes`), arrival processes (`arrivals`), host pairs, flow lists |
 //! | [`topology`] | dumbbell, parking lot, Internet-2 (RC3), fat-tree, graphs from files; host groups |
@@ -24,6 +25,7 @@
 //! (topology, routes, queues, flow plans) -> [`world::World::run_until`] -> tables.
 
 pub mod error;
+pub mod limits;
 pub mod metrics;
 pub mod net;
 pub mod qdisc;

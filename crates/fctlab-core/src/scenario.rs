@@ -5,6 +5,9 @@
 //! what was expected. Field-by-field documentation lives in `docs/scenario.md`.
 
 use crate::error::{SpecError, SpecResult};
+use crate::limits::{
+    shown, Memory, BYTES_PER_FLOW, BYTES_PER_RLP_SEGMENT, BYTES_PER_SERIES_ROW, MAX_FLOW_SEGMENTS, MAX_HEADER, MAX_MSS,
+};
 use crate::metrics::{FlowRecord, SeriesRecorder};
 use crate::net::link::Link;
 use crate::net::link::{FifoSchedule, Port};
@@ -13,6 +16,7 @@ use crate::quantity::{BytesQ, RateQ, TimeQ};
 use crate::rng::Rng;
 use crate::routing::{flow_hash, Routes};
 use crate::topology::{NodeKind, Topology, TopologySpec};
+use crate::transport::app::LONG_LIVED_CHUNK;
 use crate::transport::cc::CcKind;
 use crate::transport::rc3::Rc3Config;
 use crate::transport::rcp::RcpConfig;
@@ -259,6 +263,16 @@ impl QueueSpec {
                         ));
                     }
                 }
+                // RCP's header carries the rate in 32 bits of kbit/s (thesis Fig. 6.2).
+                if rate.bps() / 1000 >= u32::MAX as u64 {
+                    return Err(SpecError::new(
+                        "kind",
+                        format!(
+                            "an rcp queue on a {rate} link: expected links of at most 4.29 Tbps, the most RCP's 32-bit \
+                             rate field in kbit/s can carry"
+                        ),
+                    ));
+                }
                 if p.max_interval == Time::ZERO || p.initial_rtt == Time::ZERO {
                     return Err(SpecError::new("interval", "expected interval and initial_rtt > 0, got 0"));
                 }
@@ -429,9 +443,17 @@ impl TransportSpec {
             return Err(SpecError::new("iw", "expected an initial window >= 1 segment, got 0"));
         }
         let mss = self.mss.map_or(d.mss as u64, |b| b.0);
-        if mss == 0 || mss > 1 << 20 {
+        if mss == 0 || mss > MAX_MSS {
             return Err(SpecError::new("mss", format!("expected 1 B <= mss <= 1 MiB, got {mss}")));
         }
+        // Checked before it is narrowed to the packet's u32 (it used to wrap modulo 2^32).
+        let header = match self.header {
+            Some(BytesQ(h)) if h > MAX_HEADER => {
+                return Err(SpecError::new("header", format!("expected a header <= {MAX_HEADER} B (64 KiB), got {h}")))
+            }
+            Some(BytesQ(h)) => Some(h as u32),
+            None => None,
+        };
         let (delack_count, delack_timeout) = match self.delayed_ack {
             Some(DelayedAckSpec { count, timeout }) => {
                 if count == 0 {
@@ -443,7 +465,7 @@ impl TransportSpec {
         };
         let mut cfg = TcpConfig {
             mss: mss as u32,
-            header: self.header.map_or(d.header as u64, |b| b.0) as u32,
+            header: header.unwrap_or(d.header),
             iw,
             initial_ssthresh: self.ssthresh.map_or(d.initial_ssthresh, |b| b.0),
             rwnd: self.rwnd.map_or(d.rwnd, |b| b.0),
@@ -492,7 +514,7 @@ impl TransportSpec {
         if protocol == Protocol::Rcp {
             // The RCP header (rate, reverse rate, RTT, protocol: 12 bytes, thesis Fig. 6.2)
             // travels on top of the TCP/IP headers unless `header` says otherwise.
-            let header = self.header.map_or(d.header + 12, |b| b.0 as u32);
+            let header = header.unwrap_or(d.header + 12);
             let rx = TcpConfig { header, ..cfg };
             let handshake = self.handshake.unwrap_or(true);
             if !handshake && self.fixed_rate.is_none() {
@@ -520,13 +542,13 @@ impl TransportSpec {
         }
         if protocol == Protocol::Rtcp {
             // Its packets carry the 12-byte RCP header (thesis Fig. 6.2) on the TCP/IP headers.
-            cfg.header = self.header.map_or(d.header + 12, |b| b.0 as u32);
+            cfg.header = header.unwrap_or(d.header + 12);
             cfg.rtcp = Some(RtcpConfig::default());
         }
         if protocol == Protocol::Xcp {
             // The XCP header (cwnd, RTT, feedback: 20 bytes in seed 003) rides on TCP/IP's;
             // a new flow starts from one segment unless `iw` says otherwise.
-            cfg.header = self.header.map_or(d.header + 20, |b| b.0 as u32);
+            cfg.header = header.unwrap_or(d.header + 20);
             cfg.iw = self.iw.unwrap_or(1);
             cfg.xcp = Some(100e9);
         }
@@ -645,9 +667,67 @@ pub fn parse(json: &str) -> SpecResult<ScenarioSpec> {
     serde_path_to_error::deserialize(de).map_err(|e| {
         let path = e.path().to_string();
         let path = if path == "." { String::new() } else { path };
-        let (path, msg) = crate::spec_de::join_path(path, crate::spec_de::strip_location(e.inner()));
+        let (path, msg) = crate::spec_de::join_path(path, crate::spec_de::json_message(json, e.inner()));
         SpecError::new(path, msg)
     })
+}
+
+/// What the build needs of one flow to time it and bound its segments.
+struct FlowShape {
+    size: Option<u64>,
+    start: Time,
+    /// When a long-lived flow's writer stops.
+    stop: Time,
+    mss: u32,
+    header: u32,
+    handshake: bool,
+}
+
+impl FlowShape {
+    /// The round-trip propagation delay of the flow's paths, its ideal FCT (the handshake's
+    /// round trip if any, then the last byte's one-way trip after the bottleneck serialized
+    /// every wire byte), and the most segments it can send. Errors, for the message after the
+    /// flow's name: a sum beyond the clock, or more segments than a u32 index counts.
+    fn timing(&self, topo: &Topology, fwd: &[u32], rev: &[u32]) -> Result<(Time, Time, u64), String> {
+        let beyond_clock = "more than 2^64 ps (213 days), which the clock cannot hold";
+        let rtt = fwd.iter().chain(rev).try_fold(0u64, |t, &l| t.checked_add(topo.links[l as usize].delay.ps()));
+        let Some(rtt) = rtt else {
+            return Err(format!("its paths' propagation delays add up to {beyond_clock}; expected shorter delays"));
+        };
+        let bottleneck = fwd.iter().map(|&l| topo.links[l as usize].rate).min().unwrap_or(Rate(1));
+        let mss = self.mss as u64;
+        let segment_limit = |segments: u64, what: String| {
+            Err(format!(
+                "{what} {segments} segments of {mss} B; expected at most {MAX_FLOW_SEGMENTS} (2^32 - 1) segments per \
+                 flow, {} B at this mss",
+                MAX_FLOW_SEGMENTS * mss
+            ))
+        };
+        let Some(size) = self.size else {
+            // A long-lived flow sends at most what its bottleneck carries until its writer stops.
+            let segments = bottleneck.bytes_in(self.stop.saturating_sub(self.start)).div_ceil(mss);
+            if segments > MAX_FLOW_SEGMENTS {
+                return segment_limit(
+                    segments,
+                    format!("long-lived at up to {bottleneck} until {}, it can send", self.stop),
+                );
+            }
+            return Ok((Time(rtt), Time::ZERO, segments));
+        };
+        let segments = size.div_ceil(mss);
+        if segments > MAX_FLOW_SEGMENTS {
+            return segment_limit(segments, format!("its {size} B are"));
+        }
+        let wire = size + segments * self.header as u64;
+        let fixed = if self.handshake { rtt.checked_add(rtt / 2) } else { Some(rtt / 2) };
+        let ideal = fixed.zip(bottleneck.checked_tx_time(wire)).and_then(|(a, b)| a.checked_add(b.ps()));
+        let Some(ideal) = ideal else {
+            return Err(format!(
+                "its ideal FCT at the bottleneck's {bottleneck} is {beyond_clock}; expected a smaller flow"
+            ));
+        };
+        Ok((Time(rtt), Time(ideal), segments))
+    }
 }
 
 /// Finds a directed link by name: a topology's named link or "<from>-><to>".
@@ -846,6 +926,18 @@ pub fn build_spec(spec: &ScenarioSpec, base_dir: &Path) -> SpecResult<(World, Ru
         .map(|(i, w)| w.label().map_or_else(|| format!("w{i}"), |s| s.to_string()))
         .collect();
 
+    // Memory that grows with user numbers, estimated before it is allocated (crate::limits).
+    let mut memory = Memory::new();
+    let mut per_entry = vec![0u64; spec.workload.len()];
+    for a in &arrivals {
+        per_entry[a.entry] += 1;
+    }
+    for (i, &n) in per_entry.iter().enumerate() {
+        memory.add(format!("workload[{i}]"), format!("its {n} flows"), n, BYTES_PER_FLOW);
+    }
+    memory.check()?;
+    let mut largest_rlp_burst = (0u64, 0usize, 0usize, false);
+
     let mut plans = Vec::with_capacity(arrivals.len());
     let mut records = Vec::with_capacity(arrivals.len());
     for (f, a) in arrivals.iter().enumerate() {
@@ -868,21 +960,23 @@ pub fn build_spec(spec: &ScenarioSpec, base_dir: &Path) -> SpecResult<(World, Ru
         let hash = flow_hash(f as u64, seed);
         let fwd = routes.path(a.src, a.dst, hash);
         let rev = routes.path(a.dst, a.src, hash);
-        let rtt_prop = fwd.iter().chain(rev.iter()).fold(Time::ZERO, |t, &l| t + topo.links[l as usize].delay);
-        let bottleneck = fwd.iter().map(|&l| topo.links[l as usize].rate).min().unwrap_or_default();
-        let (mss, header, handshake) = match &profiles[profile] {
-            Profile::Tcp { cfg, .. } => (cfg.mss, cfg.header, true),
-            Profile::Rcp { cfg, .. } => (cfg.mss, cfg.header, cfg.handshake),
+        let (mss, header, handshake, rc3) = match &profiles[profile] {
+            Profile::Tcp { cfg, .. } => (cfg.mss, cfg.header, true, cfg.rc3.is_some()),
+            Profile::Rcp { cfg, .. } => (cfg.mss, cfg.header, cfg.handshake, false),
         };
-        let ideal = match a.size {
-            Some(size) => {
-                let wire = size + size.div_ceil(mss as u64) * header as u64;
-                // The handshake's round trip, then the last byte's one-way trip.
-                let fixed = if handshake { rtt_prop.0 + rtt_prop.0 / 2 } else { rtt_prop.0 / 2 };
-                Time(fixed) + bottleneck.tx_time(wire)
-            }
-            None => Time::ZERO,
-        };
+        let flow = FlowShape { size: a.size, start: a.start, stop: a.stop.unwrap_or(duration), mss, header, handshake };
+        let (rtt_prop, ideal, segments) = flow.timing(&topo, &fwd, &rev).map_err(|m| {
+            SpecError::new(
+                format!("workload[{}]", a.entry),
+                format!("flow {f} from \"{}\" to \"{}\": {m}", node_names[a.src], node_names[a.dst]),
+            )
+        })?;
+        // RC3's low-priority loop queues every segment of a write at once (rc3.rs), a
+        // long-lived writer's one endless write included.
+        let burst = if a.size.is_some() { segments } else { LONG_LIVED_CHUNK.div_ceil(mss as u64) };
+        if rc3 && burst > largest_rlp_burst.0 {
+            largest_rlp_burst = (burst.min(MAX_FLOW_SEGMENTS), f, a.entry, a.size.is_none());
+        }
         plans.push(FlowPlan {
             start: a.start,
             src: a.src,
@@ -935,6 +1029,13 @@ pub fn build_spec(spec: &ScenarioSpec, base_dir: &Path) -> SpecResult<(World, Ru
             if d.segment == 0 || d.transmission == 0 {
                 return Err(SpecError::new(dfield, "expected segment >= 1 and transmission >= 1 (both count from 1)"));
             }
+            // Its byte offset, (segment - 1) x mss, must not wrap.
+            if d.segment > MAX_FLOW_SEGMENTS {
+                return Err(SpecError::new(
+                    format!("{dfield}.segment"),
+                    format!("expected a segment <= {MAX_FLOW_SEGMENTS} (2^32 - 1), got {}", d.segment),
+                ));
+            }
             let mss = match &profiles[plan.profile] {
                 Profile::Tcp { cfg, .. } => cfg.mss,
                 Profile::Rcp { cfg, .. } => cfg.mss,
@@ -951,6 +1052,18 @@ pub fn build_spec(spec: &ScenarioSpec, base_dir: &Path) -> SpecResult<(World, Ru
         }
     }
 
+    let max_time = spec.max_time.map_or(duration + Time::from_secs(300), |t| t.0);
+    if max_time < duration {
+        return Err(SpecError::new("max_time", format!("expected max_time >= duration ({duration}), got {max_time}")));
+    }
+    let (burst, f, entry, long_lived) = largest_rlp_burst;
+    let write = if long_lived { "its long-lived writer's one write, " } else { "" };
+    memory.add(
+        format!("workload[{entry}]"),
+        format!("RC3 flow {f}'s {burst} segments ({write}queued at once by its low-priority loop)"),
+        burst,
+        BYTES_PER_RLP_SEGMENT,
+    );
     let series = match &spec.output.series {
         None => SeriesRecorder::none(),
         Some(s) => {
@@ -958,11 +1071,27 @@ pub fn build_spec(spec: &ScenarioSpec, base_dir: &Path) -> SpecResult<(World, Ru
                 return Err(SpecError::new("output.series.interval", "expected a duration > 0, got 0"));
             }
             let mut ls = Vec::new();
+            // Rows per sample: queue, throughput and active flows of each link, R and d of an
+            // RCP port, one cwnd per flow (series.rs).
+            let mut rows_per_sample = s.flows.len() as u64;
             for (i, name) in s.links.iter().enumerate() {
                 let id = resolve_link(&topo, name)
                     .ok_or_else(|| unknown_link(&format!("output.series.links[{i}]"), name, &topo))?;
                 ls.push((id as u32, name.clone()));
+                rows_per_sample += if links[id].rcp_state().is_some() { 5 } else { 3 };
             }
+            let samples = max_time.ps() / s.interval.0.ps();
+            memory.add(
+                "output.series.interval",
+                format!(
+                    "{:.3e} series rows ({rows_per_sample} per sample, one every {} s until max_time = {} s)",
+                    samples as f64 * rows_per_sample as f64,
+                    shown(s.interval.0.as_secs_f64()),
+                    shown(max_time.as_secs_f64())
+                ),
+                samples.saturating_mul(rows_per_sample),
+                BYTES_PER_SERIES_ROW,
+            );
             for (i, &f) in s.flows.iter().enumerate() {
                 if f as usize >= plans.len() {
                     return Err(SpecError::new(
@@ -975,10 +1104,7 @@ pub fn build_spec(spec: &ScenarioSpec, base_dir: &Path) -> SpecResult<(World, Ru
         }
     };
 
-    let max_time = spec.max_time.map_or(duration + Time::from_secs(300), |t| t.0);
-    if max_time < duration {
-        return Err(SpecError::new("max_time", format!("expected max_time >= duration ({duration}), got {max_time}")));
-    }
+    memory.check()?;
     let info = RunInfo {
         link_names: topo.links.iter().map(|l| l.name.clone()).collect(),
         link_delays: topo.links.iter().map(|l| l.delay).collect(),

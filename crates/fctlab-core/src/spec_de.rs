@@ -86,6 +86,30 @@ pub fn strip_location(e: &impl std::fmt::Display) -> String {
     msg
 }
 
+/// The message of a serde_json error about `json`, without its location; a NaN or an infinity
+/// is named. JSON has neither: Python's json module writes them as the bare words `NaN`,
+/// `Infinity` and `-Infinity` (from a TOML `nan` or `inf`, or a float in a dict), which
+/// serde_json refuses with a bare "expected value".
+pub fn json_message(json: &str, e: &serde_json::Error) -> String {
+    if e.classify() == serde_json::error::Category::Syntax {
+        if let Some(word) = non_finite_at(json, e.line(), e.column()) {
+            return format!("expected a finite number, got {word}");
+        }
+    }
+    strip_location(e)
+}
+
+/// The non-finite word at (1-based) `line` and `column` of `json`, or just before it.
+fn non_finite_at(json: &str, line: usize, column: usize) -> Option<&'static str> {
+    let text = json.split('\n').nth(line.checked_sub(1)?)?;
+    // serde_json points at the character it could not take: the word's first letter, or
+    // (after a sign) the one after it.
+    (column.saturating_sub(2)..=column).find_map(|at| {
+        let rest = text.get(at..)?;
+        ["-Infinity", "Infinity", "NaN"].into_iter().find(|w| rest.starts_with(w))
+    })
+}
+
 /// Splits `"a.b[0]: c: message"` into the path `a.b[0].c` appended to `path`, and the message.
 pub fn join_path(mut path: String, mut msg: String) -> (String, String) {
     while let Some((head, rest)) = msg.split_once(": ") {
@@ -134,6 +158,24 @@ mod tests {
         let (path, msg) = err(r#"{"shapes": [{"kind": "square", "side": 1}, {"kind": "square", "side": -1}]}"#);
         assert_eq!(path, "shapes[1].side");
         assert!(msg.contains("-1"), "{msg}");
+    }
+
+    #[test]
+    fn nan_and_infinities_are_named() {
+        for (text, word) in [
+            (r#"{"shapes": [{"kind": "square", "side": NaN}]}"#, "NaN"),
+            ("{\"shapes\":\n [{\"kind\": \"square\",\n \"side\": Infinity}]}", "Infinity"),
+            (r#"{"shapes": [{"kind": "square", "side": -Infinity}]}"#, "-Infinity"),
+        ] {
+            let de = &mut serde_json::Deserializer::from_str(text);
+            let e = serde_path_to_error::deserialize::<_, Holder>(de).unwrap_err();
+            let (path, msg) = join_path(e.path().to_string(), json_message(text, e.inner()));
+            assert_eq!(path, "shapes[0].side", "{text}");
+            assert_eq!(msg, format!("expected a finite number, got {word}"), "{text}");
+        }
+        // Other syntax errors keep serde_json's message.
+        let e = serde_json::from_str::<Holder>(r#"{"shapes": [oops]}"#).unwrap_err();
+        assert_eq!(json_message(r#"{"shapes": [oops]}"#, &e), "expected value");
     }
 
     #[test]

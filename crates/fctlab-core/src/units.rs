@@ -62,15 +62,20 @@ impl Time {
     }
 }
 
+// Sums saturate at [`Time::MAX`], "never": every run ends by its `max_time` (at most
+// 1e6 s + 300 s, crate::limits), so an instant beyond 2^64 ps is never reached either way, where
+// a wrapped sum would put it in the past (a queue of packets behind a 1 bit/s NIC, say).
 impl Add for Time {
     type Output = Time;
+    #[inline]
     fn add(self, o: Time) -> Time {
-        Time(self.0 + o.0)
+        Time(self.0.saturating_add(o.0))
     }
 }
 impl AddAssign for Time {
+    #[inline]
     fn add_assign(&mut self, o: Time) {
-        self.0 += o.0;
+        self.0 = self.0.saturating_add(o.0);
     }
 }
 impl Sub for Time {
@@ -119,6 +124,11 @@ impl Rate {
             None => Time((bytes as u128 * 8_000_000_000_000).div_ceil(self.0 as u128) as u64),
         }
     }
+    /// Serialization time of `bytes`, or None if it does not fit in 2^64 ps (about 213 days).
+    pub fn checked_tx_time(self, bytes: u64) -> Option<Time> {
+        let ps = (bytes as u128 * 8_000_000_000_000).div_ceil(self.0 as u128);
+        u64::try_from(ps).ok().map(Time)
+    }
     /// Bytes that this rate carries in `t` (rounded down).
     pub fn bytes_in(self, t: Time) -> u64 {
         (self.0 as u128 * t.0 as u128 / 8 / 1_000_000_000_000u128) as u64
@@ -157,6 +167,23 @@ mod tests {
             let want = (bytes as u128 * 8_000_000_000_000).div_ceil(7_000_000_003) as u64;
             assert_eq!(r.tx_time(bytes), Time(want), "{bytes} bytes");
         }
+    }
+
+    #[test]
+    fn sums_beyond_the_clock_saturate_instead_of_wrapping() {
+        let late = Time(u64::MAX - 5);
+        assert_eq!(late + Time(10), Time::MAX);
+        let mut t = late;
+        t += Time(10);
+        assert_eq!(t, Time::MAX);
+        assert_eq!(Time(3) + Time(4), Time(7));
+    }
+
+    #[test]
+    fn a_serialization_beyond_the_clock_is_none() {
+        // 10^15 B at 1 bit/s is 8e27 ps; tx_time's 128-bit path used to truncate it to 64 bits.
+        assert_eq!(Rate(1).checked_tx_time(1_000_000_000_000_000), None);
+        assert_eq!(Rate::from_gbps(1).checked_tx_time(1500), Some(Time::from_us(12)));
     }
 
     #[test]

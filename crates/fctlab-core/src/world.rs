@@ -306,7 +306,10 @@ impl World {
                     self.forward(node, pkt);
                 }
             }
-            Event::LinkFree(l) => self.links[l as usize].on_free(l, self.now, &mut self.sched),
+            Event::LinkFree(l) => {
+                self.links[l as usize].on_free(l, self.now, &mut self.sched, &mut self.drops);
+                self.count_drops(0);
+            }
             Event::FlowStart => self.start_next_flow(),
             Event::Timer { flow, side } => self.on_timer(flow as usize, side as usize),
             Event::QdiscTick(l) => {
@@ -343,15 +346,21 @@ impl World {
             Some(l) => {
                 let before = self.drops.len();
                 self.links[l as usize].send(l, self.now, pkt, &mut self.sched, &mut self.drops);
-                for d in self.drops.drain(before..) {
-                    self.counters.dropped_pkts += 1;
-                    self.counters.dropped_bytes += d.wire as u64;
-                }
+                self.count_drops(before);
             }
             None => {
                 self.counters.dropped_pkts += 1;
                 self.counters.dropped_bytes += pkt.wire as u64;
             }
+        }
+    }
+
+    /// Counts (and forgets) the packets links discarded from `drops[before..]`.
+    #[inline]
+    fn count_drops(&mut self, before: usize) {
+        for d in self.drops.drain(before..) {
+            self.counters.dropped_pkts += 1;
+            self.counters.dropped_bytes += d.wire as u64;
         }
     }
 

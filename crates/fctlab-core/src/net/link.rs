@@ -196,14 +196,16 @@ impl Link {
         lost
     }
 
-    /// Puts `pkt` on the wire, serializing from `start`.
+    /// Puts `pkt` on the wire, serializing from `start`; a packet the wire loses goes to `drops`,
+    /// like every packet a link discards, so the run's counters see it.
     #[inline]
-    fn transmit(&mut self, id: u32, start: Time, pkt: Packet, sched: &mut Scheduler) {
+    fn transmit(&mut self, id: u32, start: Time, pkt: Packet, sched: &mut Scheduler, drops: &mut Vec<Packet>) {
         let done = start + self.rate.tx_time(pkt.wire as u64);
         self.busy_until = done;
         self.stats.pkts_sent += 1;
         self.stats.bytes_sent += pkt.wire as u64;
         if self.lost_on_wire(pkt.wire) {
+            drops.push(pkt);
             return;
         }
         let at = done + self.delay;
@@ -213,7 +215,7 @@ impl Link {
         self.inflight.push_back((at, pkt));
     }
 
-    /// Offers `pkt` to the link's port at `now`; dropped packets are appended to `drops`.
+    /// Offers `pkt` to the link's port at `now`; packets dropped or lost are appended to `drops`.
     #[inline]
     pub fn send(&mut self, id: u32, now: Time, pkt: Packet, sched: &mut Scheduler, drops: &mut Vec<Packet>) {
         if !self.scripted.is_empty() && self.scripted_drop(&pkt) {
@@ -239,7 +241,7 @@ impl Link {
                     self.stats.queue_area += pkt.wire as u128 * (start - now).0 as u128;
                     self.stats.queue_max_bytes = self.stats.queue_max_bytes.max(f.bytes);
                 }
-                self.transmit(id, start, pkt, sched);
+                self.transmit(id, start, pkt, sched, drops);
             }
             Port::Qdisc(q) => {
                 let dt = now.0 - self.stats.last_change.0;
@@ -257,7 +259,7 @@ impl Link {
                     return;
                 }
                 if now >= self.busy_until {
-                    self.start_next(id, now, sched);
+                    self.start_next(id, now, sched, drops);
                 } else if backlog {
                     self.free_pending = true;
                     sched.push(self.busy_until, Event::LinkFree(id));
@@ -266,20 +268,21 @@ impl Link {
         }
     }
 
-    /// The serializer became free: start the next queued packet, if any (qdisc ports only).
+    /// The serializer became free: start the next queued packet, if any (qdisc ports only); a
+    /// packet lost on the wire is appended to `drops`.
     #[inline]
-    pub fn on_free(&mut self, id: u32, now: Time, sched: &mut Scheduler) {
+    pub fn on_free(&mut self, id: u32, now: Time, sched: &mut Scheduler, drops: &mut Vec<Packet>) {
         self.free_pending = false;
-        self.start_next(id, now, sched);
+        self.start_next(id, now, sched, drops);
     }
 
     #[inline]
-    fn start_next(&mut self, id: u32, now: Time, sched: &mut Scheduler) {
+    fn start_next(&mut self, id: u32, now: Time, sched: &mut Scheduler, drops: &mut Vec<Packet>) {
         self.account_queue(now);
         let Port::Qdisc(q) = &mut self.port else { return };
         let Some(pkt) = q.dequeue(now) else { return };
         let backlog = q.packets() > 0;
-        self.transmit(id, now, pkt, sched);
+        self.transmit(id, now, pkt, sched, drops);
         if backlog {
             self.free_pending = true;
             sched.push(self.busy_until, Event::LinkFree(id));
@@ -380,7 +383,7 @@ mod tests {
                     let (t, ev) = sched.pop().unwrap();
                     match ev {
                         Event::LinkArrival(_) => out.push((t, link.on_arrival(0, &mut sched).seq)),
-                        Event::LinkFree(_) => link.on_free(0, t, &mut sched),
+                        Event::LinkFree(_) => link.on_free(0, t, &mut sched, &mut drops),
                         _ => unreachable!(),
                     }
                 }
@@ -410,6 +413,20 @@ mod tests {
         assert_eq!(fifo.0, qdisc.0, "same departures and arrival times");
         assert_eq!(fifo.1, qdisc.1, "same drops");
         assert_eq!((fifo.2, fifo.3), (qdisc.2, qdisc.3), "same occupancy integral and maximum");
+    }
+
+    #[test]
+    fn departures_beyond_the_clock_saturate_instead_of_wrapping_into_the_past() {
+        // The largest packet (1 MiB + 64 KiB) takes 8.9e18 ps at 1 bit/s: the third one queued
+        // behind two others would leave after 2^64 ps, and used to wrap to 8.4e18 ps.
+        let mut link = Link::new(0, 1, Rate(1), Time::ZERO, Port::Fifo(FifoSchedule::new(Limit::Packets(u64::MAX))));
+        let (mut sched, mut drops) = (Scheduler::new(), Vec::new());
+        for i in 0..3 {
+            link.send(0, Time::ZERO, pkt((1 << 20) + (1 << 16), i), &mut sched, &mut drops);
+        }
+        let at: Vec<Time> = link.inflight.iter().map(|&(t, _)| t).collect();
+        assert!(at.windows(2).all(|w| w[0] <= w[1]), "{at:?}");
+        assert_eq!(at[2], Time::MAX);
     }
 
     #[test]

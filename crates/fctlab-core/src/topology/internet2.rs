@@ -12,6 +12,7 @@
 
 use super::{check_size, Builder, NodeKind, Topology};
 use crate::error::{SpecError, SpecResult};
+use crate::limits::{shown, MAX_RATE, MAX_RATE_SHOWN};
 use crate::quantity::{RateQ, TimeQ};
 use crate::rng::Rng;
 use crate::units::{Rate, Time};
@@ -160,6 +161,15 @@ impl Internet2Spec {
                         format!(
                             "{} makes a core rate {bps} b/s round to 0; expected a larger scale",
                             self.core_rate_scale
+                        ),
+                    ))
+                } else if r > MAX_RATE.0 as f64 {
+                    Err(SpecError::new(
+                        "core_rate_scale",
+                        format!(
+                            "{} makes a core rate {bps} b/s into {} b/s; expected core rates <= {MAX_RATE_SHOWN}",
+                            self.core_rate_scale,
+                            shown(r)
                         ),
                     ))
                 } else {

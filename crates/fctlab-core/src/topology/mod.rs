@@ -281,9 +281,7 @@ impl Topology {
     }
 }
 
-/// Most nodes one topology may have: far beyond any study here, low enough that a typo in a
-/// count is an error rather than an out-of-memory abort.
-pub const MAX_NODES: u64 = 1 << 20;
+pub use crate::limits::MAX_NODES;
 
 /// Refuses a node count that would not fit in memory; `field` is the count the user gave.
 fn check_size(field: &str, value: u64, nodes: u64) -> SpecResult<()> {

@@ -33,9 +33,7 @@ pub struct MixSpec {
 /// The capacity name that means "the access links of the sending hosts".
 pub const ACCESS: &str = "access";
 
-/// More flows than this in one entry is a mistake (a rate in bits/s given as flows/s, say),
-/// and would exhaust memory before the run starts.
-pub const MAX_FLOWS_PER_ENTRY: f64 = 20e6;
+pub use crate::limits::MAX_FLOWS_PER_ENTRY;
 
 /// The body of a `poisson` or `pareto` workload entry.
 #[derive(Clone, Debug, Deserialize)]
@@ -97,14 +95,31 @@ impl ArrivalProcess {
         }
     }
 
-    /// Arrival instants in [start, stop), the first one gap after `start`.
-    pub fn times(&self, start: Time, stop: Time, rng: &mut Rng) -> Vec<Time> {
+    /// Arrival instants in [start, stop), the first one gap after `start`. Gaps that do not
+    /// move the clock on (a mean gap below 1 ps, a NaN rate) are an error rather than an
+    /// endless loop, and so is an arrival count beyond twice [`MAX_FLOWS_PER_ENTRY`] (the build
+    /// refuses an expected count beyond it) rather than an unbounded allocation.
+    pub fn times(&self, start: Time, stop: Time, rng: &mut Rng) -> Result<Vec<Time>, String> {
+        self.at_most((2.0 * MAX_FLOWS_PER_ENTRY) as usize, start, stop, rng)
+    }
+
+    /// [`ArrivalProcess::times`], with at most `most` arrivals.
+    fn at_most(&self, most: usize, start: Time, stop: Time, rng: &mut Rng) -> Result<Vec<Time>, String> {
+        let mean_gap = 1.0 / self.rate();
+        if mean_gap.is_nan() || mean_gap < 1e-12 {
+            return Err(format!(
+                "gives a mean gap between arrivals of {mean_gap:e} s; expected at least 1 ps, the clock's resolution"
+            ));
+        }
         let mut times = Vec::new();
         let mut t = start;
         loop {
             t = t.saturating_add(Time::from_secs_f64(self.gap(rng)));
             if t >= stop {
-                return times;
+                return Ok(times);
+            }
+            if times.len() == most {
+                return Err(format!("gives more than {most} arrivals before {stop}; expected at most {}", most / 2));
             }
             times.push(t);
         }
@@ -153,6 +168,13 @@ impl OpenLoopSpec {
     pub fn build(&self, kind: &str, ctx: &WorkloadCtx) -> SpecResult<OpenLoop> {
         let shape = gap_shape(kind, self.shape)?;
         let sizes = self.sizes.build(ctx.base_dir).map_err(|e| e.within("sizes"))?;
+        let mean = sizes.mean();
+        if !(mean.is_finite() && mean >= 1.0) {
+            return Err(SpecError::new(
+                "sizes",
+                format!("the distribution's mean comes out as {mean} B; expected a finite mean >= 1 B"),
+            ));
+        }
         let pairs = match &self.pairs {
             Some(p) => p.build(ctx).map_err(|e| e.within("pairs"))?,
             None => PairSpec::default_for(ctx).build(ctx).map_err(|e| e.within("pairs (default)"))?,
@@ -170,7 +192,16 @@ impl OpenLoopSpec {
                     return Err(SpecError::new("load", format!("expected an offered load in (0, 1), got {load}")));
                 }
                 let capacity = self.capacity_bps(ctx, &pairs)?;
-                load * capacity / (8.0 * sizes.mean())
+                let rate = load * capacity / (8.0 * mean);
+                if !(rate.is_finite() && rate > 0.0) {
+                    return Err(SpecError::new(
+                        "load",
+                        format!(
+                            "load = {load} of {capacity} bit/s with a mean size of {mean} B gives {rate} flows/s; expected a finite rate > 0"
+                        ),
+                    ));
+                }
+                rate
             }
             (None, Some(rate)) => {
                 if let Some(link) = &self.load_on {
@@ -191,7 +222,7 @@ impl OpenLoopSpec {
             return Err(SpecError::new("stop", format!("expected stop > start = {start}, got {stop}")));
         }
         let expected = rate * (stop - start).as_secs_f64();
-        if expected > MAX_FLOWS_PER_ENTRY {
+        if expected.is_nan() || expected > MAX_FLOWS_PER_ENTRY {
             let what = self.load.map_or(format!("rate = {rate}"), |l| format!("load = {l}"));
             return Err(SpecError::new(
                 if self.load.is_some() { "load" } else { "rate" },
@@ -241,12 +272,28 @@ mod tests {
         for process in [ArrivalProcess::Poisson { rate: 1000.0 }, ArrivalProcess::Pareto { shape: 2.5, rate: 1000.0 }] {
             let mut rng = Rng::new(9);
             let (start, stop) = (Time::from_secs(2), Time::from_secs(102));
-            let times = process.times(start, stop, &mut rng);
+            let times = process.times(start, stop, &mut rng).unwrap();
             assert!(times.windows(2).all(|w| w[0] <= w[1]));
             assert!(times[0] > start && *times.last().unwrap() < stop);
             let n = times.len() as f64;
             assert!((n - 100_000.0).abs() / 100_000.0 < 0.02, "{process:?}: {n}");
         }
+    }
+
+    #[test]
+    fn gaps_that_do_not_move_the_clock_are_an_error_not_an_endless_loop() {
+        let (start, stop) = (Time::ZERO, Time::from_secs(1));
+        for process in [
+            ArrivalProcess::Poisson { rate: f64::NAN },
+            ArrivalProcess::Poisson { rate: 2e12 },
+            ArrivalProcess::Pareto { shape: 2.0, rate: f64::INFINITY },
+        ] {
+            let e = process.times(start, stop, &mut Rng::new(1)).unwrap_err();
+            assert!(e.contains("mean gap between arrivals") && e.contains("at least 1 ps"), "{process:?}: {e}");
+        }
+        // One arrival per picosecond on average is allowed, but not beyond the count bound.
+        let e = ArrivalProcess::Poisson { rate: 1e12 }.at_most(1000, start, stop, &mut Rng::new(1)).unwrap_err();
+        assert!(e.contains("more than 1000 arrivals before 1.000000000s; expected at most 500"), "{e}");
     }
 
     #[test]

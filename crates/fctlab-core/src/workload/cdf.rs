@@ -12,6 +12,7 @@
 //! rounding included, because offered loads are computed from it.
 
 use crate::error::{SpecError, SpecResult};
+use crate::limits::{shown, MAX_BYTES, MAX_BYTES_SHOWN};
 use crate::rng::Rng;
 use std::path::Path;
 
@@ -243,6 +244,11 @@ impl EmpiricalCdf {
         for (i, &[s, c]) in points.iter().enumerate() {
             if !s.is_finite() || s < 0.0 {
                 return Err(origin.error(i, format!("expected a size >= 0, got {s}")));
+            }
+            if s * unit > MAX_BYTES as f64 {
+                return Err(
+                    origin.error(i, format!("expected sizes <= {MAX_BYTES_SHOWN}, got {} x {unit} B", shown(s)))
+                );
             }
             if !c.is_finite() || !(0.0..=1.0 + LAST_CDF_TOLERANCE).contains(&c) {
                 return Err(origin.error(i, format!("expected a cdf value in [0, 1], got {c}")));

@@ -8,8 +8,8 @@
 use super::pairs::HostIndex;
 use super::{FlowArrival, WorkloadCtx};
 use crate::error::{SpecError, SpecResult};
+use crate::limits::check_time;
 use crate::quantity::{BytesQ, TimeQ};
-use crate::units::Time;
 use serde::Deserialize;
 
 /// The body of a `list` entry: flows from a CSV file (relative to the scenario).
@@ -172,12 +172,13 @@ impl ListSpec {
                 fields[cols.start].parse().ok().filter(|s: &f64| s.is_finite() && *s >= 0.0).ok_or_else(|| {
                     at_line(n, format!("expected a start time in seconds >= 0, got \"{}\"", fields[cols.start]))
                 })?;
+            let start = check_time(start, &format!("\"{}\"", fields[cols.start])).map_err(|m| at_line(n, m))?;
             let size: u64 = fields[cols.size].parse().ok().filter(|&s| s >= 1).ok_or_else(|| {
                 at_line(n, format!("expected a size in whole bytes >= 1, got \"{}\"", fields[cols.size]))
             })?;
             let (src, dst) = endpoints(&index, fields[cols.src], fields[cols.dst])
                 .map_err(|e| at_line(n, format!("{}: {}", e.field, e.message)))?;
-            out.push(FlowArrival { start: Time::from_secs_f64(start), src, dst, size: Some(size), stop: None, entry });
+            out.push(FlowArrival { start, src, dst, size: Some(size), stop: None, entry });
         }
         if columns.is_none() {
             return Err(SpecError::new(
@@ -193,6 +194,7 @@ impl ListSpec {
 mod tests {
     use super::super::test_topo::TestTopo;
     use super::*;
+    use crate::units::Time;
 
     #[test]
     fn csv_rows_become_flows_in_file_order() {
@@ -222,6 +224,11 @@ mod tests {
             ("c.csv", "start,src,dst,size\n0.1,h10,h999,10\n", "line 2: dst: expected a host name, got \"h999\""),
             ("d.csv", "start,src,dst,size\nsoon,h10,h11,10\n", "got \"soon\""),
             ("e.csv", "start,src,dst,size\n0.1,h10,h10,10\n", "other than the source"),
+            (
+                "f.csv",
+                "start,src,dst,size\n1e9,h10,h11,10\n",
+                "line 2: expected a duration <= 1e6 s (11.6 days), got \"1e9\"",
+            ),
         ];
         for (name, text, wanted) in cases {
             std::fs::write(topo.base_dir.join(name), text).unwrap();

@@ -18,6 +18,7 @@ pub mod pairs;
 pub mod sizes;
 
 use crate::error::{SpecError, SpecResult};
+use crate::limits::shown;
 use crate::rng::Rng;
 use crate::units::{Rate, Time};
 use arrivals::OpenLoopSpec;
@@ -142,7 +143,10 @@ impl WorkloadEntry {
         let open = spec.build(self.kind(), ctx)?;
         let stream = |purpose: &str| Rng::stream(ctx.seed, &format!("workload{index}.{purpose}"));
         let (mut arrivals_rng, mut sizes_rng, mut pairs_rng) = (stream("arrivals"), stream("sizes"), stream("pairs"));
-        let times = open.process.times(open.start, open.stop, &mut arrivals_rng);
+        let times = open.process.times(open.start, open.stop, &mut arrivals_rng).map_err(|m| match spec.load {
+            Some(load) => SpecError::new("load", format!("load = {load} {m}")),
+            None => SpecError::new("rate", format!("rate = {} {m}", shown(open.process.rate()))),
+        })?;
         let flows = times
             .into_iter()
             .map(|start| {
@@ -177,7 +181,7 @@ pub fn offered_rate_bps(entry: &WorkloadEntry, ctx: &WorkloadCtx) -> Option<f64>
 pub fn parse_entries(json: &str) -> SpecResult<Vec<WorkloadEntry>> {
     let de = &mut serde_json::Deserializer::from_str(json);
     crate::spec_de::tagged_vec(de).map_err(|e: serde_json::Error| {
-        let (path, msg) = crate::spec_de::join_path("workload".to_string(), crate::spec_de::strip_location(&e));
+        let (path, msg) = crate::spec_de::join_path("workload".to_string(), crate::spec_de::json_message(json, &e));
         SpecError::new(path, msg)
     })
 }

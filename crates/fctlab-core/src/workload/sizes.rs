@@ -250,7 +250,10 @@ impl ParetoSizes {
 
     /// sum_{n >= first} P(X > n u): the direct terms, then the Euler-Maclaurin remainder of
     /// c * sum n^-a (c = (k/u)^a), whose next correction is O(N^-(a+5)) relative, far
-    /// below 1e-6 with N >= DIRECT_TERMS.
+    /// below 1e-6 with N >= DIRECT_TERMS. For large shapes c overflows ((k/u)^250 at shape 250)
+    /// and inf x 0 made the mean NaN, the arrival rate NaN and the gaps zero: there the same
+    /// remainder is summed with r = c N^-a = P(X > N u) factored out. Elsewhere the first form
+    /// stays, to the last bit, so that the arrival times of every scenario that ran are kept.
     fn tail_series(&self, first: f64) -> f64 {
         let u = self.round_to as f64;
         // Terms with n u <= k are all 1.
@@ -267,9 +270,16 @@ impl ParetoSizes {
         }
         let a = self.shape;
         let c = (self.scale / u).powf(a);
-        let euler_maclaurin = n.powf(1.0 - a) / (a - 1.0) + n.powf(-a) / 2.0 + a * n.powf(-a - 1.0) / 12.0
-            - a * (a + 1.0) * (a + 2.0) * n.powf(-a - 3.0) / 720.0;
-        sum + c * euler_maclaurin
+        if c.is_finite() {
+            let euler_maclaurin = n.powf(1.0 - a) / (a - 1.0) + n.powf(-a) / 2.0 + a * n.powf(-a - 1.0) / 12.0
+                - a * (a + 1.0) * (a + 2.0) * n.powf(-a - 3.0) / 720.0;
+            return sum + c * euler_maclaurin;
+        }
+        let r = self.survival(n * u);
+        if r == 0.0 {
+            return sum;
+        }
+        sum + r * (n / (a - 1.0) + 0.5 + a / (12.0 * n) - a * (a + 1.0) * (a + 2.0) / (720.0 * n.powi(3)))
     }
 
     /// E[min(ceil(X/u) u, M)] = integral_0^M P(Y > t) dt, and P(Y > t) = P(X > n u) on
@@ -410,6 +420,17 @@ mod tests {
     }
 
     #[test]
+    fn pareto_mean_stays_finite_for_large_shapes() {
+        // (k/u)^shape overflows from shape ~ 70 at k = 25000: the mean used to be NaN.
+        for shape in [70.0, 250.0, 1e4] {
+            let d = build(&format!(r#"{{"kind": "pareto", "shape": {shape}, "mean": 25000}}"#));
+            // Nearly all mass just above k = 25000 (shape - 1) / shape, rounded up to a byte.
+            assert!((d.mean() - 25000.5).abs() < 0.05, "shape {shape}: {}", d.mean());
+            assert_sample_mean(&format!(r#"{{"kind": "pareto", "shape": {shape}, "mean": 25000}}"#), 10_000);
+        }
+    }
+
+    #[test]
     fn pareto_shape_at_most_one_is_refused() {
         for shape in ["1", "0.8", "-2"] {
             let e = build_err(&format!(r#"{{"kind": "pareto", "shape": {shape}, "mean": 25000}}"#));
@@ -434,6 +455,10 @@ mod tests {
 
         let e = build_err(r#"{"kind": "cdf", "points": [[300, 0.5], [200, 1.0]]}"#);
         assert!(e.field == "points[1]" && e.message.contains("200 after 300"), "{e}");
+
+        let e = build_err(r#"{"kind": "cdf", "points": [[1e300, 1.0]], "unit": "1KB"}"#);
+        assert_eq!(e.field, "points[0]");
+        assert!(e.message.contains("expected sizes <= 1e15 B (1 PB), got 1e300 x 1000 B"), "{e}");
 
         let e = build_err(r#"{"kind": "cdf", "file": "no/such/file.cdf"}"#);
         assert_eq!(e.field, "file");

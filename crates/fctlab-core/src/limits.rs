@@ -1,0 +1,166 @@
+//! The largest values a scenario may hold, and the run's memory estimate, in one place
+//! (docs/scenario.md, "Limits", lists them).
+//!
+//! Times are u64 picoseconds (2^64 ps is about 213 days), rates u64 bit/s, sizes u64 bytes,
+//! segment indices u32. Each bound keeps a value, and the sums the build and the event loop make
+//! of valid values, inside its integer: a value beyond a bound is refused where it is parsed,
+//! naming the field, never saturated or wrapped. Memory is bounded the same way: [`Memory`]
+//! adds up what a run will allocate in proportion to user numbers (flows, series rows, RC3's
+//! low-priority burst) before anything is allocated, and refuses more than [`MAX_RUN_MEMORY`].
+
+use crate::error::{SpecError, SpecResult};
+use crate::units::{Rate, Time};
+
+/// Longest time any field may give: 10^6 s (11.6 days). The event loop adds a few such times
+/// (`max_time` = duration + 300 s, a timer at now + RTO, an arrival at now + serialization +
+/// delay): with every term at most this, such sums stay below 2^64 ps with room to spare.
+pub const MAX_TIME: Time = Time::from_secs(1_000_000);
+/// [`MAX_TIME`] as messages write it.
+pub const MAX_TIME_SHOWN: &str = "1e6 s (11.6 days)";
+
+/// Fastest rate any field may give: 10^15 bit/s (1 Pb/s), far below 2^63 (the results' signed
+/// 64-bit `rate_bps` column).
+pub const MAX_RATE: Rate = Rate(1_000_000_000_000_000);
+/// [`MAX_RATE`] as messages write it.
+pub const MAX_RATE_SHOWN: &str = "1e15 bit/s (1000 Tbps)";
+
+/// Largest size any byte field may give: 10^15 bytes (1 PB).
+pub const MAX_BYTES: u64 = 1_000_000_000_000_000;
+/// [`MAX_BYTES`] as messages write it.
+pub const MAX_BYTES_SHOWN: &str = "1e15 B (1 PB)";
+
+/// Largest payload per segment (`mss`): 1 MiB.
+pub const MAX_MSS: u64 = 1 << 20;
+
+/// Largest header per packet (`header`): 64 KiB. A packet's wire size (mss + header) is a u32,
+/// and its serialization at 1 bit/s (8.9e6 s) plus a time and a delay stays below 2^64 ps.
+pub const MAX_HEADER: u64 = 1 << 16;
+
+/// Most segments one flow may have: segment indices are u32 (the SACK scoreboard, RC3's
+/// low-priority loop), so a flow holds at most 2^32 - 1 segments (6.27 TB at MSS 1460).
+pub const MAX_FLOW_SEGMENTS: u64 = u32::MAX as u64;
+
+/// Most nodes one topology may have: far beyond any study here, low enough that a typo in a
+/// count is an error rather than an out-of-memory abort.
+pub const MAX_NODES: u64 = 1 << 20;
+
+/// Most flows one open-loop workload entry may generate (expected count, and a hard stop while
+/// generating): more is a mistake (a rate in bits/s given as flows/s, say).
+pub const MAX_FLOWS_PER_ENTRY: f64 = 20e6;
+
+/// Largest estimated memory of one run: 16 GiB.
+pub const MAX_RUN_MEMORY: u64 = 16 << 30;
+
+/// Estimated bytes per flow over a run's life: its plan, record and path in the core, then its
+/// row of the flows table in Python (measured: about 2 KB at the peak, results included).
+pub const BYTES_PER_FLOW: u64 = 2048;
+
+/// Estimated bytes per row of the time series, core and Python (measured: about 370).
+pub const BYTES_PER_SERIES_ROW: u64 = 400;
+
+/// Estimated bytes per segment of an RC3 flow: its low-priority loop sends every segment of a
+/// write at once, so each is a packet queued at the host at the same moment (measured: 290).
+pub const BYTES_PER_RLP_SEGMENT: u64 = 320;
+
+/// A time field's value, refused beyond [`MAX_TIME`]; `shown` is the value as the user wrote it.
+pub fn check_time(secs: f64, shown: &str) -> Result<Time, String> {
+    if secs > MAX_TIME.as_secs_f64() {
+        return Err(format!("expected a duration <= {MAX_TIME_SHOWN}, got {shown}"));
+    }
+    Ok(Time::from_secs_f64(secs))
+}
+
+/// A number as messages show it: plain, or in exponent form when very large or very small
+/// (Rust's plain form of 1e300 has 301 digits).
+pub fn shown(v: f64) -> String {
+    if v != 0.0 && v.is_finite() && !(1e-6..1e16).contains(&v.abs()) {
+        format!("{v:e}")
+    } else {
+        format!("{v}")
+    }
+}
+
+/// The memory a run will allocate in proportion to user numbers, by the field responsible.
+#[derive(Debug, Default)]
+pub struct Memory {
+    parts: Vec<(String, String, u64)>,
+}
+
+impl Memory {
+    /// Nothing counted yet.
+    pub fn new() -> Memory {
+        Memory::default()
+    }
+
+    /// Counts `count` items of `bytes_each`, caused by `field`; `what` says what they are.
+    pub fn add(&mut self, field: impl Into<String>, what: impl Into<String>, count: u64, bytes_each: u64) {
+        self.parts.push((field.into(), what.into(), count.saturating_mul(bytes_each)));
+    }
+
+    /// Estimated bytes in all.
+    pub fn total(&self) -> u64 {
+        self.parts.iter().fold(0u64, |t, p| t.saturating_add(p.2))
+    }
+
+    /// Refuses an estimate beyond [`MAX_RUN_MEMORY`], naming the field of the largest part.
+    pub fn check(&self) -> SpecResult<()> {
+        let total = self.total();
+        if total <= MAX_RUN_MEMORY {
+            return Ok(());
+        }
+        let Some((field, what, bytes)) = self.parts.iter().max_by_key(|p| p.2) else { return Ok(()) };
+        Err(SpecError::new(
+            field.clone(),
+            format!(
+                "{what} would take about {} of memory ({} for the whole run); expected at most {} per run",
+                gib(*bytes),
+                gib(total),
+                gib(MAX_RUN_MEMORY)
+            ),
+        ))
+    }
+}
+
+/// Bytes as GiB for messages.
+fn gib(bytes: u64) -> String {
+    format!("{:.1} GiB", bytes as f64 / (1u64 << 30) as f64)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn sums_of_bounded_times_fit_the_clock() {
+        // max_time (duration + 300 s) + a timer of MAX_TIME + the slowest packet's serialization
+        // (mss + header at 1 bit/s) + a MAX_TIME delay.
+        let slowest = Rate(1).tx_time(MAX_MSS + MAX_HEADER);
+        let sum = [MAX_TIME, Time::from_secs(300), MAX_TIME, slowest, MAX_TIME]
+            .iter()
+            .try_fold(0u64, |t, x| t.checked_add(x.ps()));
+        assert!(sum.is_some());
+        assert!((MAX_MSS + MAX_HEADER) <= u32::MAX as u64);
+    }
+
+    #[test]
+    fn numbers_are_shown_short() {
+        assert_eq!(shown(1e300), "1e300");
+        assert_eq!(shown(9223372036854775808.0), "9.223372036854776e18");
+        assert_eq!(
+            (shown(1500.0), shown(0.25), shown(-3.0), shown(f64::NAN)),
+            ("1500".into(), "0.25".into(), "-3".into(), "NaN".into())
+        );
+    }
+
+    #[test]
+    fn the_estimate_names_the_largest_part() {
+        let mut m = Memory::new();
+        m.add("workload[0]", "1000 flows", 1000, BYTES_PER_FLOW);
+        assert!(m.check().is_ok());
+        m.add("output.series.interval", "1e12 series rows", 1_000_000_000_000, BYTES_PER_SERIES_ROW);
+        let e = m.check().unwrap_err();
+        assert_eq!(e.field, "output.series.interval");
+        assert!(e.message.contains("1e12 series rows would take about 372529.0 GiB"), "{e}");
+        assert!(e.message.contains("expected at most 16.0 GiB per run"), "{e}");
+    }
+}

@@ -1,0 +1,147 @@
+//! Scenarios at the edges of the core's integers (crates/fctlab-core/src/limits.rs): sums of
+//! valid values that would overflow are refused or saturate, never wrap; values a narrower
+//! integer cannot hold are refused, never truncated.
+
+mod common;
+
+use fctlab_core::error::SpecError;
+use fctlab_core::scenario;
+use fctlab_core::units::Time;
+use serde_json::{json, Value};
+use std::path::Path;
+
+fn build_err(s: &Value) -> SpecError {
+    match scenario::build(&s.to_string(), Path::new(".")) {
+        Ok(_) => panic!("expected an error for {s}"),
+        Err(e) => e,
+    }
+}
+
+/// A dumbbell whose links all run at `rate`, with one flow of `size` bytes (or a long-lived one).
+fn one_flow(rate: &str, size: Option<&str>, transport: Value) -> Value {
+    let workload = match size {
+        Some(size) => json!([{"kind": "flows", "flows": [{"src": "l0", "dst": "r0", "start": 0, "size": size}]}]),
+        None => json!([{"kind": "long_lived", "flows": [{"src": "l0", "dst": "r0", "start": 0}]}]),
+    };
+    json!({
+        "duration": "1000000s",
+        "max_time": "1000000s",
+        "topology": {"kind": "dumbbell", "hosts_per_side": 1, "bottleneck_rate": rate,
+                     "bottleneck_delay": "1ms", "access_rate": rate},
+        "transport": transport,
+        "workload": workload,
+    })
+}
+
+#[test]
+fn a_header_beyond_64_kib_is_refused_not_wrapped() {
+    // 2^32 + 40 used to become a 40-byte header.
+    let e = build_err(&one_flow("1Gbps", Some("1MB"), json!({"header": 4_294_967_336u64})));
+    assert_eq!(e.field, "transport.header");
+    assert!(e.message.contains("expected a header <= 65536 B (64 KiB), got 4294967336"), "{e}");
+    let e = build_err(&one_flow("1Gbps", Some("1MB"), json!({"protocol": "rcp", "header": "1MB"})));
+    assert!(e.field == "transport.header" && e.message.contains("got 1000000"), "{e}");
+}
+
+#[test]
+fn path_delays_that_add_up_beyond_the_clock_are_refused() {
+    // 20 hops of 1e6 s each way: 4e19 ps of round trip, more than 2^64.
+    let s = json!({
+        "duration": "1s",
+        "topology": {"kind": "parking_lot", "bottlenecks": 20, "rate": "1Gbps", "delay": "1000000s"},
+        "workload": [{"kind": "flows", "flows": [{"src": "long_src0", "dst": "long_dst0", "start": 0, "size": 1000}]}],
+    });
+    let e = build_err(&s);
+    assert_eq!(e.field, "workload[0]");
+    assert!(e.message.contains("flow 0 from \"long_src0\" to \"long_dst0\": its paths' propagation delays"), "{e}");
+    assert!(e.message.contains("more than 2^64 ps"), "{e}");
+}
+
+#[test]
+fn an_ideal_fct_beyond_the_clock_is_refused_not_truncated() {
+    // 1e12 B at 1 bit/s is 8e12 s: it used to be cut to its low 64 bits of picoseconds.
+    let e = build_err(&one_flow("1", Some("1e12"), json!({})));
+    assert_eq!(e.field, "workload[0]");
+    assert!(e.message.contains("its ideal FCT at the bottleneck's 1bps is more than 2^64 ps"), "{e}");
+}
+
+#[test]
+fn flows_beyond_two_to_the_32_segments_are_refused() {
+    let e = build_err(&one_flow("1Gbps", Some("10000GB"), json!({"mss": 1000})));
+    assert!(e.field == "workload[0]" && e.message.contains("10000000000 segments of 1000 B"), "{e}");
+    assert!(e.message.contains("expected at most 4294967295 (2^32 - 1) segments per flow, 4294967295000 B"), "{e}");
+    // A long-lived flow at 100 Gb/s for 1e6 s could send 8.6e12 segments of 1460 B.
+    let e = build_err(&one_flow("100Gbps", None, json!({})));
+    assert!(e.message.contains("long-lived at up to 100000000000bps until 1000000.000000000s, it can send"), "{e}");
+}
+
+#[test]
+fn rc3_flows_whose_low_priority_burst_exceeds_the_memory_bound_are_refused() {
+    let rc3 = json!({"protocol": "rc3"});
+    let e = build_err(&one_flow("1Gbps", Some("100GB"), rc3.clone()));
+    assert_eq!(e.field, "workload[0]");
+    assert!(e.message.contains("RC3 flow 0's 68493151 segments (queued at once"), "{e}");
+    assert!(e.message.contains("would take about 20.4 GiB"), "{e}");
+    // 10 GB is 6.8e6 segments, about 2 GiB: allowed.
+    assert!(scenario::build(&one_flow("1Gbps", Some("10GB"), rc3).to_string(), Path::new(".")).is_ok());
+}
+
+#[test]
+fn a_run_whose_nic_queue_passes_the_clock_ends_at_max_time_with_packets_conserved() {
+    // Ten flows of 2 MB from one host behind a 1 bit/s NIC, each sending its whole flow at once:
+    // each alone serializes in 1.6e7 s (its ideal FCT fits the clock), together in 1.6e8 s,
+    // beyond 2^64 ps (1.8e7 s); those departures saturate at "never" (net/link.rs tests).
+    let flows: Vec<Value> =
+        (0..10).map(|i| json!({"src": "l0", "dst": "r0", "start": format!("{i}ms"), "size": "2MB"})).collect();
+    let mut s = one_flow("1Gbps", None, json!({"iw": 2000, "handshake": true}));
+    s["workload"] = json!([{"kind": "flows", "flows": flows}]);
+    s["duration"] = json!("1s");
+    s["max_time"] = json!("100000s");
+    s["topology"]["access_rate"] = json!("1");
+    s["queues"] = json!({"host": {"kind": "prio"}});
+    let mut w = common::world(&s);
+    let mut last = Time::ZERO;
+    for k in 1..=100 {
+        w.run_until(Time::from_secs(1000 * k));
+        assert!(w.now() >= last, "time went back from {last} to {}", w.now());
+        last = w.now();
+    }
+    assert!(w.is_finished() && w.now() <= Time::from_secs(100_000), "{}", w.now());
+    assert!(w.records.iter().all(|r| r.finish.is_none()));
+    let c = &w.counters;
+    let (q_pkts, _) = w.packets_in_network();
+    assert_eq!(c.sent_pkts, c.delivered_pkts + c.dropped_pkts + q_pkts);
+}
+
+#[test]
+fn a_scripted_drop_beyond_the_segment_numbers_is_refused_not_wrapped() {
+    let mut s = one_flow("1Gbps", Some("1MB"), json!({}));
+    s["loss"] = json!([{"link": "bottleneck", "drop": [{"flow": 0, "segment": 12_633_823_931_371_300_865u64}]}]);
+    let e = build_err(&s);
+    assert_eq!(e.field, "loss[0].drop[0].segment");
+    assert!(e.message.contains("expected a segment <= 4294967295 (2^32 - 1), got 12633823931371300865"), "{e}");
+}
+
+#[test]
+fn rcp_queues_refuse_links_faster_than_their_rate_field() {
+    let mut s = one_flow("5Tbps", Some("1MB"), json!({"protocol": "rcp"}));
+    s["queues"] = json!({"router": {"kind": "rcp"}});
+    let e = build_err(&s);
+    assert_eq!(e.field, "queues.router.kind");
+    assert!(e.message.contains("an rcp queue on a 5000000000000bps link: expected links of at most 4.29 Tbps"), "{e}");
+    s["topology"]["bottleneck_rate"] = json!("4Tbps");
+    s["topology"]["access_rate"] = json!("4Tbps");
+    assert!(scenario::build(&s.to_string(), Path::new(".")).is_ok());
+}
+
+#[test]
+fn an_internet2_core_rate_scaled_beyond_the_largest_rate_is_refused() {
+    let s = json!({
+        "duration": "1s",
+        "topology": {"kind": "internet2-rc3", "core_rate_scale": 1e9},
+        "workload": [{"kind": "poisson", "load": 0.1, "sizes": {"kind": "fixed", "size": 1000}}],
+    });
+    let e = build_err(&s);
+    assert_eq!(e.field, "topology.core_rate_scale");
+    assert!(e.message.contains("expected core rates <= 1e15 bit/s"), "{e}");
+}
