@@ -40,6 +40,9 @@ pub struct Scoreboard {
     lost_bound: u32,
     /// Highest SACKed segment + 1.
     sack_high: u32,
+    /// Highest SACKed segment the primary loop had sent + 1: RFC 6675 NextSeg (1.b)'s bound
+    /// for rule (3), which a SACK of RC3's low-priority data must not raise.
+    sack_high_primary: u32,
     /// Highest segment ever marked lost + 1: no lost segment lies above it.
     lost_high: u32,
 }
@@ -70,6 +73,11 @@ impl Scoreboard {
         self.sack_high.max(self.una)
     }
 
+    /// One past the highest SACKed segment the primary loop had sent (or `una` if none).
+    pub fn sack_high_primary(&self) -> u32 {
+        self.sack_high_primary.max(self.una)
+    }
+
     /// Flags of segment `i` (0 for segments not tracked).
     #[inline]
     pub fn get(&self, i: u32) -> u8 {
@@ -97,6 +105,9 @@ impl Scoreboard {
             self.sack_high = self.sack_high.max(i + 1);
         } else if old & SACKED != 0 && old & SENT == 0 && new & SENT != 0 {
             self.sacked_primary += 1;
+        }
+        if new & (SACKED | SENT) == SACKED | SENT {
+            self.sack_high_primary = self.sack_high_primary.max(i + 1);
         }
         if new & LOST != 0 {
             self.lost_high = self.lost_high.max(i + 1);

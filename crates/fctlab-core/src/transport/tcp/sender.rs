@@ -5,6 +5,7 @@
 //! is the RFC's HighData: the next segment the primary loop sends for the first time.
 
 use super::config::TcpConfig;
+use super::nextseg::TailRepair;
 use super::pacer::Pacer;
 use super::rtt::RttEstimator;
 use super::scoreboard::{Scoreboard, LP_SENT, SACKED, SENT};
@@ -58,6 +59,17 @@ enum Recovery {
     },
 }
 
+/// What NextSeg() chose (RFC 6675 sec. 4).
+#[derive(Copy, Clone, Debug)]
+enum NextSeg {
+    /// Rule (1) or (3): retransmit segment `i`; HighRxt moves to it.
+    Lost(u32),
+    /// Rule (2): the first transmission of segment `i` (HighData).
+    New(u32),
+    /// Rule (4): rescue-retransmit segment `i` in the episode ending at the RecoveryPoint.
+    Rescue(u32, u32),
+}
+
 /// One TCP sending endpoint.
 #[derive(Clone, Debug)]
 pub struct TcpSender {
@@ -74,7 +86,10 @@ pub struct TcpSender {
     rto_at: Option<Time>,
     recovery: Recovery,
     dupacks: u32,
+    /// HighRxt + 1: rule (1) and rule (3) look at segments from here on.
     rxt_scan: u32,
+    /// NextSeg rules (3) and (4), in fast recovery.
+    tail: TailRepair,
     /// SACK blocks of the previous ACK: everything inside them is already on the scoreboard.
     last_sack: SackBlocks,
     /// RC3's low-priority loop, if the connection runs RC3.
@@ -105,6 +120,7 @@ impl TcpSender {
             recovery: Recovery::Open,
             dupacks: 0,
             rxt_scan: 0,
+            tail: TailRepair::default(),
             last_sack: SackBlocks::default(),
             rlp: cfg.rc3.map(RlpLoop::new),
             xcp_carry: 0.0,
@@ -309,9 +325,34 @@ impl TcpSender {
         self.emit(now, i, true, self.cfg.prio, out);
     }
 
-    /// RFC 6675 sec. 5 step (C): send while cwnd - pipe >= 1 SMSS, choosing by NextSeg():
-    /// (1) lost segments not yet retransmitted, (2) new data. SACKed data is skipped. A paced
-    /// sender also waits for its clock: what the window allows leaves one packet per gap.
+    /// RFC 6675 sec. 4 NextSeg(): the next segment to send, or `None`. Rules (3) and (4)
+    /// apply in fast recovery only (NextSeg's context; the open state has nothing to repair
+    /// and after a timeout everything outstanding is already lost).
+    fn next_seg(&mut self) -> Option<NextSeg> {
+        // (1) The first lost segment above HighRxt not yet retransmitted.
+        if let Some(i) = self.board.next_lost(self.rxt_scan, self.nxt) {
+            return Some(NextSeg::Lost(i));
+        }
+        // (2) New data, if the receiver's window allows.
+        while self.nxt < self.segs.count() && self.board.get(self.nxt) & SACKED != 0 {
+            self.nxt += 1;
+        }
+        let in_rwnd = (self.nxt - self.board.una()) as u64 * (self.cfg.mss as u64) < self.cfg.rwnd;
+        if self.nxt < self.segs.count() && in_rwnd {
+            return Some(NextSeg::New(self.nxt));
+        }
+        let Recovery::Fast { point } = self.recovery else { return None };
+        // (3) An un-SACKed segment above HighRxt below the highest SACK, lost or not.
+        if let Some(i) = self.tail.rule3(&self.board, self.rxt_scan) {
+            return Some(NextSeg::Lost(i));
+        }
+        // (4) The rescue retransmission of the highest outstanding un-SACKed segment.
+        self.tail.rule4(&self.board, self.nxt).map(|i| NextSeg::Rescue(i, point))
+    }
+
+    /// RFC 6675 sec. 5 step (C): send while cwnd - pipe >= 1 SMSS, choosing by NextSeg().
+    /// SACKed data is skipped. A paced sender also waits for its clock: what the window
+    /// allows leaves one packet per gap.
     fn send_more(&mut self, now: Time, out: &mut Vec<Packet>) {
         let mss = self.cfg.mss as u64;
         let mut sent = false;
@@ -322,30 +363,29 @@ impl TcpSender {
             if (self.board.pipe() as u64 + 1) * mss > self.cc.cwnd {
                 break;
             }
-            let lost = self.board.next_lost(self.rxt_scan, self.nxt);
-            if lost.is_none() {
-                while self.nxt < self.segs.count() && self.board.get(self.nxt) & SACKED != 0 {
-                    self.nxt += 1;
-                }
-                let in_rwnd = (self.nxt - self.board.una()) as u64 * mss < self.cfg.rwnd;
-                if self.nxt >= self.segs.count() || !in_rwnd {
-                    break;
-                }
-            }
+            let Some(next) = self.next_seg() else { break };
             if let Some(p) = &mut self.pacer {
                 if !p.ready(now) {
                     break;
                 }
             }
-            if let Some(i) = lost {
-                self.rxt_scan = i + 1;
-                self.retransmit(now, i, out);
-            } else {
-                let i = self.nxt;
-                self.nxt += 1;
-                let again = self.lp_copy_lost(i);
-                self.board.on_sent(i);
-                self.emit(now, i, again, self.cfg.prio, out);
+            match next {
+                // (C.2) HighRxt moves to a retransmission of rule (1) or (3).
+                NextSeg::Lost(i) => {
+                    self.rxt_scan = i + 1;
+                    self.retransmit(now, i, out);
+                }
+                NextSeg::New(i) => {
+                    self.nxt += 1;
+                    let again = self.lp_copy_lost(i);
+                    self.board.on_sent(i);
+                    self.emit(now, i, again, self.cfg.prio, out);
+                }
+                // (C.3) A rescue leaves HighRxt alone and sets RescueRxt = RecoveryPoint.
+                NextSeg::Rescue(i, point) => {
+                    self.tail.rescued(point);
+                    self.retransmit(now, i, out);
+                }
             }
             sent = true;
         }
@@ -501,6 +541,7 @@ impl TcpSender {
         }
         self.recovery = Recovery::Fast { point: self.nxt };
         let una = self.board.una();
+        self.tail.enter(una);
         self.board.force_lost(una);
         if self.pacer.as_mut().is_some_and(|p| !p.ready(now)) {
             self.rxt_scan = una;
@@ -643,6 +684,11 @@ mod tests {
             rc3: Some(crate::transport::rc3::Rc3Config::default()),
             ..TcpConfig::default()
         };
+        established(cfg, segments)
+    }
+
+    /// An established sender with `cfg`, with what it sent after the SYN-ACK.
+    fn established(cfg: TcpConfig, segments: u64) -> (TcpSender, Vec<Packet>) {
         let addr = FlowAddr { flow: 0, src: 0, dst: 1, hash: 0 };
         let mut s = TcpSender::new(cfg, addr, App::Bulk { size: segments * MSS }, Time::ZERO);
         let mut out = Vec::new();
@@ -715,5 +761,74 @@ mod tests {
         assert_eq!(got, vec![(5, 10), (20, 30), (40, 45)]);
         assert_eq!(uncovered(12, 18, &seen).count(), 0);
         assert_eq!(uncovered(0, 5, &seen).collect::<Vec<_>>(), vec![(0, 5)]);
+    }
+
+    /// Feeds `a` to `s`; returns the segments sent in answer (RC3's low-priority ones too).
+    fn feed(s: &mut TcpSender, a: &Packet) -> Vec<u64> {
+        let mut out = Vec::new();
+        s.on_packet(Time::from_ms(20), a, &mut out);
+        out.iter().map(|p| p.seq / MSS).collect()
+    }
+
+    /// Segments 0..10 in flight (IW 10, nothing more to send); 0, 7 and 9 are lost.
+    #[test]
+    fn rules_3_and_4_repair_holes_with_fewer_than_dupthresh_sacks_above() {
+        let cfg = TcpConfig { mss: MSS as u32, iw: 10, ..TcpConfig::default() };
+        let (mut s, out) = established(cfg, 10);
+        assert_eq!(out.len(), 10);
+        // Two duplicate ACKs: the open state repairs nothing, whatever the window allows.
+        assert!(feed(&mut s, &ack(0, &[(1, 2)], 0)).is_empty());
+        assert!(feed(&mut s, &ack(0, &[(1, 3)], 0)).is_empty());
+        // The third: fast retransmit of 0, cwnd 5 segments, pipe 1 + 6 (3..10 less SACKed 3).
+        assert_eq!(feed(&mut s, &ack(0, &[(1, 4)], 0)), vec![0]);
+        assert!(feed(&mut s, &ack(0, &[(1, 5)], 0)).is_empty());
+        assert!(feed(&mut s, &ack(0, &[(1, 6)], 0)).is_empty());
+        // pipe 4 < cwnd 5. Nothing is lost (7 and 9 have at most one SACK above), no new data,
+        // nothing un-SACKed below the highest SACK: the rescue retransmits the highest
+        // outstanding segment, 9, once for the episode.
+        assert_eq!(feed(&mut s, &ack(0, &[(1, 7)], 0)), vec![9]);
+        // 8 SACKed: 7 lies below the highest SACK, un-SACKed: rule (3) retransmits it.
+        assert_eq!(feed(&mut s, &ack(0, &[(8, 9), (1, 7)], 0)), vec![7]);
+        assert_eq!(s.stats.retx_pkts, 3);
+        assert_eq!(s.scoreboard().pipe(), s.scoreboard().pipe_from_scratch());
+        // More duplicate ACKs bring no second rescue nor a second copy of 7.
+        assert!(feed(&mut s, &ack(1, &[(8, 9), (2, 7)], 0)).is_empty());
+        assert_eq!(feed(&mut s, &ack(7, &[(8, 9)], 0)), Vec::<u64>::new());
+        assert_eq!(s.stats.retx_pkts, 3);
+        // The retransmissions of 7 and 9 complete the flow within the episode.
+        feed(&mut s, &ack(10, &[], 0));
+        assert!(s.is_done());
+        assert_eq!(s.stats.timeouts, 0);
+    }
+
+    /// RC3: SACKs of low-priority data far above the primary loop's window are no rule-(3)
+    /// evidence against the primary segments still in flight below them.
+    #[test]
+    fn low_priority_sacks_do_not_count_as_rule_3_evidence() {
+        let cfg = TcpConfig {
+            mss: MSS as u32,
+            iw: 8,
+            rwnd: 8 * MSS,
+            rc3: Some(crate::transport::rc3::Rc3Config::default()),
+            ..TcpConfig::default()
+        };
+        let (mut s, out) = established(cfg, 100);
+        let p0: Vec<u64> = out.iter().filter(|p| p.prio == 0).map(|p| p.seq / MSS).collect();
+        assert_eq!(p0, (0..8).collect::<Vec<_>>());
+        // The low-priority copies of 10..100 arrived.
+        feed(&mut s, &ack(0, &[(10, 100)], 1));
+        // Primary SACKs of 1..4: fast retransmit of 0, cwnd 4 segments.
+        feed(&mut s, &ack(0, &[(1, 2), (10, 100)], 0));
+        feed(&mut s, &ack(0, &[(1, 3), (10, 100)], 0));
+        assert_eq!(feed(&mut s, &ack(0, &[(1, 4), (10, 100)], 0)), vec![0]);
+        assert!(feed(&mut s, &ack(0, &[(1, 5), (10, 100)], 0)).is_empty());
+        // pipe 3 (0's copy, 6 and 7) < cwnd 4; the receiver's window holds no new data. 6 and
+        // 7 lie below SACKed low-priority data but above the primary loop's highest SACK (5):
+        // not rule (3)'s, so the one retransmission is the rescue of the highest, 7.
+        assert_eq!(feed(&mut s, &ack(0, &[(1, 6), (10, 100)], 0)), vec![7]);
+        assert_eq!((s.scoreboard().sack_high(), s.scoreboard().sack_high_primary()), (100, 6));
+        assert!(feed(&mut s, &ack(0, &[(1, 7), (10, 100)], 0)).is_empty());
+        assert_eq!(s.stats.retx_pkts, 2);
+        assert_eq!(s.scoreboard().pipe(), s.scoreboard().pipe_from_scratch());
     }
 }
