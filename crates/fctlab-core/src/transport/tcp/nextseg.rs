@@ -10,6 +10,9 @@
 //! ns-3's `TcpTxBuffer::NextSeg` skips retransmitted items for rule (3) the same way (and has
 //! no rule (4)); Linux's retransmit queue walk skips segments marked `TCPCB_SACKED_RETRANS`.
 //! If every such segment was already retransmitted, the RTO remains the backstop.
+//!
+//! `pipe` counts a rescue copy like any retransmission (its `RETX` flag), where SetPipe's
+//! "S1 <= HighRxt" test would miss it, HighRxt not moving: the copy is in the network.
 
 use super::scoreboard::{Scoreboard, RETX, SACKED, SENT};
 
