@@ -2,7 +2,8 @@
 
 Every user error (missing file, bad TOML, bad `--set`, a scenario the core refuses, bad
 arguments) prints one line "error: ..." on stderr and exits 2; no traceback. A sweep in which
-some runs failed exits 1 after the others finished. Tracebacks are left for real bugs.
+some runs failed exits 1 after the others finished. Ctrl-C (exit 130) and SIGTERM (exit 143)
+stop within about a second and say what was kept. Tracebacks are left for real bugs.
 """
 
 from __future__ import annotations
@@ -246,16 +247,21 @@ def _one_line(e: BaseException) -> str:
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of the `fctlab` console script; returns the exit code."""
+    from fctlab.procs import Interrupted, stop_signals
     from fctlab.run import CoreNotBuilt
 
     try:
         args = _parser().parse_args(argv)
-        return args.func(args)
+        with stop_signals():
+            return args.func(args)
     except SystemExit as e:  # --help and --version
         return e.code if isinstance(e.code, int) else 0
     except (_UsageError, ScenarioError, OSError, CoreNotBuilt) as e:
         print(f"error: {_one_line(e)}", file=sys.stderr)
         return EXIT_USER_ERROR
+    except Interrupted as e:  # Ctrl-C or SIGTERM, with what was kept
+        print(f"error: {e.message}", file=sys.stderr)
+        return e.exit_code
     except KeyboardInterrupt:
         print("error: interrupted", file=sys.stderr)
         return 130

@@ -19,14 +19,21 @@ or, instead of [grid], named runs:
 
 Each run lands in OUTDIR/<name>/seed<N>/, where a grid point's name is `key=value_key=value`.
 A run writes into a hidden temporary directory with a `done.json` marker last, then renames it
-into place, so a directory that exists is complete and is skipped on re-run; a crash leaves only
-a temporary directory, removed the next time. A failing run's error goes to
+into place, so a directory that exists is complete; a crash leaves only a temporary directory,
+removed the next time. A finished run is reused on re-run only if its fingerprint matches: a
+hash of the run's resolved scenario (overrides and seed applied) and of the build (package
+version and a hash of the compiled core). After a change to the core or to the scenario, the
+affected runs are run again instead of being silently reused. Ctrl-C or SIGTERM stops a sweep
+within about a second, keeping every finished run, and workers die with their parent
+(`fctlab.procs`). A failing run's error goes to
 OUTDIR/<name>/seed<N>.error.txt and does not stop the others. At the end OUTDIR/sweep.parquet
 indexes every run (overrides, seed, status, key summary numbers).
 """
 
 from __future__ import annotations
 
+import functools
+import hashlib
 import itertools
 import json
 import multiprocessing
@@ -44,6 +51,7 @@ from typing import Any
 import polars as pl
 
 from fctlab.errors import ScenarioError
+from fctlab.procs import Interrupted, die_with_parent, terminate_pool
 from fctlab.result import coerce_values
 from fctlab.scenario import read_scenario, resolve_scenario, with_overrides
 
@@ -207,6 +215,43 @@ def point_name(overrides: Mapping[str, Any]) -> str:
     return "_".join(f"{k}={show(v)}" for k, v in overrides.items()) or "base"
 
 
+@functools.cache
+def build_id() -> str:
+    """This build: the package version and a hash of the compiled core module in use."""
+    from importlib.metadata import PackageNotFoundError, version
+
+    from fctlab.run import core
+
+    try:
+        package = version("fctlab")
+    except PackageNotFoundError:
+        package = "0+unknown"
+    path = getattr(core(), "__file__", None)
+    digest = hashlib.sha256(Path(path).read_bytes()).hexdigest()[:16] if path else "unknown"
+    return f"{package}+core.{digest}"
+
+
+def run_fingerprint(resolved: Mapping[str, Any], seed: int) -> str:
+    """What a cached run must match to be reused: its resolved scenario, its seed and the build."""
+    blob = json.dumps(
+        {"scenario": resolved, "seed": seed, "build": build_id()}, sort_keys=True, separators=(",", ":"), default=str
+    )
+    return hashlib.sha256(blob.encode()).hexdigest()
+
+
+def cached_record(marker: Path, fingerprint: str | None) -> dict[str, Any] | None:
+    """The done record of a finished run if it may be reused (same fingerprint), else None."""
+    if not marker.is_file():
+        return None
+    try:
+        record = json.loads(marker.read_text())
+    except (OSError, ValueError):
+        return None  # unreadable: run it again
+    if fingerprint is not None and record.get("fingerprint") != fingerprint:
+        return None
+    return record
+
+
 def run_sweep(
     sweep: Sweep | str | os.PathLike,
     outdir: str | os.PathLike,
@@ -222,24 +267,31 @@ def run_sweep(
     runs = sweep.runs()
     # Check the scenario and every override set here, so a typo fails before any run starts.
     base, _ = read_scenario(sweep.scenario)
+    resolved: dict[str, dict] = {}
     for name, overrides in sweep.points:
         try:
-            resolve_scenario(with_overrides(base, overrides))
+            resolved[name] = resolve_scenario(with_overrides(base, overrides))
         except ScenarioError as e:
             raise ScenarioError(f"sweep run `{name}`: {e}") from None
+    fingerprints = {r.relpath: run_fingerprint(resolved[r.name], r.seed) for r in runs}
     out.mkdir(parents=True, exist_ok=True)
     say = report or (lambda _msg: None)
 
     outcomes: dict[str, Outcome] = {}  # by relpath
     pending = []
+    stale = 0
     for r in runs:
         marker = out / r.relpath / DONE_MARKER
-        if marker.is_file():
-            outcomes[r.relpath] = Outcome(r, "done", skipped=True, record=json.loads(marker.read_text()))
+        record = cached_record(marker, fingerprints[r.relpath])
+        if record is not None:
+            outcomes[r.relpath] = Outcome(r, "done", skipped=True, record=record)
         else:
+            stale += marker.is_file()
             pending.append(r)
     if outcomes:
-        say(f"{len(outcomes)} of {len(runs)} runs already done, skipped")
+        say(f"{len(outcomes)} of {len(runs)} runs reused from earlier (same scenario and build)")
+    if stale:
+        say(f"{stale} earlier runs are stale (their scenario or the build changed): running them again")
 
     bar = None
     if progress and pending:
@@ -259,65 +311,102 @@ def run_sweep(
             bar.update(1)
 
     jobs = jobs or os.cpu_count() or 1
-    tasks = [(str(sweep.scenario), r, str(out)) for r in pending]
-    if jobs == 1 or len(pending) <= 1:
-        for t in tasks:
-            finish(execute(*t))
-    else:
-        # spawn, not fork: forking a process that has started polars' thread pool can deadlock.
-        ctx = multiprocessing.get_context("spawn")
-        with ProcessPoolExecutor(max_workers=min(jobs, len(tasks)), mp_context=ctx) as pool:
-            futures: dict[Future, RunSpec] = {pool.submit(execute, *t): t[1] for t in tasks}
-            for fut in as_completed(futures):
-                try:
-                    outcome = fut.result()
-                except Exception as e:  # the worker process died (crash, out of memory)
-                    outcome = Outcome(futures[fut], "failed", error=f"worker process failed: {e!r}")
-                finish(outcome)
-    if bar:
-        bar.close()
+    tasks = [(str(sweep.scenario), r, str(out), fingerprints[r.relpath]) for r in pending]
+    try:
+        if jobs == 1 or len(pending) <= 1:
+            for t in tasks:
+                finish(execute(*t))
+        else:
+            _execute_in_pool(tasks, jobs, finish)
+    except KeyboardInterrupt as e:
+        # Ctrl-C or SIGTERM: what finished stays; the runs in flight leave only temporary
+        # directories, cleared here (their workers are dead) or on the next attempt.
+        for r in pending:
+            if r.relpath not in outcomes:
+                _clear_leftovers(out / r.relpath)
+        # Counted on disk: a worker may have finished a run whose result this process never read.
+        finished = sum(cached_record(out / r.relpath / DONE_MARKER, fingerprints[r.relpath]) is not None for r in runs)
+        signum = e.signum if isinstance(e, Interrupted) else 2
+        raise Interrupted(
+            signum,
+            f"interrupted: {finished} of {len(runs)} runs finished and kept in {out}; "
+            "run the same command again to do the rest",
+        ) from None
+    finally:
+        if bar:
+            bar.close()
     ordered = [outcomes[r.relpath] for r in runs]
     write_index(ordered, out / INDEX_FILE)
     return ordered
 
 
-def execute(scenario: str, spec: RunSpec, outdir: str) -> Outcome:
+def _execute_in_pool(tasks: list[tuple], jobs: int, finish: Callable[[Outcome], None]) -> None:
+    """Runs `tasks` in worker processes that die with this one; Ctrl-C stops them at once."""
+    # spawn, not fork: forking a process that has started polars' thread pool can deadlock.
+    ctx = multiprocessing.get_context("spawn")
+    pool = ProcessPoolExecutor(
+        max_workers=min(jobs, len(tasks)), mp_context=ctx, initializer=die_with_parent, initargs=(os.getpid(),)
+    )
+    try:
+        futures: dict[Future, RunSpec] = {pool.submit(execute, *t): t[1] for t in tasks}
+        for fut in as_completed(futures):
+            try:
+                outcome = fut.result()
+            except Exception as e:  # the worker process died (crash, out of memory)
+                outcome = Outcome(futures[fut], "failed", error=f"worker process failed: {e!r}")
+            finish(outcome)
+    except BaseException:
+        # Not the pool's own exit, which would first run every queued task.
+        terminate_pool(pool)
+        raise
+    pool.shutdown()
+
+
+def _clear_leftovers(final: Path) -> None:
+    """Removes the temporary directories an interrupted attempt at run `final` left."""
+    for stale in final.parent.glob(f".{final.name}.tmp-*"):
+        shutil.rmtree(stale, ignore_errors=True)
+
+
+def execute(scenario: str, spec: RunSpec, outdir: str, fingerprint: str | None = None) -> Outcome:
     """Runs one sweep run into its directory, atomically; never raises for a failing run."""
     from fctlab.run import run
 
     final = Path(outdir) / spec.relpath
     marker = final / DONE_MARKER
-    if marker.is_file():
-        return Outcome(spec, "done", skipped=True, record=json.loads(marker.read_text()))
+    earlier = cached_record(marker, fingerprint)
+    if earlier is not None:
+        return Outcome(spec, "done", skipped=True, record=earlier)
     error_file = final.parent / f"seed{spec.seed}.error.txt"
     tmp = final.parent / f".seed{spec.seed}.tmp-{os.getpid()}"
     try:
-        # Leftovers of an interrupted earlier attempt (any process id).
-        for stale in final.parent.glob(f".seed{spec.seed}.tmp-*"):
-            shutil.rmtree(stale, ignore_errors=True)
+        _clear_leftovers(final)  # of an interrupted earlier attempt (any process id)
         result = run(scenario, seed=spec.seed, overrides=spec.overrides)
         result.write(tmp)
         record = {
             "run": spec.name,
             "seed": spec.seed,
             "overrides": spec.overrides,
+            "fingerprint": fingerprint,
             "summary": {k: result.summary.get(k) for k in KEY_NUMBERS},
             "meta": {k: result.meta.get(k) for k in ("sim_time_s", "wall_s", "events", "packet_hops")},
         }
         # The marker goes in last: a directory with done.json has every other file.
         (tmp / DONE_MARKER).write_text(json.dumps(record, indent=2, sort_keys=True) + "\n")
-        if marker.is_file():
-            # Another process finished this run meanwhile (e.g. a worker left over from an
-            # interrupted sweep): never replace a complete result.
+        earlier = cached_record(marker, fingerprint)
+        if earlier is not None:
+            # Another process finished this run meanwhile: never replace a complete result.
             shutil.rmtree(tmp, ignore_errors=True)
-            return Outcome(spec, "done", skipped=True, record=json.loads(marker.read_text()))
-        if final.exists():  # an incomplete leftover without a marker
+            return Outcome(spec, "done", skipped=True, record=earlier)
+        if final.exists():  # a stale run, or an incomplete leftover without a marker
             shutil.rmtree(final)
         os.rename(tmp, final)
         error_file.unlink(missing_ok=True)
         return Outcome(spec, "done", record=record)
-    except Exception as e:
+    except BaseException as e:
         shutil.rmtree(tmp, ignore_errors=True)
+        if not isinstance(e, Exception):
+            raise  # Ctrl-C in a single-process sweep: the caller reports it
         message = str(e) if isinstance(e, ScenarioError) else f"{type(e).__name__}: {e}"
         try:
             error_file.parent.mkdir(parents=True, exist_ok=True)
