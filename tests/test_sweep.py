@@ -142,3 +142,32 @@ def test_parallel_processes(grid_sweep, tmp_path):
     outcomes = run_sweep(grid_sweep, tmp_path / "out", jobs=2)
     assert [o.status for o in outcomes].count("done") == 8
     assert pl.read_parquet(tmp_path / "out" / "sweep.parquet").height == 12
+
+
+def test_cached_runs_are_reused_only_with_the_same_scenario_and_build(
+    grid_sweep, scenario_file, tmp_path, fake, monkeypatch
+):
+    """A finished run is keyed by its resolved scenario, seed and build, not by its name alone."""
+    out = tmp_path / "out"
+    messages: list[str] = []
+    first = run_sweep(grid_sweep, out, jobs=1)
+    assert sum(o.skipped for o in first) == 0
+    marker = json.loads((out / first[0].run.relpath / "done.json").read_text())
+    assert len(marker["fingerprint"]) == 64
+
+    again = run_sweep(grid_sweep, out, jobs=1, report=messages.append)
+    assert sum(o.skipped for o in again) == 8, "same scenario, same build: every finished run reused"
+
+    # The base scenario changes under every run: nothing finished may be reused.
+    scenario_file.write_text(scenario_file.read_text().replace('duration = "1s"', 'duration = "2s"'))
+    built = len(fake.CALLS["built"])
+    changed = run_sweep(grid_sweep, out, jobs=1, report=messages.append)
+    assert sum(o.skipped for o in changed) == 0
+    assert len(fake.CALLS["built"]) - built == 12
+    assert any("8 earlier runs are stale" in m for m in messages)
+
+    # A new build of the core: the same.
+    monkeypatch.setattr("fctlab.sweep.build_id", lambda: "another-build")
+    rebuilt = run_sweep(grid_sweep, out, jobs=1)
+    assert sum(o.skipped for o in rebuilt) == 0
+    assert sum(o.skipped for o in run_sweep(grid_sweep, out, jobs=1)) == 8

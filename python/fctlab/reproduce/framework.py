@@ -2,7 +2,9 @@
 overrides and seeds, executed as restartable sweeps, then analysed into a README per experiment.
 
 An experiment's raw results (Parquet per run) go to a cache directory (default
-`experiments/.runs/`, not versioned); re-running skips finished runs. Its report - a README.md
+`experiments/.runs/`, not versioned); re-running reuses a finished run only if its scenario and
+the build are unchanged (`sweep.run_fingerprint`), and the report's footer says how many runs
+were reused. Its report - a README.md
 with "paper | fctlab" tables, plus plots - goes to `experiments/<paper>/<experiment>/`. `--quick`
 uses fewer seeds and shorter runs and writes everything under `results/quick/` instead, so a
 quick look never overwrites the full reproduction.
@@ -196,10 +198,12 @@ def run_experiment(
     body = exp.analyze(Runs(root, [n for n, _ in points], common, per_name), Context(out, quick, common))
     wall = sum((o.record.get("meta") or {}).get("wall_s") or 0.0 for o in outcomes)
     mode = "quick (shortened runs, fewer seeds: not comparable to the paper)" if quick else "full"
+    reused = sum(o.skipped for o in outcomes)
     counts = sorted({len(v) for v in per_name.values()}) or [len(seeds)]
     seed_text = " or ".join(f"1..{c}" for c in counts)
     footer = (
-        f"\n\n---\nMode: {mode}. Seeds: {seed_text} (per configuration). Runs: {len(outcomes)}, "
+        f"\n\n---\nMode: {mode}. Seeds: {seed_text} (per configuration). Runs: {len(outcomes)} "
+        f"({len(outcomes) - reused} run now, {reused} reused from the run cache with the same scenario and build), "
         f"simulation time {wall:.0f} s of one core. Base scenario: `experiments/{paper_dir.name}/{exp.base}`; "
         f"regenerate with `fctlab reproduce {paper_dir.name} --only {exp.name}`" + (" --quick" if quick else "") + ".\n"
     )
