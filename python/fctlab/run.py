@@ -20,6 +20,7 @@ from typing import Any
 
 from fctlab.result import Result
 from fctlab.scenario import ScenarioLike, read_scenario, resolve_scenario, with_overrides
+from fctlab.values import plain
 
 #: Progress/interrupt granularity: steps per scenario horizon.
 STEPS_PER_HORIZON = 200
@@ -60,7 +61,7 @@ def prepare(
     spec = with_overrides(spec, overrides)
     if seed is not None:
         spec["seed"] = seed
-    return resolve_scenario(spec), str(base_dir)
+    return resolve_scenario(plain(spec)), str(base_dir)
 
 
 def build(

@@ -35,7 +35,7 @@ def read_scenario(x: ScenarioLike, base_dir: str | os.PathLike | None = None) ->
     if isinstance(x, Mapping):
         return copy.deepcopy(dict(x)), Path(base_dir or Path.cwd()).resolve()
     if not isinstance(x, (str, os.PathLike)):
-        raise TypeError(f"scenario must be a path or a dict, not {type(x).__name__}")
+        raise ScenarioError(f"scenario: expected a path to a .toml/.json file or a dict, got {type(x).__name__}")
     path = Path(x)
     try:
         raw = path.read_bytes()
@@ -57,6 +57,8 @@ def _parse_text(raw: bytes, path: Path) -> dict:
     if path.suffix.lower() == ".json":
         try:
             spec = json.loads(text)
+        except RecursionError:
+            raise ScenarioError(f"scenario {path}: nested too deeply") from None
         except json.JSONDecodeError as e:
             raise ScenarioError(
                 f"scenario {path}: JSON syntax error at line {e.lineno}, column {e.colno}: {e.msg}"
@@ -67,6 +69,8 @@ def _parse_text(raw: bytes, path: Path) -> dict:
     try:
         # tomllib's message already ends with "(at line L, column C)".
         return tomllib.loads(text)
+    except RecursionError:  # tomllib parses nested arrays and inline tables recursively
+        raise ScenarioError(f"scenario {path}: nested too deeply") from None
     except tomllib.TOMLDecodeError as e:
         raise ScenarioError(f"scenario {path}: TOML syntax error: {e}") from None
 
@@ -94,6 +98,11 @@ def with_overrides(spec: Mapping[str, Any], overrides: Mapping[str, Any] | None)
     Integer components index lists (0-based, must exist); missing tables are created (the
     core rejects unknown fields, so a typo still surfaces as an error naming the field).
     """
+    if overrides is not None and not isinstance(overrides, Mapping):
+        raise ScenarioError(
+            f"overrides: expected a mapping of dotted paths to values, e.g. {{'workload.0.load': 0.5}}, "
+            f"got {type(overrides).__name__}"
+        )
     out = copy.deepcopy(dict(spec))
     for key, value in (overrides or {}).items():
         _set_path(out, key, copy.deepcopy(value))
