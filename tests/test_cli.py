@@ -104,3 +104,78 @@ def test_sweep_exit_code_reflects_failed_runs(tmp_path, scenario_file, capsys):
     err = capsys.readouterr().err
     assert "1 failed" in err and "workload.0.load=1.5/seed1" in err
     assert (tmp_path / "out" / "workload.0.load=0.3" / "seed1" / "done.json").is_file()
+
+
+def _results(scenario_file, tmp_path, name: str = "out"):
+    out = tmp_path / name
+    assert main(["run", str(scenario_file), "-o", str(out), "-q"]) == 0
+    return out
+
+
+def test_damaged_results_are_one_line_errors(scenario_file, tmp_path, capsys):
+    """A truncated flows.parquet or meta.json given to summary / compare: one line, exit 2."""
+    good = _results(scenario_file, tmp_path, "good")
+    bad = _results(scenario_file, tmp_path, "bad")
+    flows = (bad / "flows.parquet").read_bytes()
+    (bad / "flows.parquet").write_bytes(flows[: len(flows) // 2])
+    assert main(["summary", str(bad)]) == 2
+    assert "flows.parquet is damaged or not a result file" in one_line_error(capsys)
+    assert main(["compare", str(good), str(bad)]) == 2
+    assert "flows.parquet is damaged" in one_line_error(capsys)
+    (bad / "flows.parquet").write_bytes(flows)
+    meta = (bad / "meta.json").read_text()
+    (bad / "meta.json").write_text(meta[: len(meta) // 2])
+    assert main(["summary", str(bad)]) == 2
+    assert "meta.json is damaged" in one_line_error(capsys)
+
+
+def test_empty_output_directory_is_refused(scenario_file, tmp_path, monkeypatch, capsys):
+    """`-o ""` would write into the current directory."""
+    monkeypatch.chdir(tmp_path)
+    assert main(["run", str(scenario_file), "-o", ""]) == 2
+    assert "expected a results directory, got an empty path" in one_line_error(capsys)
+    assert list(tmp_path.iterdir()) == [scenario_file.parent]
+
+
+def test_a_full_disk_is_one_line_and_leaves_no_partial_file(scenario_file, tmp_path, monkeypatch, capsys):
+    """The third file fails as polars fails on a full disk: one line, and no result file appears."""
+    import polars as pl
+
+    from fctlab import result
+
+    calls = []
+    real = result.write_parquet
+
+    def failing(df, path):
+        calls.append(path)
+        if len(calls) == 3:
+            raise pl.exceptions.ComputeError("parquet: underlying IO error: No space left on device (os error 28)")
+        real(df, path)
+
+    monkeypatch.setattr(result, "write_parquet", failing)
+    out = tmp_path / "out"
+    assert main(["run", str(scenario_file), "-o", str(out), "-q"]) == 2
+    assert "No space left on device" in one_line_error(capsys)
+    assert list(out.iterdir()) == [], "neither complete-looking files nor temporaries are left"
+
+
+def test_a_failed_write_keeps_the_earlier_results_whole(scenario_file, tmp_path, monkeypatch, capsys):
+    """Writing over an earlier run's directory either replaces all of it or nothing."""
+    out = _results(scenario_file, tmp_path)
+    before = {p.name: p.read_bytes() for p in out.iterdir()}
+
+    def full(path):
+        raise OSError(28, "No space left on device", str(path))
+
+    from fctlab import result
+
+    monkeypatch.setattr(result, "_write_json", lambda path, obj: full(path))
+    assert main(["run", str(scenario_file), "-o", str(out), "--seed", "9", "-q"]) == 2
+    assert "No space left on device" in one_line_error(capsys)
+    assert {p.name: p.read_bytes() for p in out.iterdir()} == before
+
+
+def test_a_deeply_nested_toml_is_one_line(tmp_path, capsys):
+    path = write(tmp_path / "deep.toml", 'duration = "1s"\nx = ' + "[" * 500 + "]" * 500 + "\n")
+    assert main(["validate", str(path)]) == 2
+    assert "nested too deeply" in one_line_error(capsys)

@@ -14,6 +14,7 @@ import sys
 from collections.abc import Sequence
 from pathlib import Path
 
+from fctlab.atomic import write_text
 from fctlab.errors import ScenarioError
 from fctlab.scenario import parse_assignment
 
@@ -40,6 +41,13 @@ def _jobs(text: str) -> int:
     return n
 
 
+def _out_dir(text: str) -> str:
+    # An empty -o would write into the current directory, mixing results with whatever is there.
+    if not text.strip():
+        raise argparse.ArgumentTypeError("expected a results directory, got an empty path")
+    return text
+
+
 def _parser() -> argparse.ArgumentParser:
     p = _Parser(prog="fctlab", description="Deterministic packet-level simulator for flow-completion-time studies.")
     sub = p.add_subparsers(dest="command", required=True, metavar="COMMAND")
@@ -58,7 +66,7 @@ def _parser() -> argparse.ArgumentParser:
 
     r = sub.add_parser("run", help="run a scenario and write its results")
     scenario_args(r)
-    r.add_argument("-o", "--out", required=True, metavar="OUT", help="results directory")
+    r.add_argument("-o", "--out", required=True, type=_out_dir, metavar="OUT", help="results directory")
     r.add_argument("-q", "--quiet", action="store_true", help="no progress bar, no summary")
     r.set_defaults(func=cmd_run)
 
@@ -75,7 +83,7 @@ def _parser() -> argparse.ArgumentParser:
 
     w = sub.add_parser("sweep", help="run a parameter sweep in parallel processes")
     w.add_argument("sweep", metavar="SWEEP", help="sweep file (.toml)")
-    w.add_argument("-o", "--out", required=True, metavar="OUTDIR")
+    w.add_argument("-o", "--out", required=True, type=_out_dir, metavar="OUTDIR")
     w.add_argument("-j", "--jobs", type=_jobs, default=None, metavar="N", help="processes (default: CPU count)")
     w.add_argument("-q", "--quiet", action="store_true", help="no progress bar")
     w.set_defaults(func=cmd_sweep)
@@ -188,7 +196,7 @@ def cmd_bench(args: argparse.Namespace) -> int:
     rows = bench(paths, repeat=args.repeat)
     print(format_table(rows))
     if args.json:
-        Path(args.json).write_text(json.dumps(rows, indent=2) + "\n")
+        write_text(Path(args.json), json.dumps(rows, indent=2) + "\n")
     return 0
 
 

@@ -4,7 +4,8 @@ The column order and dtypes below are the contract every downstream script reads
 `results()` dict is coerced into them (extra columns the core may add later follow, sorted).
 
 A results directory holds flows.parquet, links.parquet, series.parquet, summary.json,
-scenario.json (the resolved scenario) and meta.json. Writing is deterministic: the same
+scenario.json (the resolved scenario) and meta.json, written together and atomically (all six
+under temporary names, then renamed: `fctlab.atomic`). Writing is deterministic: the same
 Result gives byte-identical Parquet files (one chunk, fixed row-group size, fixed compression
 level); the only wall-clock number, `wall_s`, lives in meta.json.
 """
@@ -13,12 +14,15 @@ from __future__ import annotations
 
 import json
 import os
-from collections.abc import Mapping
-from functools import cached_property
+from collections.abc import Callable, Mapping
+from functools import cached_property, partial
 from pathlib import Path
 from typing import Any
 
 import polars as pl
+
+from fctlab.atomic import Writer, write_files
+from fctlab.errors import ScenarioError
 
 FLOW_SCHEMA: dict[str, pl.DataType] = {
     "id": pl.Int64,
@@ -100,12 +104,16 @@ class Result:
     def write(self, outdir: str | os.PathLike) -> Path:
         """Writes the six result files into `outdir` (created if needed); returns its path."""
         out = Path(outdir)
+        if not str(outdir).strip():
+            raise ScenarioError("results directory: expected a path, got an empty string")
         out.mkdir(parents=True, exist_ok=True)
-        for name in TABLES:
-            write_parquet(getattr(self, name), out / f"{name}.parquet")
-        _write_json(out / "summary.json", self.summary)
-        _write_json(out / "scenario.json", self.scenario)
-        _write_json(out / "meta.json", self.meta)
+        # All six or none: each goes to a temporary name, then all are renamed into place.
+        files: list[tuple[Path, Writer]] = [
+            (out / f"{name}.parquet", partial(write_parquet, getattr(self, name))) for name in TABLES
+        ]
+        for name, obj in (("summary", self.summary), ("scenario", self.scenario), ("meta", self.meta)):
+            files.append((out / f"{name}.json", lambda p, obj=obj: _write_json(p, obj)))
+        write_files(files)
         return out
 
     def __repr__(self) -> str:
@@ -122,14 +130,23 @@ def load(outdir: str | os.PathLike) -> Result:
     missing = [f for f in (*[f"{t}.parquet" for t in TABLES], "scenario.json", "meta.json") if not (out / f).is_file()]
     if missing:
         raise FileNotFoundError(f"{out} is not a results directory (missing {', '.join(missing)})")
-    frames = {name: pl.read_parquet(out / f"{name}.parquet") for name in TABLES}
+    frames = {name: _read(out / f"{name}.parquet", pl.read_parquet) for name in TABLES}
     return Result(
         frames["flows"],
         frames["links"],
         frames["series"],
-        json.loads((out / "meta.json").read_text()),
-        json.loads((out / "scenario.json").read_text()),
+        _read(out / "meta.json", lambda p: json.loads(p.read_text())),
+        _read(out / "scenario.json", lambda p: json.loads(p.read_text())),
     )
+
+
+def _read(path: Path, reader: Callable[[Path], Any]) -> Any:
+    """`reader(path)`, with a damaged file (truncated, not Parquet or JSON) as one ScenarioError."""
+    try:
+        return reader(path)
+    except (pl.exceptions.PolarsError, ValueError, UnicodeDecodeError) as e:
+        reason = " ".join(str(e).split())
+        raise ScenarioError(f"{path} is damaged or not a result file ({reason}); run it again") from None
 
 
 def write_parquet(df: pl.DataFrame, path: Path) -> None:

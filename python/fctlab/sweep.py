@@ -50,6 +50,7 @@ from typing import Any
 
 import polars as pl
 
+from fctlab.atomic import write_files
 from fctlab.errors import ScenarioError
 from fctlab.procs import Interrupted, die_with_parent, terminate_pool
 from fctlab.result import coerce_values
@@ -435,7 +436,7 @@ def write_index(outcomes: list[Outcome], path: Path) -> pl.DataFrame:
         dtype = pl.Int64 if n in _COUNTS else pl.Float64
         frame.append(pl.Series(n, coerce_values(vals, dtype), dtype=dtype))
     df = pl.DataFrame(frame)
-    df.write_parquet(path)
+    write_files([(path, df.write_parquet)])
     return df
 
 

@@ -23,6 +23,7 @@ from typing import Any
 import polars as pl
 
 from fctlab.analysis import fct_sample
+from fctlab.atomic import write_text
 from fctlab.quantity import parse_time
 from fctlab.sweep import Sweep, run_sweep
 
@@ -192,7 +193,7 @@ def run_experiment(
     out.mkdir(parents=True, exist_ok=True)
     if failed:
         msg = "; ".join(f"{o.run.relpath}: {o.error}" for o in failed[:5])
-        (out / "README.md").write_text(f"# {exp.title}\n\nNot reproduced: {len(failed)} runs failed ({msg}).\n")
+        write_text(out / "README.md", f"# {exp.title}\n\nNot reproduced: {len(failed)} runs failed ({msg}).\n")
         return {"experiment": exp.name, "status": "failed", "error": msg}
     common = sorted(set.intersection(*(set(v) for v in per_name.values()))) if per_name else seeds
     body = exp.analyze(Runs(root, [n for n, _ in points], common, per_name), Context(out, quick, common))
@@ -207,7 +208,7 @@ def run_experiment(
         f"simulation time {wall:.0f} s of one core. Base scenario: `experiments/{paper_dir.name}/{exp.base}`; "
         f"regenerate with `fctlab reproduce {paper_dir.name} --only {exp.name}`" + (" --quick" if quick else "") + ".\n"
     )
-    (out / "README.md").write_text(f"# {exp.title}\n\n{body.strip()}\n{footer}")
+    write_text(out / "README.md", f"# {exp.title}\n\n{body.strip()}\n{footer}")
     say(f"[{exp.name}] done in {time.perf_counter() - t0:.0f} s -> {out / 'README.md'}")
     return {"experiment": exp.name, "status": "done", "title": exp.title}
 
