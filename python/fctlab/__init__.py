@@ -15,7 +15,10 @@ front end around it. Module map:
 | `sweep` | parameter grids and named runs over seeds, in parallel processes, restartable |
 | `report` | plain-text tables for the terminal |
 | `cli` | the `fctlab` command |
-| `errors` | `ScenarioError`: everything a user must fix |
+| `errors` | `ScenarioError`: everything a user must fix (the one exception class to catch) |
+| `values` | Python values in scenarios: numpy scalars accepted, the rest refused by field |
+| `atomic` | result files written whole or not at all |
+| `procs` | sweep workers that die with their parent and stop at once on Ctrl-C / SIGTERM |
 
     >>> import fctlab
     >>> r = fctlab.run("scenario.toml", seed=1, overrides={"workload.0.load": 0.5})
