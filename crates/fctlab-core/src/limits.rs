@@ -62,6 +62,10 @@ pub const BYTES_PER_SERIES_ROW: u64 = 400;
 /// write at once, so each is a packet queued at the host at the same moment (measured: 290).
 pub const BYTES_PER_RLP_SEGMENT: u64 = 320;
 
+/// Bytes per routing-table entry (destination group x node): a u32 offset and, on average, about
+/// one u32 next hop (see `routing.rs`, "Memory").
+pub const BYTES_PER_ROUTE_ENTRY: u64 = 8;
+
 /// A time field's value, refused beyond [`MAX_TIME`]; `shown` is the value as the user wrote it.
 pub fn check_time(secs: f64, shown: &str) -> Result<Time, String> {
     if secs > MAX_TIME.as_secs_f64() {

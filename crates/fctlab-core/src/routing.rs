@@ -1,8 +1,8 @@
 //! Static routes: shortest paths to every host by total propagation delay, ties broken by hop
 //! count, with optional ECMP over every next hop on an equally short path.
 //!
-//! Tables are computed once per run (Dijkstra from each destination host on the reversed
-//! graph) and stored densely, so that a forwarding decision on the event loop's hot path is an
+//! Tables are computed once per run (Dijkstra on the reversed graph from each destination
+//! group's anchor, see "Memory" below) and stored densely, so that a forwarding decision on the event loop's hot path is an
 //! index computation and a slice read, with no hashing. A host is never a transit node: the
 //! search does not extend paths through a host other than the destination.
 //!
@@ -16,14 +16,25 @@
 //! the same bits of the hash, a flow that went left at the edge would go left at the
 //! aggregation layer too (hash polarization) and some paths would never be used.
 //!
-//! Memory: one u32 offset per (node, destination host) plus one u32 per candidate next hop.
+//! Memory: destinations are grouped by where they attach. A host whose only links go to and
+//! come from one router R (every host of the built-in topologies, and most of a graph's) is
+//! reached through R: the route to it from any node other than R is the route to R, and at R it
+//! is the host's own access link, so every host behind R shares R's table (one Dijkstra from R).
+//! A host attached otherwise (multi-homed, or behind another host) is a destination group of its
+//! own. So the tables hold one u32 offset per (destination group, node), plus one u32 per
+//! candidate next hop: O(nodes x routers with hosts) instead of O(nodes x hosts) (a dumbbell of
+//! 20,000 hosts per side needs 2 rows of 40,002 entries, not 40,000 of them, which was 6.4 GB).
+//! [`Routes::table_entries`] gives the size before anything is computed, for the run's memory
+//! estimate.
 
 use crate::topology::{NodeKind, Topology};
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;
 
-/// Marks a node that is not a host in [`Routes::host_index`].
+/// Marks a node that is not a host in [`Dest::row`].
 const NOT_A_HOST: u32 = u32::MAX;
+/// Marks a host reached through no single router in [`Dest::attach`].
+const NO_ROUTER: u32 = u32::MAX;
 
 /// Path length to a destination: total propagation delay (ps), then hop count; compared in that order.
 type Dist = (u64, u32);
@@ -31,14 +42,75 @@ type Dist = (u64, u32);
 /// No path found (yet).
 const UNREACHED: Dist = (u64::MAX, u32::MAX);
 
+/// How a node is reached as a destination: read once per forwarding decision.
+#[derive(Copy, Clone, Debug)]
+struct Dest {
+    /// Its destination group (the table row), or [`NOT_A_HOST`].
+    row: u32,
+    /// The router it hangs off when it shares that router's row, else [`NO_ROUTER`].
+    attach: u32,
+}
+
+/// The destination groups of a topology: which row each host uses, and each row's anchor (the
+/// node its Dijkstra starts from: the shared router, or the host itself).
+struct Groups {
+    dest: Vec<Dest>,
+    /// Per node: the link from its attachment router to it (hosts that share a row only).
+    last_hop: Vec<u32>,
+    anchors: Vec<usize>,
+}
+
+impl Groups {
+    fn of(topo: &Topology) -> Groups {
+        let n = topo.nodes.len();
+        let mut out_links: Vec<Vec<u32>> = vec![Vec::new(); n];
+        let mut in_links: Vec<Vec<u32>> = vec![Vec::new(); n];
+        for (id, l) in topo.links.iter().enumerate() {
+            out_links[l.from].push(id as u32);
+            in_links[l.to].push(id as u32);
+        }
+        let mut dest = vec![Dest { row: NOT_A_HOST, attach: NO_ROUTER }; n];
+        let mut last_hop = vec![u32::MAX; n];
+        let mut anchors = Vec::new();
+        let mut row_of_router = vec![NOT_A_HOST; n];
+        for h in topo.hosts() {
+            // Behind one router: a single link in, from a router, and a single link out, to it.
+            let single = match (in_links[h].as_slice(), out_links[h].as_slice()) {
+                (&[i], &[o]) => {
+                    let r = topo.links[i as usize].from;
+                    (topo.nodes[r].kind == NodeKind::Router && topo.links[o as usize].to == r).then_some((r, i))
+                }
+                _ => None,
+            };
+            dest[h] = match single {
+                Some((r, link)) => {
+                    if row_of_router[r] == NOT_A_HOST {
+                        row_of_router[r] = anchors.len() as u32;
+                        anchors.push(r);
+                    }
+                    last_hop[h] = link;
+                    Dest { row: row_of_router[r], attach: r as u32 }
+                }
+                None => {
+                    anchors.push(h);
+                    Dest { row: anchors.len() as u32 - 1, attach: NO_ROUTER }
+                }
+            };
+        }
+        Groups { dest, last_hop, anchors }
+    }
+}
+
 /// Forwarding tables for every (node, destination host).
 #[derive(Clone, Debug)]
 pub struct Routes {
     /// Number of nodes: the row length of the tables.
     n_nodes: usize,
-    /// Per node: its index among the hosts, or [`NOT_A_HOST`].
-    host_index: Vec<u32>,
-    /// Candidates of (dst index d, node n) are `hops[start[d * n_nodes + n]..start[d * n_nodes + n + 1]]`.
+    /// Per node: how it is reached as a destination.
+    dest: Vec<Dest>,
+    /// Per node: the access link into it from its attachment router (hosts sharing a row).
+    last_hop: Vec<u32>,
+    /// Candidates of (row d, node n) are `hops[start[d * n_nodes + n]..start[d * n_nodes + n + 1]]`.
     start: Vec<u32>,
     /// Candidate next hops (directed link ids), ascending within each entry.
     hops: Vec<u32>,
@@ -49,11 +121,17 @@ pub struct Routes {
 }
 
 impl Routes {
+    /// Entries of the offset table [`Routes::compute`] would build (destination groups x nodes):
+    /// what routing memory grows with, known before computing anything.
+    pub fn table_entries(topo: &Topology) -> u64 {
+        Groups::of(topo).anchors.len() as u64 * topo.nodes.len() as u64 + 1
+    }
+
     /// Computes the tables; with `ecmp` false, keeps one next hop per entry (towards the lowest
     /// node id, then the lowest link id).
     ///
-    /// Panics only if the tables would exceed 2^32 entries, which no topology that fits in
-    /// memory reaches (hosts x nodes is bounded by the topology's size limits long before).
+    /// Panics only if the tables would exceed 2^32 entries; the scenario build refuses such a
+    /// topology first, through the run's memory estimate ([`Routes::table_entries`]).
     pub fn compute(topo: &Topology, ecmp: bool) -> Routes {
         let n = topo.nodes.len();
         let is_router: Vec<bool> = topo.nodes.iter().map(|x| x.kind == NodeKind::Router).collect();
@@ -67,17 +145,15 @@ impl Routes {
         for out in &mut outgoing {
             out.sort_by_key(|&l| (topo.links[l as usize].to, l));
         }
-        let hosts = topo.hosts();
-        let mut host_index = vec![NOT_A_HOST; n];
-        for (i, &h) in hosts.iter().enumerate() {
-            host_index[h] = i as u32;
-        }
+        let groups = Groups::of(topo);
 
-        let mut start: Vec<u32> = Vec::with_capacity(hosts.len() * n + 1);
+        let mut start: Vec<u32> = Vec::with_capacity(groups.anchors.len() * n + 1);
         let mut hops: Vec<u32> = Vec::new();
         start.push(0);
         let mut dist = vec![UNREACHED; n];
-        for &dst in &hosts {
+        // Towards a router anchor the distances are those towards each host behind it less the
+        // host's access link, a constant: the same links tie, so the same next hops are kept.
+        for &dst in &groups.anchors {
             distances_to(topo, &incoming, &is_router, dst, &mut dist);
             for v in 0..n {
                 if v != dst && dist[v] != UNREACHED {
@@ -98,18 +174,32 @@ impl Routes {
         }
         let link_to = topo.links.iter().map(|l| l.to as u32).collect();
         let salt = (0..n as u64).map(|v| mix64(v ^ 0x6E6F_6465_5F73_616C)).collect();
-        Routes { n_nodes: n, host_index, start, hops, link_to, salt }
+        Routes { n_nodes: n, dest: groups.dest, last_hop: groups.last_hop, start, hops, link_to, salt }
+    }
+
+    /// Bytes the tables take (for tests and the memory estimate's per-entry figure).
+    pub fn memory_bytes(&self) -> usize {
+        use std::mem::size_of;
+        self.dest.len() * size_of::<Dest>()
+            + self.last_hop.len() * 4
+            + self.start.len() * 4
+            + self.hops.len() * 4
+            + self.link_to.len() * 4
+            + self.salt.len() * 8
     }
 
     /// Every next hop (directed link id) from `node` on a shortest path to host `dst_host`;
     /// empty at the destination, when it is unreachable, or when `dst_host` is not a host.
     #[inline]
     pub fn next_hops(&self, node: usize, dst_host: usize) -> &[u32] {
-        let d = self.host_index[dst_host];
-        if d == NOT_A_HOST {
+        let Dest { row, attach } = self.dest[dst_host];
+        if node as u32 == attach {
+            return std::slice::from_ref(&self.last_hop[dst_host]);
+        }
+        if row == NOT_A_HOST || node == dst_host {
             return &[];
         }
-        let i = d as usize * self.n_nodes + node;
+        let i = row as usize * self.n_nodes + node;
         &self.hops[self.start[i] as usize..self.start[i + 1] as usize]
     }
 
@@ -155,7 +245,7 @@ impl Routes {
 
     /// Whether host `dst` can be reached from `src` (a host reaches itself).
     pub fn reachable(&self, src: usize, dst: usize) -> bool {
-        self.host_index[dst] != NOT_A_HOST && (src == dst || !self.next_hops(src, dst).is_empty())
+        self.dest[dst].row != NOT_A_HOST && (src == dst || !self.next_hops(src, dst).is_empty())
     }
 }
 
@@ -302,6 +392,109 @@ mod tests {
         assert!(routes.next_hops(a, a).is_empty());
         assert!(!routes.reachable(a, r1), "a router is not a destination");
         assert!(routes.next_hops(a, r1).is_empty());
+    }
+
+    /// Today's tables against the straightforward ones: one Dijkstra per destination host, every
+    /// (node, host) entry kept on its own (the layout before destinations were grouped).
+    fn reference_next_hops(topo: &Topology, ecmp: bool) -> Vec<Vec<Vec<u32>>> {
+        let n = topo.nodes.len();
+        let is_router: Vec<bool> = topo.nodes.iter().map(|x| x.kind == NodeKind::Router).collect();
+        let mut outgoing: Vec<Vec<u32>> = vec![Vec::new(); n];
+        let mut incoming: Vec<Vec<u32>> = vec![Vec::new(); n];
+        for (id, l) in topo.links.iter().enumerate() {
+            outgoing[l.from].push(id as u32);
+            incoming[l.to].push(id as u32);
+        }
+        for out in &mut outgoing {
+            out.sort_by_key(|&l| (topo.links[l as usize].to, l));
+        }
+        let mut dist = vec![UNREACHED; n];
+        let mut table = vec![vec![Vec::new(); n]; n]; // [dst][node]
+        for dst in topo.hosts() {
+            distances_to(topo, &incoming, &is_router, dst, &mut dist);
+            for v in (0..n).filter(|&v| v != dst && dist[v] != UNREACHED) {
+                for &l in &outgoing[v] {
+                    let link = &topo.links[l as usize];
+                    let u = link.to;
+                    if (u == dst || is_router[u]) && dist[u] != UNREACHED && extend(dist[u], link.delay.ps()) == dist[v]
+                    {
+                        table[dst][v].push(l);
+                        if !ecmp {
+                            break;
+                        }
+                    }
+                }
+            }
+        }
+        table
+    }
+
+    fn assert_same_as_reference(t: &Topology, what: &str) {
+        for ecmp in [false, true] {
+            let routes = Routes::compute(t, ecmp);
+            let want = reference_next_hops(t, ecmp);
+            for (dst, row) in want.iter().enumerate() {
+                for (v, hops) in row.iter().enumerate() {
+                    assert_eq!(routes.next_hops(v, dst), &hops[..], "{what}, ecmp {ecmp}: node {v} -> {dst}");
+                }
+            }
+        }
+    }
+
+    fn built(json: &str) -> Topology {
+        serde_json::from_str::<TopologySpec>(json).unwrap().build(Path::new("."), 0).unwrap()
+    }
+
+    #[test]
+    fn grouped_tables_give_every_next_hop_the_per_host_tables_give() {
+        assert_same_as_reference(
+            &built(
+                r#"{"kind": "dumbbell", "hosts_per_side": 3, "bottleneck_rate": "1Gbps", "bottleneck_delay": "5ms"}"#,
+            ),
+            "dumbbell",
+        );
+        assert_same_as_reference(
+            &built(r#"{"kind": "parking_lot", "bottlenecks": 3, "rate": "1Gbps", "delay": "2ms", "cross_hosts": 2}"#),
+            "parking lot",
+        );
+        assert_same_as_reference(
+            &built(r#"{"kind": "fat_tree", "k": 4, "rate": "10Gbps", "delay": "1us"}"#),
+            "fat tree",
+        );
+        assert_same_as_reference(&built(r#"{"kind": "internet2-rc3", "hosts_per_router": 2}"#), "internet2");
+        // Multi-homed hosts, a host behind a host, equal-cost paths, an unreachable island.
+        let t = graph(
+            &["r1", "r2", "r3", "r4", "r5"],
+            &["a", "b", "c", "m", "x", "y", "z"],
+            &[
+                ("a", "r1", 1),
+                ("b", "r4", 1),
+                ("c", "r4", 2),
+                ("m", "r1", 0),
+                ("m", "r3", 0),
+                ("x", "m", 1),
+                ("r1", "r2", 1),
+                ("r1", "r3", 1),
+                ("r2", "r4", 1),
+                ("r3", "r4", 1),
+                ("y", "r5", 1),
+                ("z", "y", 1),
+            ],
+        );
+        assert_same_as_reference(&t, "graph");
+        assert_eq!(Routes::table_entries(&t), 6 * t.nodes.len() as u64 + 1, "rows r1, r4 and the hosts m, x, y, z");
+    }
+
+    #[test]
+    fn a_dumbbell_of_20000_hosts_per_side_needs_two_rows() {
+        let t = built(
+            r#"{"kind": "dumbbell", "hosts_per_side": 20000, "bottleneck_rate": "1Gbps", "bottleneck_delay": "5ms"}"#,
+        );
+        assert_eq!(Routes::table_entries(&t), 2 * 40_002 + 1);
+        let routes = Routes::compute(&t, false);
+        assert!(routes.memory_bytes() < 4 << 20, "{} bytes", routes.memory_bytes());
+        let (l0, r19999) = (t.node_by_name("l0").unwrap(), t.node_by_name("r19999").unwrap());
+        assert_eq!(routes.path(l0, r19999, 0).len(), 3);
     }
 
     #[test]

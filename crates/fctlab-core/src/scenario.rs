@@ -6,7 +6,8 @@
 
 use crate::error::{SpecError, SpecResult};
 use crate::limits::{
-    shown, Memory, BYTES_PER_FLOW, BYTES_PER_RLP_SEGMENT, BYTES_PER_SERIES_ROW, MAX_FLOW_SEGMENTS, MAX_HEADER, MAX_MSS,
+    shown, Memory, BYTES_PER_FLOW, BYTES_PER_RLP_SEGMENT, BYTES_PER_ROUTE_ENTRY, BYTES_PER_SERIES_ROW,
+    MAX_FLOW_SEGMENTS, MAX_HEADER, MAX_MSS,
 };
 use crate::metrics::{FlowRecord, SeriesRecorder};
 use crate::net::link::Link;
@@ -756,6 +757,11 @@ pub fn build_spec(spec: &ScenarioSpec, base_dir: &Path) -> SpecResult<(World, Ru
     }
     let topo = spec.topology.build(base_dir, seed).map_err(|e| e.within("topology"))?;
     topo.validate().map_err(|e| e.within("topology"))?;
+    // Routing memory grows with destination groups x nodes: refuse before allocating.
+    let mut routing_memory = Memory::new();
+    let entries = Routes::table_entries(&topo);
+    routing_memory.add("topology", format!("its routing tables ({entries} entries)"), entries, BYTES_PER_ROUTE_ENTRY);
+    routing_memory.check()?;
     let routes = Routes::compute(&topo, spec.routing.ecmp);
 
     // Queues: per-link override, else the router or host default.

@@ -145,3 +145,43 @@ fn an_internet2_core_rate_scaled_beyond_the_largest_rate_is_refused() {
     assert_eq!(e.field, "topology.core_rate_scale");
     assert!(e.message.contains("expected core rates <= 1e15 bit/s"), "{e}");
 }
+
+/// A graph of `hosts` hosts, each multi-homed to two routers: every host is a destination group
+/// of its own, so routing needs hosts x nodes entries.
+fn multi_homed(hosts: usize) -> Value {
+    let mut nodes = vec![json!({"name": "r0", "kind": "router"}), json!({"name": "r1", "kind": "router"})];
+    let mut links = vec![json!({"a": "r0", "b": "r1", "rate": "1Gbps", "delay": "1ms"})];
+    for h in 0..hosts {
+        nodes.push(json!({"name": format!("h{h}"), "kind": "host"}));
+        for r in ["r0", "r1"] {
+            links.push(json!({"a": format!("h{h}"), "b": r, "rate": "1Gbps", "delay": "1ms"}));
+        }
+    }
+    json!({
+        "duration": "1s",
+        "topology": {"kind": "graph", "nodes": nodes, "links": links},
+        "workload": [{"kind": "flows", "flows": [{"src": "h0", "dst": "h1", "start": 0, "size": 1000}]}],
+    })
+}
+
+#[test]
+fn routing_tables_beyond_the_memory_limit_are_refused_before_they_are_built() {
+    // 50,000 multi-homed hosts: 2.5e9 entries, about 20 GB (the process used to abort).
+    let e = build_err(&multi_homed(50_000));
+    assert_eq!(e.field, "topology");
+    assert!(e.message.contains("its routing tables (2500100001 entries) would take about"), "{e}");
+    // The same shape at a size that fits builds.
+    assert!(scenario::build(&multi_homed(100).to_string(), Path::new(".")).is_ok());
+}
+
+#[test]
+fn a_dumbbell_of_20000_hosts_per_side_builds_and_runs() {
+    let s = json!({
+        "duration": "1ms",
+        "topology": {"kind": "dumbbell", "hosts_per_side": 20000, "bottleneck_rate": "1Gbps", "bottleneck_delay": "1ms"},
+        "workload": [{"kind": "flows", "flows": [{"src": "l19999", "dst": "r7", "start": 0, "size": 10000}]}],
+    });
+    let (mut world, _) = scenario::build(&s.to_string(), Path::new(".")).expect("builds");
+    world.run_until(Time::from_secs(10));
+    assert!(world.records[0].finish.is_some(), "the flow across it completes");
+}
