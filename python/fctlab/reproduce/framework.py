@@ -25,6 +25,7 @@ import polars as pl
 from fctlab.analysis import fct_sample
 from fctlab.atomic import write_text
 from fctlab.quantity import parse_time
+from fctlab.scenario import read_scenario, with_overrides
 from fctlab.sweep import Sweep, run_sweep
 
 
@@ -168,14 +169,22 @@ def run_experiment(
     quick: bool,
     jobs: int | None,
     say: Callable[[str], None],
+    time_scale: float | None = None,
 ) -> dict[str, Any]:
-    """Runs (or reuses) every run of `exp`, then writes its README; returns a summary record."""
+    """Runs (or reuses) every run of `exp`, then writes its README; returns a summary record.
+
+    `time_scale` (tests only) multiplies every run's duration, warm-up and hard stop on top of
+    quick mode's settings: a smoke run of the whole pipeline, whose numbers mean nothing.
+    """
     seeds = list(range(1, (exp.quick_seeds if quick else exp.seeds) + 1))
 
     def shortened(n: str, o: dict[str, Any]) -> dict[str, Any]:
         return (exp.quick(n, o) if callable(exp.quick) else exp.quick) if quick else {}
 
     points = [(n, {**o, **shortened(n, o)}) for n, o in exp.points]
+    if time_scale is not None:
+        base, _ = read_scenario(paper_dir / exp.base)
+        points = [(n, {**o, **_scaled_times(with_overrides(base, o), time_scale)}) for n, o in points]
     per_name = {n: (seeds if quick else list(range(1, exp.point_seeds.get(n, exp.seeds) + 1))) for n, _ in points}
     root = cache / exp.name
     t0 = time.perf_counter()
@@ -211,6 +220,11 @@ def run_experiment(
     write_text(out / "README.md", f"# {exp.title}\n\n{body.strip()}\n{footer}")
     say(f"[{exp.name}] done in {time.perf_counter() - t0:.0f} s -> {out / 'README.md'}")
     return {"experiment": exp.name, "status": "done", "title": exp.title}
+
+
+def _scaled_times(spec: Mapping[str, Any], factor: float) -> dict[str, Any]:
+    """Overrides that multiply a scenario's duration, measure_from and max_time by `factor`."""
+    return {k: parse_time(spec[k], k) * factor for k in ("duration", "measure_from", "max_time") if k in spec}
 
 
 def run_paper(
