@@ -12,10 +12,18 @@ import json
 import random
 import time
 
+from fctlab._core import COLUMNS  # the real core's column list: the fake's tables follow it
 from fctlab.errors import ScenarioError
 from fctlab.quantity import parse_time
 
 CALLS: dict[str, list] = {"built": [], "run_until": []}
+
+
+def column_names(table: str) -> list[str]:
+    """The columns of a result table, in order, as the core lists them."""
+    return [name for name, _, _ in COLUMNS[table]]
+
+
 _KNOWN = {"seed", "duration", "topology", "workload", "transport", "fake"}
 _SIZES = [1460, 2920, 14600, 146000]
 
@@ -49,28 +57,7 @@ class Simulation:
         proto = self._spec.get("transport", {}).get("protocol", "tcp")
         load = (self._spec.get("workload") or [{}])[0].get("load", 0.3)
         speed = 0.6 if proto == "rc3" else 1.0
-        cols: dict[str, list] = {
-            k: []
-            for k in (
-                "id",
-                "src",
-                "dst",
-                "size_bytes",
-                "start_s",
-                "finish_s",
-                "fct_s",
-                "rtt_prop_s",
-                "ideal_fct_s",
-                "first_write_s",
-                "delivered_bytes",
-                "retx_bytes",
-                "timeouts",
-                "protocol",
-                "workload",
-                "measured",
-                "path",
-            )
-        }
+        cols: dict[str, list] = {name: [] for name in column_names("flows")}
         for i in range(n + 1):
             long_lived = i == n
             size = -1 if long_lived else rng.choice(_SIZES)
@@ -96,6 +83,7 @@ class Simulation:
                 "measured": start >= 0.2 * self.horizon,
                 "path": [0],
             }
+            assert list(row) == list(cols), "the fake's rows follow the core's column list"
             for k, v in row.items():
                 cols[k].append(v)
         return cols
@@ -131,6 +119,7 @@ class Simulation:
             "target": ["bottleneck"] * 2,
             "value": [0, 1500.0],
         }
+        assert list(links) == column_names("links") and list(series) == column_names("series")
         done = sum(f is not None for f in self._flows["finish_s"])
         meta = {
             "seed": self._seed,

@@ -100,3 +100,21 @@ def test_results_doc_lists_every_column_in_order():
     assert sorted(documented_columns("meta.json")) == sorted(r.meta)
     summary_keys = [k for k in r.summary if k != "bins"] + ["bins"]
     assert documented_columns("summary.json") == summary_keys + list(r.summary["bins"][0])
+
+
+def documented_types(section: str) -> list[tuple[str, str]]:
+    """(name, type cell) of the column tables under `## <section>` in results.md."""
+    text = (REPO / "docs" / "results.md").read_text()
+    m = re.search(rf"^## {re.escape(section)}\n(.*?)(?=^## |\Z)", text, re.S | re.M)
+    assert m, f"results.md has no section {section}"
+    return re.findall(r"^\| `([a-z0-9_]+)` \| ([^|]+?) \|", m.group(1), re.M)
+
+
+@pytest.mark.parametrize("table", ["flows", "links", "series"])
+def test_results_doc_types_are_the_core_column_list(table):
+    """The one list of result columns (the core's) is what docs/results.md documents, types included."""
+    from fctlab._core import COLUMNS
+
+    want = [(name, f"{dtype}, null" if nullable else dtype) for name, dtype, nullable in COLUMNS[table]]
+    assert documented_types(f"{table}.parquet") == want
+    assert list(fctlab.result.TABLES[table]) == [name for name, _ in want]

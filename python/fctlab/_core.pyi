@@ -6,6 +6,9 @@ def ps_fct(capacities: list[float], starts: list[float], bits: list[float], path
     """Fluid max-min completion times (s) of flows i = (starts[i], bits[i], paths[i] link ids)
     on links of the given capacities (bit/s); GIL released; ValueError naming `flows[i]...`."""
 
+#: The result columns of every table: {table: [(name, dtype, nullable), ...]}.
+COLUMNS: dict[str, list[tuple[str, str, bool]]]
+
 class ScenarioError(ValueError):
     """A scenario the core refuses; the message names the field, the value and what was expected."""
 

@@ -1,7 +1,8 @@
 """One run's results as tables: per-flow, per-link and time series, plus meta and scenario.
 
-The column order and dtypes below are the contract every downstream script reads; the core's
-`results()` dict is coerced into them (extra columns the core may add later follow, sorted).
+The column order and dtypes are the contract every downstream script reads. They come from the
+core's one list of result columns (`_core.COLUMNS`, defined in the Rust crate's
+`metrics/tables.rs`); the core's `results()` dict is coerced into them.
 
 A results directory holds flows.parquet, links.parquet, series.parquet, summary.json,
 scenario.json (the resolved scenario) and meta.json, written together and atomically (all six
@@ -24,47 +25,31 @@ import polars as pl
 from fctlab.atomic import Writer, write_files
 from fctlab.errors import ScenarioError
 
-FLOW_SCHEMA: dict[str, pl.DataType] = {
-    "id": pl.Int64,
-    "src": pl.String,
-    "dst": pl.String,
-    "size_bytes": pl.Int64,
-    "start_s": pl.Float64,
-    "finish_s": pl.Float64,
-    "fct_s": pl.Float64,
-    "rtt_prop_s": pl.Float64,
-    "ideal_fct_s": pl.Float64,
-    "first_write_s": pl.Float64,
-    "delivered_bytes": pl.Int64,
-    "retx_bytes": pl.Int64,
-    "timeouts": pl.Int64,
-    "protocol": pl.String,
-    "workload": pl.String,
-    "measured": pl.Boolean,
-    "path": pl.List(pl.Int64),
+#: The tables' types as the core's column list spells them (`_core.COLUMNS`).
+_DTYPES: dict[str, pl.DataType] = {
+    "i64": pl.Int64,
+    "f64": pl.Float64,
+    "str": pl.String,
+    "bool": pl.Boolean,
+    "list[i64]": pl.List(pl.Int64),
 }
-LINK_SCHEMA: dict[str, pl.DataType] = {
-    "id": pl.Int64,
-    "name": pl.String,
-    "src": pl.String,
-    "dst": pl.String,
-    "rate_bps": pl.Int64,
-    "delay_s": pl.Float64,
-    "pkts_sent": pl.Int64,
-    "bytes_sent": pl.Int64,
-    "drops_pkts": pl.Int64,
-    "drops_bytes": pl.Int64,
-    "utilization": pl.Float64,
-    "queue_avg_bytes": pl.Float64,
-    "queue_max_bytes": pl.Int64,
-}
-SERIES_SCHEMA: dict[str, pl.DataType] = {
-    "time_s": pl.Float64,
-    "metric": pl.String,
-    "target": pl.String,
-    "value": pl.Float64,
-}
-TABLES = {"flows": FLOW_SCHEMA, "links": LINK_SCHEMA, "series": SERIES_SCHEMA}
+
+
+def _schemas() -> dict[str, dict[str, pl.DataType]]:
+    """{table: {column: dtype}} from the core's one list of result columns."""
+    try:
+        from fctlab._core import COLUMNS
+    except ImportError:  # the core is not built: tables are read as they are
+        return {"flows": {}, "links": {}, "series": {}}
+    return {table: {name: _DTYPES[dtype] for name, dtype, _ in cols} for table, cols in COLUMNS.items()}
+
+
+#: Column order and dtypes of each table, derived from the core.
+TABLES = _schemas()
+FLOW_SCHEMA = TABLES["flows"]
+LINK_SCHEMA = TABLES["links"]
+SERIES_SCHEMA = TABLES["series"]
+
 
 # Fixed so that the file layout does not depend on how the frame happens to be chunked.
 _ROW_GROUP_ROWS = 1 << 20

@@ -1,7 +1,7 @@
 //! PyO3 glue only: `fctlab._core.Simulation` wraps a built `World`; the GIL is released while
 //! the simulation runs. All logic lives in `fctlab-core`.
 
-use fctlab_core::metrics::tables::{flow_table, link_table};
+use fctlab_core::metrics::tables::{flow_table, link_table, series_columns, Column, TABLES};
 use fctlab_core::reference::ps::{max_min_fct, PsFlow};
 use fctlab_core::scenario::{self, RunInfo};
 use fctlab_core::units::Time;
@@ -68,51 +68,18 @@ impl Simulation {
     /// The result tables as dicts of columns, plus run metadata.
     fn results<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
         let out = PyDict::new(py);
-        let f = flow_table(&self.world, &self.info);
-        let flows = PyDict::new(py);
-        flows.set_item("id", f.id)?;
-        flows.set_item("src", f.src)?;
-        flows.set_item("dst", f.dst)?;
-        flows.set_item("size_bytes", f.size_bytes)?;
-        flows.set_item("start_s", f.start_s)?;
-        flows.set_item("finish_s", f.finish_s)?;
-        flows.set_item("fct_s", f.fct_s)?;
-        flows.set_item("rtt_prop_s", f.rtt_prop_s)?;
-        flows.set_item("ideal_fct_s", f.ideal_fct_s)?;
-        flows.set_item("first_write_s", f.first_write_s)?;
-        flows.set_item("delivered_bytes", f.delivered_bytes)?;
-        flows.set_item("retx_bytes", f.retx_bytes)?;
-        flows.set_item("timeouts", f.timeouts)?;
-        flows.set_item("protocol", f.protocol)?;
-        flows.set_item("workload", f.workload)?;
-        flows.set_item("measured", f.measured)?;
-        flows.set_item("path", f.path)?;
-        out.set_item("flows", flows)?;
-
-        let l = link_table(&self.world, &self.info);
-        let links = PyDict::new(py);
-        links.set_item("id", l.id)?;
-        links.set_item("name", l.name)?;
-        links.set_item("src", l.src)?;
-        links.set_item("dst", l.dst)?;
-        links.set_item("rate_bps", l.rate_bps)?;
-        links.set_item("delay_s", l.delay_s)?;
-        links.set_item("pkts_sent", l.pkts_sent)?;
-        links.set_item("bytes_sent", l.bytes_sent)?;
-        links.set_item("drops_pkts", l.drops_pkts)?;
-        links.set_item("drops_bytes", l.drops_bytes)?;
-        links.set_item("utilization", l.utilization)?;
-        links.set_item("queue_avg_bytes", l.queue_avg_bytes)?;
-        links.set_item("queue_max_bytes", l.queue_max_bytes)?;
-        out.set_item("links", links)?;
-
-        let s = &self.world.series;
-        let series = PyDict::new(py);
-        series.set_item("time_s", s.time.iter().map(|t| t.as_secs_f64()).collect::<Vec<_>>())?;
-        series.set_item("metric", s.metric.iter().map(|m| m.name()).collect::<Vec<_>>())?;
-        series.set_item("target", s.target.clone())?;
-        series.set_item("value", s.value.clone())?;
-        out.set_item("series", series)?;
+        let tables = [
+            ("flows", flow_table(&self.world, &self.info).into_columns()),
+            ("links", link_table(&self.world, &self.info).into_columns()),
+            ("series", series_columns(&self.world.series)),
+        ];
+        for (table, columns) in tables {
+            let d = PyDict::new(py);
+            for (name, column) in columns {
+                set_column(&d, name, column)?;
+            }
+            out.set_item(table, d)?;
+        }
 
         let c = &self.world.counters;
         let (q_pkts, q_bytes) = self.world.packets_in_network();
@@ -136,6 +103,30 @@ impl Simulation {
         out.set_item("meta", meta)?;
         Ok(out)
     }
+}
+
+/// Puts one column into a table's dict as a Python list.
+fn set_column(d: &Bound<'_, PyDict>, name: &str, column: Column) -> PyResult<()> {
+    match column {
+        Column::U64(v) => d.set_item(name, v),
+        Column::I64(v) => d.set_item(name, v),
+        Column::F64(v) => d.set_item(name, v),
+        Column::OptF64(v) => d.set_item(name, v),
+        Column::Str(v) => d.set_item(name, v),
+        Column::Bool(v) => d.set_item(name, v),
+        Column::Ids(v) => d.set_item(name, v),
+    }
+}
+
+/// The result columns of every table: `{table: [(name, dtype, nullable), ...]}` (the core's
+/// list, `fctlab_core::metrics::tables::TABLES`).
+fn columns<'py>(py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
+    let d = PyDict::new(py);
+    for (table, cols) in TABLES {
+        let list: Vec<(&str, &str, bool)> = cols.iter().map(|c| (c.name, c.dtype, c.nullable)).collect();
+        d.set_item(*table, list)?;
+    }
+    Ok(d)
 }
 
 /// Fluid max-min completion times (s) of flows i = (starts[i], bits[i], paths[i]) on links of
@@ -178,5 +169,6 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<Simulation>()?;
     m.add_function(wrap_pyfunction!(ps_fct, m)?)?;
     m.add("ScenarioError", m.py().get_type::<ScenarioError>())?;
+    m.add("COLUMNS", columns(m.py())?)?;
     Ok(())
 }
