@@ -179,3 +179,23 @@ def test_a_deeply_nested_toml_is_one_line(tmp_path, capsys):
     path = write(tmp_path / "deep.toml", 'duration = "1s"\nx = ' + "[" * 500 + "]" * 500 + "\n")
     assert main(["validate", str(path)]) == 2
     assert "nested too deeply" in one_line_error(capsys)
+
+
+def test_a_full_disk_while_writing_the_sweep_index_is_one_line(tmp_path, scenario_file, monkeypatch, capsys):
+    """The runs are kept; the index fails as polars fails on a full disk, and no partial index is left."""
+    import polars as pl
+
+    real = pl.DataFrame.write_parquet
+
+    def full_for_the_index(self, path, *args, **kwargs):
+        if "sweep.parquet" in str(path):
+            raise pl.exceptions.ComputeError("parquet: underlying IO error: No space left on device (os error 28)")
+        return real(self, path, *args, **kwargs)
+
+    monkeypatch.setattr(pl.DataFrame, "write_parquet", full_for_the_index)
+    sweep = write(tmp_path / "s.toml", f'scenario = "{scenario_file}"\nseeds = 2\n')
+    out = tmp_path / "out"
+    assert main(["sweep", str(sweep), "-o", str(out), "-j", "1", "-q"]) == 2
+    assert "No space left on device" in one_line_error(capsys)
+    assert len(list(out.glob("*/seed*/done.json"))) == 2
+    assert not [p for p in out.iterdir() if "sweep.parquet" in p.name]
