@@ -44,3 +44,4 @@ def test_every_experiment_writes_its_report(paper, exp, tmp_path: Path):
     assert report.startswith(f"# {exp.title}\n")
     assert "|---" in report, "no table in the report"
     assert "Mode: quick" in report and "reused from the run cache" in report
+    assert f"`fctlab reproduce {paper} --only {exp.name} --quick`" in report

@@ -215,7 +215,7 @@ def run_experiment(
         f"\n\n---\nMode: {mode}. Seeds: {seed_text} (per configuration). Runs: {len(outcomes)} "
         f"({len(outcomes) - reused} run now, {reused} reused from the run cache with the same scenario and build), "
         f"simulation time {wall:.0f} s of one core. Base scenario: `experiments/{paper_dir.name}/{exp.base}`; "
-        f"regenerate with `fctlab reproduce {paper_dir.name} --only {exp.name}`" + (" --quick" if quick else "") + ".\n"
+        f"regenerate with `fctlab reproduce {paper_dir.name} --only {exp.name}{' --quick' if quick else ''}`.\n"
     )
     write_text(out / "README.md", f"# {exp.title}\n\n{body.strip()}\n{footer}")
     say(f"[{exp.name}] done in {time.perf_counter() - t0:.0f} s -> {out / 'README.md'}")
