@@ -4,14 +4,13 @@ from __future__ import annotations
 
 from decimal import Decimal
 
+import numpy as np
 import pytest
 
 import fctlab
 from fctlab.errors import ScenarioError
 from fctlab.run import prepare
 from fctlab.values import MAX_DEPTH, plain
-
-np = pytest.importorskip("numpy")
 
 BASE = {"duration": "1s", "workload": [{"load": 0.3}], "transport": {"protocol": "tcp"}}
 
