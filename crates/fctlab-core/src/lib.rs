@@ -15,7 +15,7 @@
 //! | [`sched`] | the event queue: (time, insertion order), FIFO among ties |
 //! | [`net`] | `Packet` (one `Copy` struct) and `Link` (queue + serializer + propagation) |
 //! | [`qdisc`] | queue disciplines, the router plug-in: drop-tail, ... |
-//! | [`transport`] | sans-IO endpoints: TCP (`tcp/`), congestion controllers (`cc/`), RC3, RCP hosts, R-TCP, applications |
+//! | [`transport`] | sans-IO endpoints: TCP (`tcp/`), congestion controllers (`cc/`: NewReno, CUBIC, XCP, R-TCP), RC3, RCP hosts, applications |
 //! | [`world`] | the event loop: hosts hand packets to endpoints, routers forward |
 //! | [`scenario`] | the one scenario schema, and the build from spec to `World` |
 //! | [`metrics`] | flow records, link counters, time series, result tables |

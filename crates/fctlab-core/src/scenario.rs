@@ -18,10 +18,9 @@ use crate::rng::Rng;
 use crate::routing::{flow_hash, Routes};
 use crate::topology::{NodeKind, Topology, TopologySpec};
 use crate::transport::app::LONG_LIVED_CHUNK;
-use crate::transport::cc::CcKind;
+use crate::transport::cc::{CcConfig, CcKind, RtcpConfig};
 use crate::transport::rc3::Rc3Config;
 use crate::transport::rcp::RcpConfig;
-use crate::transport::rtcp::RtcpConfig;
 use crate::transport::tcp::TcpConfig;
 use crate::units::{Rate, Time};
 use crate::workload::{self, WorkloadCtx, WorkloadEntry};
@@ -476,11 +475,9 @@ impl TransportSpec {
             delack_count,
             delack_timeout,
             dupthresh: d.dupthresh,
-            cc: self.cc.unwrap_or(d.cc),
+            cc: self.cc.map_or(d.cc, CcConfig::Loss),
             prio: self.priority.unwrap_or(0),
             rc3: None,
-            xcp: None,
-            rtcp: None,
         };
         for (f, t) in [("initial_rto", cfg.initial_rto), ("min_rto", cfg.min_rto), ("max_rto", cfg.max_rto)] {
             if t == Time::ZERO {
@@ -544,14 +541,14 @@ impl TransportSpec {
         if protocol == Protocol::Rtcp {
             // Its packets carry the 12-byte RCP header (thesis Fig. 6.2) on the TCP/IP headers.
             cfg.header = header.unwrap_or(d.header + 12);
-            cfg.rtcp = Some(RtcpConfig::default());
+            cfg.cc = CcConfig::Rtcp(RtcpConfig::default());
         }
         if protocol == Protocol::Xcp {
             // The XCP header (cwnd, RTT, feedback: 20 bytes in seed 003) rides on TCP/IP's;
             // a new flow starts from one segment unless `iw` says otherwise.
             cfg.header = header.unwrap_or(d.header + 20);
             cfg.iw = self.iw.unwrap_or(1);
-            cfg.xcp = Some(100e9);
+            cfg.cc = CcConfig::Xcp { loss: self.cc.unwrap_or(CcKind::NewReno), desired_bps: 100e9 };
         }
         Ok(Profile::Tcp { cfg, app })
     }

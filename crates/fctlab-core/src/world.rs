@@ -11,6 +11,7 @@ use crate::net::packet::Packet;
 use crate::routing::Routes;
 use crate::sched::{Event, Scheduler};
 use crate::transport::app::App;
+use crate::transport::cc::CcConfig;
 use crate::transport::endpoint::{Receiver, Sender};
 use crate::transport::rcp::{RcpConfig, RcpSender};
 use crate::transport::tcp::{TcpConfig, TcpReceiver, TcpSender};
@@ -31,18 +32,14 @@ impl Profile {
     pub fn label(&self) -> String {
         match self {
             Profile::Tcp { cfg, .. } => {
-                if cfg.rtcp.is_some() {
-                    return "rtcp".to_string();
-                }
-                let name = if cfg.rc3.is_some() {
-                    "rc3"
-                } else if cfg.xcp.is_some() {
-                    "xcp"
-                } else {
-                    "tcp"
+                let (name, kind) = match cfg.cc {
+                    CcConfig::Rtcp(_) => return "rtcp".to_string(),
+                    CcConfig::Xcp { loss, .. } => ("xcp", loss),
+                    CcConfig::Loss(kind) if cfg.rc3.is_some() => ("rc3", kind),
+                    CcConfig::Loss(kind) => ("tcp", kind),
                 };
                 let prio = if cfg.prio > 0 { format!("-p{}", cfg.prio) } else { String::new() };
-                format!("{name}-{:?}-iw{}{prio}", cfg.cc, cfg.iw).to_lowercase()
+                format!("{name}-{kind:?}-iw{}{prio}", cfg.iw).to_lowercase()
             }
             Profile::Rcp { cfg, .. } => match cfg.fixed_rate {
                 Some(r) => format!("fixed-{}bps", r.bps()),

@@ -9,7 +9,7 @@ use fctlab_core::net::packet::{CongestionHeader, Packet, PacketKind};
 use fctlab_core::qdisc::Qdisc;
 use fctlab_core::scenario;
 use fctlab_core::transport::app::App;
-use fctlab_core::transport::rtcp::RtcpConfig;
+use fctlab_core::transport::cc::{CcConfig, RtcpConfig};
 use fctlab_core::transport::tcp::{TcpConfig, TcpSender};
 use fctlab_core::transport::{Endpoint, FlowAddr};
 use fctlab_core::units::{Rate, Time};
@@ -28,7 +28,7 @@ const ADDR: FlowAddr = FlowAddr { flow: 0, src: 0, dst: 1, hash: 0 };
 /// An R-TCP sender of `segments` segments whose SYN left at 0 and whose SYN-ACK, carrying
 /// `rate_kbps`, arrives at `rtt`; returns it with what it sent on the SYN-ACK.
 fn established(segments: u64, rate_kbps: u32, rtt: Time) -> (TcpSender, Vec<Packet>) {
-    let cfg = TcpConfig { header: HEADER as u32, rtcp: Some(RtcpConfig::default()), ..TcpConfig::default() };
+    let cfg = TcpConfig { header: HEADER as u32, cc: CcConfig::Rtcp(RtcpConfig::default()), ..TcpConfig::default() };
     let mut s = TcpSender::new(cfg, ADDR, App::Bulk { size: segments * MSS }, Time::ZERO);
     let mut out = Vec::new();
     s.start(Time::ZERO, &mut out);
@@ -71,7 +71,7 @@ fn run_timers(s: &mut TcpSender, until: Time, sent: &mut Vec<(Time, Packet)>) {
 
 #[test]
 fn nothing_but_the_syn_leaves_before_the_first_rate_and_the_syn_asks_for_any_rate() {
-    let cfg = TcpConfig { header: HEADER as u32, rtcp: Some(RtcpConfig::default()), ..TcpConfig::default() };
+    let cfg = TcpConfig { header: HEADER as u32, cc: CcConfig::Rtcp(RtcpConfig::default()), ..TcpConfig::default() };
     let mut s = TcpSender::new(cfg, ADDR, App::Bulk { size: 100 * MSS }, Time::ZERO);
     let mut out = Vec::new();
     s.start(Time::ZERO, &mut out);

@@ -7,7 +7,6 @@ pub mod cc;
 pub mod endpoint;
 pub mod rc3;
 pub mod rcp;
-pub mod rtcp;
 pub mod tcp;
 
 use crate::net::packet::{CongestionHeader, FlowId, Packet, PacketKind, SackBlocks};

@@ -1,8 +1,7 @@
 //! Per-flow TCP settings (config, not state: one value can build many connections).
 
-use crate::transport::cc::CcKind;
+use crate::transport::cc::{CcConfig, CcKind};
 use crate::transport::rc3::Rc3Config;
-use crate::transport::rtcp::RtcpConfig;
 use crate::units::Time;
 
 /// How a TCP connection behaves.
@@ -30,16 +29,15 @@ pub struct TcpConfig {
     pub delack_timeout: Time,
     /// Duplicate ACKs / SACKed segments above a hole that signal a loss (RFC 6675 DupThresh).
     pub dupthresh: u32,
-    /// The congestion controller.
-    pub cc: CcKind,
+    /// The congestion controller: loss-based (NewReno, CUBIC) or explicit-feedback (XCP,
+    /// R-TCP); see [`crate::transport::cc`].
+    pub cc: CcConfig,
     /// Priority band of the primary (normal) loop's packets.
     pub prio: u8,
-    /// RC3: run the low-priority RLP loop beside the primary loop.
+    /// RC3: run the low-priority RLP loop beside the primary loop. RC3 is not a congestion
+    /// controller but a second sending loop over the same scoreboard (`rc3.rs`), so it is an
+    /// extension of the sender rather than a [`CcConfig`].
     pub rc3: Option<Rc3Config>,
-    /// XCP: the window follows the routers' feedback (desired rate, bit/s), no slow start.
-    pub xcp: Option<f64>,
-    /// R-TCP: the window is the routers' rate x RTT, packets are paced at that rate.
-    pub rtcp: Option<RtcpConfig>,
 }
 
 impl Default for TcpConfig {
@@ -56,11 +54,9 @@ impl Default for TcpConfig {
             delack_count: 1,
             delack_timeout: Time::from_ms(40),
             dupthresh: 3,
-            cc: CcKind::NewReno,
+            cc: CcConfig::Loss(CcKind::NewReno),
             prio: 0,
             rc3: None,
-            xcp: None,
-            rtcp: None,
         }
     }
 }

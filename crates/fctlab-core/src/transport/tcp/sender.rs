@@ -12,9 +12,8 @@ use super::scoreboard::{Scoreboard, LP_SENT, SACKED, SENT};
 use super::segments::Segments;
 use crate::net::packet::{CongestionHeader, Packet, PacketKind, SackBlocks};
 use crate::transport::app::{App, AppState};
-use crate::transport::cc::{CcState, CongestionControl, Controller};
+use crate::transport::cc::{CcState, CongestionControl, Controller, HeaderCtx};
 use crate::transport::rc3::RlpLoop;
-use crate::transport::rtcp;
 use crate::transport::{Endpoint, FlowAddr};
 use crate::units::Time;
 
@@ -94,9 +93,8 @@ pub struct TcpSender {
     last_sack: SackBlocks,
     /// RC3's low-priority loop, if the connection runs RC3.
     rlp: Option<RlpLoop>,
-    /// XCP: the fraction of a byte of window the feedback left over.
-    xcp_carry: f64,
-    /// The pacing clock of paced senders (R-TCP); `None` for window-only TCP.
+    /// The pacing clock, for controllers that give a pacing rate (R-TCP); `None` for
+    /// window-only TCP.
     pacer: Option<Pacer>,
     /// Counters for the flow table.
     pub stats: SenderStats,
@@ -105,6 +103,7 @@ pub struct TcpSender {
 impl TcpSender {
     /// A sender for `app` that will start at `start`.
     pub fn new(cfg: TcpConfig, addr: FlowAddr, app: App, start: Time) -> TcpSender {
+        let ctrl = Controller::new(cfg.cc, cfg.mss, cfg.header, cfg.rwnd);
         TcpSender {
             cfg,
             addr,
@@ -114,7 +113,8 @@ impl TcpSender {
             nxt: 0,
             board: Scoreboard::new(),
             cc: CcState { cwnd: cfg.iw as u64 * cfg.mss as u64, ssthresh: cfg.initial_ssthresh, mss: cfg.mss as u64 },
-            ctrl: Controller::new(cfg.cc),
+            pacer: ctrl.pacing_rate().map(Pacer::new),
+            ctrl,
             rtt: RttEstimator::new(cfg.initial_rto, cfg.min_rto, cfg.max_rto),
             rto_at: None,
             recovery: Recovery::Open,
@@ -123,8 +123,6 @@ impl TcpSender {
             tail: TailRepair::default(),
             last_sack: SackBlocks::default(),
             rlp: cfg.rc3.map(RlpLoop::new),
-            xcp_carry: 0.0,
-            pacer: cfg.rtcp.map(|r| Pacer::new(r.unlimited_rate)),
             stats: SenderStats::default(),
         }
     }
@@ -174,6 +172,11 @@ impl TcpSender {
     /// The pacing rate, for paced senders (R-TCP).
     pub fn pacing_rate(&self) -> Option<crate::units::Rate> {
         self.pacer.as_ref().map(Pacer::rate)
+    }
+
+    /// The congestion controller.
+    pub fn controller(&self) -> &Controller {
+        &self.ctrl
     }
 
     /// Configuration of this connection.
@@ -226,9 +229,7 @@ impl TcpSender {
         let mut p = self.addr.forward(PacketKind::Syn, now);
         p.wire = self.cfg.header;
         p.prio = self.cfg.prio;
-        if self.cfg.rtcp.is_some() {
-            p.cc = rtcp::forward_header(self.rtt.srtt(), self.stats.data_bytes);
-        }
+        p.cc = self.header(PacketKind::Syn);
         out.push(p);
         self.rto_at = Some(now + self.rtt.rto());
     }
@@ -253,12 +254,8 @@ impl TcpSender {
         p.len = (b - a) as u32;
         p.wire = p.len + self.cfg.header;
         p.prio = prio;
-        if let Some(desired) = self.cfg.xcp {
-            p.cc = self.xcp_header(desired);
-        }
-        // Only R-TCP paces: one check serves its header and its clock.
+        p.cc = self.header(PacketKind::Data);
         if let Some(pacer) = &mut self.pacer {
-            p.cc = rtcp::forward_header(self.rtt.srtt(), self.stats.data_bytes);
             pacer.on_send(now, p.wire);
         }
         out.push(p);
@@ -270,54 +267,36 @@ impl TcpSender {
         }
     }
 
-    /// XCP's congestion header: the window, the RTT, and the change wanted per packet to
-    /// reach the desired rate in one RTT, `(r rtt - cwnd) / (cwnd / mss)` (routers lower it).
-    fn xcp_header(&self, desired_bps: f64) -> CongestionHeader {
-        let cwnd = self.cc.cwnd as f64;
-        let rtt = self.rtt.srtt().unwrap_or(Time::ZERO);
-        let wanted = desired_bps / 8.0 * rtt.as_secs_f64() - cwnd;
-        let feedback = if rtt == Time::ZERO {
-            self.cfg.mss as f64
-        } else {
-            wanted.max(0.0) / (cwnd / self.cfg.mss as f64).max(1.0)
-        };
-        let rtt_us = (rtt.ps() / 1_000_000).min(u32::MAX as u64) as u32;
-        CongestionHeader::Xcp { cwnd: cwnd as f32, rtt_us, feedback: feedback as f32 }
+    /// The controller's congestion header for an outgoing packet.
+    #[inline]
+    fn header(&self, kind: PacketKind) -> CongestionHeader {
+        self.ctrl.header(&self.cc, HeaderCtx { kind, srtt: self.rtt.srtt(), sent_bytes: self.stats.data_bytes })
     }
 
-    /// XCP: the window moves by the echoed feedback, never below one segment.
-    fn apply_xcp_feedback(&mut self, cc: CongestionHeader) {
-        if let CongestionHeader::XcpFeedback { feedback } = cc {
-            let w = self.cc.cwnd as f64 + self.xcp_carry + feedback as f64;
-            let w = w.max(self.cfg.mss as f64);
-            self.cc.cwnd = w.floor() as u64;
-            self.xcp_carry = w - w.floor();
-        }
-    }
-
-    /// R-TCP (thesis sec. 6.1.1): an echoed rate sets the pacing rate and the window,
-    /// `rate x srtt / (MSS + headers)` packets ([`rtcp::rate_window`]), whatever the state.
-    fn apply_rate_feedback(&mut self, cc: CongestionHeader) {
-        let Some(rt) = self.cfg.rtcp else { return };
-        let Some(rate) = rtcp::echoed_rate(&rt, cc) else { return };
+    /// Hands the controller the header an ACK or SYN-ACK echoes; returns true if the window
+    /// follows it. A pacing controller's rate goes to the clock.
+    #[inline]
+    fn take_feedback(&mut self, echo: CongestionHeader) -> bool {
+        let follows = self.ctrl.on_feedback(&mut self.cc, echo, self.rtt.srtt());
         if let Some(p) = &mut self.pacer {
-            p.set_rate(rate);
+            if let Some(rate) = self.ctrl.pacing_rate() {
+                p.set_rate(rate);
+            }
         }
-        if let Some(srtt) = self.rtt.srtt() {
-            self.cc.cwnd = rtcp::rate_window(rate, srtt, self.cfg.mss, self.cfg.header, self.cfg.rwnd);
-        }
+        follows
     }
 
-    /// R-TCP's part of an ACK: recovery ends where TCP's would, and the window comes from the
-    /// echoed rate alone, in and out of recovery (no controller hook runs).
+    /// The ACK of a controller that ignores losses (R-TCP): recovery ends where TCP's would,
+    /// and the window comes from the echoed feedback alone, in and out of recovery (no loss
+    /// hook runs).
     #[inline(never)]
-    fn rtcp_on_ack(&mut self, una: u32, cc: CongestionHeader) {
+    fn feedback_only_ack(&mut self, una: u32, echo: CongestionHeader) {
         if let Recovery::Fast { point } | Recovery::Loss { point } = self.recovery {
             if una >= point {
                 self.recovery = Recovery::Open;
             }
         }
-        self.apply_rate_feedback(cc);
+        self.take_feedback(echo);
     }
 
     fn retransmit(&mut self, now: Time, i: u32, out: &mut Vec<Packet>) {
@@ -399,8 +378,9 @@ impl TcpSender {
             return;
         }
         self.rtt.sample(now - pkt.ts_echo);
-        // R-TCP's first rate (and, with the handshake's RTT sample, its first window).
-        self.apply_rate_feedback(pkt.cc);
+        // An explicit controller's first feedback (R-TCP: its first rate and, with the
+        // handshake's RTT sample, its first window).
+        self.take_feedback(pkt.cc);
         self.state = State::Established;
         self.rto_at = None;
         self.send_more(now, out);
@@ -489,8 +469,8 @@ impl TcpSender {
         self.board.mark_losses(self.cfg.dupthresh);
 
         let una = self.board.una();
-        if self.cfg.rtcp.is_some() {
-            self.rtcp_on_ack(una, pkt.cc);
+        if !self.ctrl.reacts_to_loss() {
+            self.feedback_only_ack(una, pkt.cc);
         } else {
             match self.recovery {
                 Recovery::Fast { point } if una >= point => {
@@ -498,8 +478,15 @@ impl TcpSender {
                     self.recovery = Recovery::Open;
                 }
                 Recovery::Loss { point } if una >= point => self.recovery = Recovery::Open,
-                Recovery::Open if self.cfg.xcp.is_some() => self.apply_xcp_feedback(pkt.cc),
-                Recovery::Open | Recovery::Loss { .. } if acked > 0 => {
+                // Outside recovery an explicit controller's window follows the feedback (XCP);
+                // a loss-based one grows by the ACK.
+                Recovery::Open => {
+                    let follows_feedback = self.take_feedback(pkt.cc);
+                    if !follows_feedback && acked > 0 {
+                        self.ctrl.on_ack(&mut self.cc, now, acked, self.rtt.srtt());
+                    }
+                }
+                Recovery::Loss { .. } if acked > 0 => {
                     self.ctrl.on_ack(&mut self.cc, now, acked, self.rtt.srtt());
                 }
                 _ => {}
@@ -530,13 +517,13 @@ impl TcpSender {
     }
 
     /// RFC 6675 sec. 5 steps (4.1)-(4.3): ssthresh and cwnd from the flight, RecoveryPoint =
-    /// HighData, retransmit the first unacknowledged segment at once. R-TCP keeps its
-    /// rate-given window, and a paced sender retransmits at its clock's next slot (the
-    /// segment is marked lost, and lost segments go first).
+    /// HighData, retransmit the first unacknowledged segment at once. A controller that does
+    /// not react to loss (R-TCP) keeps its window, and a paced sender retransmits at its
+    /// clock's next slot (the segment is marked lost, and lost segments go first).
     fn enter_fast_recovery(&mut self, now: Time, out: &mut Vec<Packet>) {
         self.stats.fast_recoveries += 1;
         let flight = self.flight_size();
-        if self.cfg.rtcp.is_none() {
+        if self.ctrl.reacts_to_loss() {
             self.ctrl.on_congestion(&mut self.cc, now, flight);
         }
         self.recovery = Recovery::Fast { point: self.nxt };
@@ -563,7 +550,7 @@ impl TcpSender {
                 let end = self.nxt.max(self.board.sack_high());
                 let flight = self.flight_size();
                 // R-TCP's window is the rate's alone: a timeout does not collapse it.
-                if self.cfg.rtcp.is_none() {
+                if self.ctrl.reacts_to_loss() {
                     self.ctrl.on_timeout(&mut self.cc, now, flight);
                 }
                 self.board.on_timeout(end);

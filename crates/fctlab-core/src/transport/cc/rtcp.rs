@@ -14,7 +14,7 @@
 //!   SYN / SYN-ACK exchange that also brings the first rate, so the window is never computed
 //!   without one.
 //! - Packets (new data and retransmissions) are paced at `wire bits / rate`
-//!   ([`super::tcp::pacer::Pacer`]); the thesis writes `MSS / rate`, the wire size includes
+//!   ([`crate::transport::tcp::pacer::Pacer`]); the thesis writes `MSS / rate`, the wire size includes
 //!   the headers the link serializes.
 //! - Loss recovery is TCP's (SACK per RFC 6675, RTO per RFC 6298) deciding *which* packets go.
 //!   The window is the rate's alone: a loss neither halves it nor, on a timeout, collapses it
@@ -24,7 +24,11 @@
 //! - Nothing but the SYN leaves before the first feedback (the SYN-ACK), as in RCP. If no
 //!   RCP router is on the path the echoed rate is still "unlimited"; like the `rcp` sender,
 //!   R-TCP then uses `unlimited_rate` (10 Gb/s by default).
+//!
+//! [`Rtcp`] is this law as a congestion controller: it stamps the header, takes the echoed
+//! rate as feedback, gives the pacing rate, and does not react to loss.
 
+use super::{CcState, CongestionControl, HeaderCtx};
 use crate::net::packet::CongestionHeader;
 use crate::units::{Rate, Time};
 
@@ -38,6 +42,60 @@ pub struct RtcpConfig {
 impl Default for RtcpConfig {
     fn default() -> RtcpConfig {
         RtcpConfig { unlimited_rate: Rate::from_gbps(10) }
+    }
+}
+
+/// R-TCP's window and pacing law (thesis sec. 6.1.1).
+#[derive(Clone, Debug)]
+pub struct Rtcp {
+    cfg: RtcpConfig,
+    /// The rate the last feedback gave, the pacing rate.
+    rate: Rate,
+    /// Payload bytes per segment.
+    mss: u32,
+    /// Every header byte a packet carries (TCP/IP and RCP).
+    header: u32,
+    /// The receive window, bytes.
+    rwnd: u64,
+}
+
+impl Rtcp {
+    /// A controller for segments of `mss` payload bytes under `header` bytes of headers, within
+    /// a receive window of `rwnd` bytes; it paces at `cfg.unlimited_rate` until feedback comes.
+    pub fn new(cfg: RtcpConfig, mss: u32, header: u32, rwnd: u64) -> Rtcp {
+        Rtcp { cfg, rate: cfg.unlimited_rate, mss, header, rwnd }
+    }
+}
+
+impl CongestionControl for Rtcp {
+    // The window is the rate's alone: no ACK-clocked growth, no reaction to loss.
+    fn on_ack(&mut self, _st: &mut CcState, _now: Time, _acked: u64, _srtt: Option<Time>) {}
+    fn on_congestion(&mut self, _st: &mut CcState, _now: Time, _flight: u64) {}
+    fn on_timeout(&mut self, _st: &mut CcState, _now: Time, _flight: u64) {}
+    fn on_recovery_end(&mut self, _st: &mut CcState, _now: Time) {}
+
+    fn header(&self, _st: &CcState, ctx: HeaderCtx) -> CongestionHeader {
+        forward_header(ctx.srtt, ctx.sent_bytes)
+    }
+
+    /// An echoed rate sets the pacing rate and, once there is an SRTT, the window
+    /// ([`rate_window`]), in and out of recovery.
+    fn on_feedback(&mut self, st: &mut CcState, echo: CongestionHeader, srtt: Option<Time>) -> bool {
+        if let Some(rate) = echoed_rate(&self.cfg, echo) {
+            self.rate = rate;
+            if let Some(srtt) = srtt {
+                st.cwnd = rate_window(rate, srtt, self.mss, self.header, self.rwnd);
+            }
+        }
+        true
+    }
+
+    fn pacing_rate(&self) -> Option<Rate> {
+        Some(self.rate)
+    }
+
+    fn reacts_to_loss(&self) -> bool {
+        false
     }
 }
 
