@@ -19,8 +19,9 @@ use crate::routing::{flow_hash, Routes};
 use crate::topology::{NodeKind, Topology, TopologySpec};
 use crate::transport::app::LONG_LIVED_CHUNK;
 use crate::transport::cc::{CcConfig, CcKind, RtcpConfig};
+use crate::transport::paced::law::RateConfig;
+use crate::transport::paced::PacedConfig;
 use crate::transport::rc3::Rc3Config;
-use crate::transport::rcp::RcpConfig;
 use crate::transport::tcp::TcpConfig;
 use crate::units::{Rate, Time};
 use crate::workload::{self, WorkloadCtx, WorkloadEntry};
@@ -521,16 +522,19 @@ impl TransportSpec {
                     "expected true without fixed_rate, got false: an RCP sender learns its rate from the SYN-ACK",
                 ));
             }
-            let rcp = RcpConfig {
+            let law = match self.fixed_rate {
+                Some(r) => RateConfig::Fixed(r.0),
+                None => RateConfig::Rcp { unlimited: Rate::from_gbps(10) },
+            };
+            let paced = PacedConfig {
                 mss: cfg.mss,
                 header,
                 initial_rto: self.initial_rto.map_or(Time::from_ms(500), |t| t.0),
                 min_rto: cfg.min_rto,
-                fixed_rate: self.fixed_rate.map(|r| r.0),
-                default_rate: Rate::from_gbps(10),
+                law,
                 handshake,
             };
-            return Ok(Profile::Rcp { cfg: rcp, rx, app });
+            return Ok(Profile::Paced { cfg: paced, rx, app });
         }
         if self.fixed_rate.is_some() {
             return Err(SpecError::new("fixed_rate", "only meaningful with protocol = \"rcp\""));
@@ -965,7 +969,7 @@ pub fn build_spec(spec: &ScenarioSpec, base_dir: &Path) -> SpecResult<(World, Ru
         let rev = routes.path(a.dst, a.src, hash);
         let (mss, header, handshake, rc3) = match &profiles[profile] {
             Profile::Tcp { cfg, .. } => (cfg.mss, cfg.header, true, cfg.rc3.is_some()),
-            Profile::Rcp { cfg, .. } => (cfg.mss, cfg.header, cfg.handshake, false),
+            Profile::Paced { cfg, .. } => (cfg.mss, cfg.header, cfg.handshake, false),
         };
         let flow = FlowShape { size: a.size, start: a.start, stop: a.stop.unwrap_or(duration), mss, header, handshake };
         let (rtt_prop, ideal, segments) = flow.timing(&topo, &fwd, &rev).map_err(|m| {
@@ -1041,7 +1045,7 @@ pub fn build_spec(spec: &ScenarioSpec, base_dir: &Path) -> SpecResult<(World, Ru
             }
             let mss = match &profiles[plan.profile] {
                 Profile::Tcp { cfg, .. } => cfg.mss,
-                Profile::Rcp { cfg, .. } => cfg.mss,
+                Profile::Paced { cfg, .. } => cfg.mss,
             };
             let seq = (d.segment - 1) * mss as u64;
             for &id in &ids {

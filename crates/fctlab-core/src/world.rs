@@ -13,7 +13,8 @@ use crate::sched::{Event, Scheduler};
 use crate::transport::app::App;
 use crate::transport::cc::CcConfig;
 use crate::transport::endpoint::{Receiver, Sender};
-use crate::transport::rcp::{RcpConfig, RcpSender};
+use crate::transport::paced::law::RateConfig;
+use crate::transport::paced::{PacedConfig, PacedSender};
 use crate::transport::tcp::{TcpConfig, TcpReceiver, TcpSender};
 use crate::transport::{Endpoint, FlowAddr};
 use crate::units::Time;
@@ -23,8 +24,9 @@ use crate::units::Time;
 pub enum Profile {
     /// TCP with this configuration; `app` overrides the bulk application if set.
     Tcp { cfg: TcpConfig, app: Option<AppTemplate> },
-    /// RCP hosts; `rx` configures the (TCP) receiver that echoes the rate.
-    Rcp { cfg: RcpConfig, rx: TcpConfig, app: Option<AppTemplate> },
+    /// A paced, rate-based sender (RCP, fixed rate, ...); `rx` configures the (TCP) receiver
+    /// that echoes the congestion header.
+    Paced { cfg: PacedConfig, rx: TcpConfig, app: Option<AppTemplate> },
 }
 
 impl Profile {
@@ -41,9 +43,9 @@ impl Profile {
                 let prio = if cfg.prio > 0 { format!("-p{}", cfg.prio) } else { String::new() };
                 format!("{name}-{kind:?}-iw{}{prio}", cfg.iw).to_lowercase()
             }
-            Profile::Rcp { cfg, .. } => match cfg.fixed_rate {
-                Some(r) => format!("fixed-{}bps", r.bps()),
-                None => "rcp".to_string(),
+            Profile::Paced { cfg, .. } => match cfg.law {
+                RateConfig::Fixed(r) => format!("fixed-{}bps", r.bps()),
+                RateConfig::Rcp { .. } => "rcp".to_string(),
             },
         }
     }
@@ -455,7 +457,7 @@ impl World {
                 hash: crate::routing::flow_hash(f as u64, self.seed),
             };
             let template = match &self.profiles[plan.profile] {
-                Profile::Tcp { app, .. } | Profile::Rcp { app, .. } => *app,
+                Profile::Tcp { app, .. } | Profile::Paced { app, .. } => *app,
             };
             let app = match (plan.size, plan.stop, template) {
                 (None, stop, _) => App::LongLived { stop: stop.unwrap_or(self.limits.duration) },
@@ -466,7 +468,7 @@ impl World {
             };
             let (sender, rx_cfg) = match &self.profiles[plan.profile] {
                 Profile::Tcp { cfg, .. } => (Sender::Tcp(TcpSender::new(*cfg, addr, app, plan.start)), *cfg),
-                Profile::Rcp { cfg, rx, .. } => (Sender::Rcp(RcpSender::new(*cfg, addr, app, plan.start)), *rx),
+                Profile::Paced { cfg, rx, .. } => (Sender::Paced(PacedSender::new(*cfg, addr, app, plan.start)), *rx),
             };
             let mut receiver = TcpReceiver::new(rx_cfg, addr, plan.size);
             if let App::Scheduled { initial, .. } = app {

@@ -1,6 +1,6 @@
 //! The endpoints a flow can have, as closed enums (static dispatch on the hot path).
 
-use super::rcp::RcpSender;
+use super::paced::PacedSender;
 use super::tcp::{TcpReceiver, TcpSender};
 use super::Endpoint;
 use crate::net::packet::Packet;
@@ -14,8 +14,8 @@ use crate::units::Time;
 pub enum Sender {
     /// TCP (NewReno or CUBIC, SACK), RC3, XCP and R-TCP included.
     Tcp(TcpSender),
-    /// RCP: paced at the routers' fair rate.
-    Rcp(RcpSender),
+    /// Rate-based protocols (RCP, fixed rate, ...): paced at the rate their law gives.
+    Paced(PacedSender),
 }
 
 /// The receiving side of a flow.
@@ -30,28 +30,28 @@ impl Sender {
     pub fn start(&mut self, now: Time, out: &mut Vec<Packet>) {
         match self {
             Sender::Tcp(s) => s.start(now, out),
-            Sender::Rcp(s) => s.start(now, out),
+            Sender::Paced(s) => s.start(now, out),
         }
     }
     /// Congestion window in bytes, where the protocol has one.
     pub fn cwnd(&self) -> Option<u64> {
         match self {
             Sender::Tcp(s) => Some(s.cwnd()),
-            Sender::Rcp(_) => None,
+            Sender::Paced(_) => None,
         }
     }
     /// True once the sender has nothing more to do.
     pub fn is_done(&self) -> bool {
         match self {
             Sender::Tcp(s) => s.is_done(),
-            Sender::Rcp(s) => s.is_done(),
+            Sender::Paced(s) => s.is_done(),
         }
     }
     /// (retransmitted payload bytes, timeouts).
     pub fn loss_stats(&self) -> (u64, u64) {
         match self {
             Sender::Tcp(s) => (s.stats.retx_bytes, s.stats.timeouts),
-            Sender::Rcp(s) => (s.retx_bytes, s.timeouts),
+            Sender::Paced(s) => (s.retx_bytes, s.timeouts),
         }
     }
 }
@@ -97,5 +97,5 @@ macro_rules! dispatch_endpoint {
     };
 }
 
-dispatch_endpoint!(Sender, Tcp, Rcp);
+dispatch_endpoint!(Sender, Tcp, Paced);
 dispatch_endpoint!(Receiver, Tcp);

@@ -3,7 +3,7 @@
 //! The thesis splits congestion control into (a) modulating the flow's rate and window and
 //! (b) choosing which packets to send (new, outstanding, known lost). R-TCP replaces (a) only:
 //!
-//! - Every packet carries the 12-byte RCP header: the SYN and data ask for an unlimited rate
+//! - Every packet carries the 12-byte RCP header ([`forward_header`]): the SYN and data ask for an unlimited rate
 //!   and carry the sender's smoothed RTT (zero before the first sample) so RCP routers stamp
 //!   their fair rate and average the RTT; the receiver echoes the path's smallest rate in the
 //!   SYN-ACK and in every ACK.
@@ -30,6 +30,7 @@
 
 use super::{CcState, CongestionControl, HeaderCtx};
 use crate::net::packet::CongestionHeader;
+use crate::transport::paced::rcp::forward_header;
 use crate::units::{Rate, Time};
 
 /// R-TCP settings beyond TCP's.
@@ -99,14 +100,6 @@ impl CongestionControl for Rtcp {
     }
 }
 
-/// The forward RCP header of an R-TCP packet: rate field unlimited (the routers lower it),
-/// the sender's SRTT in microseconds (0 before any sample), and KiB sent so far (for
-/// differential sharing).
-pub fn forward_header(srtt: Option<Time>, sent_bytes: u64) -> CongestionHeader {
-    let rtt_us = srtt.map_or(0, |t| (t.ps() / 1_000_000).min(u32::MAX as u64) as u32);
-    CongestionHeader::Rcp { rate_kbps: u32::MAX, rtt_us, age_kib: (sent_bytes / 1024).min(u32::MAX as u64) as u32 }
-}
-
 /// The rate an echoed header gives the sender, if it carries RCP feedback; "unlimited"
 /// (`u32::MAX` kbit/s) means no RCP router on the path and gives `cfg.unlimited_rate`.
 pub fn echoed_rate(cfg: &RtcpConfig, cc: CongestionHeader) -> Option<Rate> {
@@ -157,14 +150,5 @@ mod tests {
         assert_eq!(echoed_rate(&cfg, CongestionHeader::RcpFeedback { rate_kbps: 25_000 }), Some(Rate::from_mbps(25)));
         assert_eq!(echoed_rate(&cfg, CongestionHeader::RcpFeedback { rate_kbps: 0 }), Some(Rate::from_bps(1000)));
         assert_eq!(echoed_rate(&cfg, CongestionHeader::None), None);
-    }
-
-    #[test]
-    fn header_carries_the_srtt_in_microseconds_and_no_rate_limit() {
-        assert_eq!(forward_header(None, 0), CongestionHeader::Rcp { rate_kbps: u32::MAX, rtt_us: 0, age_kib: 0 });
-        assert_eq!(
-            forward_header(Some(Time::from_ms(25)), 10 * 1024),
-            CongestionHeader::Rcp { rate_kbps: u32::MAX, rtt_us: 25_000, age_kib: 10 }
-        );
     }
 }

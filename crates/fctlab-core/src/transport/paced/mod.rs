@@ -1,9 +1,15 @@
-//! The RCP end host (thesis sec. 3.1 and 6.1): the sender paces packets at the rate the
-//! routers stamped, learned from the SYN-ACK and from every ACK; the receiver (the TCP
-//! receiver, which echoes the forward packet's congestion header) sends that rate back.
+//! The paced, rate-based sender shared by every rate-based protocol (RCP, fixed rate, ...):
+//! reliability and pacing here, the rate itself from a [`law::RateLaw`]. The receiver is the
+//! TCP receiver, which echoes the forward packet's congestion header in its ACKs.
 //!
-//! - The SYN asks for an unlimited rate; data starts after the SYN-ACK, one packet every
-//!   `wire bits / rate`, the rate updated on each ACK.
+//! | file | concern |
+//! |---|---|
+//! | `mod.rs` | the sender: handshake, pacing clock, SACK scoreboard, retransmissions, probes |
+//! | `law.rs` | the rate-law interface and its static dispatch |
+//! | `rcp.rs` | RCP's host law (the routers' stamped rate) and the fixed-rate law |
+//!
+//! - The SYN carries the law's header; data starts after the SYN-ACK, one packet every
+//!   `wire bits / rate`, the rate updated by the law on each ACK.
 //! - When the rate falls below one packet per RTT, a zero-length probe leaves once per RTT so
 //!   feedback keeps coming (as the ns-2 host does).
 //! - Losses are repaired exactly: the receiver's SACK blocks mark what arrived, a segment with
@@ -12,10 +18,13 @@
 //!   The thesis's simulations instead waited about two RTTs after the last packet and resent
 //!   whatever was unacknowledged; both send every missing byte once per loss, the SACK rule
 //!   sooner and without resending what arrived.
-//! - `fixed_rate` sends every flow at one rate and ignores feedback (the thesis's study of the
-//!   optimal rate, Figs. 3.6 - 3.8); such a sender may skip the handshake (`handshake = false`)
-//!   and send its first packet when the flow starts, as the study's sources do: a SYN that
-//!   queued behind data would bunch the next flows' starts at the end of each busy period.
+//! - A fixed-rate sender may skip the handshake (`handshake = false`) and send its first packet
+//!   when the flow starts, as the thesis's study of the optimal rate does (Figs. 3.6 - 3.8): a
+//!   SYN that queued behind data would bunch the next flows' starts at the end of each busy
+//!   period.
+
+pub mod law;
+pub mod rcp;
 
 use super::app::{App, AppState};
 use super::tcp::rtt::RttEstimator;
@@ -23,23 +32,22 @@ use super::tcp::scoreboard::{Scoreboard, SACKED};
 use super::tcp::segments::Segments;
 use super::{Endpoint, FlowAddr};
 use crate::net::packet::{CongestionHeader, Packet, PacketKind};
-use crate::units::{Rate, Time};
+use crate::units::Time;
+use law::{LawCtx, RateConfig, RateControl, RateLaw};
 
-/// RCP host settings.
+/// Paced sender settings.
 #[derive(Copy, Clone, Debug, PartialEq)]
-pub struct RcpConfig {
+pub struct PacedConfig {
     /// Payload bytes per packet.
     pub mss: u32,
-    /// Header bytes per packet, the RCP header included (40 + 12).
+    /// Header bytes per packet, the congestion header included (RCP: 40 + 12).
     pub header: u32,
-    /// Timeout before any RTT sample (SYN retry; the ns-2 host: 0.5 s).
+    /// Timeout before any RTT sample (SYN retry; the ns-2 RCP host: 0.5 s).
     pub initial_rto: Time,
     /// Lower bound of the retransmission timeout.
     pub min_rto: Time,
-    /// Send at this rate, ignoring feedback.
-    pub fixed_rate: Option<Rate>,
-    /// Rate used when no router on the path stamped one.
-    pub default_rate: Rate,
+    /// The rate law.
+    pub law: RateConfig,
     /// Open with SYN / SYN-ACK; a fixed-rate sender may skip it and send data at once.
     pub handshake: bool,
 }
@@ -52,10 +60,11 @@ enum State {
     Done,
 }
 
-/// One RCP sending endpoint.
+/// One paced sending endpoint.
 #[derive(Clone, Debug)]
-pub struct RcpSender {
-    cfg: RcpConfig,
+pub struct PacedSender {
+    cfg: PacedConfig,
+    law: RateLaw,
     addr: FlowAddr,
     app: AppState,
     segs: Segments,
@@ -76,17 +85,19 @@ pub struct RcpSender {
     pub timeouts: u64,
 }
 
-impl RcpSender {
+impl PacedSender {
     /// A sender for `app` starting at `start`.
-    pub fn new(cfg: RcpConfig, addr: FlowAddr, app: App, start: Time) -> RcpSender {
-        RcpSender {
+    pub fn new(cfg: PacedConfig, addr: FlowAddr, app: App, start: Time) -> PacedSender {
+        let law = RateLaw::new(cfg.law);
+        PacedSender {
             cfg,
             addr,
             app: AppState::new(app, start),
             segs: Segments::new(cfg.mss),
             board: Scoreboard::new(),
             state: State::Closed,
-            rate: cfg.default_rate.bps_f64(),
+            rate: law.initial_rate(),
+            law,
             rtt: RttEstimator::new(cfg.initial_rto, cfg.min_rto, Time::from_secs(60)),
             nxt: 0,
             rxt_scan: 0,
@@ -117,36 +128,29 @@ impl RcpSender {
             self.state = State::SynSent;
             self.send_syn(now, out);
         } else {
-            self.take_rate(CongestionHeader::None);
+            self.take_rate(now, CongestionHeader::None);
             self.state = State::Sending;
             self.next_send = now;
             self.pump(now, out);
         }
     }
 
-    fn header(&self) -> CongestionHeader {
-        let rtt_us = self.rtt.srtt().map_or(0, |t| (t.ps() / 1_000_000).min(u32::MAX as u64) as u32);
-        CongestionHeader::Rcp {
-            rate_kbps: u32::MAX,
-            rtt_us,
-            age_kib: (self.sent_bytes / 1024).min(u32::MAX as u64) as u32,
-        }
+    fn header(&self, kind: PacketKind) -> CongestionHeader {
+        self.law.header(LawCtx { kind, srtt: self.rtt.srtt(), sent_bytes: self.sent_bytes, rate_bps: self.rate })
     }
 
     fn send_syn(&mut self, now: Time, out: &mut Vec<Packet>) {
         let mut p = self.addr.forward(PacketKind::Syn, now);
         p.wire = self.cfg.header;
-        p.cc = self.header();
+        p.cc = self.header(PacketKind::Syn);
         out.push(p);
         self.rto_at = Some(now + self.rtt.rto());
     }
 
-    fn take_rate(&mut self, cc: CongestionHeader) {
-        if let Some(r) = self.cfg.fixed_rate {
-            self.rate = r.bps_f64();
-        } else if let CongestionHeader::RcpFeedback { rate_kbps } = cc {
-            self.rate =
-                if rate_kbps == u32::MAX { self.cfg.default_rate.bps_f64() } else { rate_kbps.max(1) as f64 * 1e3 };
+    /// Hands the law an echoed header; the rate it gives is the new pacing rate.
+    fn take_rate(&mut self, now: Time, cc: CongestionHeader) {
+        if let Some(r) = self.law.on_feedback(now, cc, self.rtt.srtt()) {
+            self.rate = r;
         }
     }
 
@@ -189,7 +193,7 @@ impl RcpSender {
             p.seq = a;
             p.len = (b - a) as u32;
             p.wire = p.len + self.cfg.header;
-            p.cc = self.header();
+            p.cc = self.header(PacketKind::Data);
             out.push(p);
             self.sent_bytes += b - a;
             if retx {
@@ -221,7 +225,7 @@ impl RcpSender {
             p.seq = self.segs.range(self.board.una().min(self.segs.count().saturating_sub(1))).0;
             p.len = 0;
             p.wire = self.cfg.header;
-            p.cc = self.header();
+            p.cc = self.header(PacketKind::Data);
             out.push(p);
             self.probe_at = now + srtt;
         }
@@ -237,7 +241,7 @@ impl RcpSender {
     }
 
     fn on_ack(&mut self, now: Time, pkt: &Packet, out: &mut Vec<Packet>) {
-        self.take_rate(pkt.cc);
+        self.take_rate(now, pkt.cc);
         for &(s, e) in pkt.sack.iter() {
             let mut i = self.segs.first_at_or_after(s);
             while i < self.segs.count() && self.segs.range(i).1 <= e {
@@ -263,11 +267,11 @@ impl RcpSender {
     }
 }
 
-impl Endpoint for RcpSender {
+impl Endpoint for PacedSender {
     fn on_packet(&mut self, now: Time, pkt: &Packet, out: &mut Vec<Packet>) {
         match (pkt.kind, self.state) {
             (PacketKind::SynAck, State::SynSent) => {
-                self.take_rate(pkt.cc);
+                self.take_rate(now, pkt.cc);
                 self.rtt.sample(now - pkt.ts_echo);
                 self.state = State::Sending;
                 self.rto_at = None;
@@ -322,19 +326,19 @@ impl Endpoint for RcpSender {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::units::Rate;
 
-    fn sender(handshake: bool) -> RcpSender {
-        let cfg = RcpConfig {
+    fn sender(handshake: bool) -> PacedSender {
+        let cfg = PacedConfig {
             mss: 960,
             header: 40,
             initial_rto: Time::from_ms(500),
             min_rto: Time::from_ms(200),
-            fixed_rate: Some(Rate::from_mbps(8)),
-            default_rate: Rate::from_gbps(10),
+            law: RateConfig::Fixed(Rate::from_mbps(8)),
             handshake,
         };
         let addr = FlowAddr { flow: 0, src: 0, dst: 1, hash: 0 };
-        RcpSender::new(cfg, addr, App::Bulk { size: 3 * 960 }, Time::ZERO)
+        PacedSender::new(cfg, addr, App::Bulk { size: 3 * 960 }, Time::ZERO)
     }
 
     #[test]

@@ -1,0 +1,88 @@
+//! The rate law of a paced sender: what a rate-based protocol's end host decides.
+//!
+//! A law stamps the congestion header of every packet the sender emits and turns the header the
+//! receiver echoes into the rate the sender paces at. Everything else (handshake, segments,
+//! SACK scoreboard, retransmission timer, probes, pacing clock) is the sender's
+//! ([`super::PacedSender`]), shared by every law. Dispatch is static through [`RateLaw`].
+
+use super::rcp::{FixedRate, RcpHost};
+use crate::net::packet::{CongestionHeader, PacketKind};
+use crate::units::{Rate, Time};
+
+/// What a law's header may carry of the connection.
+#[derive(Copy, Clone, Debug, PartialEq)]
+pub struct LawCtx {
+    /// The packet being sent: SYN or data (zero-length probes are data).
+    pub kind: PacketKind,
+    /// The sender's smoothed RTT, if it has a sample.
+    pub srtt: Option<Time>,
+    /// Payload bytes sent so far, retransmissions included (not counting this packet).
+    pub sent_bytes: u64,
+    /// The rate the sender paces at now, bit/s.
+    pub rate_bps: f64,
+}
+
+/// The hooks of a rate-based end host.
+pub trait RateControl {
+    /// The rate before any feedback, bit/s.
+    fn initial_rate(&self) -> f64;
+    /// The congestion header of an outgoing packet.
+    fn header(&self, ctx: LawCtx) -> CongestionHeader;
+    /// The header a SYN-ACK or ACK echoes, at `now`; returns the new rate (bit/s), or `None`
+    /// to keep the current one.
+    fn on_feedback(&mut self, now: Time, echo: CongestionHeader, srtt: Option<Time>) -> Option<f64>;
+}
+
+/// Which law a paced sender runs (config, not state).
+#[derive(Copy, Clone, Debug, PartialEq)]
+pub enum RateConfig {
+    /// RCP (thesis sec. 3.1): the rate the routers stamped; `unlimited` when none did.
+    Rcp {
+        /// The rate used when no router on the path stamped one.
+        unlimited: Rate,
+    },
+    /// One rate for every flow, feedback ignored (the thesis's fixed-rate study).
+    Fixed(Rate),
+}
+
+/// A paced sender's law, statically dispatched.
+#[derive(Clone, Debug)]
+pub enum RateLaw {
+    /// RCP.
+    Rcp(RcpHost),
+    /// A fixed rate.
+    Fixed(FixedRate),
+}
+
+impl RateLaw {
+    /// A fresh law.
+    pub fn new(cfg: RateConfig) -> RateLaw {
+        match cfg {
+            RateConfig::Rcp { unlimited } => RateLaw::Rcp(RcpHost::new(unlimited)),
+            RateConfig::Fixed(r) => RateLaw::Fixed(FixedRate::new(r)),
+        }
+    }
+}
+
+macro_rules! each_law {
+    ($self:ident, $l:ident => $body:expr) => {
+        match $self {
+            RateLaw::Rcp($l) => $body,
+            RateLaw::Fixed($l) => $body,
+        }
+    };
+}
+
+impl RateControl for RateLaw {
+    fn initial_rate(&self) -> f64 {
+        each_law!(self, l => l.initial_rate())
+    }
+    #[inline]
+    fn header(&self, ctx: LawCtx) -> CongestionHeader {
+        each_law!(self, l => l.header(ctx))
+    }
+    #[inline]
+    fn on_feedback(&mut self, now: Time, echo: CongestionHeader, srtt: Option<Time>) -> Option<f64> {
+        each_law!(self, l => l.on_feedback(now, echo, srtt))
+    }
+}
