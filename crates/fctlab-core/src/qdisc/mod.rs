@@ -7,6 +7,7 @@
 //! Static dispatch through the [`Qdisc`] enum keeps the hot path free of virtual calls.
 
 pub mod droptail;
+pub mod law;
 pub mod prio;
 pub mod rcp;
 pub mod xcp;
@@ -14,6 +15,7 @@ pub mod xcp;
 use crate::net::packet::Packet;
 use crate::units::Time;
 pub use droptail::DropTail;
+pub use law::{ExplicitQueue, PortCtx, RouterLaw};
 pub use prio::Prio;
 pub use rcp::{RcpParams, RcpQueue};
 pub use xcp::{XcpParams, XcpQueue};
