@@ -14,9 +14,14 @@
 //! | [`RouterLaw::metrics`] | at each series sample of the port's link | - |
 //!
 //! A law sees the port through a [`PortCtx`] (owning router, link id, capacity) and never
-//! touches the buffer, so it cannot get admission or accounting wrong.
+//! touches the buffer, so it cannot get admission or accounting wrong. [`Law`] lists the laws
+//! fctlab has and dispatches them statically (a `match`, no virtual call).
+//!
+//! Adding a protocol's router: write `qdisc/<name>.rs` with a struct implementing
+//! [`RouterLaw`], add one variant to [`Law`] (and one arm to `each_law!`), and build an
+//! `ExplicitQueue::new(ctx, limit, Law::<Name>(..))` in `scenario.rs`'s `QueueSpec::build`.
 
-use super::{DropTail, Limit, QueueDiscipline};
+use super::{DropTail, Limit, QueueDiscipline, RcpLaw, XcpLaw};
 use crate::metrics::series::Metric;
 use crate::net::packet::Packet;
 use crate::units::{Rate, Time};
@@ -58,9 +63,51 @@ pub trait RouterLaw {
     fn metrics(&self, _out: &mut impl FnMut(Metric, f64)) {}
 }
 
-/// The queue of an explicit-feedback port: a drop-tail FIFO that calls a [`RouterLaw`].
+/// The router laws fctlab has, dispatched statically.
 #[derive(Debug)]
-pub struct ExplicitQueue<L> {
+pub enum Law {
+    /// RCP: one fair rate per interval, stamped into forward packets.
+    Rcp(RcpLaw),
+    /// XCP: per-packet window feedback from efficiency and fairness controllers.
+    Xcp(XcpLaw),
+}
+
+macro_rules! each_law {
+    ($self:ident, $l:ident => $body:expr) => {
+        match $self {
+            Law::Rcp($l) => $body,
+            Law::Xcp($l) => $body,
+        }
+    };
+}
+
+impl RouterLaw for Law {
+    #[inline]
+    fn on_arrival(&mut self, ctx: &PortCtx, now: Time, pkt: &Packet, queued_bytes_before: u64) {
+        each_law!(self, l => l.on_arrival(ctx, now, pkt, queued_bytes_before))
+    }
+    #[inline]
+    fn on_departure(&mut self, ctx: &PortCtx, now: Time, pkt: &mut Packet, queued_bytes_after: u64) {
+        each_law!(self, l => l.on_departure(ctx, now, pkt, queued_bytes_after))
+    }
+    fn first_tick(&self) -> Option<Time> {
+        each_law!(self, l => l.first_tick())
+    }
+    fn tick(&mut self, ctx: &PortCtx, now: Time, queued_bytes: u64) -> Option<Time> {
+        each_law!(self, l => l.tick(ctx, now, queued_bytes))
+    }
+    fn metric_count(&self) -> usize {
+        each_law!(self, l => l.metric_count())
+    }
+    fn metrics(&self, out: &mut impl FnMut(Metric, f64)) {
+        each_law!(self, l => l.metrics(out))
+    }
+}
+
+/// The queue of an explicit-feedback port: a drop-tail FIFO that calls a law (one of [`Law`]
+/// in a run; any [`RouterLaw`] in tests).
+#[derive(Debug)]
+pub struct ExplicitQueue<L = Law> {
     ctx: PortCtx,
     /// The buffer and its accounting.
     fifo: DropTail,
@@ -78,7 +125,7 @@ impl<L: RouterLaw> ExplicitQueue<L> {
         &self.ctx
     }
 
-    /// The law (for its state).
+    /// The law (for its state: `Law::Rcp(r) => r.fair_rate()`).
     pub fn law(&self) -> &L {
         &self.law
     }

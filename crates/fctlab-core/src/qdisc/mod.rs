@@ -15,10 +15,10 @@ pub mod xcp;
 use crate::net::packet::Packet;
 use crate::units::Time;
 pub use droptail::DropTail;
-pub use law::{ExplicitQueue, PortCtx, RouterLaw};
+pub use law::{ExplicitQueue, Law, PortCtx, RouterLaw};
 pub use prio::Prio;
-pub use rcp::{RcpParams, RcpQueue};
-pub use xcp::{XcpParams, XcpQueue};
+pub use rcp::{RcpLaw, RcpParams};
+pub use xcp::{XcpLaw, XcpParams};
 
 /// A buffer limit: in bytes or in packets.
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
@@ -66,10 +66,8 @@ pub enum Qdisc {
     DropTail(DropTail),
     /// Strict priority bands sharing one buffer, with push-out.
     Prio(Prio),
-    /// RCP's fair-rate computing FIFO.
-    Rcp(RcpQueue),
-    /// XCP's feedback computing FIFO.
-    Xcp(XcpQueue),
+    /// A FIFO run by an explicit-feedback router law (RCP, XCP).
+    Explicit(ExplicitQueue),
 }
 
 macro_rules! each_qdisc {
@@ -77,8 +75,7 @@ macro_rules! each_qdisc {
         match $self {
             Qdisc::DropTail($q) => $body,
             Qdisc::Prio($q) => $body,
-            Qdisc::Rcp($q) => $body,
-            Qdisc::Xcp($q) => $body,
+            Qdisc::Explicit($q) => $body,
         }
     };
 }
