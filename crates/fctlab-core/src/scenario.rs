@@ -12,7 +12,7 @@ use crate::limits::{
 use crate::metrics::{FlowRecord, SeriesRecorder};
 use crate::net::link::Link;
 use crate::net::link::{FifoSchedule, Port};
-use crate::qdisc::{ExplicitQueue, Law, Limit, PortCtx, Prio, Qdisc, RcpLaw, RcpParams, XcpLaw, XcpParams};
+use crate::qdisc::{ExplicitQueue, Law, Limit, PortCtx, Prio, Qdisc, RcpLaw, RcpParams, RouterLaw, XcpLaw, XcpParams};
 use crate::quantity::{BytesQ, RateQ, TimeQ};
 use crate::rng::Rng;
 use crate::routing::{flow_hash, Routes};
@@ -1088,7 +1088,7 @@ pub fn build_spec(spec: &ScenarioSpec, base_dir: &Path) -> SpecResult<(World, Ru
                 let id = resolve_link(&topo, name)
                     .ok_or_else(|| unknown_link(&format!("output.series.links[{i}]"), name, &topo))?;
                 ls.push((id as u32, name.clone()));
-                rows_per_sample += if links[id].rcp_state().is_some() { 5 } else { 3 };
+                rows_per_sample += 3 + links[id].law().map_or(0, |l| l.metric_count() as u64);
             }
             let samples = max_time.ps() / s.interval.0.ps();
             memory.add(

@@ -330,14 +330,6 @@ impl Link {
         }
     }
 
-    /// (fair rate R in bit/s, average RTT d in s) of an RCP port; None for other ports.
-    pub fn rcp_state(&self) -> Option<(f64, f64)> {
-        match self.law() {
-            Some(Law::Rcp(r)) => Some((r.fair_rate(), r.avg_rtt())),
-            _ => None,
-        }
-    }
-
     /// When the port's first periodic tick is due.
     pub fn first_tick(&self) -> Option<Time> {
         match &self.port {
