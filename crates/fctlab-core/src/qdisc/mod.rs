@@ -1,10 +1,20 @@
 //! Queue disciplines: the router plug-in.
 //!
 //! Every output port owns one [`Qdisc`]. Disciplines write only `enqueue` / `dequeue` (and an
-//! optional periodic `tick` for the explicit-feedback routers); the link around them keeps the
-//! byte, drop and occupancy accounting, so no discipline can get it wrong. Plain FIFO ports
-//! take a faster path that needs no discipline at all (see `net::link`).
+//! optional periodic `tick`); the link around them keeps the byte, drop and occupancy
+//! accounting, so no discipline can get it wrong. Plain FIFO ports take a faster path that
+//! needs no discipline at all (see `net::link`).
 //! Static dispatch through the [`Qdisc`] enum keeps the hot path free of virtual calls.
+//!
+//! **Router laws.** The explicit-feedback routers (RCP, XCP) are one discipline,
+//! [`ExplicitQueue`]: a drop-tail FIFO that owns the buffer and its accounting and calls a
+//! *router law* ([`law::RouterLaw`]) at fixed points: every offered packet before admission,
+//! every departure (where the law stamps the header), a periodic control tick, and each series
+//! sample (the law's extra rows, e.g. RCP's R and d). A law is only the protocol's arithmetic
+//! and state; it sees the port through a [`PortCtx`] (router, link, capacity). To add one:
+//! write `qdisc/<name>.rs` with a struct implementing [`law::RouterLaw`], add a variant to
+//! [`Law`] and its arm in `law.rs`'s dispatch macro, and build it in `scenario.rs`
+//! (`QueueSpec::build`, a new `kind`). Nothing in the link, the world or the metrics changes.
 
 pub mod droptail;
 pub mod law;
