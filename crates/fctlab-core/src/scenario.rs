@@ -12,7 +12,7 @@ use crate::limits::{
 use crate::metrics::{FlowRecord, SeriesRecorder};
 use crate::net::link::Link;
 use crate::net::link::{FifoSchedule, Port};
-use crate::qdisc::{Limit, Prio, Qdisc, RcpParams, RcpQueue, XcpParams, XcpQueue};
+use crate::qdisc::{ExplicitQueue, Law, Limit, PortCtx, Prio, Qdisc, RcpLaw, RcpParams, RouterLaw, XcpLaw, XcpParams};
 use crate::quantity::{BytesQ, RateQ, TimeQ};
 use crate::rng::Rng;
 use crate::routing::{flow_hash, Routes};
@@ -205,9 +205,10 @@ impl QueueSpec {
         })
     }
 
-    /// The port this spec describes; `ignore_priorities` turns a priority queue into a FIFO
-    /// of the same buffer (a router without priority support).
-    fn build(&self, ignore_priorities: bool, rate: Rate) -> SpecResult<Port> {
+    /// The port `ctx` as this spec describes it; `ignore_priorities` turns a priority queue
+    /// into a FIFO of the same buffer (a router without priority support).
+    fn build(&self, ignore_priorities: bool, ctx: PortCtx) -> SpecResult<Port> {
+        let rate = ctx.capacity;
         match self {
             QueueSpec::Xcp { limit, limit_packets, alpha, beta, gamma } => {
                 let d = XcpParams::default();
@@ -222,7 +223,8 @@ impl QueueSpec {
                         return Err(SpecError::new(f, format!("expected 0 < {f} <= 1, got {v}")));
                     }
                 }
-                Ok(Port::Qdisc(Qdisc::Xcp(XcpQueue::new(rate, Self::limit(limit, limit_packets)?, p))))
+                let law = Law::Xcp(XcpLaw::new(p));
+                Ok(Port::Qdisc(Qdisc::Explicit(ExplicitQueue::new(ctx, Self::limit(limit, limit_packets)?, law))))
             }
             QueueSpec::Rcp {
                 limit,
@@ -277,7 +279,8 @@ impl QueueSpec {
                 if p.max_interval == Time::ZERO || p.initial_rtt == Time::ZERO {
                     return Err(SpecError::new("interval", "expected interval and initial_rtt > 0, got 0"));
                 }
-                Ok(Port::Qdisc(Qdisc::Rcp(RcpQueue::new(rate, Self::limit(limit, limit_packets)?, p))))
+                let law = Law::Rcp(RcpLaw::new(rate, p));
+                Ok(Port::Qdisc(Qdisc::Explicit(ExplicitQueue::new(ctx, Self::limit(limit, limit_packets)?, law))))
             }
             QueueSpec::Droptail { limit, limit_packets } => {
                 Ok(Port::Fifo(FifoSchedule::new(Self::limit(limit, limit_packets)?)))
@@ -794,7 +797,8 @@ pub fn build_spec(spec: &ScenarioSpec, base_dir: &Path) -> SpecResult<(World, Ru
             None if from_host => (&host_q, "queues.host".to_string()),
             None => (&router_q, "queues.router".to_string()),
         };
-        let qd = q.build(plain_router[ld.from], ld.rate).map_err(|e| e.within(&field))?;
+        let ctx = PortCtx { router: ld.from as u32, link: id as u32, capacity: ld.rate };
+        let qd = q.build(plain_router[ld.from], ctx).map_err(|e| e.within(&field))?;
         links.push(Link::new(ld.from as u32, ld.to as u32, ld.rate, ld.delay, qd));
     }
     // Transport profiles: the default, then the named ones.
@@ -1085,7 +1089,7 @@ pub fn build_spec(spec: &ScenarioSpec, base_dir: &Path) -> SpecResult<(World, Ru
                 let id = resolve_link(&topo, name)
                     .ok_or_else(|| unknown_link(&format!("output.series.links[{i}]"), name, &topo))?;
                 ls.push((id as u32, name.clone()));
-                rows_per_sample += if links[id].rcp_state().is_some() { 5 } else { 3 };
+                rows_per_sample += 3 + links[id].law().map_or(0, |l| l.metric_count() as u64);
             }
             let samples = max_time.ps() / s.interval.0.ps();
             memory.add(

@@ -3,8 +3,7 @@
 
 mod common;
 
-use fctlab_core::net::link::Port;
-use fctlab_core::qdisc::Qdisc;
+use fctlab_core::qdisc::Law;
 use fctlab_core::units::Time;
 use fctlab_core::world::World;
 use serde_json::json;
@@ -17,8 +16,8 @@ fn run(s: serde_json::Value) -> World {
 
 fn fair_rate(w: &World, from: u32, to: u32) -> f64 {
     let l = w.links.iter().find(|l| l.from == from && l.to == to).expect("link");
-    match &l.port {
-        Port::Qdisc(Qdisc::Rcp(q)) => q.fair_rate(),
+    match l.law() {
+        Some(Law::Rcp(r)) => r.fair_rate(),
         _ => panic!("not an RCP port"),
     }
 }
@@ -218,7 +217,7 @@ fn series_give_each_rcp_port_its_fair_rate_and_active_flows() {
     }));
     for k in [1u64, 7, 300, 500] {
         w.run_until(Time::from_us(12_345 * k));
-        let Port::Qdisc(Qdisc::Rcp(q)) = &w.links[0].port else { panic!("the bottleneck is an RCP port") };
+        let Some(Law::Rcp(q)) = w.links[0].law() else { panic!("the bottleneck is an RCP port") };
         let (r, d) = (q.fair_rate(), q.avg_rtt());
         let s = &w.series;
         let n = s.time.len();

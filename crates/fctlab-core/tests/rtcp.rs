@@ -4,9 +4,8 @@
 
 mod common;
 
-use fctlab_core::net::link::Port;
 use fctlab_core::net::packet::{CongestionHeader, Packet, PacketKind};
-use fctlab_core::qdisc::Qdisc;
+use fctlab_core::qdisc::Law;
 use fctlab_core::scenario;
 use fctlab_core::transport::app::App;
 use fctlab_core::transport::cc::{CcConfig, RtcpConfig};
@@ -187,8 +186,8 @@ fn fast_recovery_keeps_the_rate_window_and_repairs_the_hole() {
 
 fn fair_rate(w: &World, from: u32, to: u32) -> f64 {
     let l = w.links.iter().find(|l| l.from == from && l.to == to).expect("link");
-    match &l.port {
-        Port::Qdisc(Qdisc::Rcp(q)) => q.fair_rate(),
+    match l.law() {
+        Some(Law::Rcp(r)) => r.fair_rate(),
         _ => panic!("not an RCP port"),
     }
 }

@@ -1,8 +1,10 @@
 //! Time series sampled at a fixed interval: queue length, throughput and active-flow count of
-//! chosen links (plus an RCP port's fair rate R and average RTT d), cwnd of chosen flows.
+//! chosen links (plus the rows of an explicit-feedback port's router law, e.g. an RCP port's
+//! fair rate R and average RTT d), cwnd of chosen flows.
 //! Stored long-form (time, metric, target, value).
 
 use crate::net::link::Link;
+use crate::qdisc::RouterLaw;
 use crate::units::Time;
 
 /// The metrics a series row can hold.
@@ -140,9 +142,8 @@ impl SeriesRecorder {
             self.last_bytes[k] = sent;
             self.push(now, Metric::ThroughputBps, &name, thr);
             self.push(now, Metric::ActiveFlows, &name, self.active[k] as f64);
-            if let Some((rate, avg_rtt)) = l.rcp_state() {
-                self.push(now, Metric::RcpRateBps, &name, rate);
-                self.push(now, Metric::RcpAvgRttS, &name, avg_rtt);
+            if let Some(law) = l.law() {
+                law.metrics(&mut |m, v| self.push(now, m, &name, v));
             }
             self.link_names[k] = name;
         }

@@ -1,7 +1,7 @@
 //! A unidirectional link: an output port, a serializer at `rate`, and a propagation delay.
 //!
 //! The port is either a FIFO with a buffer limit ([`Port::Fifo`]) or any queue discipline
-//! ([`Port::Qdisc`]: priorities, routers that stamp headers at dequeue).
+//! ([`Port::Qdisc`]: priorities, explicit-feedback routers that stamp headers at dequeue).
 //!
 //! A FIFO's departures are known the moment a packet is admitted: it starts serializing when
 //! the packets before it are done. So a FIFO port schedules each packet straight onto the wire
@@ -12,7 +12,7 @@
 //! a link in order, so only the head of the in-flight FIFO needs one.
 
 use crate::net::packet::Packet;
-use crate::qdisc::{Limit, Qdisc, QueueDiscipline};
+use crate::qdisc::{Law, Limit, Qdisc, QueueDiscipline};
 use crate::rng::Rng;
 use crate::sched::{Event, Scheduler};
 use crate::units::{Rate, Time};
@@ -322,10 +322,10 @@ impl Link {
         }
     }
 
-    /// (fair rate R in bit/s, average RTT d in s) of an RCP port; None for other ports.
-    pub fn rcp_state(&self) -> Option<(f64, f64)> {
+    /// The router law of an explicit-feedback port (RCP, XCP); None for other ports.
+    pub fn law(&self) -> Option<&Law> {
         match &self.port {
-            Port::Qdisc(Qdisc::Rcp(q)) => Some((q.fair_rate(), q.avg_rtt())),
+            Port::Qdisc(Qdisc::Explicit(q)) => Some(q.law()),
             _ => None,
         }
     }

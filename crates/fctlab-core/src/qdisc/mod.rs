@@ -1,12 +1,23 @@
 //! Queue disciplines: the router plug-in.
 //!
 //! Every output port owns one [`Qdisc`]. Disciplines write only `enqueue` / `dequeue` (and an
-//! optional periodic `tick` for the explicit-feedback routers); the link around them keeps the
-//! byte, drop and occupancy accounting, so no discipline can get it wrong. Plain FIFO ports
-//! take a faster path that needs no discipline at all (see `net::link`).
+//! optional periodic `tick`); the link around them keeps the byte, drop and occupancy
+//! accounting, so no discipline can get it wrong. Plain FIFO ports take a faster path that
+//! needs no discipline at all (see `net::link`).
 //! Static dispatch through the [`Qdisc`] enum keeps the hot path free of virtual calls.
+//!
+//! **Router laws.** The explicit-feedback routers (RCP, XCP) are one discipline,
+//! [`ExplicitQueue`]: a drop-tail FIFO that owns the buffer and its accounting and calls a
+//! *router law* ([`law::RouterLaw`]) at fixed points: every offered packet before admission,
+//! every departure (where the law stamps the header), a periodic control tick, and each series
+//! sample (the law's extra rows, e.g. RCP's R and d). A law is only the protocol's arithmetic
+//! and state; it sees the port through a [`PortCtx`] (router, link, capacity). To add one:
+//! write `qdisc/<name>.rs` with a struct implementing [`law::RouterLaw`], add a variant to
+//! [`Law`] and its arm in `law.rs`'s dispatch macro, and build it in `scenario.rs`
+//! (`QueueSpec::build`, a new `kind`). Nothing in the link, the world or the metrics changes.
 
 pub mod droptail;
+pub mod law;
 pub mod prio;
 pub mod rcp;
 pub mod xcp;
@@ -14,9 +25,10 @@ pub mod xcp;
 use crate::net::packet::Packet;
 use crate::units::Time;
 pub use droptail::DropTail;
+pub use law::{ExplicitQueue, Law, PortCtx, RouterLaw};
 pub use prio::Prio;
-pub use rcp::{RcpParams, RcpQueue};
-pub use xcp::{XcpParams, XcpQueue};
+pub use rcp::{RcpLaw, RcpParams};
+pub use xcp::{XcpLaw, XcpParams};
 
 /// A buffer limit: in bytes or in packets.
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
@@ -64,10 +76,8 @@ pub enum Qdisc {
     DropTail(DropTail),
     /// Strict priority bands sharing one buffer, with push-out.
     Prio(Prio),
-    /// RCP's fair-rate computing FIFO.
-    Rcp(RcpQueue),
-    /// XCP's feedback computing FIFO.
-    Xcp(XcpQueue),
+    /// A FIFO run by an explicit-feedback router law (RCP, XCP).
+    Explicit(ExplicitQueue),
 }
 
 macro_rules! each_qdisc {
@@ -75,8 +85,7 @@ macro_rules! each_qdisc {
         match $self {
             Qdisc::DropTail($q) => $body,
             Qdisc::Prio($q) => $body,
-            Qdisc::Rcp($q) => $body,
-            Qdisc::Xcp($q) => $body,
+            Qdisc::Explicit($q) => $body,
         }
     };
 }

@@ -1,5 +1,5 @@
-//! The RCP router (Dukkipati's thesis, ch. 3 and 6): a drop-tail FIFO that computes one fair
-//! rate R per control interval and stamps it into forward packets on their way out.
+//! The RCP router law (Dukkipati's thesis, ch. 3 and 6): one fair rate R per control interval,
+//! stamped into forward packets on their way out of the port's FIFO ([`super::ExplicitQueue`]).
 //!
 //! Once per interval T = min(T_max, d) (eq. 3.3):
 //!
@@ -14,7 +14,8 @@
 //! On departure, a forward RCP packet whose rate field is above R gets R (theta R for flows
 //! older than the threshold), so the receiver sees the path's smallest rate.
 
-use super::{DropTail, Limit, QueueDiscipline};
+use super::law::{PortCtx, RouterLaw};
+use crate::metrics::series::Metric;
 use crate::net::packet::{CongestionHeader, Packet};
 use crate::units::{Rate, Time};
 
@@ -54,12 +55,9 @@ impl Default for RcpParams {
     }
 }
 
-/// The RCP queue of one output port.
+/// The RCP law of one output port.
 #[derive(Debug)]
-pub struct RcpQueue {
-    /// The buffer: a drop-tail FIFO; this discipline only adds control and stamping.
-    fifo: DropTail,
-    capacity: f64,
+pub struct RcpLaw {
     p: RcpParams,
     /// The fair rate R, bit/s.
     rate: f64,
@@ -69,18 +67,16 @@ pub struct RcpQueue {
     rtt_sum: f64,
     rtt_n: u64,
     last_tick: Time,
-    /// (time, R) after every update, for tests and series.
-    pub history: Vec<(Time, f64)>,
-    keep_history: bool,
+    /// (time, R) after every update once `record_history` asked for it (None keeps the law,
+    /// and so every port, one word smaller than a separate flag would).
+    history: Option<Vec<(Time, f64)>>,
 }
 
-impl RcpQueue {
-    /// A queue for a link of `capacity`.
-    pub fn new(capacity: Rate, limit: Limit, p: RcpParams) -> RcpQueue {
+impl RcpLaw {
+    /// The law for a link of `capacity`.
+    pub fn new(capacity: Rate, p: RcpParams) -> RcpLaw {
         let c = capacity.bps_f64();
-        RcpQueue {
-            fifo: DropTail::new(limit),
-            capacity: c,
+        RcpLaw {
             p,
             rate: p.initial_fraction * c,
             avg_rtt: p.initial_rtt.as_secs_f64(),
@@ -88,14 +84,18 @@ impl RcpQueue {
             rtt_sum: 0.0,
             rtt_n: 0,
             last_tick: Time::ZERO,
-            history: Vec::new(),
-            keep_history: false,
+            history: None,
         }
     }
 
     /// Records R after every control interval (for tests and figures).
     pub fn record_history(&mut self) {
-        self.keep_history = true;
+        self.history.get_or_insert_with(Vec::new);
+    }
+
+    /// (time, R) after every control interval since `record_history` (empty without it).
+    pub fn history(&self) -> &[(Time, f64)] {
+        self.history.as_deref().unwrap_or(&[])
     }
 
     /// The current fair rate R, bit/s.
@@ -113,16 +113,18 @@ impl RcpQueue {
         Time::from_secs_f64(self.avg_rtt).min(self.p.max_interval).max(Time::from_us(1))
     }
 
-    fn ceiling(&self) -> f64 {
+    fn ceiling(&self, capacity: f64) -> f64 {
         match self.p.differential {
-            Some((_, theta)) => self.capacity / theta,
-            None => self.p.eta * self.capacity,
+            Some((_, theta)) => capacity / theta,
+            None => self.p.eta * capacity,
         }
     }
 }
 
-impl QueueDiscipline for RcpQueue {
-    fn enqueue(&mut self, now: Time, pkt: Packet, drops: &mut Vec<Packet>) {
+impl RouterLaw for RcpLaw {
+    /// Counts the arrival's bytes and RTT field into the interval, dropped or not.
+    #[inline]
+    fn on_arrival(&mut self, _ctx: &PortCtx, _now: Time, pkt: &Packet, _queued_bytes_before: u64) {
         self.arrived_bytes += pkt.wire as u64;
         if let CongestionHeader::Rcp { rtt_us, .. } = pkt.cc {
             if rtt_us > 0 {
@@ -130,52 +132,44 @@ impl QueueDiscipline for RcpQueue {
                 self.rtt_n += 1;
             }
         }
-        self.fifo.enqueue(now, pkt, drops);
     }
 
-    fn dequeue(&mut self, now: Time) -> Option<Packet> {
-        let mut p = self.fifo.dequeue(now)?;
-        if let CongestionHeader::Rcp { rate_kbps, age_kib, .. } = &mut p.cc {
+    /// Lowers a forward RCP packet's rate field to R (theta R for old flows).
+    #[inline]
+    fn on_departure(&mut self, ctx: &PortCtx, _now: Time, pkt: &mut Packet, _queued_bytes_after: u64) {
+        if let CongestionHeader::Rcp { rate_kbps, age_kib, .. } = &mut pkt.cc {
             let share = match self.p.differential {
                 Some((threshold, theta)) if *age_kib as u64 * 1024 > threshold => theta * self.rate,
                 _ => self.rate,
             };
-            let share = (share.min(self.capacity) / 1e3).clamp(1.0, u32::MAX as f64 - 1.0) as u32;
+            let share = (share.min(ctx.capacity.bps_f64()) / 1e3).clamp(1.0, u32::MAX as f64 - 1.0) as u32;
             if *rate_kbps > share {
                 *rate_kbps = share;
             }
         }
-        Some(p)
-    }
-
-    fn bytes(&self) -> u64 {
-        self.fifo.bytes()
-    }
-
-    fn packets(&self) -> usize {
-        self.fifo.packets()
     }
 
     fn first_tick(&self) -> Option<Time> {
         Some(self.interval())
     }
 
-    fn tick(&mut self, now: Time) -> Option<Time> {
+    fn tick(&mut self, ctx: &PortCtx, now: Time, queued_bytes: u64) -> Option<Time> {
+        let capacity = ctx.capacity.bps_f64();
         let t = (now - self.last_tick).as_secs_f64();
         self.last_tick = now;
         if t > 0.0 {
             let d = self.avg_rtt;
-            let eta_c = self.p.eta * self.capacity;
+            let eta_c = self.p.eta * capacity;
             let y = self.arrived_bytes as f64 * 8.0 / t;
-            let q = self.fifo.bytes() as f64 * 8.0;
+            let q = queued_bytes as f64 * 8.0;
             // Eq. 3.3.
             let change = (t / d) * (self.p.alpha * (eta_c - y) - self.p.beta * q / d) / eta_c;
-            let floor = self.p.floor_fraction * self.capacity;
-            self.rate = (self.rate * (1.0 + change)).clamp(floor, self.ceiling());
+            let floor = self.p.floor_fraction * capacity;
+            self.rate = (self.rate * (1.0 + change)).clamp(floor, self.ceiling(capacity));
             // Sec. 3.5: smooth the interval's mean RTT into d (eq. 3.6 for the mean).
             if self.rtt_n > 0 {
                 let dt = self.rtt_sum / self.rtt_n as f64;
-                let gain = if dt >= d { t / d } else { (self.rate / self.capacity) * (t / d) * (dt / d) };
+                let gain = if dt >= d { t / d } else { (self.rate / capacity) * (t / d) * (dt / d) };
                 let gain = gain.min(1.0);
                 self.avg_rtt = gain * dt + (1.0 - gain) * d;
             }
@@ -183,10 +177,20 @@ impl QueueDiscipline for RcpQueue {
         self.arrived_bytes = 0;
         self.rtt_sum = 0.0;
         self.rtt_n = 0;
-        if self.keep_history {
-            self.history.push((now, self.rate));
+        if let Some(h) = &mut self.history {
+            h.push((now, self.rate));
         }
         Some(now + self.interval())
+    }
+
+    /// R and d.
+    fn metric_count(&self) -> usize {
+        2
+    }
+
+    fn metrics(&self, out: &mut impl FnMut(Metric, f64)) {
+        out(Metric::RcpRateBps, self.rate);
+        out(Metric::RcpAvgRttS, self.avg_rtt);
     }
 }
 
@@ -194,6 +198,13 @@ impl QueueDiscipline for RcpQueue {
 mod tests {
     use super::*;
     use crate::qdisc::droptail::tests::pkt;
+    use crate::qdisc::{ExplicitQueue, Limit, QueueDiscipline};
+
+    /// An RCP port on a link of `mbps`.
+    fn queue(mbps: u64, limit: Limit, p: RcpParams) -> ExplicitQueue<RcpLaw> {
+        let capacity = Rate::from_mbps(mbps);
+        ExplicitQueue::new(PortCtx { router: 0, link: 0, capacity }, limit, RcpLaw::new(capacity, p))
+    }
 
     fn rcp_pkt(rate_kbps: u32, rtt_ms: u32) -> Packet {
         let mut p = pkt(1000, 0);
@@ -203,7 +214,7 @@ mod tests {
 
     #[test]
     fn departing_packets_carry_the_smaller_of_their_rate_and_r() {
-        let mut q = RcpQueue::new(Rate::from_mbps(100), Limit::Packets(10), RcpParams::default());
+        let mut q = queue(100, Limit::Packets(10), RcpParams::default());
         let mut d = Vec::new();
         q.enqueue(Time::ZERO, rcp_pkt(u32::MAX, 10), &mut d);
         q.enqueue(Time::ZERO, rcp_pkt(1, 10), &mut d);
@@ -216,27 +227,40 @@ mod tests {
     #[test]
     fn spare_capacity_raises_r_and_overload_lowers_it() {
         let p = RcpParams { initial_rtt: Time::from_ms(100), ..RcpParams::default() };
-        let mut q = RcpQueue::new(Rate::from_mbps(100), Limit::Packets(1_000_000), p);
+        let mut q = queue(100, Limit::Packets(1_000_000), p);
         let mut now = Time::ZERO;
         let mut d = Vec::new();
-        let r0 = q.fair_rate();
+        let r0 = q.law().fair_rate();
         now += Time::from_ms(10);
         q.tick(now);
-        assert!(q.fair_rate() > r0, "an idle link raises R");
+        assert!(q.law().fair_rate() > r0, "an idle link raises R");
         // 200 Mb/s arriving on a 100 Mb/s link: R must fall.
-        let r1 = q.fair_rate();
+        let r1 = q.law().fair_rate();
         for _ in 0..250 {
             q.enqueue(now, rcp_pkt(u32::MAX, 100), &mut d);
         }
         now += Time::from_ms(10);
         q.tick(now);
-        assert!(q.fair_rate() < r1);
+        assert!(q.law().fair_rate() < r1);
+    }
+
+    #[test]
+    fn history_records_r_after_each_interval_only_when_asked() {
+        let mut q = queue(100, Limit::Packets(10), RcpParams::default());
+        q.tick(Time::from_ms(10));
+        assert!(q.law().history().is_empty());
+        q.law_mut().record_history();
+        q.tick(Time::from_ms(20));
+        q.tick(Time::from_ms(30));
+        let r = q.law().fair_rate();
+        assert_eq!(q.law().history().len(), 2);
+        assert_eq!(q.law().history()[1], (Time::from_ms(30), r));
     }
 
     #[test]
     fn eq_3_3_one_step_by_hand() {
         let p = RcpParams { initial_rtt: Time::from_ms(100), ..RcpParams::default() };
-        let mut q = RcpQueue::new(Rate::from_mbps(100), Limit::Packets(1_000_000), p);
+        let mut q = queue(100, Limit::Packets(1_000_000), p);
         let mut d = Vec::new();
         // 50 packets of 1000 B in 10 ms = 40 Mb/s arriving, all still queued (400 kbit).
         for _ in 0..50 {
@@ -245,13 +269,13 @@ mod tests {
         q.tick(Time::from_ms(10));
         let (c, r, t, dd) = (100e6, 5e6, 0.01, 0.1);
         let want = r * (1.0 + (t / dd) * (0.1 * (c - 40e6) - 1.0 * 400e3 / dd) / c);
-        assert!((q.fair_rate() - want).abs() < 1e-6, "{} vs {want}", q.fair_rate());
+        assert!((q.law().fair_rate() - want).abs() < 1e-6, "{} vs {want}", q.law().fair_rate());
     }
 
     #[test]
     fn differential_sharing_gives_old_flows_theta_r() {
         let p = RcpParams { differential: Some((10_000, 0.5)), initial_fraction: 0.2, ..RcpParams::default() };
-        let mut q = RcpQueue::new(Rate::from_mbps(100), Limit::Packets(10), p);
+        let mut q = queue(100, Limit::Packets(10), p);
         let mut d = Vec::new();
         let mut young = rcp_pkt(u32::MAX, 10);
         let mut old = rcp_pkt(u32::MAX, 10);

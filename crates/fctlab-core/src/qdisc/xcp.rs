@@ -1,7 +1,7 @@
-//! The XCP router (Katabi et al. 2002; seed 003 eq. 1-2): a drop-tail FIFO whose efficiency
-//! controller sizes the aggregate window change of the next control interval and whose fairness
-//! controller spreads it over packets, writing each packet's share into its feedback field
-//! (only ever lowering it).
+//! The XCP router law (Katabi et al. 2002; seed 003 eq. 1-2), run on the port's FIFO
+//! ([`super::ExplicitQueue`]): the efficiency controller sizes the aggregate window change of
+//! the next control interval and the fairness controller spreads it over packets, writing each
+//! packet's share into its feedback field (only ever lowering it).
 //!
 //! Every control interval d (the traffic-weighted average RTT of the packets it saw):
 //!
@@ -15,9 +15,9 @@
 //! and each packet i of the next interval gets `p_i - n_i` with `p_i = xi_p rtt_i^2 s_i / cwnd_i`,
 //! `n_i = xi_n rtt_i s_i` (eq. 2), sizes in bytes, rates in bytes/s.
 
-use super::{DropTail, Limit, QueueDiscipline};
+use super::law::{PortCtx, RouterLaw};
 use crate::net::packet::{CongestionHeader, Packet};
-use crate::units::{Rate, Time};
+use crate::units::Time;
 
 /// XCP router gains.
 #[derive(Copy, Clone, Debug, PartialEq)]
@@ -38,13 +38,9 @@ impl Default for XcpParams {
     }
 }
 
-/// The XCP queue of one output port.
+/// The XCP law of one output port.
 #[derive(Debug)]
-pub struct XcpQueue {
-    /// The buffer: a drop-tail FIFO; this discipline only adds control and stamping.
-    fifo: DropTail,
-    /// Capacity, bytes/s.
-    capacity: f64,
+pub struct XcpLaw {
     p: XcpParams,
     /// Control interval d, s.
     interval: f64,
@@ -55,16 +51,15 @@ pub struct XcpQueue {
     sum_rtt_s_over_cwnd: f64,
     sum_s: f64,
     sum_rtt_s: f64,
+    /// The smallest queue (bytes) seen in the interval, at arrivals and departures.
     min_queue: u64,
     last_tick: Time,
 }
 
-impl XcpQueue {
-    /// A queue for a link of `capacity`.
-    pub fn new(capacity: Rate, limit: Limit, p: XcpParams) -> XcpQueue {
-        XcpQueue {
-            fifo: DropTail::new(limit),
-            capacity: capacity.bps_f64() / 8.0,
+impl XcpLaw {
+    /// The law for a port with the given gains (the capacity comes from the port).
+    pub fn new(p: XcpParams) -> XcpLaw {
+        XcpLaw {
             p,
             interval: p.initial_interval.as_secs_f64(),
             xi_p: 0.0,
@@ -84,8 +79,10 @@ impl XcpQueue {
     }
 }
 
-impl QueueDiscipline for XcpQueue {
-    fn enqueue(&mut self, now: Time, pkt: Packet, drops: &mut Vec<Packet>) {
+impl RouterLaw for XcpLaw {
+    /// Adds the arrival to the interval's sums and the queue it found to the minimum.
+    #[inline]
+    fn on_arrival(&mut self, _ctx: &PortCtx, _now: Time, pkt: &Packet, queued_bytes_before: u64) {
         let s = pkt.wire as f64;
         self.input += s;
         if let CongestionHeader::Xcp { cwnd, rtt_us, .. } = pkt.cc {
@@ -96,15 +93,16 @@ impl QueueDiscipline for XcpQueue {
                 self.sum_rtt_s += rtt * s;
             }
         }
-        self.min_queue = self.min_queue.min(self.fifo.bytes());
-        self.fifo.enqueue(now, pkt, drops);
+        self.min_queue = self.min_queue.min(queued_bytes_before);
     }
 
-    fn dequeue(&mut self, now: Time) -> Option<Packet> {
-        let mut p = self.fifo.dequeue(now)?;
-        self.min_queue = self.min_queue.min(self.fifo.bytes());
-        let s = p.wire as f64;
-        if let CongestionHeader::Xcp { cwnd, rtt_us, feedback } = &mut p.cc {
+    /// Adds the queue left behind to the minimum, then lowers the feedback field to this
+    /// packet's share.
+    #[inline]
+    fn on_departure(&mut self, _ctx: &PortCtx, _now: Time, pkt: &mut Packet, queued_bytes_after: u64) {
+        self.min_queue = self.min_queue.min(queued_bytes_after);
+        let s = pkt.wire as f64;
+        if let CongestionHeader::Xcp { cwnd, rtt_us, feedback } = &mut pkt.cc {
             let (w, rtt) = (*cwnd as f64, *rtt_us as f64 * 1e-6);
             if rtt > 0.0 && w > 0.0 {
                 // Eq. 2: this packet's share of the aggregate change.
@@ -114,28 +112,21 @@ impl QueueDiscipline for XcpQueue {
                 }
             }
         }
-        Some(p)
-    }
-
-    fn bytes(&self) -> u64 {
-        self.fifo.bytes()
-    }
-
-    fn packets(&self) -> usize {
-        self.fifo.packets()
     }
 
     fn first_tick(&self) -> Option<Time> {
         Some(Time::from_secs_f64(self.interval))
     }
 
-    fn tick(&mut self, now: Time) -> Option<Time> {
+    fn tick(&mut self, ctx: &PortCtx, now: Time, queued_bytes: u64) -> Option<Time> {
+        // Capacity in bytes/s.
+        let capacity = ctx.capacity.bps_f64() / 8.0;
         let d = (now - self.last_tick).as_secs_f64().max(1e-9);
         self.last_tick = now;
         let y = self.input / d;
-        let q = if self.min_queue == u64::MAX { self.fifo.bytes() } else { self.min_queue } as f64;
+        let q = if self.min_queue == u64::MAX { queued_bytes } else { self.min_queue } as f64;
         // Eq. 1: the aggregate feedback of the next interval.
-        let phi = self.p.alpha * d * (self.capacity - y) - self.p.beta * q;
+        let phi = self.p.alpha * d * (capacity - y) - self.p.beta * q;
         let h = (self.p.gamma * y * d - phi.abs()).max(0.0);
         self.xi_p =
             if self.sum_rtt_s_over_cwnd > 0.0 { (h + phi.max(0.0)) / (d * self.sum_rtt_s_over_cwnd) } else { 0.0 };
@@ -156,6 +147,14 @@ impl QueueDiscipline for XcpQueue {
 mod tests {
     use super::*;
     use crate::qdisc::droptail::tests::pkt;
+    use crate::qdisc::{ExplicitQueue, Limit, QueueDiscipline};
+    use crate::units::Rate;
+
+    /// An XCP port on a link of `mbps`.
+    fn queue(mbps: u64, limit: Limit) -> ExplicitQueue<XcpLaw> {
+        let ctx = PortCtx { router: 0, link: 0, capacity: Rate::from_mbps(mbps) };
+        ExplicitQueue::new(ctx, limit, XcpLaw::new(XcpParams::default()))
+    }
 
     fn xcp_pkt(cwnd: f32, rtt_ms: u32) -> Packet {
         let mut p = pkt(1000, 0);
@@ -174,7 +173,7 @@ mod tests {
     fn spare_bandwidth_gives_positive_feedback_that_sums_to_phi() {
         // 100 Mb/s = 12.5 MB/s; 10 packets of 1000 B with cwnd 10 kB and RTT 100 ms arrive in
         // 100 ms: y = 100 kB/s, S = 12.4 MB/s, phi = 0.4 * 0.1 * 12.4e6 = 496 kB, h = 0.
-        let mut q = XcpQueue::new(Rate::from_mbps(100), Limit::Packets(100), XcpParams::default());
+        let mut q = queue(100, Limit::Packets(100));
         let mut d = Vec::new();
         for _ in 0..10 {
             q.enqueue(Time::ZERO, xcp_pkt(10_000.0, 100), &mut d);
@@ -193,7 +192,7 @@ mod tests {
 
     #[test]
     fn overload_and_a_persistent_queue_give_negative_feedback_and_it_only_lowers() {
-        let mut q = XcpQueue::new(Rate::from_mbps(8), Limit::Packets(10_000), XcpParams::default());
+        let mut q = queue(8, Limit::Packets(10_000));
         let mut d = Vec::new();
         for _ in 0..200 {
             q.enqueue(Time::ZERO, xcp_pkt(100_000.0, 100), &mut d);

@@ -1,0 +1,221 @@
+//! Router laws: the control half of an explicit-feedback router, apart from its queue.
+//!
+//! An explicit-feedback router (RCP, XCP) is a drop-tail FIFO plus a *law*: arithmetic that
+//! watches the packets offered to the port, runs once per control interval, and writes its
+//! verdict into the congestion header of departing packets. [`ExplicitQueue`] is the queue
+//! half, written once: it owns the buffer and all byte and packet accounting, and calls the
+//! law's hooks at fixed points:
+//!
+//! | hook | when | queue bytes passed |
+//! |---|---|---|
+//! | [`RouterLaw::on_arrival`] | every packet offered, *before* admission (dropped ones too) | queued before the arrival |
+//! | [`RouterLaw::on_departure`] | after the packet left the FIFO, before the wire; may stamp its header | queued after the removal |
+//! | [`RouterLaw::tick`] | at each control instant; returns the next one | queued now |
+//! | [`RouterLaw::metrics`] | at each series sample of the port's link | - |
+//!
+//! A law sees the port through a [`PortCtx`] (owning router, link id, capacity) and never
+//! touches the buffer, so it cannot get admission or accounting wrong. [`Law`] lists the laws
+//! fctlab has and dispatches them statically (a `match`, no virtual call).
+//!
+//! Adding a protocol's router: write `qdisc/<name>.rs` with a struct implementing
+//! [`RouterLaw`], add one variant to [`Law`] (and one arm to `each_law!`), and build an
+//! `ExplicitQueue::new(ctx, limit, Law::<Name>(..))` in `scenario.rs`'s `QueueSpec::build`.
+
+use super::{DropTail, Limit, QueueDiscipline, RcpLaw, XcpLaw};
+use crate::metrics::series::Metric;
+use crate::net::packet::Packet;
+use crate::units::{Rate, Time};
+
+/// What a law knows about the port it controls.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub struct PortCtx {
+    /// Node id of the router owning the port.
+    pub router: u32,
+    /// Id of the link the port feeds.
+    pub link: u32,
+    /// The link's capacity (serialization rate).
+    pub capacity: Rate,
+}
+
+/// The control law of an explicit-feedback router; [`ExplicitQueue`] calls the hooks.
+pub trait RouterLaw {
+    /// `pkt` is offered to the port, `queued_bytes_before` bytes already waiting; called for
+    /// every packet before the admission decision, so packets then dropped count too.
+    fn on_arrival(&mut self, ctx: &PortCtx, now: Time, pkt: &Packet, queued_bytes_before: u64);
+    /// `pkt` has left the FIFO (`queued_bytes_after` bytes still waiting) and goes to the wire
+    /// next; the law may stamp its header.
+    fn on_departure(&mut self, ctx: &PortCtx, now: Time, pkt: &mut Packet, queued_bytes_after: u64);
+    /// When the first control tick is due (None: the law has no periodic control).
+    fn first_tick(&self) -> Option<Time> {
+        None
+    }
+    /// One control interval ends at `now` with `queued_bytes` waiting; returns when the next
+    /// one ends (None: never again).
+    fn tick(&mut self, _ctx: &PortCtx, _now: Time, _queued_bytes: u64) -> Option<Time> {
+        None
+    }
+    /// How many extra series rows [`RouterLaw::metrics`] emits per sample (constant per law:
+    /// the run's memory estimate counts on it).
+    fn metric_count(&self) -> usize {
+        0
+    }
+    /// Emits the law's state as series rows, `metric_count()` calls of `out`, in a fixed order.
+    fn metrics(&self, _out: &mut impl FnMut(Metric, f64)) {}
+}
+
+/// The router laws fctlab has, dispatched statically.
+#[derive(Debug)]
+pub enum Law {
+    /// RCP: one fair rate per interval, stamped into forward packets.
+    Rcp(RcpLaw),
+    /// XCP: per-packet window feedback from efficiency and fairness controllers.
+    Xcp(XcpLaw),
+}
+
+macro_rules! each_law {
+    ($self:ident, $l:ident => $body:expr) => {
+        match $self {
+            Law::Rcp($l) => $body,
+            Law::Xcp($l) => $body,
+        }
+    };
+}
+
+impl RouterLaw for Law {
+    #[inline]
+    fn on_arrival(&mut self, ctx: &PortCtx, now: Time, pkt: &Packet, queued_bytes_before: u64) {
+        each_law!(self, l => l.on_arrival(ctx, now, pkt, queued_bytes_before))
+    }
+    #[inline]
+    fn on_departure(&mut self, ctx: &PortCtx, now: Time, pkt: &mut Packet, queued_bytes_after: u64) {
+        each_law!(self, l => l.on_departure(ctx, now, pkt, queued_bytes_after))
+    }
+    fn first_tick(&self) -> Option<Time> {
+        each_law!(self, l => l.first_tick())
+    }
+    fn tick(&mut self, ctx: &PortCtx, now: Time, queued_bytes: u64) -> Option<Time> {
+        each_law!(self, l => l.tick(ctx, now, queued_bytes))
+    }
+    fn metric_count(&self) -> usize {
+        each_law!(self, l => l.metric_count())
+    }
+    fn metrics(&self, out: &mut impl FnMut(Metric, f64)) {
+        each_law!(self, l => l.metrics(out))
+    }
+}
+
+/// The queue of an explicit-feedback port: a drop-tail FIFO that calls a law (one of [`Law`]
+/// in a run; any [`RouterLaw`] in tests).
+#[derive(Debug)]
+pub struct ExplicitQueue<L = Law> {
+    ctx: PortCtx,
+    /// The buffer and its accounting.
+    fifo: DropTail,
+    law: L,
+}
+
+impl<L: RouterLaw> ExplicitQueue<L> {
+    /// An empty queue of `limit` on the port `ctx`, run by `law`.
+    pub fn new(ctx: PortCtx, limit: Limit, law: L) -> ExplicitQueue<L> {
+        ExplicitQueue { ctx, fifo: DropTail::new(limit), law }
+    }
+
+    /// The port this queue serves.
+    pub fn ctx(&self) -> &PortCtx {
+        &self.ctx
+    }
+
+    /// The law (for its state: `Law::Rcp(r) => r.fair_rate()`).
+    pub fn law(&self) -> &L {
+        &self.law
+    }
+
+    /// The law, mutably (e.g. to switch on a law's history).
+    pub fn law_mut(&mut self) -> &mut L {
+        &mut self.law
+    }
+}
+
+impl<L: RouterLaw> QueueDiscipline for ExplicitQueue<L> {
+    #[inline]
+    fn enqueue(&mut self, now: Time, pkt: Packet, drops: &mut Vec<Packet>) {
+        self.law.on_arrival(&self.ctx, now, &pkt, self.fifo.bytes());
+        self.fifo.enqueue(now, pkt, drops);
+    }
+
+    #[inline]
+    fn dequeue(&mut self, now: Time) -> Option<Packet> {
+        let mut p = self.fifo.dequeue(now)?;
+        self.law.on_departure(&self.ctx, now, &mut p, self.fifo.bytes());
+        Some(p)
+    }
+
+    fn bytes(&self) -> u64 {
+        self.fifo.bytes()
+    }
+
+    fn packets(&self) -> usize {
+        self.fifo.packets()
+    }
+
+    fn first_tick(&self) -> Option<Time> {
+        self.law.first_tick()
+    }
+
+    fn tick(&mut self, now: Time) -> Option<Time> {
+        self.law.tick(&self.ctx, now, self.fifo.bytes())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::qdisc::droptail::tests::pkt;
+
+    /// Records what the queue tells it, and marks departures.
+    #[derive(Debug, Default)]
+    struct Probe {
+        seen: Vec<(&'static str, u32, u64)>,
+        ticks: Vec<(Time, u64)>,
+    }
+
+    impl RouterLaw for Probe {
+        fn on_arrival(&mut self, ctx: &PortCtx, _: Time, pkt: &Packet, before: u64) {
+            assert_eq!((ctx.router, ctx.link), (3, 9));
+            self.seen.push(("arrival", pkt.wire, before));
+        }
+        fn on_departure(&mut self, _: &PortCtx, _: Time, pkt: &mut Packet, after: u64) {
+            self.seen.push(("departure", pkt.wire, after));
+            pkt.prio = 7;
+        }
+        fn first_tick(&self) -> Option<Time> {
+            Some(Time::from_ms(1))
+        }
+        fn tick(&mut self, _: &PortCtx, now: Time, queued: u64) -> Option<Time> {
+            self.ticks.push((now, queued));
+            Some(now + Time::from_ms(1))
+        }
+    }
+
+    #[test]
+    fn the_law_sees_every_offered_packet_and_the_queue_around_it() {
+        let ctx = PortCtx { router: 3, link: 9, capacity: Rate::from_mbps(10) };
+        let mut q = ExplicitQueue::new(ctx, Limit::Packets(2), Probe::default());
+        let mut drops = Vec::new();
+        for w in [100, 200, 300] {
+            q.enqueue(Time::ZERO, pkt(w, 0), &mut drops);
+        }
+        assert_eq!(q.first_tick(), Some(Time::from_ms(1)));
+        assert_eq!(q.tick(Time::from_ms(1)), Some(Time::from_ms(2)));
+        let p = q.dequeue(Time::from_ms(1)).unwrap();
+        assert_eq!(drops.len(), 1, "the third packet does not fit");
+        assert_eq!((q.packets(), q.bytes()), (1, 200));
+        assert_eq!(
+            q.law().seen,
+            vec![("arrival", 100, 0), ("arrival", 200, 100), ("arrival", 300, 300), ("departure", 100, 200)],
+            "the dropped packet is seen too, before admission"
+        );
+        assert_eq!(q.law().ticks, vec![(Time::from_ms(1), 300)]);
+        assert_eq!(p.prio, 7, "the departure hook may stamp the packet");
+    }
+}
