@@ -218,11 +218,7 @@ impl QueueSpec {
                     gamma: gamma.unwrap_or(d.gamma),
                     ..d
                 };
-                for (f, v) in [("alpha", p.alpha), ("beta", p.beta), ("gamma", p.gamma)] {
-                    if !(v > 0.0 && v <= 1.0) {
-                        return Err(SpecError::new(f, format!("expected 0 < {f} <= 1, got {v}")));
-                    }
-                }
+                p.validate()?;
                 let law = Law::Xcp(XcpLaw::new(p));
                 Ok(Port::Qdisc(Qdisc::Explicit(ExplicitQueue::new(ctx, Self::limit(limit, limit_packets)?, law))))
             }
@@ -248,37 +244,7 @@ impl QueueSpec {
                     differential: differential.as_ref().map(|s| (s.threshold.0, s.theta)),
                     ..d
                 };
-                for (f, v, lo, hi) in [
-                    ("alpha", p.alpha, 0.0, 10.0),
-                    ("beta", p.beta, 0.0, 10.0),
-                    ("eta", p.eta, 0.0, 1.0),
-                    ("initial_rate", p.initial_fraction, 0.0, 1.0),
-                ] {
-                    if !(v > lo && v <= hi) {
-                        return Err(SpecError::new(f, format!("expected {lo} < {f} <= {hi}, got {v}")));
-                    }
-                }
-                if let Some((_, theta)) = p.differential {
-                    if !(theta > 0.0 && theta < 1.0) {
-                        return Err(SpecError::new(
-                            "differential.theta",
-                            format!("expected 0 < theta < 1, got {theta}"),
-                        ));
-                    }
-                }
-                // RCP's header carries the rate in 32 bits of kbit/s (thesis Fig. 6.2).
-                if rate.bps() / 1000 >= u32::MAX as u64 {
-                    return Err(SpecError::new(
-                        "kind",
-                        format!(
-                            "an rcp queue on a {rate} link: expected links of at most 4.29 Tbps, the most RCP's 32-bit \
-                             rate field in kbit/s can carry"
-                        ),
-                    ));
-                }
-                if p.max_interval == Time::ZERO || p.initial_rtt == Time::ZERO {
-                    return Err(SpecError::new("interval", "expected interval and initial_rtt > 0, got 0"));
-                }
+                p.validate(rate)?;
                 let law = Law::Rcp(RcpLaw::new(rate, p));
                 Ok(Port::Qdisc(Qdisc::Explicit(ExplicitQueue::new(ctx, Self::limit(limit, limit_packets)?, law))))
             }

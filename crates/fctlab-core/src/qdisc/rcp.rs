@@ -15,6 +15,7 @@
 //! older than the threshold), so the receiver sees the path's smallest rate.
 
 use super::law::{PortCtx, RouterLaw};
+use crate::error::{SpecError, SpecResult};
 use crate::metrics::series::Metric;
 use crate::net::packet::{CongestionHeader, Packet};
 use crate::units::{Rate, Time};
@@ -52,6 +53,44 @@ impl Default for RcpParams {
             initial_rtt: Time::from_ms(200),
             differential: None,
         }
+    }
+}
+
+impl RcpParams {
+    /// Refuses parameters the law cannot run with on a port of `capacity`, in this order:
+    /// gains and fractions out of range, a differential `theta` outside (0, 1), a capacity
+    /// beyond the 32-bit kbit/s rate field of RCP's header, a zero interval or initial RTT.
+    /// Field names are those of the scenario's `rcp` queue.
+    pub fn validate(&self, capacity: Rate) -> SpecResult<()> {
+        for (f, v, lo, hi) in [
+            ("alpha", self.alpha, 0.0, 10.0),
+            ("beta", self.beta, 0.0, 10.0),
+            ("eta", self.eta, 0.0, 1.0),
+            ("initial_rate", self.initial_fraction, 0.0, 1.0),
+        ] {
+            if !(v > lo && v <= hi) {
+                return Err(SpecError::new(f, format!("expected {lo} < {f} <= {hi}, got {v}")));
+            }
+        }
+        if let Some((_, theta)) = self.differential {
+            if !(theta > 0.0 && theta < 1.0) {
+                return Err(SpecError::new("differential.theta", format!("expected 0 < theta < 1, got {theta}")));
+            }
+        }
+        // RCP's header carries the rate in 32 bits of kbit/s (thesis Fig. 6.2).
+        if capacity.bps() / 1000 >= u32::MAX as u64 {
+            return Err(SpecError::new(
+                "kind",
+                format!(
+                    "an rcp queue on a {capacity} link: expected links of at most 4.29 Tbps, the most RCP's 32-bit \
+                     rate field in kbit/s can carry"
+                ),
+            ));
+        }
+        if self.max_interval == Time::ZERO || self.initial_rtt == Time::ZERO {
+            return Err(SpecError::new("interval", "expected interval and initial_rtt > 0, got 0"));
+        }
+        Ok(())
     }
 }
 

@@ -16,6 +16,7 @@
 //! `n_i = xi_n rtt_i s_i` (eq. 2), sizes in bytes, rates in bytes/s.
 
 use super::law::{PortCtx, RouterLaw};
+use crate::error::{SpecError, SpecResult};
 use crate::net::packet::{CongestionHeader, Packet};
 use crate::units::Time;
 
@@ -35,6 +36,19 @@ pub struct XcpParams {
 impl Default for XcpParams {
     fn default() -> Self {
         XcpParams { alpha: 0.4, beta: 0.226, gamma: 0.1, initial_interval: Time::from_ms(100) }
+    }
+}
+
+impl XcpParams {
+    /// Refuses gains outside (0, 1], checking `alpha`, `beta`, then `gamma` (the field names
+    /// of the scenario's `xcp` queue).
+    pub fn validate(&self) -> SpecResult<()> {
+        for (f, v) in [("alpha", self.alpha), ("beta", self.beta), ("gamma", self.gamma)] {
+            if !(v > 0.0 && v <= 1.0) {
+                return Err(SpecError::new(f, format!("expected 0 < {f} <= 1, got {v}")));
+            }
+        }
+        Ok(())
     }
 }
 
