@@ -1,0 +1,256 @@
+//! The flow plan: the workload's arrivals on the built network, each flow's profile, paths,
+//! propagation RTT and ideal FCT, and the memory the flows (and RC3's bursts) will take.
+
+use super::transports::ProfileChoice;
+use super::{Nodes, ScenarioSpec};
+use crate::error::{SpecError, SpecResult};
+use crate::limits::{Memory, BYTES_PER_FLOW, BYTES_PER_RLP_SEGMENT, MAX_FLOW_SEGMENTS};
+use crate::metrics::FlowRecord;
+use crate::routing::{flow_hash, Routes};
+use crate::topology::Topology;
+use crate::transport::app::LONG_LIVED_CHUNK;
+use crate::units::{Rate, Time};
+use crate::workload::{self, FlowArrival, WorkloadCtx};
+use crate::world::{FlowPlan, Profile};
+use std::collections::BTreeMap;
+use std::path::Path;
+
+/// Build step: the workload's flows in start order (at least one entry required).
+pub(super) fn arrivals(
+    spec: &ScenarioSpec,
+    topo: &Topology,
+    nodes: &Nodes,
+    base_dir: &Path,
+) -> SpecResult<Vec<FlowArrival>> {
+    if spec.workload.is_empty() {
+        return Err(SpecError::new("workload", "expected at least one workload entry, got none"));
+    }
+    let access = topo.access_rate();
+    let mut link_rates = BTreeMap::new();
+    for (name, &id) in &topo.named {
+        link_rates.insert(name.clone(), topo.links[id].rate);
+    }
+    for l in &topo.links {
+        link_rates.insert(l.name.clone(), l.rate);
+    }
+    let default_pairs = topo.default_pairs.as_ref().map(|(a, b)| (a.as_str(), b.as_str()));
+    let ctx = WorkloadCtx {
+        node_names: &nodes.names,
+        hosts: &nodes.hosts,
+        attach: &nodes.attach,
+        access_rate: &access,
+        groups: &topo.groups,
+        link_rates: &link_rates,
+        default_pairs,
+        duration: spec.duration.0,
+        seed: spec.seed,
+        base_dir,
+    };
+    workload::generate(&spec.workload, &ctx)
+}
+
+/// Build step: the memory the flows of each workload entry take, refused if too much.
+pub(super) fn flow_memory(entries: usize, arrivals: &[FlowArrival]) -> SpecResult<Memory> {
+    let mut memory = Memory::new();
+    let mut per_entry = vec![0u64; entries];
+    for a in arrivals {
+        per_entry[a.entry] += 1;
+    }
+    for (i, &n) in per_entry.iter().enumerate() {
+        memory.add(format!("workload[{i}]"), format!("its {n} flows"), n, BYTES_PER_FLOW);
+    }
+    memory.check()?;
+    Ok(memory)
+}
+
+/// The flows of a run: what the world starts, and the records it fills in.
+pub(super) struct FlowSet {
+    /// By flow id: what to start.
+    pub plans: Vec<FlowPlan>,
+    /// By flow id: the flow's record.
+    pub records: Vec<FlowRecord>,
+    /// The largest burst an RC3 flow's low-priority loop queues at once.
+    pub largest_rlp_burst: RlpBurst,
+}
+
+/// The largest burst of an RC3 flow: its segments, flow id, workload entry, and whether it
+/// is a long-lived writer's one write.
+#[derive(Default)]
+pub(super) struct RlpBurst {
+    segments: u64,
+    flow: usize,
+    entry: usize,
+    long_lived: bool,
+}
+
+impl RlpBurst {
+    /// Counts the burst's segments into `memory`.
+    pub fn add_to(&self, memory: &mut Memory) {
+        let RlpBurst { segments, flow, entry, long_lived } = *self;
+        let write = if long_lived { "its long-lived writer's one write, " } else { "" };
+        memory.add(
+            format!("workload[{entry}]"),
+            format!("RC3 flow {flow}'s {segments} segments ({write}queued at once by its low-priority loop)"),
+            segments,
+            BYTES_PER_RLP_SEGMENT,
+        );
+    }
+}
+
+/// What planning a flow reads of the built scenario.
+pub(super) struct Planner<'a> {
+    /// The network.
+    pub topo: &'a Topology,
+    /// Its routes.
+    pub routes: &'a Routes,
+    /// Node names, for errors.
+    pub names: &'a [String],
+    /// The transport profiles.
+    pub profiles: &'a [Profile],
+    /// The scenario seed (ECMP's flow hash).
+    pub seed: u64,
+    /// The arrival window: where a long-lived flow's writer stops by default.
+    pub duration: Time,
+}
+
+impl Planner<'_> {
+    /// Build step: plans every arrival in order, its profile drawn from `choice`.
+    pub fn plan(&self, arrivals: &[FlowArrival], choice: &mut ProfileChoice) -> SpecResult<FlowSet> {
+        let mut set = FlowSet {
+            plans: Vec::with_capacity(arrivals.len()),
+            records: Vec::with_capacity(arrivals.len()),
+            largest_rlp_burst: RlpBurst::default(),
+        };
+        for (f, a) in arrivals.iter().enumerate() {
+            if !self.routes.reachable(a.src, a.dst) || !self.routes.reachable(a.dst, a.src) {
+                return Err(SpecError::new(
+                    format!("workload[{}]", a.entry),
+                    format!("no route between hosts \"{}\" and \"{}\"", self.names[a.src], self.names[a.dst]),
+                ));
+            }
+            let profile = choice.pick(a.entry, a.src);
+            self.add(f, a, profile, &mut set)?;
+        }
+        Ok(set)
+    }
+
+    /// Adds flow `f` with `profile` to `set`, after timing it on its paths.
+    fn add(&self, f: usize, a: &FlowArrival, profile: usize, set: &mut FlowSet) -> SpecResult<()> {
+        let hash = flow_hash(f as u64, self.seed);
+        let fwd = self.routes.path(a.src, a.dst, hash);
+        let rev = self.routes.path(a.dst, a.src, hash);
+        let (mss, header, handshake, rc3) = match &self.profiles[profile] {
+            Profile::Tcp { cfg, .. } => (cfg.mss, cfg.header, true, cfg.rc3.is_some()),
+            Profile::Paced { cfg, .. } => (cfg.mss, cfg.header, cfg.handshake, false),
+        };
+        let stop = a.stop.unwrap_or(self.duration);
+        let flow = FlowShape { size: a.size, start: a.start, stop, mss, header, handshake };
+        let (rtt_prop, ideal, segments) = flow.timing(self.topo, &fwd, &rev).map_err(|m| {
+            SpecError::new(
+                format!("workload[{}]", a.entry),
+                format!("flow {f} from \"{}\" to \"{}\": {m}", self.names[a.src], self.names[a.dst]),
+            )
+        })?;
+        // RC3's low-priority loop queues every segment of a write at once (rc3.rs), a
+        // long-lived writer's one endless write included.
+        let burst = if a.size.is_some() { segments } else { LONG_LIVED_CHUNK.div_ceil(mss as u64) };
+        if rc3 && burst > set.largest_rlp_burst.segments {
+            set.largest_rlp_burst = RlpBurst {
+                segments: burst.min(MAX_FLOW_SEGMENTS),
+                flow: f,
+                entry: a.entry,
+                long_lived: a.size.is_none(),
+            };
+        }
+        set.plans.push(FlowPlan {
+            start: a.start,
+            src: a.src,
+            dst: a.dst,
+            size: a.size,
+            stop: a.stop,
+            profile,
+            workload: a.entry,
+        });
+        set.records.push(record(a, profile, rtt_prop, ideal, fwd));
+        Ok(())
+    }
+}
+
+/// The record of a flow not yet started.
+fn record(a: &FlowArrival, profile: usize, rtt_prop: Time, ideal: Time, path: Vec<u32>) -> FlowRecord {
+    FlowRecord {
+        src: a.src,
+        dst: a.dst,
+        size: a.size,
+        start: a.start,
+        finish: None,
+        stopped: false,
+        rtt_prop,
+        ideal,
+        first_write: None,
+        delivered: 0,
+        retx_bytes: 0,
+        timeouts: 0,
+        profile,
+        workload: a.entry,
+        path,
+    }
+}
+
+/// What the build needs of one flow to time it and bound its segments.
+struct FlowShape {
+    size: Option<u64>,
+    start: Time,
+    /// When a long-lived flow's writer stops.
+    stop: Time,
+    mss: u32,
+    header: u32,
+    handshake: bool,
+}
+
+impl FlowShape {
+    /// The round-trip propagation delay of the flow's paths, its ideal FCT (the handshake's
+    /// round trip if any, then the last byte's one-way trip after the bottleneck serialized
+    /// every wire byte), and the most segments it can send. Errors, for the message after the
+    /// flow's name: a sum beyond the clock, or more segments than a u32 index counts.
+    fn timing(&self, topo: &Topology, fwd: &[u32], rev: &[u32]) -> Result<(Time, Time, u64), String> {
+        let beyond_clock = "more than 2^64 ps (213 days), which the clock cannot hold";
+        let rtt = fwd.iter().chain(rev).try_fold(0u64, |t, &l| t.checked_add(topo.links[l as usize].delay.ps()));
+        let Some(rtt) = rtt else {
+            return Err(format!("its paths' propagation delays add up to {beyond_clock}; expected shorter delays"));
+        };
+        let bottleneck = fwd.iter().map(|&l| topo.links[l as usize].rate).min().unwrap_or(Rate(1));
+        let mss = self.mss as u64;
+        let segment_limit = |segments: u64, what: String| {
+            Err(format!(
+                "{what} {segments} segments of {mss} B; expected at most {MAX_FLOW_SEGMENTS} (2^32 - 1) segments per \
+                 flow, {} B at this mss",
+                MAX_FLOW_SEGMENTS * mss
+            ))
+        };
+        let Some(size) = self.size else {
+            // A long-lived flow sends at most what its bottleneck carries until its writer stops.
+            let segments = bottleneck.bytes_in(self.stop.saturating_sub(self.start)).div_ceil(mss);
+            if segments > MAX_FLOW_SEGMENTS {
+                return segment_limit(
+                    segments,
+                    format!("long-lived at up to {bottleneck} until {}, it can send", self.stop),
+                );
+            }
+            return Ok((Time(rtt), Time::ZERO, segments));
+        };
+        let segments = size.div_ceil(mss);
+        if segments > MAX_FLOW_SEGMENTS {
+            return segment_limit(segments, format!("its {size} B are"));
+        }
+        let wire = size + segments * self.header as u64;
+        let fixed = if self.handshake { rtt.checked_add(rtt / 2) } else { Some(rtt / 2) };
+        let ideal = fixed.zip(bottleneck.checked_tx_time(wire)).and_then(|(a, b)| a.checked_add(b.ps()));
+        let Some(ideal) = ideal else {
+            return Err(format!(
+                "its ideal FCT at the bottleneck's {bottleneck} is {beyond_clock}; expected a smaller flow"
+            ));
+        };
+        Ok((Time(rtt), Time(ideal), segments))
+    }
+}

@@ -1,0 +1,90 @@
+//! Optional outputs: the `[output]` schema, and the series recorder it asks for with the
+//! memory its rows will take.
+
+use super::names::{resolve_link, unknown_link};
+use crate::error::{SpecError, SpecResult};
+use crate::limits::{shown, Memory, BYTES_PER_SERIES_ROW};
+use crate::metrics::SeriesRecorder;
+use crate::net::link::Link;
+use crate::qdisc::RouterLaw;
+use crate::quantity::TimeQ;
+use crate::topology::Topology;
+use crate::units::Time;
+use serde::Deserialize;
+
+/// Optional outputs.
+#[derive(Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct OutputSpec {
+    /// Time series.
+    #[serde(default)]
+    pub series: Option<SeriesSpec>,
+}
+
+/// Which series to sample.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct SeriesSpec {
+    /// Sampling interval.
+    pub interval: TimeQ,
+    /// Links whose queue and throughput are sampled.
+    #[serde(default)]
+    pub links: Vec<String>,
+    /// Flow ids whose cwnd is sampled.
+    #[serde(default)]
+    pub flows: Vec<u32>,
+}
+
+/// Build step: the series recorder of `output` (none without `[output.series]`), its rows
+/// counted into `memory` for a run of `max_time` with `flows` flows.
+pub(super) fn build_series(
+    output: &OutputSpec,
+    topo: &Topology,
+    links: &[Link],
+    flows: usize,
+    max_time: Time,
+    memory: &mut Memory,
+) -> SpecResult<SeriesRecorder> {
+    let Some(s) = &output.series else {
+        return Ok(SeriesRecorder::none());
+    };
+    if s.interval.0 == Time::ZERO {
+        return Err(SpecError::new("output.series.interval", "expected a duration > 0, got 0"));
+    }
+    let mut ls = Vec::new();
+    // Rows per sample: queue, throughput and active flows of each link, R and d of an
+    // RCP port, one cwnd per flow (series.rs).
+    let mut rows_per_sample = s.flows.len() as u64;
+    for (i, name) in s.links.iter().enumerate() {
+        let id =
+            resolve_link(topo, name).ok_or_else(|| unknown_link(&format!("output.series.links[{i}]"), name, topo))?;
+        ls.push((id as u32, name.clone()));
+        rows_per_sample += 3 + links[id].law().map_or(0, |l| l.metric_count() as u64);
+    }
+    add_series_memory(s, rows_per_sample, max_time, memory);
+    for (i, &f) in s.flows.iter().enumerate() {
+        if f as usize >= flows {
+            return Err(SpecError::new(
+                format!("output.series.flows[{i}]"),
+                format!("no flow {f}: the workload has {flows} flows"),
+            ));
+        }
+    }
+    Ok(SeriesRecorder::new(s.interval.0, ls, s.flows.clone()))
+}
+
+/// Counts the series rows sampled every `s.interval` until `max_time` into `memory`.
+fn add_series_memory(s: &SeriesSpec, rows_per_sample: u64, max_time: Time, memory: &mut Memory) {
+    let samples = max_time.ps() / s.interval.0.ps();
+    memory.add(
+        "output.series.interval",
+        format!(
+            "{:.3e} series rows ({rows_per_sample} per sample, one every {} s until max_time = {} s)",
+            samples as f64 * rows_per_sample as f64,
+            shown(s.interval.0.as_secs_f64()),
+            shown(max_time.as_secs_f64())
+        ),
+        samples.saturating_mul(rows_per_sample),
+        BYTES_PER_SERIES_ROW,
+    );
+}

@@ -1,0 +1,241 @@
+//! Queue disciplines: the `[queues]` schema, each kind's port, and the build step that gives
+//! every link its port (per-link overrides, routers without priorities).
+
+use super::names::{resolve_link, unknown_link};
+use super::transports::pick_fraction;
+use crate::error::{SpecError, SpecResult};
+use crate::net::link::{FifoSchedule, Link, Port};
+use crate::qdisc::{ExplicitQueue, Law, Limit, PortCtx, Prio, Qdisc, RcpLaw, RcpParams, XcpLaw, XcpParams};
+use crate::quantity::{BytesQ, TimeQ};
+use crate::rng::Rng;
+use crate::topology::{NodeKind, Topology};
+use serde::Deserialize;
+use std::collections::BTreeMap;
+
+/// Queue disciplines: defaults for routers and hosts, and per-link overrides by name.
+#[derive(Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct QueuesSpec {
+    /// Router output ports (default: drop-tail, 1000 packets).
+    #[serde(default, deserialize_with = "crate::spec_de::tagged_opt")]
+    pub router: Option<QueueSpec>,
+    /// Host NICs (default: drop-tail, unlimited).
+    #[serde(default, deserialize_with = "crate::spec_de::tagged_opt")]
+    pub host: Option<QueueSpec>,
+    /// Per-link overrides, keyed by link name ("bottleneck", "r0->r1", ...).
+    #[serde(default, deserialize_with = "crate::spec_de::tagged_map")]
+    pub links: BTreeMap<String, QueueSpec>,
+    /// Fraction of routers (chosen by the seed) whose ports ignore priorities: a drop-tail
+    /// FIFO of the same buffer that still forwards marked packets (partial deployment).
+    #[serde(default)]
+    pub routers_without_priorities: Option<f64>,
+}
+
+/// One queue discipline.
+#[derive(Clone, Debug, Deserialize)]
+#[serde(rename_all = "snake_case", deny_unknown_fields)]
+pub enum QueueSpec {
+    /// FIFO dropping arrivals that do not fit; at most one of the limits (none: unlimited).
+    Droptail {
+        /// Limit in bytes (wire size).
+        #[serde(default)]
+        limit: Option<BytesQ>,
+        /// Limit in packets.
+        #[serde(default)]
+        limit_packets: Option<u64>,
+    },
+    /// XCP's router: a drop-tail FIFO whose controllers write per-packet window feedback.
+    Xcp {
+        /// Limit in bytes (wire size).
+        #[serde(default)]
+        limit: Option<BytesQ>,
+        /// Limit in packets.
+        #[serde(default)]
+        limit_packets: Option<u64>,
+        /// Efficiency gain on spare bandwidth (default 0.4).
+        #[serde(default)]
+        alpha: Option<f64>,
+        /// Efficiency gain on the persistent queue (default 0.226).
+        #[serde(default)]
+        beta: Option<f64>,
+        /// Shuffling fraction (default 0.1).
+        #[serde(default)]
+        gamma: Option<f64>,
+    },
+    /// RCP's router: a drop-tail FIFO that computes the fair rate (eq. 3.3) and stamps it.
+    Rcp {
+        /// Limit in bytes (wire size).
+        #[serde(default)]
+        limit: Option<BytesQ>,
+        /// Limit in packets.
+        #[serde(default)]
+        limit_packets: Option<u64>,
+        /// Gain on spare capacity (default 0.1).
+        #[serde(default)]
+        alpha: Option<f64>,
+        /// Gain on the queue (default 1.0).
+        #[serde(default)]
+        beta: Option<f64>,
+        /// Target utilization (default 1.0).
+        #[serde(default)]
+        eta: Option<f64>,
+        /// Longest control interval (default 10 ms).
+        #[serde(default)]
+        interval: Option<TimeQ>,
+        /// Initial rate as a fraction of the link rate (default 0.05).
+        #[serde(default)]
+        initial_rate: Option<f64>,
+        /// Initial average RTT d (default 0.2 s).
+        #[serde(default)]
+        initial_rtt: Option<TimeQ>,
+        /// Differential sharing: flows older than `threshold` bytes get `theta` x R.
+        #[serde(default)]
+        differential: Option<DifferentialSpec>,
+    },
+    /// Strict priority over `bands` bands (default 8, band 0 highest) sharing one buffer,
+    /// pushing out the lowest band's tail when a higher-priority packet finds it full.
+    Prio {
+        /// Number of bands.
+        #[serde(default)]
+        bands: Option<usize>,
+        /// Shared limit in bytes (wire size).
+        #[serde(default)]
+        limit: Option<BytesQ>,
+        /// Shared limit in packets.
+        #[serde(default)]
+        limit_packets: Option<u64>,
+    },
+}
+
+/// RCP's differential bandwidth sharing (thesis sec. 3.6).
+#[derive(Clone, Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct DifferentialSpec {
+    /// Flows that sent more than this are "long".
+    pub threshold: BytesQ,
+    /// Long flows get theta x R, 0 < theta < 1.
+    pub theta: f64,
+}
+
+impl QueueSpec {
+    fn limit(limit: &Option<BytesQ>, limit_packets: &Option<u64>) -> SpecResult<Limit> {
+        Ok(match (limit, limit_packets) {
+            (Some(_), Some(_)) => {
+                return Err(SpecError::new("limit", "give `limit` (bytes) or `limit_packets`, not both"))
+            }
+            (Some(b), None) => Limit::Bytes(b.0),
+            (None, Some(p)) => Limit::Packets(*p),
+            (None, None) => Limit::Bytes(u64::MAX / 4),
+        })
+    }
+
+    /// The port `ctx` as this spec describes it; `ignore_priorities` turns a priority queue
+    /// into a FIFO of the same buffer (a router without priority support).
+    fn build(&self, ignore_priorities: bool, ctx: PortCtx) -> SpecResult<Port> {
+        match self {
+            QueueSpec::Xcp { limit, limit_packets, alpha, beta, gamma } => {
+                let d = XcpParams::default();
+                let p = XcpParams {
+                    alpha: alpha.unwrap_or(d.alpha),
+                    beta: beta.unwrap_or(d.beta),
+                    gamma: gamma.unwrap_or(d.gamma),
+                    ..d
+                };
+                p.validate()?;
+                Ok(explicit(ctx, Self::limit(limit, limit_packets)?, Law::Xcp(XcpLaw::new(p))))
+            }
+            QueueSpec::Rcp { limit, limit_packets, .. } => {
+                let p = self.rcp_params();
+                p.validate(ctx.capacity)?;
+                Ok(explicit(ctx, Self::limit(limit, limit_packets)?, Law::Rcp(RcpLaw::new(ctx.capacity, p))))
+            }
+            QueueSpec::Droptail { limit, limit_packets } => {
+                Ok(Port::Fifo(FifoSchedule::new(Self::limit(limit, limit_packets)?)))
+            }
+            QueueSpec::Prio { bands, limit, limit_packets } => {
+                let lim = Self::limit(limit, limit_packets)?;
+                if ignore_priorities {
+                    return Ok(Port::Fifo(FifoSchedule::new(lim)));
+                }
+                let n = bands.unwrap_or(8);
+                if !(1..=32).contains(&n) {
+                    return Err(SpecError::new("bands", format!("expected 1 to 32 bands, got {n}")));
+                }
+                Ok(Port::Qdisc(Qdisc::Prio(Prio::new(n, lim))))
+            }
+        }
+    }
+
+    /// An `rcp` queue's router parameters: its fields over the thesis defaults (unchecked).
+    fn rcp_params(&self) -> RcpParams {
+        let d = RcpParams::default();
+        let QueueSpec::Rcp { alpha, beta, eta, interval, initial_rate, initial_rtt, differential, .. } = self else {
+            return d;
+        };
+        RcpParams {
+            alpha: alpha.unwrap_or(d.alpha),
+            beta: beta.unwrap_or(d.beta),
+            eta: eta.unwrap_or(d.eta),
+            max_interval: interval.map_or(d.max_interval, |t| t.0),
+            initial_fraction: initial_rate.unwrap_or(d.initial_fraction),
+            initial_rtt: initial_rtt.map_or(d.initial_rtt, |t| t.0),
+            differential: differential.as_ref().map(|s| (s.threshold.0, s.theta)),
+            ..d
+        }
+    }
+}
+
+/// An explicit-feedback port: a FIFO of `limit` run by `law`.
+fn explicit(ctx: PortCtx, limit: Limit, law: Law) -> Port {
+    Port::Qdisc(Qdisc::Explicit(ExplicitQueue::new(ctx, limit, law)))
+}
+
+/// Build step: every link of `topo` with its port: the link's override from
+/// `queues.links`, else the router or host default.
+pub(super) fn build_links(queues: &QueuesSpec, topo: &Topology, seed: u64) -> SpecResult<Vec<Link>> {
+    let router_q = queues.router.clone().unwrap_or(QueueSpec::Droptail { limit: None, limit_packets: Some(1000) });
+    let host_q = queues.host.clone().unwrap_or(QueueSpec::Droptail { limit: None, limit_packets: None });
+    let link_q = link_overrides(queues, topo)?;
+    let plain_router = routers_without_priorities(queues, topo, seed)?;
+    let mut links = Vec::with_capacity(topo.links.len());
+    for (id, ld) in topo.links.iter().enumerate() {
+        let from_host = topo.nodes[ld.from].kind == NodeKind::Host;
+        let (q, field) = match link_q[id] {
+            Some(q) => (q, format!("queues.links.{}", ld.name)),
+            None if from_host => (&host_q, "queues.host".to_string()),
+            None => (&router_q, "queues.router".to_string()),
+        };
+        let ctx = PortCtx { router: ld.from as u32, link: id as u32, capacity: ld.rate };
+        let qd = q.build(plain_router[ld.from], ctx).map_err(|e| e.within(&field))?;
+        links.push(Link::new(ld.from as u32, ld.to as u32, ld.rate, ld.delay, qd));
+    }
+    Ok(links)
+}
+
+/// Each link's override from `queues.links`, by link id.
+fn link_overrides<'a>(queues: &'a QueuesSpec, topo: &Topology) -> SpecResult<Vec<Option<&'a QueueSpec>>> {
+    let mut link_q: Vec<Option<&QueueSpec>> = vec![None; topo.links.len()];
+    for (name, q) in &queues.links {
+        let id = resolve_link(topo, name).ok_or_else(|| unknown_link(&format!("queues.links.{name}"), name, topo))?;
+        link_q[id] = Some(q);
+    }
+    Ok(link_q)
+}
+
+/// By node id: whether the node is a router chosen (by the seed) to ignore priorities.
+fn routers_without_priorities(queues: &QueuesSpec, topo: &Topology, seed: u64) -> SpecResult<Vec<bool>> {
+    let mut plain_router = vec![false; topo.nodes.len()];
+    if let Some(f) = queues.routers_without_priorities {
+        if !(0.0..=1.0).contains(&f) {
+            return Err(SpecError::new(
+                "queues.routers_without_priorities",
+                format!("expected a fraction in [0, 1], got {f}"),
+            ));
+        }
+        let routers: Vec<usize> = (0..topo.nodes.len()).filter(|&n| topo.nodes[n].kind == NodeKind::Router).collect();
+        for r in pick_fraction(&routers, f, &mut Rng::stream(seed, "queues.routers_without_priorities")) {
+            plain_router[r] = true;
+        }
+    }
+    Ok(plain_router)
+}
