@@ -19,7 +19,7 @@
 //!
 //! Adding a protocol's router: write `qdisc/<name>.rs` with a struct implementing
 //! [`RouterLaw`], add one variant to [`Law`] (and one arm to `each_law!`), and build an
-//! `ExplicitQueue::new(ctx, limit, Law::<Name>(..))` in `scenario.rs`'s `QueueSpec::build`.
+//! `ExplicitQueue::new(ctx, limit, Law::<Name>(..))` in `scenario/queues.rs`'s `QueueSpec::build`.
 
 use super::{DropTail, Limit, QueueDiscipline, RcpLaw, XcpLaw};
 use crate::metrics::series::Metric;
