@@ -3,7 +3,7 @@
 use crate::error::SpecError;
 use crate::topology::Topology;
 
-/// Finds a directed link by name: a topology's named link or "<from>-><to>".
+/// Finds a directed link by name: a topology's named link or `"<from>-><to>"`.
 pub fn resolve_link(topo: &Topology, name: &str) -> Option<usize> {
     topo.named.get(name).copied().or_else(|| topo.links.iter().position(|l| l.name == name))
 }
