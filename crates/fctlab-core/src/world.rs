@@ -13,7 +13,6 @@ use crate::sched::{Event, Scheduler};
 use crate::transport::app::App;
 use crate::transport::cc::CcConfig;
 use crate::transport::endpoint::{Receiver, Sender};
-use crate::transport::paced::law::RateConfig;
 use crate::transport::paced::{PacedConfig, PacedSender};
 use crate::transport::tcp::{TcpConfig, TcpReceiver, TcpSender};
 use crate::transport::{Endpoint, FlowAddr};
@@ -43,10 +42,7 @@ impl Profile {
                 let prio = if cfg.prio > 0 { format!("-p{}", cfg.prio) } else { String::new() };
                 format!("{name}-{kind:?}-iw{}{prio}", cfg.iw).to_lowercase()
             }
-            Profile::Paced { cfg, .. } => match cfg.law {
-                RateConfig::Fixed(r) => format!("fixed-{}bps", r.bps()),
-                RateConfig::Rcp { .. } => "rcp".to_string(),
-            },
+            Profile::Paced { cfg, .. } => cfg.law.label(),
         }
     }
 }

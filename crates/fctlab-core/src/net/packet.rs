@@ -5,6 +5,9 @@
 
 use crate::units::Time;
 
+/// JetMax's RT / RS value for "no router yet" (router ids on JetMax paths are below it).
+pub const JETMAX_NO_ROUTER: u16 = u16::MAX;
+
 /// Index of a flow in the world's flow arena.
 pub type FlowId = u32;
 
@@ -73,6 +76,26 @@ pub enum CongestionHeader {
         /// Window change for the sender, bytes.
         feedback: f32,
     },
+    /// JetMax, forward (seed 003 sec. III-E): the flow's bottleneck router RT, and the smallest
+    /// rate a router on the path offered so far with that router's id RS (router ids are
+    /// 16-bit so that the header fits the packet's two cache lines).
+    JetMax {
+        /// The flow's current bottleneck router (`JETMAX_NO_ROUTER`: none yet).
+        rt: u16,
+        /// The router that offered `rate` (`JETMAX_NO_ROUTER`: none yet).
+        rs: u16,
+        /// The smallest rate offered so far, bit/s (infinite: none yet).
+        rate: f32,
+        /// The flow's inter-packet interval, s (zero before it has a rate).
+        ipi: f32,
+    },
+    /// JetMax, reverse: the echo of RS and the rate.
+    JetMaxFeedback {
+        /// The router that offered the rate.
+        rs: u16,
+        /// The path's smallest offered rate, bit/s.
+        rate: f32,
+    },
 }
 
 impl CongestionHeader {
@@ -81,6 +104,7 @@ impl CongestionHeader {
         match self {
             CongestionHeader::Rcp { rate_kbps, .. } => CongestionHeader::RcpFeedback { rate_kbps },
             CongestionHeader::Xcp { feedback, .. } => CongestionHeader::XcpFeedback { feedback },
+            CongestionHeader::JetMax { rs, rate, .. } => CongestionHeader::JetMaxFeedback { rs, rate },
             other => other,
         }
     }

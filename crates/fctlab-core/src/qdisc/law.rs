@@ -21,7 +21,7 @@
 //! [`RouterLaw`], add one variant to [`Law`] (and one arm to `each_law!`), and build an
 //! `ExplicitQueue::new(ctx, limit, Law::<Name>(..))` in `scenario/queues.rs`'s `QueueSpec::build`.
 
-use super::{DropTail, Limit, QueueDiscipline, RcpLaw, XcpLaw};
+use super::{DropTail, JetMaxLaw, Limit, QueueDiscipline, RcpLaw, XcpLaw};
 use crate::metrics::series::Metric;
 use crate::net::packet::Packet;
 use crate::units::{Rate, Time};
@@ -70,6 +70,8 @@ pub enum Law {
     Rcp(RcpLaw),
     /// XCP: per-packet window feedback from efficiency and fairness controllers.
     Xcp(XcpLaw),
+    /// JetMax: eq. 4's fair rate for the flows bottlenecked here, bottleneck selection.
+    JetMax(JetMaxLaw),
 }
 
 macro_rules! each_law {
@@ -77,6 +79,7 @@ macro_rules! each_law {
         match $self {
             Law::Rcp($l) => $body,
             Law::Xcp($l) => $body,
+            Law::JetMax($l) => $body,
         }
     };
 }

@@ -17,6 +17,7 @@
 //! (`QueueSpec::build`, a new `kind`). Nothing in the link, the world or the metrics changes.
 
 pub mod droptail;
+pub mod jetmax;
 pub mod law;
 pub mod prio;
 pub mod rcp;
@@ -25,6 +26,7 @@ pub mod xcp;
 use crate::net::packet::Packet;
 use crate::units::Time;
 pub use droptail::DropTail;
+pub use jetmax::{JetMaxLaw, JetMaxParams};
 pub use law::{ExplicitQueue, Law, PortCtx, RouterLaw};
 pub use prio::Prio;
 pub use rcp::{RcpLaw, RcpParams};

@@ -5,7 +5,10 @@ use super::names::{resolve_link, unknown_link};
 use super::transports::pick_fraction;
 use crate::error::{SpecError, SpecResult};
 use crate::net::link::{FifoSchedule, Link, Port};
-use crate::qdisc::{ExplicitQueue, Law, Limit, PortCtx, Prio, Qdisc, RcpLaw, RcpParams, XcpLaw, XcpParams};
+use crate::net::packet::JETMAX_NO_ROUTER;
+use crate::qdisc::{
+    ExplicitQueue, JetMaxLaw, JetMaxParams, Law, Limit, PortCtx, Prio, Qdisc, RcpLaw, RcpParams, XcpLaw, XcpParams,
+};
 use crate::quantity::{BytesQ, TimeQ};
 use crate::rng::Rng;
 use crate::topology::{NodeKind, Topology};
@@ -43,6 +46,22 @@ pub enum QueueSpec {
         /// Limit in packets.
         #[serde(default)]
         limit_packets: Option<u64>,
+    },
+    /// JetMax's router (seed 003 eq. 4): a drop-tail FIFO that offers each flow its fair
+    /// rate and names the path's bottleneck.
+    Jetmax {
+        /// Limit in bytes (wire size).
+        #[serde(default)]
+        limit: Option<BytesQ>,
+        /// Limit in packets.
+        #[serde(default)]
+        limit_packets: Option<u64>,
+        /// Desired utilization gamma (default 0.98).
+        #[serde(default)]
+        gamma: Option<f64>,
+        /// Control interval (default 100 ms).
+        #[serde(default)]
+        interval: Option<TimeQ>,
     },
     /// XCP's router: a drop-tail FIFO whose controllers write per-packet window feedback.
     Xcp {
@@ -148,6 +167,23 @@ impl QueueSpec {
                 let p = self.rcp_params();
                 p.validate(ctx.capacity)?;
                 Ok(explicit(ctx, Self::limit(limit, limit_packets)?, Law::Rcp(RcpLaw::new(ctx.capacity, p))))
+            }
+            QueueSpec::Jetmax { limit, limit_packets, gamma, interval } => {
+                let d = JetMaxParams::default();
+                let p =
+                    JetMaxParams { gamma: gamma.unwrap_or(d.gamma), interval: interval.map_or(d.interval, |t| t.0) };
+                p.validate()?;
+                if ctx.router >= JETMAX_NO_ROUTER as u32 {
+                    return Err(SpecError::new(
+                        "kind",
+                        format!(
+                            "a jetmax queue on router node {}: expected routers with node ids below {JETMAX_NO_ROUTER}, \
+                             the most JetMax's 16-bit router fields carry",
+                            ctx.router
+                        ),
+                    ));
+                }
+                Ok(explicit(ctx, Self::limit(limit, limit_packets)?, Law::JetMax(JetMaxLaw::new(p))))
             }
             QueueSpec::Droptail { limit, limit_packets } => {
                 Ok(Port::Fifo(FifoSchedule::new(Self::limit(limit, limit_packets)?)))

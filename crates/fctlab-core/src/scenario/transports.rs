@@ -33,6 +33,9 @@ pub enum Protocol {
     Xcp,
     /// R-TCP: TCP whose window is RCP's rate x RTT, paced at that rate (needs `rcp` queues).
     Rtcp,
+    /// JetMax: paced at a rate that closes 60% of the gap to the bottleneck's offer every RTT
+    /// (needs `jetmax` queues).
+    Jetmax,
 }
 
 /// Delayed-ACK settings.
@@ -123,6 +126,8 @@ pub struct TransportSpec {
 const RCP_HEADER: u32 = 12;
 /// Bytes of the XCP header (cwnd, RTT, feedback; seed 003) on top of the TCP/IP headers.
 const XCP_HEADER: u32 = 20;
+/// JetMax's congestion header (seed 003 sec. III-D: 32 bytes, the fields of both directions).
+const JETMAX_HEADER: u32 = 32;
 
 impl TransportSpec {
     /// `self` with every unset field taken from `base` (RC3's buckets only if the result is RC3).
@@ -161,8 +166,8 @@ impl TransportSpec {
         let app = self.app()?;
         let protocol = self.protocol.unwrap_or_default();
         self.rc3(protocol, &mut cfg)?;
-        if protocol == Protocol::Rcp {
-            return self.paced(cfg, header, app);
+        if protocol == Protocol::Rcp || protocol == Protocol::Jetmax {
+            return self.paced(protocol, cfg, header, app);
         }
         if self.fixed_rate.is_some() {
             return Err(SpecError::new("fixed_rate", "only meaningful with protocol = \"rcp\""));
@@ -285,9 +290,17 @@ impl TransportSpec {
 
     /// RCP's paced profile: a sender at the routers' stamped rate (or `fixed_rate`), and a
     /// TCP receiver `cfg` echoing the header.
-    fn paced(&self, cfg: TcpConfig, header: Option<u32>, app: Option<AppTemplate>) -> SpecResult<Profile> {
-        // The RCP header travels on top of the TCP/IP headers unless `header` says otherwise.
-        let header = header.unwrap_or(TcpConfig::default().header + RCP_HEADER);
+    fn paced(
+        &self,
+        protocol: Protocol,
+        cfg: TcpConfig,
+        header: Option<u32>,
+        app: Option<AppTemplate>,
+    ) -> SpecResult<Profile> {
+        // The congestion header travels on top of the TCP/IP headers unless `header` says
+        // otherwise.
+        let cc_header = if protocol == Protocol::Jetmax { JETMAX_HEADER } else { RCP_HEADER };
+        let header = header.unwrap_or(TcpConfig::default().header + cc_header);
         let rx = TcpConfig { header, ..cfg };
         let handshake = self.handshake.unwrap_or(true);
         if !handshake && self.fixed_rate.is_none() {
@@ -296,9 +309,14 @@ impl TransportSpec {
                 "expected true without fixed_rate, got false: an RCP sender learns its rate from the SYN-ACK",
             ));
         }
-        let law = match self.fixed_rate {
-            Some(r) => RateConfig::Fixed(r.0),
-            None => RateConfig::Rcp { unlimited: Rate::from_gbps(10) },
+        let unlimited = Rate::from_gbps(10);
+        let law = match (protocol, self.fixed_rate) {
+            (Protocol::Jetmax, Some(_)) => {
+                return Err(SpecError::new("fixed_rate", "only meaningful with protocol = \"rcp\""))
+            }
+            (Protocol::Jetmax, None) => RateConfig::JetMax { tau: 0.6, unlimited },
+            (_, Some(r)) => RateConfig::Fixed(r.0),
+            (_, None) => RateConfig::Rcp { unlimited },
         };
         let paced = PacedConfig {
             mss: cfg.mss,

@@ -5,6 +5,7 @@
 //! SACK scoreboard, retransmission timer, probes, pacing clock) is the sender's
 //! ([`super::PacedSender`]), shared by every law. Dispatch is static through [`RateLaw`].
 
+use super::jetmax::JetMaxHost;
 use super::rcp::{FixedRate, RcpHost};
 use crate::net::packet::{CongestionHeader, PacketKind};
 use crate::units::{Rate, Time};
@@ -20,6 +21,8 @@ pub struct LawCtx {
     pub sent_bytes: u64,
     /// The rate the sender paces at now, bit/s.
     pub rate_bps: f64,
+    /// The packet's bytes on the wire.
+    pub wire: u32,
 }
 
 /// The hooks of a rate-based end host.
@@ -43,6 +46,24 @@ pub enum RateConfig {
     },
     /// One rate for every flow, feedback ignored (the thesis's fixed-rate study).
     Fixed(Rate),
+    /// JetMax (seed 003 eq. 3): gain `tau`; `unlimited` on a path without JetMax routers.
+    JetMax {
+        /// The gain tau, 0 < tau < 2 (seed 003: 0.6).
+        tau: f64,
+        /// The rate used when no router offered one.
+        unlimited: Rate,
+    },
+}
+
+impl RateConfig {
+    /// The flow table's `protocol` label of the default transport.
+    pub fn label(&self) -> String {
+        match self {
+            RateConfig::Rcp { .. } => "rcp".to_string(),
+            RateConfig::Fixed(r) => format!("fixed-{}bps", r.bps()),
+            RateConfig::JetMax { .. } => "jetmax".to_string(),
+        }
+    }
 }
 
 /// A paced sender's law, statically dispatched.
@@ -52,6 +73,8 @@ pub enum RateLaw {
     Rcp(RcpHost),
     /// A fixed rate.
     Fixed(FixedRate),
+    /// JetMax.
+    JetMax(JetMaxHost),
 }
 
 impl RateLaw {
@@ -60,6 +83,7 @@ impl RateLaw {
         match cfg {
             RateConfig::Rcp { unlimited } => RateLaw::Rcp(RcpHost::new(unlimited)),
             RateConfig::Fixed(r) => RateLaw::Fixed(FixedRate::new(r)),
+            RateConfig::JetMax { tau, unlimited } => RateLaw::JetMax(JetMaxHost::new(tau, unlimited)),
         }
     }
 }
@@ -69,6 +93,7 @@ macro_rules! each_law {
         match $self {
             RateLaw::Rcp($l) => $body,
             RateLaw::Fixed($l) => $body,
+            RateLaw::JetMax($l) => $body,
         }
     };
 }

@@ -7,6 +7,7 @@
 //! | `mod.rs` | the sender: handshake, pacing clock, SACK scoreboard, retransmissions, probes |
 //! | `law.rs` | the rate-law interface and its static dispatch |
 //! | `rcp.rs` | RCP's host law (the routers' stamped rate) and the fixed-rate law |
+//! | `jetmax.rs` | JetMax's host law (seed 003 eq. 3) |
 //!
 //! - The SYN carries the law's header; data starts after the SYN-ACK, one packet every
 //!   `wire bits / rate`, the rate updated by the law on each ACK.
@@ -23,6 +24,7 @@
 //!   SYN that queued behind data would bunch the next flows' starts at the end of each busy
 //!   period.
 
+pub mod jetmax;
 pub mod law;
 pub mod rcp;
 
@@ -135,14 +137,15 @@ impl PacedSender {
         }
     }
 
-    fn header(&self, kind: PacketKind) -> CongestionHeader {
-        self.law.header(LawCtx { kind, srtt: self.rtt.srtt(), sent_bytes: self.sent_bytes, rate_bps: self.rate })
+    fn header(&self, kind: PacketKind, wire: u32) -> CongestionHeader {
+        let srtt = self.rtt.srtt();
+        self.law.header(LawCtx { kind, srtt, sent_bytes: self.sent_bytes, rate_bps: self.rate, wire })
     }
 
     fn send_syn(&mut self, now: Time, out: &mut Vec<Packet>) {
         let mut p = self.addr.forward(PacketKind::Syn, now);
         p.wire = self.cfg.header;
-        p.cc = self.header(PacketKind::Syn);
+        p.cc = self.header(PacketKind::Syn, p.wire);
         out.push(p);
         self.rto_at = Some(now + self.rtt.rto());
     }
@@ -193,7 +196,7 @@ impl PacedSender {
             p.seq = a;
             p.len = (b - a) as u32;
             p.wire = p.len + self.cfg.header;
-            p.cc = self.header(PacketKind::Data);
+            p.cc = self.header(PacketKind::Data, p.wire);
             out.push(p);
             self.sent_bytes += b - a;
             if retx {
@@ -225,7 +228,7 @@ impl PacedSender {
             p.seq = self.segs.range(self.board.una().min(self.segs.count().saturating_sub(1))).0;
             p.len = 0;
             p.wire = self.cfg.header;
-            p.cc = self.header(PacketKind::Data);
+            p.cc = self.header(PacketKind::Data, p.wire);
             out.push(p);
             self.probe_at = now + srtt;
         }

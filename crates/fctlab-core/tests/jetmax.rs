@@ -1,0 +1,139 @@
+//! JetMax end to end (seed 003 sec. II and IV): flows reach max-min rates (of the capacity
+//! times gamma = 0.98, the default utilization) with the queue near zero, on a dumbbell and on seed 003's parking lot (Fig. 10, rates scaled down tenfold), and
+//! a flow converges in the same number of RTTs on links of any capacity.
+
+mod common;
+
+use fctlab_core::world::World;
+use serde_json::json;
+
+fn run(s: serde_json::Value) -> World {
+    let mut w = common::world(&s);
+    w.run();
+    w
+}
+
+/// ```text
+///   l0..l3 --1G-- rl ==100M, 10 ms, JetMax== rr --1G-- r0..r3
+/// ```
+#[test]
+fn long_lived_flows_share_a_dumbbell_equally_with_an_empty_queue() {
+    let flows: Vec<_> = (0..4)
+        .map(|i| json!({"src": format!("l{i}"), "dst": format!("r{i}"), "start": format!("{}s", i), "stop": "8s"}))
+        .collect();
+    let uplinks: Vec<String> = (0..4).map(|i| format!("l{i}->rl")).collect();
+    let mut links = uplinks.clone();
+    links.push("bottleneck".into());
+    let w = run(json!({
+        "duration": "8s",
+        "topology": {"kind": "dumbbell", "hosts_per_side": 4, "bottleneck_rate": "100Mbps",
+                     "bottleneck_delay": "10ms", "access_rate": "1Gbps"},
+        "queues": {"router": {"kind": "jetmax", "limit": "2MB"}},
+        "transport": {"protocol": "jetmax"},
+        "workload": [{"kind": "long_lived", "flows": flows}],
+        "output": {"series": {"interval": "50ms", "links": links}},
+    }));
+    let total = common::series_mean(&w, "throughput_bps", "bottleneck", 5.0, 8.0) / 1e6;
+    assert!((total - 98.0).abs() < 1.0, "utilization {total} Mb/s, gamma C = 98");
+    for u in &uplinks {
+        let r = common::series_mean(&w, "throughput_bps", u, 5.0, 8.0) / 1e6;
+        assert!((r - 24.5).abs() < 0.03 * 24.5, "{u}: {r} Mb/s, fair share 24.5");
+    }
+    let q = common::series_mean(&w, "queue_bytes", "bottleneck", 5.0, 8.0);
+    assert!(q < 5_000.0, "steady-state queue {q} B");
+    assert!(w.records.iter().all(|r| r.retx_bytes == 0), "JetMax loses nothing here");
+}
+
+/// Seed 003 Fig. 9(b)/10 at a tenth of the rates: l1 = 97 Mb/s, l2 = 80 Mb/s, 25 ms each way;
+/// x1 crosses both (0-12 s), x2 only l1 (from 4 s), x3 only l2 (from 8 s). Max-min: x1 80; then
+/// x1 = x2 = 48.5; then x1 = x3 = 40, x2 = 57; then x2 = 97, x3 = 80.
+#[test]
+fn parking_lot_flows_follow_the_max_min_rates_of_every_phase() {
+    let w = run(json!({
+        "duration": "16s",
+        "topology": {"kind": "graph",
+            "nodes": [{"name": "a", "kind": "router"}, {"name": "b", "kind": "router"}, {"name": "c", "kind": "router"},
+                      {"name": "s1", "kind": "host"}, {"name": "d1", "kind": "host"},
+                      {"name": "s2", "kind": "host"}, {"name": "d2", "kind": "host"},
+                      {"name": "s3", "kind": "host"}, {"name": "d3", "kind": "host"}],
+            "links": [{"a": "a", "b": "b", "rate": "97Mbps", "delay": "25ms"},
+                      {"a": "b", "b": "c", "rate": "80Mbps", "delay": "25ms"},
+                      {"a": "s1", "b": "a", "rate": "1Gbps", "delay": "0ms"},
+                      {"a": "d1", "b": "c", "rate": "1Gbps", "delay": "0ms"},
+                      {"a": "s2", "b": "a", "rate": "1Gbps", "delay": "0ms"},
+                      {"a": "d2", "b": "b", "rate": "1Gbps", "delay": "0ms"},
+                      {"a": "s3", "b": "b", "rate": "1Gbps", "delay": "0ms"},
+                      {"a": "d3", "b": "c", "rate": "1Gbps", "delay": "0ms"}]},
+        "queues": {"router": {"kind": "jetmax", "limit": "4MB"}},
+        "transport": {"protocol": "jetmax"},
+        "workload": [{"kind": "long_lived", "flows": [
+            {"src": "s1", "dst": "d1", "start": "0s", "stop": "12s"},
+            {"src": "s2", "dst": "d2", "start": "4s", "stop": "16s"},
+            {"src": "s3", "dst": "d3", "start": "8s", "stop": "16s"}]}],
+        "output": {"series": {"interval": "100ms", "links": ["s1->a", "s2->a", "s3->b", "a->b", "b->c"]}},
+    }));
+    let phases = [
+        (2.0, 4.0, [80.0, 0.0, 0.0]),
+        (6.0, 8.0, [48.5, 48.5, 0.0]),
+        (10.0, 12.0, [40.0, 57.0, 40.0]),
+        (14.0, 16.0, [0.0, 97.0, 80.0]),
+    ];
+    for (from, to, want) in phases {
+        for (link, want) in ["s1->a", "s2->a", "s3->b"].iter().zip(want) {
+            let r = common::series_mean(&w, "throughput_bps", link, from, to) / 1e6;
+            if want == 0.0 {
+                assert!(r < 0.5, "{link} in {from}-{to} s: {r} Mb/s, expected idle");
+            } else {
+                let want = 0.98 * want;
+                assert!((r - want).abs() < 0.03 * want, "{link} in {from}-{to} s: {r} Mb/s, max-min {want}");
+            }
+        }
+        for l in ["a->b", "b->c"] {
+            let q = common::series_mean(&w, "queue_bytes", l, from, to);
+            assert!(q < 15_000.0, "{l} in {from}-{to} s: queue {q} B");
+        }
+    }
+}
+
+/// One flow alone on a link of 1 Mb/s, 100 Mb/s or 10 Gb/s, RTT 100 ms: six RTTs after its
+/// first data it sends within a few percent of the capacity, and in its second RTT well below
+/// it (eq. 3: 60%, 84%, 94%, 97%, 99% of the offer, whatever the capacity).
+#[test]
+fn convergence_takes_the_same_number_of_rtts_at_any_capacity() {
+    for (rate, c) in [("1Mbps", 1e6), ("100Mbps", 1e8), ("10Gbps", 1e10)] {
+        let w = run(json!({
+            "duration": "2s",
+            "topology": {"kind": "dumbbell", "hosts_per_side": 1, "bottleneck_rate": rate,
+                         "bottleneck_delay": "50ms", "access_rate": "40Gbps"},
+            "queues": {"router": {"kind": "jetmax", "limit_packets": 100000}},
+            "transport": {"protocol": "jetmax"},
+            "workload": [{"kind": "long_lived", "flows": [{"src": "l0", "dst": "r0", "start": "0s", "stop": "2s"}]}],
+            "output": {"series": {"interval": "100ms", "links": ["l0->rl"]}},
+        }));
+        // Data starts after the handshake (one RTT, 0.1 s).
+        let early = common::series_mean(&w, "throughput_bps", "l0->rl", 0.15, 0.25) / c;
+        let late = common::series_mean(&w, "throughput_bps", "l0->rl", 1.0, 2.0) / c;
+        assert!(early < 0.9, "{rate}: {early} of C in the second RTT");
+        assert!((late - 0.98).abs() < 0.01, "{rate}: {late} of C from the seventh RTT on, gamma = 0.98");
+    }
+}
+
+#[test]
+fn bad_jetmax_settings_are_refused_naming_the_field() {
+    let scenario = |queue: serde_json::Value, transport: serde_json::Value| {
+        json!({
+            "duration": "1s",
+            "topology": {"kind": "dumbbell", "hosts_per_side": 1, "bottleneck_rate": "10Mbps", "bottleneck_delay": "1ms"},
+            "queues": {"router": queue},
+            "transport": transport,
+            "workload": [{"kind": "long_lived", "flows": [{"src": "l0", "dst": "r0", "start": "0s"}]}],
+        })
+        .to_string()
+    };
+    let err = |q, t| fctlab_core::scenario::build(&scenario(q, t), std::path::Path::new(".")).err().expect("refused");
+    let e = err(json!({"kind": "jetmax", "gamma": 1.5}), json!({"protocol": "jetmax"}));
+    assert_eq!(e.field, "queues.router.gamma", "{e}");
+    assert!(e.message.contains("1.5"), "{e}");
+    let e = err(json!({"kind": "jetmax"}), json!({"protocol": "jetmax", "fixed_rate": "1Mbps"}));
+    assert_eq!(e.field, "transport.fixed_rate", "{e}");
+}
