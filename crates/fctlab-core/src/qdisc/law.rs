@@ -1,6 +1,6 @@
 //! Router laws: the control half of an explicit-feedback router, apart from its queue.
 //!
-//! An explicit-feedback router (RCP, XCP) is a drop-tail FIFO plus a *law*: arithmetic that
+//! An explicit-feedback router (RCP, XCP, JetMax) is a drop-tail FIFO plus a *law*: arithmetic that
 //! watches the packets offered to the port, runs once per control interval, and writes its
 //! verdict into the congestion header of departing packets. [`ExplicitQueue`] is the queue
 //! half, written once: it owns the buffer and all byte and packet accounting, and calls the

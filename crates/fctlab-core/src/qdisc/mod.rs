@@ -6,7 +6,7 @@
 //! needs no discipline at all (see `net::link`).
 //! Static dispatch through the [`Qdisc`] enum keeps the hot path free of virtual calls.
 //!
-//! **Router laws.** The explicit-feedback routers (RCP, XCP) are one discipline,
+//! **Router laws.** The explicit-feedback routers (RCP, XCP, JetMax) are one discipline,
 //! [`ExplicitQueue`]: a drop-tail FIFO that owns the buffer and its accounting and calls a
 //! *router law* ([`law::RouterLaw`]) at fixed points: every offered packet before admission,
 //! every departure (where the law stamps the header), a periodic control tick, and each series
@@ -78,7 +78,7 @@ pub enum Qdisc {
     DropTail(DropTail),
     /// Strict priority bands sharing one buffer, with push-out.
     Prio(Prio),
-    /// A FIFO run by an explicit-feedback router law (RCP, XCP).
+    /// A FIFO run by an explicit-feedback router law (RCP, XCP, JetMax).
     Explicit(ExplicitQueue),
 }
 
