@@ -151,8 +151,13 @@ impl JetMaxLaw {
     fn admit(&mut self, ctx: &PortCtx) {
         self.flows = self.flows.max(0.0) + 1.0;
         self.admitted = true;
+        self.fair = Some(self.eq_4(ctx));
+    }
+
+    /// Eq. 4 with the current N_l and u_l: g_l = (gamma C - u_l) / N_l.
+    fn eq_4(&self, ctx: &PortCtx) -> f64 {
         let spare = (self.p.gamma * ctx.capacity.bps_f64() - self.other).max(0.0);
-        self.fair = Some(spare / share_count(self.flows));
+        spare / share_count(self.flows)
     }
 }
 
@@ -206,8 +211,7 @@ impl RouterLaw for JetMaxLaw {
             // its SYN-ACK): the admission count stands until its intervals count it fully.
             self.flows = if self.admitted { counted.max(self.flows) } else { counted };
             self.other = self.other_bytes as f64 * 8.0 / t;
-            let spare = (self.p.gamma * ctx.capacity.bps_f64() - self.other).max(0.0);
-            self.fair = Some(spare / share_count(self.flows));
+            self.fair = Some(self.eq_4(ctx));
         }
         self.next_tick = now + self.p.interval;
         self.ipi_sum = self.carry.min(self.p.interval.as_secs_f64());

@@ -30,7 +30,7 @@
 
 use super::{CcState, CongestionControl, HeaderCtx};
 use crate::net::packet::CongestionHeader;
-use crate::transport::paced::rcp::forward_header;
+use crate::transport::paced::rcp::{echoed_rate, forward_header};
 use crate::units::{Rate, Time};
 
 /// R-TCP settings beyond TCP's.
@@ -82,7 +82,7 @@ impl CongestionControl for Rtcp {
     /// An echoed rate sets the pacing rate and, once there is an SRTT, the window
     /// ([`rate_window`]), in and out of recovery.
     fn on_feedback(&mut self, st: &mut CcState, echo: CongestionHeader, srtt: Option<Time>) -> bool {
-        if let Some(rate) = echoed_rate(&self.cfg, echo) {
+        if let Some(rate) = echoed_rate(self.cfg.unlimited_rate, echo) {
             self.rate = rate;
             if let Some(srtt) = srtt {
                 st.cwnd = rate_window(rate, srtt, self.mss, self.header, self.rwnd);
@@ -97,16 +97,6 @@ impl CongestionControl for Rtcp {
 
     fn reacts_to_loss(&self) -> bool {
         false
-    }
-}
-
-/// The rate an echoed header gives the sender, if it carries RCP feedback; "unlimited"
-/// (`u32::MAX` kbit/s) means no RCP router on the path and gives `cfg.unlimited_rate`.
-pub fn echoed_rate(cfg: &RtcpConfig, cc: CongestionHeader) -> Option<Rate> {
-    match cc {
-        CongestionHeader::RcpFeedback { rate_kbps: u32::MAX } => Some(cfg.unlimited_rate),
-        CongestionHeader::RcpFeedback { rate_kbps } => Some(Rate::from_bps(rate_kbps.max(1) as u64 * 1000)),
-        _ => None,
     }
 }
 
@@ -146,9 +136,18 @@ mod tests {
     #[test]
     fn unlimited_feedback_means_the_configured_rate() {
         let cfg = RtcpConfig::default();
-        assert_eq!(echoed_rate(&cfg, CongestionHeader::RcpFeedback { rate_kbps: u32::MAX }), Some(Rate::from_gbps(10)));
-        assert_eq!(echoed_rate(&cfg, CongestionHeader::RcpFeedback { rate_kbps: 25_000 }), Some(Rate::from_mbps(25)));
-        assert_eq!(echoed_rate(&cfg, CongestionHeader::RcpFeedback { rate_kbps: 0 }), Some(Rate::from_bps(1000)));
-        assert_eq!(echoed_rate(&cfg, CongestionHeader::None), None);
+        assert_eq!(
+            echoed_rate(cfg.unlimited_rate, CongestionHeader::RcpFeedback { rate_kbps: u32::MAX }),
+            Some(Rate::from_gbps(10))
+        );
+        assert_eq!(
+            echoed_rate(cfg.unlimited_rate, CongestionHeader::RcpFeedback { rate_kbps: 25_000 }),
+            Some(Rate::from_mbps(25))
+        );
+        assert_eq!(
+            echoed_rate(cfg.unlimited_rate, CongestionHeader::RcpFeedback { rate_kbps: 0 }),
+            Some(Rate::from_bps(1000))
+        );
+        assert_eq!(echoed_rate(cfg.unlimited_rate, CongestionHeader::None), None);
     }
 }

@@ -19,6 +19,17 @@ pub fn forward_header(srtt: Option<Time>, sent_bytes: u64) -> CongestionHeader {
     CongestionHeader::Rcp { rate_kbps: u32::MAX, rtt_us, age_kib: (sent_bytes / 1024).min(u32::MAX as u64) as u32 }
 }
 
+/// The rate an echoed header gives the sender, if it carries RCP feedback (at least 1 kbit/s);
+/// "unlimited" (`u32::MAX` kbit/s) means no RCP router on the path and gives `unlimited`.
+/// RCP hosts and R-TCP read their feedback with it.
+pub fn echoed_rate(unlimited: Rate, cc: CongestionHeader) -> Option<Rate> {
+    match cc {
+        CongestionHeader::RcpFeedback { rate_kbps: u32::MAX } => Some(unlimited),
+        CongestionHeader::RcpFeedback { rate_kbps } => Some(Rate::from_bps(rate_kbps.max(1) as u64 * 1000)),
+        _ => None,
+    }
+}
+
 /// The RCP end host: paced at the echoed rate.
 #[derive(Clone, Debug)]
 pub struct RcpHost {
@@ -40,11 +51,7 @@ impl RateControl for RcpHost {
         forward_header(ctx.srtt, ctx.sent_bytes)
     }
     fn on_feedback(&mut self, _now: Time, echo: CongestionHeader, _srtt: Option<Time>) -> Option<f64> {
-        match echo {
-            CongestionHeader::RcpFeedback { rate_kbps: u32::MAX } => Some(self.unlimited.bps_f64()),
-            CongestionHeader::RcpFeedback { rate_kbps } => Some(rate_kbps.max(1) as f64 * 1e3),
-            _ => None,
-        }
+        echoed_rate(self.unlimited, echo).map(Rate::bps_f64)
     }
 }
 
