@@ -1,6 +1,6 @@
 //! JetMax end to end (seed 003 sec. II and IV): flows reach max-min rates (of the capacity
-//! times gamma = 0.98, the default utilization) with the queue near zero, on a dumbbell and on seed 003's parking lot (Fig. 10, rates scaled down tenfold), and
-//! a flow converges in the same number of RTTs on links of any capacity.
+//! times gamma = 0.98, the default utilization) with the queue near zero, on a dumbbell and on
+//! seed 003's parking lot (Fig. 10, rates scaled down tenfold), and a flow converges in the same number of RTTs on links of any capacity.
 
 mod common;
 
@@ -44,55 +44,13 @@ fn long_lived_flows_share_a_dumbbell_equally_with_an_empty_queue() {
     assert!(w.records.iter().all(|r| r.retx_bytes == 0), "JetMax loses nothing here");
 }
 
-/// Seed 003 Fig. 9(b)/10 at a tenth of the rates: l1 = 97 Mb/s, l2 = 80 Mb/s, 25 ms each way;
-/// x1 crosses both (0-12 s), x2 only l1 (from 4 s), x3 only l2 (from 8 s). Max-min: x1 80; then
-/// x1 = x2 = 48.5; then x1 = x3 = 40, x2 = 57; then x2 = 97, x3 = 80.
+/// Seed 003 Fig. 9(b)/10 at a tenth of the rates, phases of 4 s (`common::seed003_parking_lot`):
+/// every flow within 3% of its max-min rate (times gamma = 0.98) in every phase, queues < 15 kB.
 #[test]
 fn parking_lot_flows_follow_the_max_min_rates_of_every_phase() {
-    let w = run(json!({
-        "duration": "16s",
-        "topology": {"kind": "graph",
-            "nodes": [{"name": "a", "kind": "router"}, {"name": "b", "kind": "router"}, {"name": "c", "kind": "router"},
-                      {"name": "s1", "kind": "host"}, {"name": "d1", "kind": "host"},
-                      {"name": "s2", "kind": "host"}, {"name": "d2", "kind": "host"},
-                      {"name": "s3", "kind": "host"}, {"name": "d3", "kind": "host"}],
-            "links": [{"a": "a", "b": "b", "rate": "97Mbps", "delay": "25ms"},
-                      {"a": "b", "b": "c", "rate": "80Mbps", "delay": "25ms"},
-                      {"a": "s1", "b": "a", "rate": "1Gbps", "delay": "0ms"},
-                      {"a": "d1", "b": "c", "rate": "1Gbps", "delay": "0ms"},
-                      {"a": "s2", "b": "a", "rate": "1Gbps", "delay": "0ms"},
-                      {"a": "d2", "b": "b", "rate": "1Gbps", "delay": "0ms"},
-                      {"a": "s3", "b": "b", "rate": "1Gbps", "delay": "0ms"},
-                      {"a": "d3", "b": "c", "rate": "1Gbps", "delay": "0ms"}]},
-        "queues": {"router": {"kind": "jetmax", "limit": "4MB"}},
-        "transport": {"protocol": "jetmax"},
-        "workload": [{"kind": "long_lived", "flows": [
-            {"src": "s1", "dst": "d1", "start": "0s", "stop": "12s"},
-            {"src": "s2", "dst": "d2", "start": "4s", "stop": "16s"},
-            {"src": "s3", "dst": "d3", "start": "8s", "stop": "16s"}]}],
-        "output": {"series": {"interval": "100ms", "links": ["s1->a", "s2->a", "s3->b", "a->b", "b->c"]}},
-    }));
-    let phases = [
-        (2.0, 4.0, [80.0, 0.0, 0.0]),
-        (6.0, 8.0, [48.5, 48.5, 0.0]),
-        (10.0, 12.0, [40.0, 57.0, 40.0]),
-        (14.0, 16.0, [0.0, 97.0, 80.0]),
-    ];
-    for (from, to, want) in phases {
-        for (link, want) in ["s1->a", "s2->a", "s3->b"].iter().zip(want) {
-            let r = common::series_mean(&w, "throughput_bps", link, from, to) / 1e6;
-            if want == 0.0 {
-                assert!(r < 0.5, "{link} in {from}-{to} s: {r} Mb/s, expected idle");
-            } else {
-                let want = 0.98 * want;
-                assert!((r - want).abs() < 0.03 * want, "{link} in {from}-{to} s: {r} Mb/s, max-min {want}");
-            }
-        }
-        for l in ["a->b", "b->c"] {
-            let q = common::series_mean(&w, "queue_bytes", l, from, to);
-            assert!(q < 15_000.0, "{l} in {from}-{to} s: queue {q} B");
-        }
-    }
+    let queue = json!({"kind": "jetmax", "limit": "4MB"});
+    let w = run(common::seed003_parking_lot(queue, json!({"protocol": "jetmax"}), 4.0));
+    common::check_seed003_phases(&w, 0.98, 4.0, 15_000.0);
 }
 
 /// One flow alone on a link of 1 Mb/s, 100 Mb/s or 10 Gb/s, RTT 100 ms: six RTTs after its
