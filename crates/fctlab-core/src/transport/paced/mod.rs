@@ -78,6 +78,8 @@ pub struct PacedSender {
     nxt: u32,
     rxt_scan: u32,
     next_send: Time,
+    /// When the last packet left (the start of the gap `next_send` ends).
+    last_send: Time,
     probe_at: Time,
     rto_at: Option<Time>,
     sent_bytes: u64,
@@ -104,6 +106,7 @@ impl PacedSender {
             nxt: 0,
             rxt_scan: 0,
             next_send: start,
+            last_send: start,
             probe_at: Time::MAX,
             rto_at: None,
             sent_bytes: 0,
@@ -151,9 +154,20 @@ impl PacedSender {
     }
 
     /// Hands the law an echoed header; the rate it gives is the new pacing rate.
+    ///
+    /// While the next packet is more than an RTT away (the probing regime), a higher rate also
+    /// shortens the gap under way: it is re-timed from the last packet at the new rate. A law
+    /// that starts from almost nothing and rises once per interval (PIQI-RCP) would otherwise
+    /// wait out the first, longest gap whatever the feedback says meanwhile. Above one packet
+    /// per RTT the new rate applies from the next gap on.
     fn take_rate(&mut self, now: Time, cc: CongestionHeader) {
-        if let Some(r) = self.law.on_feedback(now, cc, self.rtt.srtt()) {
-            self.rate = r;
+        let srtt = self.rtt.srtt();
+        let Some(r) = self.law.on_feedback(now, cc, srtt) else { return };
+        let old = self.rate;
+        self.rate = r;
+        if r > old && srtt.is_some_and(|s| self.next_send > now + s) {
+            let gap = (self.next_send - self.last_send).as_secs_f64() * old / r;
+            self.next_send = (self.last_send + Time::from_secs_f64(gap)).max(now);
         }
     }
 
@@ -205,6 +219,7 @@ impl PacedSender {
             } else {
                 self.board.on_sent(i);
             }
+            self.last_send = now;
             self.next_send += self.gap(p.wire);
             if self.rto_at.is_none() {
                 self.rto_at = Some(now + self.rtt.rto());
