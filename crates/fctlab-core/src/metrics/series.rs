@@ -21,6 +21,8 @@ pub enum Metric {
     RcpRateBps,
     /// An RCP port's running average RTT d, s (thesis sec. 3.5); rows only for RCP ports.
     RcpAvgRttS,
+    /// A PIQI-RCP port's rate R_l, bit/s (seed 003 eq. 6); rows only for PIQI-RCP ports.
+    PiqiRateBps,
     /// A flow's congestion window in bytes.
     CwndBytes,
 }
@@ -34,6 +36,7 @@ impl Metric {
             Metric::ActiveFlows => "active_flows",
             Metric::RcpRateBps => "rcp_rate_bps",
             Metric::RcpAvgRttS => "rcp_avg_rtt_s",
+            Metric::PiqiRateBps => "piqi_rate_bps",
             Metric::CwndBytes => "cwnd_bytes",
         }
     }

@@ -96,6 +96,25 @@ pub enum CongestionHeader {
         /// The path's smallest offered rate, bit/s.
         rate: f32,
     },
+    /// PIQI-RCP, forward (seed 003 sec. III-E): the smallest rate a router on the path gave so
+    /// far, the control interval it was computed in, and that router's id.
+    Piqi {
+        /// The smallest rate so far, bit/s (infinite: no PIQI-RCP router yet).
+        rate: f32,
+        /// The Interval Number of the router that gave `rate`.
+        interval: u32,
+        /// That router's node id (the flow's bottleneck).
+        id: u32,
+    },
+    /// PIQI-RCP, reverse: the echo of the three (Reverse Rate, Reverse Interval Number, ID).
+    PiqiFeedback {
+        /// The path's smallest rate, bit/s.
+        rate: f32,
+        /// The Interval Number it was computed in.
+        interval: u32,
+        /// The router that gave it.
+        id: u32,
+    },
 }
 
 impl CongestionHeader {
@@ -105,6 +124,7 @@ impl CongestionHeader {
             CongestionHeader::Rcp { rate_kbps, .. } => CongestionHeader::RcpFeedback { rate_kbps },
             CongestionHeader::Xcp { feedback, .. } => CongestionHeader::XcpFeedback { feedback },
             CongestionHeader::JetMax { rs, rate, .. } => CongestionHeader::JetMaxFeedback { rs, rate },
+            CongestionHeader::Piqi { rate, interval, id } => CongestionHeader::PiqiFeedback { rate, interval, id },
             other => other,
         }
     }

@@ -1,6 +1,6 @@
 //! Router laws: the control half of an explicit-feedback router, apart from its queue.
 //!
-//! An explicit-feedback router (RCP, XCP, JetMax) is a drop-tail FIFO plus a *law*: arithmetic that
+//! An explicit-feedback router (RCP, XCP, JetMax, PIQI-RCP) is a drop-tail FIFO plus a *law*: arithmetic that
 //! watches the packets offered to the port, runs once per control interval, and writes its
 //! verdict into the congestion header of departing packets. [`ExplicitQueue`] is the queue
 //! half, written once: it owns the buffer and all byte and packet accounting, and calls the
@@ -21,7 +21,7 @@
 //! [`RouterLaw`], add one variant to [`Law`] (and one arm to `each_law!`), and build an
 //! `ExplicitQueue::new(ctx, limit, Law::<Name>(..))` in `scenario/queues.rs`'s `QueueSpec::build`.
 
-use super::{DropTail, JetMaxLaw, Limit, QueueDiscipline, RcpLaw, XcpLaw};
+use super::{DropTail, JetMaxLaw, Limit, PiqiLaw, QueueDiscipline, RcpLaw, XcpLaw};
 use crate::metrics::series::Metric;
 use crate::net::packet::Packet;
 use crate::units::{Rate, Time};
@@ -72,6 +72,8 @@ pub enum Law {
     Xcp(XcpLaw),
     /// JetMax: eq. 4's fair rate for the flows bottlenecked here, bottleneck selection.
     JetMax(JetMaxLaw),
+    /// PIQI-RCP: eq. 6's PI rate on the virtual capacity, with interval numbers.
+    Piqi(PiqiLaw),
 }
 
 macro_rules! each_law {
@@ -80,6 +82,7 @@ macro_rules! each_law {
             Law::Rcp($l) => $body,
             Law::Xcp($l) => $body,
             Law::JetMax($l) => $body,
+            Law::Piqi($l) => $body,
         }
     };
 }

@@ -6,7 +6,7 @@
 //! needs no discipline at all (see `net::link`).
 //! Static dispatch through the [`Qdisc`] enum keeps the hot path free of virtual calls.
 //!
-//! **Router laws.** The explicit-feedback routers (RCP, XCP, JetMax) are one discipline,
+//! **Router laws.** The explicit-feedback routers (RCP, XCP, JetMax, PIQI-RCP) are one discipline,
 //! [`ExplicitQueue`]: a drop-tail FIFO that owns the buffer and its accounting and calls a
 //! *router law* ([`law::RouterLaw`]) at fixed points: every offered packet before admission,
 //! every departure (where the law stamps the header), a periodic control tick, and each series
@@ -19,6 +19,7 @@
 pub mod droptail;
 pub mod jetmax;
 pub mod law;
+pub mod piqi;
 pub mod prio;
 pub mod rcp;
 pub mod xcp;
@@ -28,6 +29,7 @@ use crate::units::Time;
 pub use droptail::DropTail;
 pub use jetmax::{JetMaxLaw, JetMaxParams};
 pub use law::{ExplicitQueue, Law, PortCtx, RouterLaw};
+pub use piqi::{PiqiLaw, PiqiParams};
 pub use prio::Prio;
 pub use rcp::{RcpLaw, RcpParams};
 pub use xcp::{XcpLaw, XcpParams};

@@ -7,7 +7,8 @@ use crate::error::{SpecError, SpecResult};
 use crate::net::link::{FifoSchedule, Link, Port};
 use crate::net::packet::JETMAX_NO_ROUTER;
 use crate::qdisc::{
-    ExplicitQueue, JetMaxLaw, JetMaxParams, Law, Limit, PortCtx, Prio, Qdisc, RcpLaw, RcpParams, XcpLaw, XcpParams,
+    ExplicitQueue, JetMaxLaw, JetMaxParams, Law, Limit, PiqiLaw, PiqiParams, PortCtx, Prio, Qdisc, RcpLaw, RcpParams,
+    XcpLaw, XcpParams,
 };
 use crate::quantity::{BytesQ, TimeQ};
 use crate::rng::Rng;
@@ -62,6 +63,28 @@ pub enum QueueSpec {
         /// Control interval (default 100 ms).
         #[serde(default)]
         interval: Option<TimeQ>,
+    },
+    /// PIQI-RCP's router (seed 003 eq. 6): a drop-tail FIFO whose PI controller stamps one
+    /// rate and its interval number.
+    Piqi {
+        /// Limit in bytes (wire size).
+        #[serde(default)]
+        limit: Option<BytesQ>,
+        /// Limit in packets.
+        #[serde(default)]
+        limit_packets: Option<u64>,
+        /// Virtual capacity as a fraction of C (default 0.95).
+        #[serde(default)]
+        gamma: Option<f64>,
+        /// Control interval (default 10 ms).
+        #[serde(default)]
+        interval: Option<TimeQ>,
+        /// Gain on the current error (default 0.5).
+        #[serde(default)]
+        kappa1: Option<f64>,
+        /// Gain on the previous error (default -0.25).
+        #[serde(default)]
+        kappa2: Option<f64>,
     },
     /// XCP's router: a drop-tail FIFO whose controllers write per-packet window feedback.
     Xcp {
@@ -184,6 +207,17 @@ impl QueueSpec {
                     ));
                 }
                 Ok(explicit(ctx, Self::limit(limit, limit_packets)?, Law::JetMax(JetMaxLaw::new(p))))
+            }
+            QueueSpec::Piqi { limit, limit_packets, gamma, interval, kappa1, kappa2 } => {
+                let d = PiqiParams::default();
+                let p = PiqiParams {
+                    gamma: gamma.unwrap_or(d.gamma),
+                    interval: interval.map_or(d.interval, |t| t.0),
+                    kappa1: kappa1.unwrap_or(d.kappa1),
+                    kappa2: kappa2.unwrap_or(d.kappa2),
+                };
+                p.validate()?;
+                Ok(explicit(ctx, Self::limit(limit, limit_packets)?, Law::Piqi(PiqiLaw::new(ctx.capacity, p))))
             }
             QueueSpec::Droptail { limit, limit_packets } => {
                 Ok(Port::Fifo(FifoSchedule::new(Self::limit(limit, limit_packets)?)))

@@ -36,6 +36,22 @@ pub enum Protocol {
     /// JetMax: paced at a rate that closes 60% of the gap to the bottleneck's offer every RTT
     /// (needs `jetmax` queues).
     Jetmax,
+    /// PIQI-RCP: paced at a rate that follows the bottleneck's PI-controlled rate once per
+    /// router interval (needs `piqi` queues).
+    Piqi,
+}
+
+impl Protocol {
+    /// A rate-based protocol's congestion header (bytes on top of TCP/IP's) and host law,
+    /// sending at `unlimited` where no router gives a rate; None for window-based ones.
+    fn rate_law(self, unlimited: Rate) -> Option<(u32, RateConfig)> {
+        match self {
+            Protocol::Rcp => Some((RCP_HEADER, RateConfig::Rcp { unlimited })),
+            Protocol::Jetmax => Some((JETMAX_HEADER, RateConfig::JetMax { tau: 0.6, unlimited })),
+            Protocol::Piqi => Some((PIQI_HEADER, RateConfig::Piqi { tau1: 0.01, tau2: 0.1, unlimited })),
+            Protocol::Tcp | Protocol::Rc3 | Protocol::Xcp | Protocol::Rtcp => None,
+        }
+    }
 }
 
 /// Delayed-ACK settings.
@@ -121,6 +137,9 @@ pub struct TransportSpec {
     pub app: Option<AppSpec>,
 }
 
+/// The rate of a rate-based sender on a path where no router gives one.
+const UNLIMITED: Rate = Rate::from_gbps(10);
+
 /// Bytes of the RCP header (rate, reverse rate, RTT, protocol; thesis Fig. 6.2) on top of
 /// the TCP/IP headers, for RCP and R-TCP.
 const RCP_HEADER: u32 = 12;
@@ -128,6 +147,9 @@ const RCP_HEADER: u32 = 12;
 const XCP_HEADER: u32 = 20;
 /// JetMax's congestion header (seed 003 sec. III-D: 32 bytes, the fields of both directions).
 const JETMAX_HEADER: u32 = 32;
+/// PIQI-RCP's congestion header (seed 003 sec. III-E: 24 bytes, RCP's fields plus Interval
+/// Number, Reverse Interval Number and ID).
+const PIQI_HEADER: u32 = 24;
 
 impl TransportSpec {
     /// `self` with every unset field taken from `base` (RC3's buckets only if the result is RC3).
@@ -166,8 +188,8 @@ impl TransportSpec {
         let app = self.app()?;
         let protocol = self.protocol.unwrap_or_default();
         self.rc3(protocol, &mut cfg)?;
-        if protocol == Protocol::Rcp || protocol == Protocol::Jetmax {
-            return self.paced(protocol, cfg, header, app);
+        if let Some((cc_header, law)) = protocol.rate_law(UNLIMITED) {
+            return self.paced(protocol, cc_header, law, cfg, header, app);
         }
         if self.fixed_rate.is_some() {
             return Err(SpecError::new("fixed_rate", "only meaningful with protocol = \"rcp\""));
@@ -293,13 +315,14 @@ impl TransportSpec {
     fn paced(
         &self,
         protocol: Protocol,
+        cc_header: u32,
+        law: RateConfig,
         cfg: TcpConfig,
         header: Option<u32>,
         app: Option<AppTemplate>,
     ) -> SpecResult<Profile> {
         // The congestion header travels on top of the TCP/IP headers unless `header` says
         // otherwise.
-        let cc_header = if protocol == Protocol::Jetmax { JETMAX_HEADER } else { RCP_HEADER };
         let header = header.unwrap_or(TcpConfig::default().header + cc_header);
         let rx = TcpConfig { header, ..cfg };
         let handshake = self.handshake.unwrap_or(true);
@@ -309,14 +332,10 @@ impl TransportSpec {
                 "expected true without fixed_rate, got false: an RCP sender learns its rate from the SYN-ACK",
             ));
         }
-        let unlimited = Rate::from_gbps(10);
         let law = match (protocol, self.fixed_rate) {
-            (Protocol::Jetmax, Some(_)) => {
-                return Err(SpecError::new("fixed_rate", "only meaningful with protocol = \"rcp\""))
-            }
-            (Protocol::Jetmax, None) => RateConfig::JetMax { tau: 0.6, unlimited },
-            (_, Some(r)) => RateConfig::Fixed(r.0),
-            (_, None) => RateConfig::Rcp { unlimited },
+            (Protocol::Rcp, Some(r)) => RateConfig::Fixed(r.0),
+            (_, Some(_)) => return Err(SpecError::new("fixed_rate", "only meaningful with protocol = \"rcp\"")),
+            (_, None) => law,
         };
         let paced = PacedConfig {
             mss: cfg.mss,

@@ -6,6 +6,7 @@
 //! ([`super::PacedSender`]), shared by every law. Dispatch is static through [`RateLaw`].
 
 use super::jetmax::JetMaxHost;
+use super::piqi::PiqiHost;
 use super::rcp::{FixedRate, RcpHost};
 use crate::net::packet::{CongestionHeader, PacketKind};
 use crate::units::{Rate, Time};
@@ -53,6 +54,16 @@ pub enum RateConfig {
         /// The rate used when no router offered one.
         unlimited: Rate,
     },
+    /// PIQI-RCP (seed 003 eqs. 7-8): gains `tau1`, `tau2`; `unlimited` on a path without
+    /// PIQI-RCP routers.
+    Piqi {
+        /// Gain on the gap to the router's rate (seed 003: 0.01).
+        tau1: f64,
+        /// Gain on the router's last change of rate (seed 003: 0.1).
+        tau2: f64,
+        /// The rate used when no router gave one.
+        unlimited: Rate,
+    },
 }
 
 impl RateConfig {
@@ -62,6 +73,7 @@ impl RateConfig {
             RateConfig::Rcp { .. } => "rcp".to_string(),
             RateConfig::Fixed(r) => format!("fixed-{}bps", r.bps()),
             RateConfig::JetMax { .. } => "jetmax".to_string(),
+            RateConfig::Piqi { .. } => "piqi".to_string(),
         }
     }
 }
@@ -75,6 +87,8 @@ pub enum RateLaw {
     Fixed(FixedRate),
     /// JetMax.
     JetMax(JetMaxHost),
+    /// PIQI-RCP.
+    Piqi(PiqiHost),
 }
 
 impl RateLaw {
@@ -84,6 +98,7 @@ impl RateLaw {
             RateConfig::Rcp { unlimited } => RateLaw::Rcp(RcpHost::new(unlimited)),
             RateConfig::Fixed(r) => RateLaw::Fixed(FixedRate::new(r)),
             RateConfig::JetMax { tau, unlimited } => RateLaw::JetMax(JetMaxHost::new(tau, unlimited)),
+            RateConfig::Piqi { tau1, tau2, unlimited } => RateLaw::Piqi(PiqiHost::new(tau1, tau2, unlimited)),
         }
     }
 }
@@ -94,6 +109,7 @@ macro_rules! each_law {
             RateLaw::Rcp($l) => $body,
             RateLaw::Fixed($l) => $body,
             RateLaw::JetMax($l) => $body,
+            RateLaw::Piqi($l) => $body,
         }
     };
 }

@@ -8,6 +8,7 @@
 //! | `law.rs` | the rate-law interface and its static dispatch |
 //! | `rcp.rs` | RCP's host law (the routers' stamped rate) and the fixed-rate law |
 //! | `jetmax.rs` | JetMax's host law (seed 003 eq. 3) |
+//! | `piqi.rs` | PIQI-RCP's host law (seed 003 eqs. 7-8) |
 //!
 //! - The SYN carries the law's header; data starts after the SYN-ACK, one packet every
 //!   `wire bits / rate`, the rate updated by the law on each ACK.
@@ -26,6 +27,7 @@
 
 pub mod jetmax;
 pub mod law;
+pub mod piqi;
 pub mod rcp;
 
 use super::app::{App, AppState};
