@@ -31,7 +31,7 @@ pub use jetmax::{JetMaxLaw, JetMaxParams};
 pub use law::{ExplicitQueue, Law, PortCtx, RouterLaw};
 pub use piqi::{PiqiLaw, PiqiParams};
 pub use prio::Prio;
-pub use rcp::{RcpLaw, RcpParams};
+pub use rcp::{RcpLaw, RcpParams, RcpVariant};
 pub use xcp::{XcpLaw, XcpParams};
 
 /// A buffer limit: in bytes or in packets.

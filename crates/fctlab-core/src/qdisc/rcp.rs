@@ -11,6 +11,11 @@
 //! (to C/theta with differential sharing, sec. 3.6). The RTT average follows sec. 3.5: the
 //! data path averages the RTT fields of the interval's packets (eq. 3.6, d_T); the control path
 //! smooths d <- g d_T + (1 - g) d with g = T/d if d_T >= d, else g = (R/C)(T/d)(d_T/d).
+//! Seed 003's router (`RcpVariant::Seed003`, its eq. 5 is eq. 3.3) runs every T_max = 10 ms
+//! whatever d, and d is "a moving average of RTTs sampled by link l": the interval's mean RTT
+//! smoothed in with gain T/d both ways. The thesis's slow way down (gain times R / C) keeps d
+//! high for a long time after a queue has made R small and the RTT fields large, which slows
+//! the recovery that follows (seed 003 Fig. 8).
 //! On departure, a forward RCP packet whose rate field is above R gets R (theta R for flows
 //! older than the threshold), so the receiver sees the path's smallest rate.
 
@@ -33,12 +38,24 @@ pub struct RcpParams {
     pub max_interval: Time,
     /// Initial rate as a fraction of C (the ns-2 code: 0.05).
     pub initial_fraction: f64,
-    /// Lowest rate, as a fraction of C.
-    pub floor_fraction: f64,
     /// Initial average RTT (the ns-2 code: 0.2 s).
     pub initial_rtt: Time,
     /// Differential sharing (sec. 3.6): flows older than `threshold` bytes get `theta` R.
     pub differential: Option<(u64, f64)>,
+    /// The thesis's router, or seed 003's.
+    pub variant: RcpVariant,
+}
+
+/// Which description of the RCP router a port follows.
+#[derive(Copy, Clone, Debug, Default, PartialEq, Eq)]
+pub enum RcpVariant {
+    /// The thesis (ch. 3): interval min(T_max, d); d smoothed fast upwards and, downwards, in
+    /// proportion to R / C (sec. 3.5).
+    #[default]
+    Thesis,
+    /// Seed 003 (eq. 5, sec. III-F): a fixed interval T_max (10 ms) and d a moving average of
+    /// the RTTs the packets carry, smoothed with gain T / d both ways.
+    Seed003,
 }
 
 impl Default for RcpParams {
@@ -49,9 +66,9 @@ impl Default for RcpParams {
             eta: 1.0,
             max_interval: Time::from_ms(10),
             initial_fraction: 0.05,
-            floor_fraction: 1e-5,
             initial_rtt: Time::from_ms(200),
             differential: None,
+            variant: RcpVariant::Thesis,
         }
     }
 }
@@ -93,6 +110,9 @@ impl RcpParams {
         Ok(())
     }
 }
+
+/// The lowest rate, as a fraction of C.
+const FLOOR_FRACTION: f64 = 1e-5;
 
 /// The RCP law of one output port.
 #[derive(Debug)]
@@ -147,9 +167,12 @@ impl RcpLaw {
         self.avg_rtt
     }
 
-    /// The control interval T = min(T_max, d).
+    /// The control interval: T = min(T_max, d) (thesis), T_max (seed 003).
     fn interval(&self) -> Time {
-        Time::from_secs_f64(self.avg_rtt).min(self.p.max_interval).max(Time::from_us(1))
+        match self.p.variant {
+            RcpVariant::Thesis => Time::from_secs_f64(self.avg_rtt).min(self.p.max_interval).max(Time::from_us(1)),
+            RcpVariant::Seed003 => self.p.max_interval,
+        }
     }
 
     fn ceiling(&self, capacity: f64) -> f64 {
@@ -203,12 +226,15 @@ impl RouterLaw for RcpLaw {
             let q = queued_bytes as f64 * 8.0;
             // Eq. 3.3.
             let change = (t / d) * (self.p.alpha * (eta_c - y) - self.p.beta * q / d) / eta_c;
-            let floor = self.p.floor_fraction * capacity;
+            let floor = FLOOR_FRACTION * capacity;
             self.rate = (self.rate * (1.0 + change)).clamp(floor, self.ceiling(capacity));
             // Sec. 3.5: smooth the interval's mean RTT into d (eq. 3.6 for the mean).
             if self.rtt_n > 0 {
                 let dt = self.rtt_sum / self.rtt_n as f64;
-                let gain = if dt >= d { t / d } else { (self.rate / capacity) * (t / d) * (dt / d) };
+                let gain = match self.p.variant {
+                    RcpVariant::Thesis if dt < d => (self.rate / capacity) * (t / d) * (dt / d),
+                    _ => t / d,
+                };
                 let gain = gain.min(1.0);
                 self.avg_rtt = gain * dt + (1.0 - gain) * d;
             }
@@ -309,6 +335,38 @@ mod tests {
         let (c, r, t, dd) = (100e6, 5e6, 0.01, 0.1);
         let want = r * (1.0 + (t / dd) * (0.1 * (c - 40e6) - 1.0 * 400e3 / dd) / c);
         assert!((q.law().fair_rate() - want).abs() < 1e-6, "{} vs {want}", q.law().fair_rate());
+    }
+
+    /// Packets with a 20 ms RTT field for 10 ms, after which `tick` runs; returns the next tick
+    /// the new d and R / C, for a port whose d starts at 200 ms and whose R starts at 5% of C.
+    fn fall_of_d(variant: RcpVariant) -> (Time, f64, f64) {
+        let p = RcpParams { max_interval: Time::from_ms(10), variant, ..RcpParams::default() };
+        let mut q = queue(100, Limit::Packets(1_000_000), p);
+        let mut d = Vec::new();
+        q.enqueue(Time::ZERO, rcp_pkt(u32::MAX, 20), &mut d);
+        let next = q.tick(Time::from_ms(10)).unwrap();
+        (next, q.law().avg_rtt(), q.law().fair_rate() / 100e6)
+    }
+
+    #[test]
+    fn seed_003s_router_averages_the_rtt_the_same_way_down_as_up() {
+        // Thesis: gain (R/C)(T/d)(d_T/d) = (R/C) x 0.05 x 0.1 on the way down, R as just updated.
+        let (_, thesis, r) = fall_of_d(RcpVariant::Thesis);
+        let g = r * 0.05 * 0.1;
+        assert!((thesis - (g * 0.02 + (1.0 - g) * 0.2)).abs() < 1e-9, "{thesis}");
+        // Seed 003: gain T/d = 0.05 whatever R.
+        let (next, seed, _) = fall_of_d(RcpVariant::Seed003);
+        assert!((seed - (0.05 * 0.02 + 0.95 * 0.2)).abs() < 1e-9, "{seed}");
+        assert_eq!(next, Time::from_ms(20), "a fixed 10 ms interval");
+    }
+
+    #[test]
+    fn the_thesis_interval_follows_d_below_its_maximum_and_seed_003s_does_not() {
+        for (variant, want) in [(RcpVariant::Thesis, Time::from_ms(5)), (RcpVariant::Seed003, Time::from_ms(10))] {
+            let p = RcpParams { initial_rtt: Time::from_ms(5), variant, ..RcpParams::default() };
+            let q = queue(100, Limit::Packets(10), p);
+            assert_eq!(q.first_tick(), Some(want), "{variant:?}");
+        }
     }
 
     #[test]

@@ -8,7 +8,7 @@ use crate::net::link::{FifoSchedule, Link, Port};
 use crate::net::packet::JETMAX_NO_ROUTER;
 use crate::qdisc::{
     ExplicitQueue, JetMaxLaw, JetMaxParams, Law, Limit, PiqiLaw, PiqiParams, PortCtx, Prio, Qdisc, RcpLaw, RcpParams,
-    XcpLaw, XcpParams,
+    RcpVariant, XcpLaw, XcpParams,
 };
 use crate::quantity::{BytesQ, TimeQ};
 use crate::rng::Rng;
@@ -133,6 +133,10 @@ pub enum QueueSpec {
         /// Differential sharing: flows older than `threshold` bytes get `theta` x R.
         #[serde(default)]
         differential: Option<DifferentialSpec>,
+        /// Whose router: `"thesis"` (default) or `"seed003"` (fixed interval, d averaged the
+        /// same way up and down).
+        #[serde(default)]
+        variant: Option<RcpVariantSpec>,
     },
     /// Strict priority over `bands` bands (default 8, band 0 highest) sharing one buffer,
     /// pushing out the lowest band's tail when a higher-priority packet finds it full.
@@ -147,6 +151,16 @@ pub enum QueueSpec {
         #[serde(default)]
         limit_packets: Option<u64>,
     },
+}
+
+/// Which description of the RCP router a port follows.
+#[derive(Copy, Clone, Debug, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum RcpVariantSpec {
+    /// The RCP thesis.
+    Thesis,
+    /// Seed 003's router.
+    Seed003,
 }
 
 /// RCP's differential bandwidth sharing (thesis sec. 3.6).
@@ -239,7 +253,8 @@ impl QueueSpec {
     /// An `rcp` queue's router parameters: its fields over the thesis defaults (unchecked).
     fn rcp_params(&self) -> RcpParams {
         let d = RcpParams::default();
-        let QueueSpec::Rcp { alpha, beta, eta, interval, initial_rate, initial_rtt, differential, .. } = self else {
+        let QueueSpec::Rcp { alpha, beta, eta, interval, initial_rate, initial_rtt, differential, variant, .. } = self
+        else {
             return d;
         };
         RcpParams {
@@ -250,7 +265,10 @@ impl QueueSpec {
             initial_fraction: initial_rate.unwrap_or(d.initial_fraction),
             initial_rtt: initial_rtt.map_or(d.initial_rtt, |t| t.0),
             differential: differential.as_ref().map(|s| (s.threshold.0, s.theta)),
-            ..d
+            variant: match variant {
+                None | Some(RcpVariantSpec::Thesis) => RcpVariant::Thesis,
+                Some(RcpVariantSpec::Seed003) => RcpVariant::Seed003,
+            },
         }
     }
 }
