@@ -14,8 +14,8 @@ header), the gains the paper names, the protocol's router on the bottleneck link
 paper's routers; every other port is a plain FIFO), and buffers of `BUFFER_PKTS` packets (the
 paper's are large and unstated; RCP's queue reaches ~11,000 packets in its Fig. 9(a)). Every
 figure loops over `PROTOCOLS`, so a protocol is one entry there. The base scenarios are
-`experiments/explicit/*.toml`; the flow schedules below are the same at full scale, and quick
-mode (`--quick`) runs every schedule `QUICK_SCALE` times as long.
+`experiments/explicit/*.toml`; each figure module sets the same flow schedules at full scale,
+and quick mode (`--quick`) runs every schedule `QUICK_SCALE` times as long.
 """
 
 from __future__ import annotations
