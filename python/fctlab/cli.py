@@ -103,7 +103,8 @@ def _parser() -> argparse.ArgumentParser:
     rp.add_argument(
         "paper",
         metavar="PAPER",
-        help="which paper: rc3 (the RC3 paper) or rcp (the RCP thesis, chapters 3 and 4, and RC3 Fig. 14(c))",
+        help="which paper: rc3 (the RC3 paper), rcp (the RCP thesis, chapters 3 and 4, and RC3 Fig. 14(c)) "
+        "or explicit (seed 003, explicit congestion control: XCP, RCP, JetMax)",
     )
     rp.add_argument(
         "--quick",

@@ -8,6 +8,7 @@
 | `rcp_fixed_rate` | the RCP thesis's fixed-rate study (Figs. 3.6 - 3.8), part of chapter 3 |
 | `rcp_ch4` | the RCP thesis, chapter 4 (FCT against PS, TCP and XCP), and RC3's Fig. 14(c) |
 | `rcp_analysis`, `rcp_reports` | chapter 4's per-size ratios to PS, and its tables and plots |
+| `explicit` (+ `explicit_*`) | seed 003, explicit congestion control: Figs. 4 - 10, once per protocol of `PROTOCOLS` |
 """
 
 from __future__ import annotations
@@ -19,9 +20,9 @@ from fctlab.reproduce.framework import Experiment
 
 def papers() -> dict[str, Callable[[], list[Experiment]]]:
     """Paper name -> its experiment list."""
-    from fctlab.reproduce import rc3
+    from fctlab.reproduce import explicit, rc3
 
-    return {"rc3": rc3.experiments, "rcp": _rcp}
+    return {"rc3": rc3.experiments, "rcp": _rcp, "explicit": explicit.experiments}
 
 
 def _rcp() -> list[Experiment]:

@@ -1,0 +1,472 @@
+"""Seed 003 Figs. 4 and 5: long flows on one bottleneck. Fig. 4: three flows join a 1 Gb/s,
+50 ms bottleneck 30 s apart (sec. IV-A); Fig. 5: a 220 ms flow, then a 30 ms one (sec. IV-B,
+RTT unfairness)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import polars as pl
+
+from fctlab.reproduce.explicit import (
+    JETMAX_GAMMA,
+    PROTOCOLS,
+    WIRE,
+    long_lived,
+    mss,
+    protocol_overrides,
+    utilization,
+)
+from fctlab.reproduce.explicit_series import (
+    Phase,
+    access_link,
+    capacity,
+    clears,
+    drops,
+    first_below,
+    first_reach,
+    flow_rates,
+    fmt,
+    link_series,
+    long_flows,
+    paper_table,
+    phases,
+    port_series,
+    protocols_in,
+    rate_queue_plot,
+    settles,
+    span,
+    span_stat,
+)
+from fctlab.reproduce.framework import Context, Experiment, Runs, md_table, plt
+
+#: Fig. 4's flows: (source, destination, start, stop) in seconds (sec. IV-A: 30 s apart, 90 s each).
+FIG4_FLOWS = [("l0", "r0", 0.0, 90.0), ("l1", "r1", 30.0, 120.0), ("l2", "r2", 60.0, 150.0)]
+FIG4_END = 150.0
+#: Fig. 5's flows: x1 (220 ms) from 0, x2 (30 ms) from 30 s; the paper plots to 80 s.
+FIG5_FLOWS = [("h1", "d1", 0.0, 80.0), ("h2", "d2", 30.0, 80.0)]
+FIG5_END = 80.0
+#: Fig. 5's control run: XCP with 10 Gb/s access links (topology links 1 and 2), to test why its
+#: queue spikes when x2 joins.
+FAST_ACCESS = {"topology.links.1.rate": "10Gbps", "topology.links.2.rate": "10Gbps"}
+#: A queue counts as cleared below this many packets (1.2 ms at 1 Gb/s).
+CLEAR_PKTS = 100
+#: Fairness band: a flow has converged within this fraction of its share.
+BAND = 0.10
+
+
+def _points(links: list[str], flows: list[tuple[str, str, float, float]], end: float) -> list[tuple[str, dict]]:
+    common = {"duration": end, "workload.0.flows": long_lived(flows)}
+    return [(p, {**protocol_overrides(p, links), **common}) for p in PROTOCOLS]
+
+
+def fig4() -> Experiment:
+    """Fig. 4: per-flow rates and the bottleneck queue as three flows join 30 s apart."""
+    return Experiment(
+        name="fig4",
+        title="Seed 003 Fig. 4: three flows join a 1 Gb/s bottleneck 30 s apart",
+        base="single-bottleneck.toml",
+        points=_points(["bottleneck"], FIG4_FLOWS, FIG4_END),
+        seeds=1,
+        analyze=analyze_fig4,
+    )
+
+
+def fig5() -> Experiment:
+    """Fig. 5: a 220 ms flow alone, then beside a 30 ms flow; plus XCP with fast access links."""
+    points = _points(["bottleneck"], FIG5_FLOWS, FIG5_END)
+    points += [(f"{p}-fast-access", {**o, **FAST_ACCESS}) for p, o in points if p == "xcp"]
+    return Experiment(
+        name="fig5",
+        title="Seed 003 Fig. 5: RTT unfairness, a 220 ms flow and a 30 ms flow on 1 Gb/s",
+        base="rtt-unfairness.toml",
+        points=points,
+        seeds=1,
+        analyze=analyze_fig5,
+    )
+
+
+# ---------------------------------------------------------------------------------------------
+# Fig. 4
+
+
+def _phase_numbers(link: pl.DataFrame, rates: pl.DataFrame, ph: Phase) -> dict[str, Any]:
+    a, b = ph.steady()
+    return {
+        "util": span_stat(link, "util", ph.start, ph.end),
+        "rates": [span_stat(rates, f"flow{i}", a, b) for i in ph.flows],
+        "peak": span_stat(link, "queue_pkts", ph.start, ph.end, "max"),
+        "queue": span_stat(link, "queue_pkts", a, b),
+    }
+
+
+def _fig4_run(runs: Runs, p: str, seed: int) -> dict[str, Any]:
+    flows = long_flows(runs, p, seed)
+    link = port_series(runs, p, seed, "bottleneck")
+    rates = flow_rates(runs, p, seed, range(len(flows)))
+    cap = capacity(runs, p, seed, "bottleneck")
+    phs = phases(flows, runs.window(p, seed)[1])
+    join = phs[1].start if len(phs) > 1 else 0.0
+    nic = port_series(runs, p, seed, access_link(runs, p, seed, 0))
+    return {
+        "cap": cap,
+        "rtt": float(runs.flows(p, seed)["rtt_prop_s"][0]),
+        "phases": phs,
+        "numbers": [_phase_numbers(link, rates, ph) for ph in phs],
+        "reach": first_reach(rates, "flow0", 0.95 * utilization(p) * cap, 0.0),
+        "nic": span_stat(nic, "queue_pkts", join - 1.0, join),
+        "drops": drops(runs, p, seed, "bottleneck"),
+        "plot": (rates, link.select("time_s", "queue_pkts")),
+    }
+
+
+#: Seed 003 sec. IV-A: RCP's queue reaches "up to 9415 packets" when a flow joins.
+PAPER_RCP_PEAK = 9415
+
+
+def _joins(run: dict[str, Any]) -> list[tuple[Phase, Phase, dict[str, Any]]]:
+    """(phase before, phase after, the numbers after) of every phase that starts with a join."""
+    phs = run["phases"]
+    return [(a, b, n) for a, b, n in zip(phs, phs[1:], run["numbers"][1:]) if len(b.flows) > len(a.flows)]
+
+
+def _rcp_join_note(run: dict[str, Any]) -> str:
+    """RCP's join peaks as time of the newcomer's excess rate: the old fair rate C / n."""
+    parts = []
+    for before, after, n in _joins(run):
+        if n["peak"] is None:
+            continue
+        excess_s = n["peak"] * WIRE * 8 / (run["cap"] / len(before.flows))
+        parts.append(
+            f"{n['peak']:.0f} packets at {after.start:.0f} s ({n['peak'] / PAPER_RCP_PEAK:.0%} of the "
+            f"paper's peak; {excess_s * 1e3:.0f} ms of the newcomer's rate C / {len(before.flows)}, "
+            f"{excess_s / run['rtt']:.1f} round trips)"
+        )
+    paper_s = PAPER_RCP_PEAK * WIRE * 8 / run["cap"]
+    return (
+        "**RCP** queues " + "; ".join(parts) + ". A joining RCP flow is handed the current fair rate R = C / n at "
+        "once, so the link is offered C + C / n until the router's lower R reaches the senders; the peak is that "
+        f"excess times the delay. The paper's 9415 packets would be {paper_s * 1e3:.0f} ms of a 1 Gb/s excess "
+        f"({paper_s / run['rtt']:.1f} round trips): its router or hosts took longer to slow the flows down, for a "
+        "reason the seed does not give (it names a 10 ms control interval and a 1 ms pacing timer, neither of "
+        f"which adds a round trip). From the ns-2 cold start (R = 0.05 C) RCP needs {fmt(run['reach'], '.1f')} s "
+        "to bring the first flow within 5% of C, hence its lower utilization in the first phase."
+    )
+
+
+def _xcp_join_note(run: dict[str, Any]) -> str:
+    joins = _joins(run)
+    if not joins or joins[0][2]["peak"] is None or run["nic"] is None:
+        return ""
+    bdp = run["cap"] * run["rtt"] / 8 / WIRE
+    return (
+        f"**XCP** queues {joins[0][2]['peak']:.0f} packets when x2 joins. In the second before, {run['nic']:.0f} "
+        f"packets waited in x1's own NIC (its window had grown past the {bdp:.0f}-packet pipe, and a 1 Gb/s access "
+        "link is no faster than the bottleneck, so the excess queues where XCP's router cannot see it); when x2 "
+        "joins, that backlog moves to the bottleneck. Fig. 5 shows the same effect, larger, with a control run."
+    )
+
+
+def _share_error(numbers: dict[str, Any], share: float) -> float | None:
+    got = [r for r in numbers["rates"] if r is not None]
+    return max(abs(r - share) / share * 100 for r in got) if got and share > 0 else None
+
+
+def _fig4_rows(got: dict[str, dict[str, Any]], ps: list[str]) -> list[tuple[str, str, dict[str, str]]]:
+    first = got[ps[0]]
+    rows = []
+    for k, ph in enumerate(first["phases"]):
+        if k > 0 and len(ph.flows) > len(first["phases"][k - 1].flows):
+            rows.append(
+                (
+                    f"peak queue after flow {len(ph.flows)} joins at {ph.start:.0f} s (packets)",
+                    "RCP: up to 9415 when a flow joins; XCP, JetMax: low",
+                    {p: fmt(got[p]["numbers"][k]["peak"]) for p in ps},
+                )
+            )
+    for k, ph in enumerate(first["phases"]):
+        rows.append(
+            (
+                f"utilization {ph.start:.0f}-{ph.end:.0f} s ({_flows(len(ph.flows))})",
+                "high for all (1 Gb/s gives 970 Mb/s at the IP layer)",
+                {p: fmt(got[p]["numbers"][k]["util"], ".3f") for p in ps},
+            )
+        )
+    rows.append(
+        (
+            "worst deviation from the equal share, steady halves (%)",
+            "not stated",
+            {p: fmt(max((e for e in _errors(got[p], p) if e is not None), default=None), ".1f") for p in ps},
+        )
+    )
+    rows.append(
+        (
+            "mean queue over the steady halves (packets)",
+            "XCP, JetMax: low; RCP: large only at joins",
+            {p: fmt(_mean([n["queue"] for n in got[p]["numbers"]]), ".1f") for p in ps},
+        )
+    )
+    rows.append(("packets dropped at the bottleneck", "none in any experiment", {p: str(got[p]["drops"]) for p in ps}))
+    return rows
+
+
+def _flows(n: int) -> str:
+    return f"{n} flow{'' if n == 1 else 's'}"
+
+
+def _errors(run: dict[str, Any], p: str) -> list[float | None]:
+    return [
+        _share_error(n, utilization(p) * run["cap"] / len(ph.flows)) for ph, n in zip(run["phases"], run["numbers"])
+    ]
+
+
+def _mean(values: list[float | None]) -> float | None:
+    got = [v for v in values if v is not None]
+    return sum(got) / len(got) if got else None
+
+
+def _fig4_rates_table(got: dict[str, dict[str, Any]], ps: list[str]) -> str:
+    first = got[ps[0]]
+    rows = []
+    for k, ph in enumerate(first["phases"]):
+        share = first["cap"] / max(1, len(ph.flows)) / 1e6
+        cells = [" / ".join(fmt(r, ".1f", 1e6) for r in got[p]["numbers"][k]["rates"]) or "-" for p in ps]
+        rows.append([f"{ph.start:.0f}-{ph.end:.0f}", ", ".join(f"x{i + 1}" for i in ph.flows), f"{share:.1f}", *cells])
+    return md_table(["phase (s)", "flows", "C / n (Mb/s)", *(f"{p} (Mb/s)" for p in ps)], rows)
+
+
+def analyze_fig4(runs: Runs, ctx: Context) -> str:
+    seed = runs.seeds[0]
+    ps = protocols_in(runs)
+    got = {p: _fig4_run(runs, p, seed) for p in ps}
+    rate_queue_plot(ctx, "fig4.png", {p: got[p]["plot"] for p in ps}, rate_max=1100)
+    return (
+        "Three long flows through one 1 Gb/s bottleneck with a 50 ms round trip, each on its own 1 Gb/s access "
+        "link; they start 30 s apart and each lasts 90 s (sec. IV-A). Rates are each flow's sending rate, averaged "
+        "over two round trips (seed 003's footnote 3); steady values are means over the second half of each "
+        "phase; the utilization is the bottleneck's departures over the whole phase divided by C; queues are "
+        "sampled every 10 ms, in 1500-byte packets.\n\n"
+        + paper_table(_fig4_rows(got, ps), ps)
+        + "\n\nEach flow's steady rate per phase (x1 / x2 / x3 in the order of the flows column):\n\n"
+        + _fig4_rates_table(got, ps)
+        + "\n\n![Fig. 4: per-flow sending rates and the bottleneck queue](fig4.png)\n\n"
+        + _fig4_notes(got, ps)
+    )
+
+
+def _fig4_notes(got: dict[str, dict[str, Any]], ps: list[str]) -> str:
+    worst = [e for p in ps for e in _errors(got[p], p) if e is not None]
+    notes = [
+        f"Every protocol splits the link equally (worst steady deviation {fmt(max(worst, default=None), '.1f')}% "
+        "from C / n times its utilization target), with no drops; JetMax sits at gamma = 0.98 of C by design."
+    ]
+    if "rcp" in got:
+        notes.append(_rcp_join_note(got["rcp"]))
+    if "xcp" in got:
+        notes.append(_xcp_join_note(got["xcp"]))
+    return "\n\n".join(n for n in notes if n)
+
+
+# ---------------------------------------------------------------------------------------------
+# Fig. 5
+
+
+def _fig5_run(runs: Runs, p: str, seed: int) -> dict[str, Any]:
+    (s1, _), (join, _) = long_flows(runs, p, seed)
+    end = runs.window(p, seed)[1]
+    link = port_series(runs, p, seed, "bottleneck")
+    rates = flow_rates(runs, p, seed, [0, 1])
+    target = utilization(p.removesuffix("-fast-access")) * capacity(runs, p, seed, "bottleneck")
+    fair = [settles(rates, f"flow{i}", target / 2, join, end, BAND) for i in (0, 1)]
+    a = (join + end) / 2
+    return {
+        "reach": first_reach(span(rates, s1, join), "flow0", 0.95 * target, s1),
+        "alone": join - s1,
+        "peak": span_stat(link, "queue_pkts", join, end, "max"),
+        "clear": clears(link, "queue_pkts", CLEAR_PKTS, join, end),
+        "fair": None if None in fair else max(f for f in fair if f is not None),
+        "x1": span_stat(rates, "flow0", a, end),
+        "x2": span_stat(rates, "flow1", a, end),
+        "r_low": span_stat(link, "rcp_rate_bps", join, end, "min"),
+        "cap": capacity(runs, p, seed, "bottleneck"),
+        "join": join,
+        "plot": (rates, link.select("time_s", "queue_pkts")),
+    }
+
+
+def _fig5_rows(got: dict[str, dict[str, Any]], ps: list[str]) -> list[tuple[str, str, dict[str, str]]]:
+    def row(key: str, spec: str = ".1f", scale: float = 1.0) -> dict[str, str]:
+        return {p: fmt(got[p][key], spec, scale) for p in ps}
+
+    return [
+        (
+            "x1 alone: time to reach 95% of the target rate (s)",
+            "XCP, JetMax: almost instantaneous; RCP: nearly 10 s",
+            {
+                p: fmt(got[p]["reach"], ".1f") if got[p]["reach"] is not None else f"not in {got[p]['alone']:.0f} s"
+                for p in ps
+            },
+        ),
+        ("peak queue after x2 joins (packets)", "RCP: builds a queue; XCP: x2 oscillates slightly", row("peak", ".0f")),
+        (
+            f"queue below {CLEAR_PKTS} packets for good, after the join (s)",
+            "RCP: over 5 s to clear it and share fairly",
+            row("clear"),
+        ),
+        (
+            f"both flows within {BAND:.0%} of an equal share for good (s)",
+            "XCP, JetMax: almost immediately",
+            row("fair"),
+        ),
+        (
+            "x1 / x2, second half after the join (Mb/s)",
+            "equal shares, whatever the RTT",
+            {p: f"{fmt(got[p]['x1'], '.1f', 1e6)} / {fmt(got[p]['x2'], '.1f', 1e6)}" for p in ps},
+        ),
+    ]
+
+
+def analyze_fig5(runs: Runs, ctx: Context) -> str:
+    seed = runs.seeds[0]
+    ps = protocols_in(runs)
+    got = {p: _fig5_run(runs, p, seed) for p in ps}
+    panels = {p: got[p]["plot"] for p in ps}
+    rate_queue_plot(ctx, "fig5.png", panels, rate_max=1100)
+    return (
+        "A 1 Gb/s bottleneck with 15 ms of delay; x1's access link has 95 ms (round trip 220 ms), x2's none "
+        "(30 ms). x1 starts at 0, x2 at 30 s (sec. IV-B). The target rate is C times the protocol's utilization "
+        "target (JetMax's gamma); the rates are averaged over two of each flow's round trips.\n\n"
+        + paper_table(_fig5_rows(got, ps), ps)
+        + "\n\n![Fig. 5: sending rates of x1 (220 ms) and x2 (30 ms), and the bottleneck queue](fig5.png)\n\n"
+        + "\n\n".join(n for n in (_fig5_rcp(got), _fig5_jetmax(got), _xcp_spike(runs, ctx, seed, got)) if n)
+    )
+
+
+def _fig5_rcp(got: dict[str, dict[str, Any]]) -> str:
+    if "rcp" not in got:
+        return ""
+    r = got["rcp"]
+    return (
+        f"**RCP** brings x1 within 5% of C {fmt(r['reach'], '.1f')} s after it starts (the paper: nearly 10 s): from "
+        "the ns-2 cold start R = 0.05 C, eq. 5 raises R by at most alpha (T / d) per 10 ms interval while the "
+        f"link is underused. When x2 joins it is handed R = C at once, so the queue peaks at {fmt(r['peak'])} "
+        f"packets; the queue term then drives R down to {fmt(r['r_low'], '.0f', 1e6)} Mb/s, which empties the "
+        f"queue in {fmt(r['clear'], '.1f')} s but leaves the link underused until R climbs back, and the two "
+        f"flows share equally only {fmt(r['fair'], '.1f')} s after the join. The paper's \"over 5 seconds on "
+        'clearing the built-up queue and giving both flows their fair share" matches the second number; its '
+        "queue is not plotted, so how long it took to clear alone is unknown."
+    )
+
+
+def _fig5_jetmax(got: dict[str, dict[str, Any]]) -> str:
+    if "jetmax" not in got or got["jetmax"]["peak"] is None:
+        return ""
+    j = got["jetmax"]
+    admitted = JETMAX_GAMMA * j["cap"] / 2
+    return (
+        f"**JetMax** shares equally {fmt(j['fair'], '.1f')} s after x2 joins (the paper: almost immediately), "
+        f"but its queue peaks at {fmt(j['peak'])} packets. x2 is admitted at g = gamma C / 2 on its SYN, while x1 "
+        "keeps gamma C until the lower g reaches it: the peak is "
+        f"{j['peak'] * WIRE * 8 / admitted * 1e3:.0f} ms of x2's rate, about x1's 220 ms round trip plus "
+        "JetMax's 100 ms interval. Eq. 4 has no queue term, so the queue drains only at (1 - gamma) C = "
+        f"{(1 - JETMAX_GAMMA) * j['cap'] / 1e6:.0f} Mb/s: {j['peak'] * WIRE * 8 / ((1 - JETMAX_GAMMA) * j['cap']):.1f} "
+        f"s for that peak; it is below {CLEAR_PKTS} packets {fmt(j['clear'], '.1f')} s after the join. The paper "
+        "shows no JetMax queue for this figure."
+    )
+
+
+def _xcp_state(runs: Runs, name: str, seed: int, join: float) -> dict[str, float | None]:
+    """x1's window and its NIC's queue just before the join, and the router's queue peak after it."""
+    series = runs.series(name, seed)
+    cwnd = series.filter((pl.col("metric") == "cwnd_bytes") & (pl.col("target") == "flow0")).sort("time_s")
+    cwnd = cwnd.select("time_s", cwnd_pkts=pl.col("value") / mss("xcp"))
+    nic = link_series(series, "x1_access").with_columns(queue_pkts=pl.col("queue_bytes") / WIRE)
+    router = port_series(runs, name, seed, "bottleneck")
+    end = runs.window(name, seed)[1]
+    rtt = float(runs.flows(name, seed)["rtt_prop_s"][0])
+    return {
+        "cwnd_max": span_stat(cwnd, "cwnd_pkts", 0.0, join, "max"),
+        "ramp_peak": span_stat(router, "queue_pkts", 0.0, join, "max"),
+        "cwnd": span_stat(cwnd, "cwnd_pkts", join - 1.0, join),
+        "bdp": capacity(runs, name, seed, "bottleneck") * rtt / 8 / WIRE,
+        "nic": span_stat(nic, "queue_pkts", join - 1.0, join),
+        "router": span_stat(router, "queue_pkts", join - 1.0, join),
+        "nic_empty": first_below(nic, "queue_pkts", 1.0, join),
+        "peak": span_stat(router, "queue_pkts", join, end, "max"),
+    }
+
+
+def _xcp_spike(runs: Runs, ctx: Context, seed: int, got: dict[str, dict[str, Any]]) -> str:
+    if "xcp" not in got or "xcp-fast-access" not in runs.names:
+        return ""
+    join = got["xcp"]["join"]
+    slow, fast = (_xcp_state(runs, n, seed, join) for n in ("xcp", "xcp-fast-access"))
+    rows = [
+        ["x1's largest window while alone (packets)", fmt(slow["cwnd_max"]), fmt(fast["cwnd_max"])],
+        ["bottleneck queue's peak while x1 is alone (packets)", fmt(slow["ramp_peak"]), fmt(fast["ramp_peak"])],
+        ["x1's window in the second before x2 joins (packets)", fmt(slow["cwnd"]), fmt(fast["cwnd"])],
+        ["x1's bandwidth-delay product, C x 220 ms (packets)", fmt(slow["bdp"]), fmt(fast["bdp"])],
+        ["x1's NIC queue in that second (packets)", fmt(slow["nic"]), fmt(fast["nic"])],
+        ["bottleneck queue in that second (packets)", fmt(slow["router"]), fmt(fast["router"])],
+        [
+            "x1's NIC queue first empty, after the join (s)",
+            fmt(slow["nic_empty"], ".2f"),
+            fmt(fast["nic_empty"], ".2f"),
+        ],
+        ["peak bottleneck queue after the join (packets)", fmt(slow["peak"]), fmt(fast["peak"])],
+    ]
+    _xcp_join_plot(runs, ctx, seed, join)
+    x = got["xcp"]
+    return (
+        f"**XCP** brings x1 to 95% of C in {fmt(x['reach'], '.1f')} s, but when x2 joins its queue peaks at "
+        f"{fmt(x['peak'])} packets, is below {CLEAR_PKTS} packets only {fmt(x['clear'], '.1f')} s later, and the "
+        f"flows share equally after {fmt(x['fair'], '.1f')} s (the paper: fairness almost immediately, small "
+        "oscillations of x2). The two XCP runs below differ only in the access links' rate, the paper's 1 Gb/s "
+        "and 10 Gb/s:\n\n"
+        + md_table(["quantity", "XCP, 1 Gb/s access (the paper's)", "XCP, 10 Gb/s access"], rows)
+        + "\n\n![XCP around x2's join: bottleneck queue, x1's NIC queue, x1's window](fig5-xcp-join.png)\n\n"
+        + _xcp_why(slow, fast)
+    )
+
+
+def _xcp_why(slow: dict[str, float | None], fast: dict[str, float | None]) -> str:
+    ratio = None if slow["cwnd"] is None else slow["cwnd"] / float(slow["bdp"] or 1)
+    return (
+        "While x1 ramps up, XCP's positive feedback (computed from the spare bandwidth of the interval before) "
+        f"overshoots the pipe: x1's window ends at {fmt(slow['cwnd'])} packets, {fmt(ratio, '.2f')} times its "
+        f"{fmt(slow['bdp'])}-packet pipe. With a 1 Gb/s access link, no faster than the bottleneck, the "
+        f"{fmt(slow['nic'])} packets beyond the pipe wait in x1's own NIC: the router sees y = C and an empty "
+        "queue, so eq. 1 gives phi = 0 and nothing trims the window. When x2 joins, the router's shuffling shrinks "
+        "x1's window, but x1's NIC keeps feeding the bottleneck at 1 Gb/s until it is empty "
+        f"({fmt(slow['nic_empty'], '.2f')} s after the join) while x2 adds its own packets: the backlog moves from "
+        f"the NIC to the router, {fmt(slow['peak'])} packets. With 10 Gb/s access links the ramp's overshoot "
+        f"queues at the router instead ({fmt(fast['ramp_peak'])} packets, x1's window up to "
+        f"{fmt(fast['cwnd_max'])}), where eq. 1's beta Q term removes it long before x2 arrives: x1's window is "
+        f"its pipe ({fmt(fast['cwnd'])} packets), its NIC holds {fmt(fast['nic'])}, and the join peaks at "
+        f"{fmt(fast['peak'])} packets. The paper's hosts had 1 Gb/s NICs too, but it reports no such spike; "
+        "how its Linux XCP sender bounded the window (socket buffers, cwnd clamps) is not in the seed."
+    )
+
+
+def _xcp_join_plot(runs: Runs, ctx: Context, seed: int, join: float) -> None:
+    pyplot = plt()
+    fig, axes = pyplot.subplots(2, 1, figsize=(8, 5), sharex=True)
+    for name, style in (("xcp", "-"), ("xcp-fast-access", "--")):
+        series = runs.series(name, seed)
+        lo, hi = join - 2.0, join + 8.0
+        for link, color in (("bottleneck", "C3"), ("x1_access", "C0")):
+            q = link_series(series, link).filter((pl.col("time_s") > lo) & (pl.col("time_s") <= hi))
+            axes[0].plot(
+                q["time_s"], q["queue_bytes"] / WIRE, style, color=color, lw=0.9, label=f"{name}: {link} queue"
+            )
+        w = series.filter((pl.col("metric") == "cwnd_bytes") & (pl.col("target") == "flow0"))
+        w = w.filter((pl.col("time_s") > lo) & (pl.col("time_s") <= hi)).sort("time_s")
+        axes[1].plot(w["time_s"], w["value"] / mss("xcp"), style, color="C2", lw=0.9, label=f"{name}: x1's window")
+    axes[0].set_ylabel("packets")
+    axes[1].set_ylabel("x1's cwnd (packets)")
+    axes[1].set_xlabel("time (s)")
+    for ax in axes:
+        ax.legend(fontsize=7)
+    fig.tight_layout()
+    fig.savefig(ctx.out / "fig5-xcp-join.png", dpi=110)
+    pyplot.close(fig)

@@ -1,0 +1,114 @@
+"""fctlab.reproduce.explicit (seed 003): the protocol table's overrides, quick mode's time
+scaling, the series helpers on synthetic input, the base scenarios against the flow schedules,
+and one experiment (Fig. 8) run end to end in quick mode at a tenth of its length."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import polars as pl
+import pytest
+
+from fctlab.reproduce import explicit, explicit_dynamics, explicit_multi, explicit_single, papers
+from fctlab.reproduce import explicit_series as es
+from fctlab.reproduce.framework import run_experiment
+from fctlab.scenario import read_scenario
+from realcore import REPO, fake  # noqa: F401  (fake: the compiled core)
+
+PAPER = REPO / "experiments" / "explicit"
+
+
+def test_protocol_overrides_put_the_router_on_each_link_and_keep_1500_byte_packets():
+    for p, entry in explicit.PROTOCOLS.items():
+        o = explicit.protocol_overrides(p, ["l1", "l2"])
+        assert o["transport.protocol"] == entry["transport"]["protocol"]
+        assert o["transport.mss"] + o["transport.header"] == explicit.WIRE
+        for link in ("l1", "l2"):
+            assert o[f"queues.links.{link}"]["kind"] == entry["queue"]["kind"]
+            assert o[f"queues.links.{link}"]["limit_packets"] >= 30_000
+    assert explicit.utilization("jetmax") == explicit.JETMAX_GAMMA
+    assert explicit.utilization("xcp") == 1.0
+
+
+def test_scale_times_scales_durations_starts_and_stops_only():
+    o = {
+        "duration": "90s",
+        "workload.1.start": 30.0,
+        "workload.0.flows": [{"src": "a", "dst": "b", "start": "30s", "stop": 60}],
+        "transport.mss": 1440,
+    }
+    got = explicit.scale_times(o, 0.5)
+    assert got == {
+        "duration": 45.0,
+        "workload.1.start": 15.0,
+        "workload.0.flows": [{"src": "a", "dst": "b", "start": 15.0, "stop": 30.0}],
+    }
+
+
+def test_phases_split_at_every_arrival_and_departure():
+    flows = [(0.0, 90.0), (30.0, 120.0), (60.0, 120.0)]
+    got = es.phases(flows, 120.0)
+    assert [(p.start, p.end, p.flows) for p in got] == [
+        (0.0, 30.0, [0]),
+        (30.0, 60.0, [0, 1]),
+        (60.0, 90.0, [0, 1, 2]),
+        (90.0, 120.0, [1, 2]),
+    ]
+    assert got[1].steady() == (45.0, 60.0)
+
+
+def test_input_fallback_adds_the_queues_growth_to_the_departures():
+    link = pl.DataFrame(
+        {"time_s": [0.1, 0.2, 0.3], "throughput_bps": [80.0, 100.0, 100.0], "queue_bytes": [0.0, 5.0, 0.0]}
+    )
+    series = link.unpivot(index="time_s", variable_name="metric", value_name="value").with_columns(
+        target=pl.lit("bottleneck")
+    )
+    got = es.input_rate(series, "bottleneck")["input_bps"].to_list()
+    # 5 bytes = 40 bits more queued over 0.1 s: 400 b/s above the departures; then 400 below.
+    assert got == pytest.approx([80.0, 500.0, -300.0])
+
+
+def test_clears_and_first_reach():
+    f = pl.DataFrame({"time_s": [1.0, 2.0, 3.0, 4.0, 5.0], "q": [0.0, 500.0, 200.0, 50.0, 20.0]})
+    assert es.clears(f, "q", 100.0, 0.0, 5.0) == 4.0
+    assert es.clears(f, "q", 10.0, 0.0, 5.0) is None, "still above at the span's last sample"
+    assert es.first_reach(f, "q", 300.0, 0.0) == 2.0
+    assert es.first_reach(f, "q", 900.0, 0.0) is None
+    assert es.span_stat(f, "missing", 0.0, 5.0) is None
+
+
+@pytest.mark.parametrize(
+    "base, flows",
+    [
+        ("single-bottleneck.toml", explicit_single.FIG4_FLOWS),
+        ("rtt-unfairness.toml", explicit_single.FIG5_FLOWS),
+        ("mice.toml", explicit_dynamics.FIG7_LONG),
+        ("abrupt-change.toml", explicit_dynamics.FIG8_FLOWS),
+        ("parking-lot.toml", explicit_multi.FIG10_FLOWS),
+    ],
+)
+def test_base_scenarios_hold_the_full_scale_schedules(base, flows):
+    spec, _ = read_scenario(PAPER / base)
+    listed = [(f["src"], f["dst"], f["start"], f["stop"]) for f in spec["workload"][0]["flows"]]
+    assert listed == [(s, d, f"{a:g}s", f"{b:g}s") for s, d, a, b in flows]
+
+
+def test_explicit_paper_lists_every_figure_in_order():
+    assert [e.name for e in papers()["explicit"]()] == ["fig4", "fig5", "fig6", "fig7", "fig8", "fig10"]
+
+
+def test_fig8_tiny_quick_run_writes_the_paper_table(tmp_path: Path):
+    """Fig. 8 at a tenth of its length (12 s at 100 Mb/s, three protocols): the report has the
+    paper-vs-fctlab table with a column per protocol, and XCP and JetMax settle after the join."""
+    exp = next(e for e in explicit.experiments(quick_scale=0.1) if e.name == "fig8")
+    record = run_experiment(exp, PAPER, tmp_path / "runs", tmp_path / "out", quick=True, jobs=2, say=lambda _m: None)
+    assert record["status"] == "done", record
+    out = tmp_path / "out" / "fig8"
+    readme = (out / "README.md").read_text()
+    assert "| quantity | paper (seed 003) | fctlab xcp | fctlab rcp | fctlab jetmax |" in readme
+    rows = {r.split("|")[1].strip(): r.split("|")[3:-1] for r in readme.splitlines() if r.startswith("| ")}
+    settle = rows["input within 10% of the target for good, after the join (s)"]
+    assert all(float(settle[i]) < 2.0 for i in (0, 2)), settle
+    assert (out / "fig8.png").stat().st_size > 10_000
+    assert "Mode: quick" in readme
