@@ -13,7 +13,7 @@
 //! - The SYN carries the law's header; data starts after the SYN-ACK, one packet every
 //!   `wire bits / rate`, the rate updated by the law on each ACK.
 //! - When the rate falls below one packet per RTT, a zero-length probe leaves once per RTT so
-//!   feedback keeps coming (as the ns-2 host does).
+//!   feedback keeps coming (as the ns-2 host does); its ACK is also an RTT sample.
 //! - Losses are repaired exactly: the receiver's SACK blocks mark what arrived, a segment with
 //!   three SACKed segments above it is lost (RFC 6675 IsLost), and lost segments go before new
 //!   data in the paced schedule; a retransmission timeout marks everything outstanding lost.
@@ -83,6 +83,8 @@ pub struct PacedSender {
     /// When the last packet left (the start of the gap `next_send` ends).
     last_send: Time,
     probe_at: Time,
+    /// The timestamp of the last probe sent, until an ACK echoes it.
+    probe_ts: Option<Time>,
     rto_at: Option<Time>,
     sent_bytes: u64,
     /// Payload bytes retransmitted.
@@ -110,6 +112,7 @@ impl PacedSender {
             next_send: start,
             last_send: start,
             probe_at: Time::MAX,
+            probe_ts: None,
             rto_at: None,
             sent_bytes: 0,
             retx_bytes: 0,
@@ -248,6 +251,7 @@ impl PacedSender {
             p.cc = self.header(PacketKind::Data, p.wire);
             out.push(p);
             self.probe_at = now + srtt;
+            self.probe_ts = Some(now);
         }
     }
 
@@ -276,6 +280,12 @@ impl PacedSender {
             self.rxt_scan = self.rxt_scan.max(ack_seg);
             self.rtt.sample(now - pkt.ts_echo);
             self.rto_at = if self.has_work() { Some(now + self.rtt.rto()) } else { None };
+        } else if self.probe_ts.is_some_and(|t| t == pkt.ts_echo) {
+            // The ACK of a probe times the path too (its timestamp is unambiguous): a flow
+            // that sends less than a packet per RTT would otherwise keep the RTT of its last
+            // data, which a queue may have inflated long ago, and report it to the routers.
+            self.rtt.sample(now - pkt.ts_echo);
+            self.probe_ts = None;
         }
         self.board.mark_losses(3);
         if !self.has_work() && self.app.next_event().is_none() {
