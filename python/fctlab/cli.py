@@ -104,7 +104,7 @@ def _parser() -> argparse.ArgumentParser:
         "paper",
         metavar="PAPER",
         help="which paper: rc3 (the RC3 paper), rcp (the RCP thesis, chapters 3 and 4, and RC3 Fig. 14(c)) "
-        "or explicit (seed 003, explicit congestion control: XCP, RCP, JetMax)",
+        "or explicit (seed 003, explicit congestion control: XCP, RCP, JetMax, PIQI-RCP)",
     )
     rp.add_argument(
         "--quick",

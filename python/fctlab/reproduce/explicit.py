@@ -35,6 +35,8 @@ QUICK_SCALE = 1 / 3
 #: JetMax's target utilization: seed 003 gives no value; 0.98 is fctlab's default (eq. 4 has
 #: no queue term, so at 1 a join's transient queue would never drain).
 JETMAX_GAMMA = 0.98
+#: PIQI-RCP's virtual capacity gamma (seed 003 sec. IV).
+PIQI_GAMMA = 0.95
 
 #: Protocol name -> how to run it: `transport` keys (protocol, header bytes on the wire),
 #: `queue` keys of the router port on each bottleneck (kind and the law's parameters), and
@@ -43,18 +45,24 @@ JETMAX_GAMMA = 0.98
 PROTOCOLS: dict[str, dict[str, Any]] = {
     # alpha = 0.4, beta = 0.226; control interval = the mean RTT; 20-byte header (sec. III-D).
     "xcp": {"transport": {"protocol": "xcp", "header": 60}, "queue": {"kind": "xcp", "alpha": 0.4, "beta": 0.226}},
-    # alpha = 0.1, beta = 1; 16-byte header. Seed 003's fixed interval of 10 ms: fctlab runs eq. 5
-    # every min(interval, d), which is 10 ms here (every mean RTT d in these setups is >= 30 ms);
-    # a fixed-interval option of the `rcp` queue belongs in this queue table.
+    # alpha = 0.1, beta = 1; 16-byte header; seed 003's router (`variant = "seed003"`: a fixed
+    # 10 ms interval, d a moving average of the RTT fields, the same way up and down).
     "rcp": {
         "transport": {"protocol": "rcp", "header": 56},
-        "queue": {"kind": "rcp", "alpha": 0.1, "beta": 1.0, "interval": "10ms"},
+        "queue": {"kind": "rcp", "alpha": 0.1, "beta": 1.0, "interval": "10ms", "variant": "seed003"},
     },
     # tau = 0.6 (the host's default), interval 100 ms, 32-byte header.
     "jetmax": {
         "transport": {"protocol": "jetmax", "header": 72},
         "queue": {"kind": "jetmax", "gamma": JETMAX_GAMMA, "interval": "100ms"},
         "utilization": JETMAX_GAMMA,
+    },
+    # tau1 = 0.01, tau2 = 0.1 (the host's defaults), gamma = 0.95, T = 10 ms, 24-byte header; eq. 6's
+    # gains are fctlab's reading of alpha = 0.5 (docs/scenario.md, PIQI-RCP).
+    "piqi": {
+        "transport": {"protocol": "piqi", "header": 64},
+        "queue": {"kind": "piqi", "gamma": PIQI_GAMMA, "interval": "10ms"},
+        "utilization": PIQI_GAMMA,
     },
 }
 
