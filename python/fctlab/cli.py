@@ -31,6 +31,16 @@ class _Parser(argparse.ArgumentParser):
         raise _UsageError(f"{message} (see `{self.prog} --help`)")
 
 
+def _count(text: str) -> int:
+    try:
+        n = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a whole number >= 1, got {text!r}") from None
+    if n < 1:
+        raise argparse.ArgumentTypeError(f"expected a whole number >= 1, got {n}")
+    return n
+
+
 def _jobs(text: str) -> int:
     try:
         n = int(text)
@@ -97,6 +107,13 @@ def _parser() -> argparse.ArgumentParser:
     )
     b.add_argument("--repeat", type=_jobs, default=1, help="runs per scenario; the median is reported")
     b.add_argument("--json", metavar="FILE", help="also write the figures as JSON")
+    b.add_argument(
+        "--routers",
+        action="store_true",
+        help="time each explicit router law per packet instead (seed 003 sec. IV-I), beside the paper's counts",
+    )
+    b.add_argument("--packets", type=_count, default=2_000_000, help="--routers: packets per round (default 2,000,000)")
+    b.add_argument("--report", metavar="FILE", help="--routers: also write a Markdown report")
     b.set_defaults(func=cmd_bench)
 
     rp = sub.add_parser("reproduce", help="run a paper's experiments and write their reports into experiments/")
@@ -190,6 +207,11 @@ def cmd_sweep(args: argparse.Namespace) -> int:
 def cmd_bench(args: argparse.Namespace) -> int:
     from fctlab.bench import DEFAULT_SCENARIOS, bench, format_table
 
+    if args.routers:
+        return _bench_routers(args)
+    if args.report:
+        raise _UsageError("field `--report`: only meaningful with --routers")
+
     paths = list(args.scenarios) or list(DEFAULT_SCENARIOS)
     for p in paths:
         if not Path(p).is_file():
@@ -198,6 +220,20 @@ def cmd_bench(args: argparse.Namespace) -> int:
     print(format_table(rows))
     if args.json:
         write_text(Path(args.json), json.dumps(rows, indent=2) + "\n")
+    return 0
+
+
+def _bench_routers(args: argparse.Namespace) -> int:
+    from fctlab import router_cost
+
+    if args.scenarios:
+        raise _UsageError("field `SCENARIO`: --routers times the router laws, not scenarios; give no scenario")
+    rows = router_cost.measure(packets=args.packets, repeat=max(args.repeat, 3))
+    print(router_cost.format_table(rows))
+    if args.json:
+        write_text(Path(args.json), json.dumps(rows, indent=2) + "\n")
+    if args.report:
+        write_text(Path(args.report), router_cost.markdown(rows))
     return 0
 
 

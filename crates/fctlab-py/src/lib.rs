@@ -163,11 +163,26 @@ fn ps_fct(
     py.detach(|| max_min_fct(&capacities, &flows)).map_err(|e| PyValueError::new_err(e.to_string()))
 }
 
+/// Wall-clock nanoseconds per packet through the router law `law` (one of `ROUTER_LAWS`) over
+/// `packets` packets (`fctlab_core::qdisc::cost`), with the GIL released.
+#[pyfunction]
+fn router_cost(py: Python<'_>, law: &str, packets: u64) -> PyResult<f64> {
+    if packets == 0 {
+        return Err(PyValueError::new_err("field `packets`: expected at least 1 packet, got 0"));
+    }
+    let law = law.to_string();
+    py.detach(|| fctlab_core::qdisc::cost::ns_per_packet(&law, packets)).ok_or_else(|| {
+        PyValueError::new_err(format!("field `law`: expected one of {:?}, got {law:?}", fctlab_core::qdisc::cost::LAWS))
+    })
+}
+
 /// The compiled core of fctlab.
 #[pymodule]
 fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<Simulation>()?;
     m.add_function(wrap_pyfunction!(ps_fct, m)?)?;
+    m.add_function(wrap_pyfunction!(router_cost, m)?)?;
+    m.add("ROUTER_LAWS", fctlab_core::qdisc::cost::LAWS.to_vec())?;
     m.add("ScenarioError", m.py().get_type::<ScenarioError>())?;
     m.add("COLUMNS", columns(m.py())?)?;
     Ok(())

@@ -16,6 +16,7 @@
 //! [`Law`] and its arm in `law.rs`'s dispatch macro, and build it in `scenario/queues.rs`
 //! (`QueueSpec::build`, a new `kind`). Nothing in the link, the world or the metrics changes.
 
+pub mod cost;
 pub mod droptail;
 pub mod jetmax;
 pub mod law;
