@@ -43,8 +43,12 @@ PIQI_GAMMA = 0.95
 #: optionally `utilization`, the fraction of capacity its router aims at (a virtual capacity,
 #: by which max-min targets are scaled; 1 when absent). Seed 003 sec. IV's gains.
 PROTOCOLS: dict[str, dict[str, Any]] = {
-    # alpha = 0.4, beta = 0.226; control interval = the mean RTT; 20-byte header (sec. III-D).
-    "xcp": {"transport": {"protocol": "xcp", "header": 60}, "queue": {"kind": "xcp", "alpha": 0.4, "beta": 0.226}},
+    # alpha = 0.4, beta = 0.226; control interval = the mean RTT; 20-byte header (sec. III-D);
+    # shuffling gamma = 0.1 (Katabi et al.'s; seed 003 gives none).
+    "xcp": {
+        "transport": {"protocol": "xcp", "header": 60},
+        "queue": {"kind": "xcp", "alpha": 0.4, "beta": 0.226, "gamma": 0.1},
+    },
     # alpha = 0.1, beta = 1; 16-byte header; seed 003's router (`variant = "seed003"`: a fixed
     # 10 ms interval, d a moving average of the RTT fields, the same way up and down).
     "rcp": {
