@@ -15,14 +15,7 @@ fn run(s: serde_json::Value) -> World {
     w
 }
 
-/// (time s, value) of every row of `metric` for `target`, in time order.
-fn rows(w: &World, metric: &str, target: &str) -> Vec<(f64, f64)> {
-    let s = &w.series;
-    (0..s.time.len())
-        .filter(|&i| s.metric[i].name() == metric && s.target[i] == target)
-        .map(|i| (s.time[i].as_secs_f64(), s.value[i]))
-        .collect()
-}
+use common::series_rows as rows;
 
 /// Values of `metric` for `target`, one per sample.
 fn values(w: &World, metric: &str, target: &str) -> Vec<f64> {
