@@ -1,5 +1,6 @@
-"""Time series from the compiled core: a named link's queue, throughput and active flows (and an
-RCP port's fair rate and average RTT), a flow's cwnd, sampled at the requested interval."""
+"""Time series from the compiled core: a named link's queue, throughput, input and active flows
+(and an RCP port's fair rate and average RTT, a JetMax port's fair rate and flow count), a flow's
+cwnd and sending rate, sampled at the requested interval."""
 
 from __future__ import annotations
 
@@ -26,9 +27,11 @@ def test_link_and_flow_series_appear_at_the_interval():
     assert set(zip(s["metric"], s["target"])) == {
         ("queue_bytes", "bottleneck"),
         ("throughput_bps", "bottleneck"),
+        ("input_bps", "bottleneck"),
         ("active_flows", "bottleneck"),
         ("cwnd_bytes", "flow0"),
-    }, "a drop-tail port has no rcp_* rows"
+        ("send_rate_bps", "flow0"),
+    }, "a drop-tail port has no rcp_* or jetmax_* rows"
     last_finish = r.flows["finish_s"].max()
     for metric in ("queue_bytes", "throughput_bps", "active_flows"):
         times = s.filter(pl.col("metric") == metric)["time_s"].to_list()
@@ -96,6 +99,52 @@ def test_rcp_ports_report_their_fair_rate_and_average_rtt():
     assert bottleneck["rcp_rate_bps"].n_unique() > 10, "R moves as flows come and go"
     assert bottleneck["rcp_avg_rtt_s"].is_between(0.01, 0.2).all()
     assert wide.filter(pl.col("target") == "l0->rl")["rcp_rate_bps"].null_count() == bottleneck.height
+
+
+def test_seed_003_series_appear_in_the_run_result():
+    """A JetMax dumbbell reports, per sample, the input and throughput of the bottleneck, its fair
+    rate g and flow count N, and each sampled flow's sending rate; a TCP flow reports its sending
+    rate beside its window, as cwnd x 8 / SRTT."""
+    flows = [{"src": f"l{i}", "dst": f"r{i}", "start": 0.1 * i, "stop": 2.0} for i in range(2)]
+    spec = small_dumbbell(
+        duration=2.0,
+        drain=False,
+        queues={"router": {"kind": "jetmax", "limit": "1MB"}},
+        transport={"protocol": "jetmax"},
+        workload=[{"kind": "long_lived", "flows": flows}],
+        output={"series": {"interval": "20ms", "links": ["bottleneck"], "flows": [0, 1]}},
+    )
+    r = fctlab.run(spec)
+    wide = r.series.filter(pl.col("target") == "bottleneck").pivot("metric", index="time_s", values="value")
+    assert wide.columns == [
+        "time_s",
+        "queue_bytes",
+        "throughput_bps",
+        "input_bps",
+        "active_flows",
+        "jetmax_rate_bps",
+        "jetmax_flows",
+    ]
+    late = wide.filter(pl.col("time_s") > 1.0)
+    capacity = r.links.filter(pl.col("name") == "bottleneck")["rate_bps"].item()
+    assert late["jetmax_flows"].mean() == pytest.approx(2.0, rel=0.05)
+    assert late["jetmax_rate_bps"].mean() == pytest.approx(0.98 * capacity / 2, rel=0.05)
+    # Nothing is dropped: what the port took in and did not send is in its queue.
+    assert r.links.filter(pl.col("name") == "bottleneck")["drops_pkts"].item() == 0
+    growth = wide["queue_bytes"].diff().fill_null(wide["queue_bytes"][0]) * 8
+    assert ((wide["input_bps"] - wide["throughput_bps"]) * 0.02 - growth).abs().max() < 1e-3
+    assert (growth != 0).any() and (wide["input_bps"] != wide["throughput_bps"]).any()
+    rates = r.series.filter(pl.col("metric") == "send_rate_bps").pivot("target", index="time_s", values="value")
+    assert rates.columns == ["time_s", "flow0", "flow1"]
+    for f in ("flow0", "flow1"):
+        assert rates.filter(pl.col("time_s") > 1.0)[f].mean() == pytest.approx(0.98 * capacity / 2, rel=0.05)
+    assert r.series.filter(pl.col("metric") == "cwnd_bytes").height == 0, "paced senders have no window"
+
+    tcp = run_with_series().series.filter(pl.col("target") == "flow0")
+    tcp = tcp.pivot("metric", index="time_s", values="value")
+    assert tcp.columns == ["time_s", "cwnd_bytes", "send_rate_bps"]
+    assert tcp["send_rate_bps"][0] == 0.0, "no RTT sample at the first interval"
+    assert (tcp["send_rate_bps"] > 0).sum() > 5
 
 
 def test_no_series_without_output_series():

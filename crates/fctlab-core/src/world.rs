@@ -5,6 +5,7 @@
 //! arena: no lookup), sends what comes out through its NIC, and keeps one wake-up per
 //! endpoint in the heap. A router looks up the next hop and offers the packet to that link.
 
+use crate::metrics::series::FlowSample;
 use crate::metrics::{FlowRecord, SeriesRecorder};
 use crate::net::link::Link;
 use crate::net::packet::Packet;
@@ -314,8 +315,8 @@ impl World {
                 }
             }
             Event::Sample => {
-                let cwnds = self.active_cwnds();
-                let next = self.series.sample(self.now, &mut self.links, &cwnds);
+                let flows = self.flow_samples();
+                let next = self.series.sample(self.now, &mut self.links, &flows);
                 if !self.finished {
                     self.sched.push(next, Event::Sample);
                 }
@@ -323,11 +324,13 @@ impl World {
         }
     }
 
-    fn active_cwnds(&self) -> Vec<(u32, Option<u64>)> {
+    /// What the series read of each sampled flow's sender (None: not active).
+    fn flow_samples(&self) -> Vec<(u32, Option<FlowSample>)> {
+        let sample = |a: &Active| FlowSample { cwnd: a.sender.cwnd(), send_rate_bps: a.sender.send_rate_bps() };
         self.series
             .flows()
             .iter()
-            .map(|&f| (f, self.active.get(f as usize).and_then(|a| a.as_ref()).and_then(|a| a.sender.cwnd())))
+            .map(|&f| (f, self.active.get(f as usize).and_then(|a| a.as_deref()).map(sample)))
             .collect()
     }
 

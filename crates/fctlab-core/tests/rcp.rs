@@ -225,13 +225,7 @@ fn series_give_each_rcp_port_its_fair_rate_and_active_flows() {
         assert_eq!((s.time[i], s.value[i], s.value[i + 1]), (Time::from_us(12_345 * k), r, d), "sample {k}: R and d");
     }
     w.run();
-    let s = &w.series;
-    let rows = |metric: &str, target: &str| -> Vec<(f64, f64)> {
-        (0..s.time.len())
-            .filter(|&i| s.metric[i].name() == metric && s.target[i] == target)
-            .map(|i| (s.time[i].as_secs_f64(), s.value[i]))
-            .collect()
-    };
+    let rows = |metric: &str, target: &str| common::series_rows(&w, metric, target);
     let active = rows("active_flows", "bottleneck");
     assert!(active.len() >= 970, "{} samples", active.len());
     for &(t, n) in &active {

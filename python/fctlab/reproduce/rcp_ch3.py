@@ -25,7 +25,7 @@ BAND = 0.10
 
 
 def wide(series: pl.DataFrame, target: str) -> pl.DataFrame:
-    """One link's series as columns (time_s, queue_bytes, throughput_bps, active_flows, ...)."""
+    """One link's series as columns (time_s, queue_bytes, throughput_bps, input_bps, active_flows, ...)."""
     return series.filter(pl.col("target") == target).pivot("metric", index="time_s", values="value").sort("time_s")
 
 

@@ -1,10 +1,10 @@
-//! Time series sampled at a fixed interval: queue length, throughput and active-flow count of
-//! chosen links (plus the rows of an explicit-feedback port's router law, e.g. an RCP port's
-//! fair rate R and average RTT d), cwnd of chosen flows.
+//! Time series sampled at a fixed interval: queue length, throughput, offered input and
+//! active-flow count of chosen links (plus the rows of an explicit-feedback port's router law,
+//! e.g. an RCP port's fair rate R and average RTT d, a JetMax port's g_l and N_l), cwnd and
+//! sending rate of chosen flows.
 //! Stored long-form (time, metric, target, value).
 
 use crate::net::link::Link;
-use crate::qdisc::RouterLaw;
 use crate::units::Time;
 
 /// The metrics a series row can hold.
@@ -14,6 +14,9 @@ pub enum Metric {
     QueueBytes,
     /// Bits per second serialized since the last sample.
     ThroughputBps,
+    /// Bits per second offered to the link's queue (admitted plus dropped) since the last
+    /// sample: seed 003's "input traffic".
+    InputBps,
     /// Flows whose forward path crosses the link, started and not yet complete (the N(t) of
     /// the RCP thesis's eq. 3.1).
     ActiveFlows,
@@ -21,10 +24,16 @@ pub enum Metric {
     RcpRateBps,
     /// An RCP port's running average RTT d, s (thesis sec. 3.5); rows only for RCP ports.
     RcpAvgRttS,
+    /// A JetMax port's fair rate g_l, bit/s (seed 003 eq. 4); rows only for JetMax ports.
+    JetmaxRateBps,
+    /// A JetMax port's estimate N_l of the flows bottlenecked there; rows only for JetMax ports.
+    JetmaxFlows,
     /// A PIQI-RCP port's rate R_l, bit/s (seed 003 eq. 6); rows only for PIQI-RCP ports.
     PiqiRateBps,
     /// A flow's congestion window in bytes.
     CwndBytes,
+    /// A flow's sending rate, bit/s (the sender's own definition: `Sender::send_rate_bps`).
+    SendRateBps,
 }
 
 impl Metric {
@@ -33,14 +42,32 @@ impl Metric {
         match self {
             Metric::QueueBytes => "queue_bytes",
             Metric::ThroughputBps => "throughput_bps",
+            Metric::InputBps => "input_bps",
             Metric::ActiveFlows => "active_flows",
             Metric::RcpRateBps => "rcp_rate_bps",
             Metric::RcpAvgRttS => "rcp_avg_rtt_s",
+            Metric::JetmaxRateBps => "jetmax_rate_bps",
+            Metric::JetmaxFlows => "jetmax_flows",
             Metric::PiqiRateBps => "piqi_rate_bps",
             Metric::CwndBytes => "cwnd_bytes",
+            Metric::SendRateBps => "send_rate_bps",
         }
     }
 }
+
+/// What a sample reads of one active flow's sender.
+#[derive(Copy, Clone, Debug, PartialEq)]
+pub struct FlowSample {
+    /// Congestion window in bytes, where the protocol has one.
+    pub cwnd: Option<u64>,
+    /// Sending rate, bit/s.
+    pub send_rate_bps: f64,
+}
+
+/// Series rows per sample of a sampled flow, at most (cwnd and sending rate).
+pub const ROWS_PER_FLOW: u64 = 2;
+/// Series rows per sample of a sampled link, besides its router law's.
+pub const ROWS_PER_LINK: u64 = 4;
 
 /// No sampled link has this slot.
 const UNSAMPLED: u32 = u32::MAX;
@@ -57,6 +84,8 @@ pub struct SeriesRecorder {
     active: Vec<u32>,
     flows: Vec<u32>,
     last_bytes: Vec<u64>,
+    /// Per sampled link: bytes offered to its port up to the last sample.
+    last_offered: Vec<u64>,
     last_time: Time,
     /// Sample times.
     pub time: Vec<Time>,
@@ -84,6 +113,7 @@ impl SeriesRecorder {
         SeriesRecorder {
             interval: Some(interval),
             last_bytes: vec![0; ids.len()],
+            last_offered: vec![0; ids.len()],
             active: vec![0; ids.len()],
             slot,
             links: ids,
@@ -98,7 +128,7 @@ impl SeriesRecorder {
         self.interval
     }
 
-    /// Flows whose cwnd is sampled.
+    /// Flows whose cwnd and sending rate are sampled.
     pub fn flows(&self) -> &[u32] {
         &self.flows
     }
@@ -133,27 +163,32 @@ impl SeriesRecorder {
     }
 
     /// Takes one sample; returns the time of the next.
-    pub fn sample(&mut self, now: Time, links: &mut [Link], cwnds: &[(u32, Option<u64>)]) -> Time {
+    /// `flows` holds, for each sampled flow, its sender's state (None: not active).
+    pub fn sample(&mut self, now: Time, links: &mut [Link], flows: &[(u32, Option<FlowSample>)]) -> Time {
         let dt = (now - self.last_time).as_secs_f64();
+        let per_s = |bytes: u64| if dt > 0.0 { bytes as f64 * 8.0 / dt } else { 0.0 };
         for k in 0..self.links.len() {
             let l = &mut links[self.links[k] as usize];
             let name = std::mem::take(&mut self.link_names[k]);
             let queued = l.queued_bytes(now);
             self.push(now, Metric::QueueBytes, &name, queued as f64);
             let sent = l.stats.bytes_sent;
-            let thr = if dt > 0.0 { (sent - self.last_bytes[k]) as f64 * 8.0 / dt } else { 0.0 };
+            self.push(now, Metric::ThroughputBps, &name, per_s(sent - self.last_bytes[k]));
             self.last_bytes[k] = sent;
-            self.push(now, Metric::ThroughputBps, &name, thr);
+            let offered = l.offered_bytes();
+            self.push(now, Metric::InputBps, &name, per_s(offered - self.last_offered[k]));
+            self.last_offered[k] = offered;
             self.push(now, Metric::ActiveFlows, &name, self.active[k] as f64);
-            if let Some(law) = l.law() {
-                law.metrics(&mut |m, v| self.push(now, m, &name, v));
-            }
+            l.law_metrics(&mut |m, v| self.push(now, m, &name, v));
             self.link_names[k] = name;
         }
-        for &(f, cwnd) in cwnds {
-            if let Some(c) = cwnd {
-                self.push(now, Metric::CwndBytes, &format!("flow{f}"), c as f64);
+        for &(f, sample) in flows {
+            let Some(s) = sample else { continue };
+            let target = format!("flow{f}");
+            if let Some(c) = s.cwnd {
+                self.push(now, Metric::CwndBytes, &target, c as f64);
             }
+            self.push(now, Metric::SendRateBps, &target, s.send_rate_bps);
         }
         self.last_time = now;
         now + self.interval.unwrap_or(Time::MAX)

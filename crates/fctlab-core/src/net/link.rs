@@ -11,8 +11,9 @@
 //! free" event instead. Either way at most one arrival event per link is pending: packets leave
 //! a link in order, so only the head of the in-flight FIFO needs one.
 
+use crate::metrics::series::Metric;
 use crate::net::packet::Packet;
-use crate::qdisc::{Law, Limit, Qdisc, QueueDiscipline};
+use crate::qdisc::{Law, Limit, Qdisc, QueueDiscipline, RouterLaw};
 use crate::rng::Rng;
 use crate::sched::{Event, Scheduler};
 use crate::units::{Rate, Time};
@@ -322,12 +323,32 @@ impl Link {
         }
     }
 
-    /// The router law of an explicit-feedback port (RCP, XCP); None for other ports.
+    /// The router law of an explicit-feedback port (RCP, XCP, JetMax); None for other ports.
     pub fn law(&self) -> Option<&Law> {
         match &self.port {
             Port::Qdisc(Qdisc::Explicit(q)) => Some(q.law()),
             _ => None,
         }
+    }
+
+    /// The series rows of the port's router law ([`RouterLaw::metrics`]); none for other ports.
+    pub fn law_metrics(&self, out: &mut impl FnMut(Metric, f64)) {
+        if let Port::Qdisc(Qdisc::Explicit(q)) = &self.port {
+            q.law().metrics(q.ctx(), out);
+        }
+    }
+
+    /// Wire bytes offered to the port so far: admitted (put on the wire, or still waiting)
+    /// plus dropped by the queue. Derived from the counters, nothing counted per packet: a FIFO
+    /// port counts `bytes_sent` at admission, so its waiting packets are in it already; a qdisc
+    /// port counts at dequeue, so its waiting bytes are added. Scripted drops take packets
+    /// before the port and are not offered to it.
+    pub fn offered_bytes(&self) -> u64 {
+        let admitted = match &self.port {
+            Port::Fifo(_) => self.stats.bytes_sent,
+            Port::Qdisc(q) => self.stats.bytes_sent + q.bytes(),
+        };
+        admitted + self.stats.drops_bytes
     }
 
     /// When the port's first periodic tick is due.

@@ -41,6 +41,7 @@
 
 use super::law::{PortCtx, RouterLaw};
 use crate::error::{SpecError, SpecResult};
+use crate::metrics::series::Metric;
 use crate::net::packet::{CongestionHeader, Packet, PacketKind, JETMAX_NO_ROUTER};
 use crate::units::{Rate, Time};
 
@@ -220,6 +221,17 @@ impl RouterLaw for JetMaxLaw {
         self.admitted = false;
         Some(now + self.p.interval)
     }
+
+    fn metric_count(&self) -> usize {
+        2
+    }
+
+    /// g_l as the port gives it out now (gamma C before its first computation) and the N_l
+    /// that computation used (0 before it; eq. 4 divides by 1 while N_l is below one half).
+    fn metrics(&self, ctx: &PortCtx, out: &mut impl FnMut(Metric, f64)) {
+        out(Metric::JetmaxRateBps, self.fair_rate(ctx.capacity));
+        out(Metric::JetmaxFlows, self.flows);
+    }
 }
 
 #[cfg(test)]
@@ -266,6 +278,25 @@ mod tests {
         assert!((law.flow_estimate() - 2.0).abs() < 1e-6, "N = {}", law.flow_estimate());
         // g = (C - u) / N = (100 - 20) / 2 Mb/s.
         assert!((law.fair_rate(CTX.capacity) - 40e6).abs() < 1.0, "g = {}", law.fair_rate(CTX.capacity));
+    }
+
+    #[test]
+    fn the_series_rows_are_the_last_g_and_n() {
+        let mut rows = Vec::new();
+        let fresh = JetMaxLaw::new(JetMaxParams::default());
+        fresh.metrics(&CTX, &mut |m, v| rows.push((m, v)));
+        assert_eq!(
+            rows,
+            vec![(Metric::JetmaxRateBps, 98e6), (Metric::JetmaxFlows, 0.0)],
+            "gamma C before any interval"
+        );
+        rows.clear();
+        let law = one_interval();
+        law.metrics(&CTX, &mut |m, v| rows.push((m, v)));
+        assert_eq!(rows.len(), law.metric_count());
+        assert_eq!(rows[0], (Metric::JetmaxRateBps, law.fair_rate(CTX.capacity)));
+        assert_eq!(rows[1], (Metric::JetmaxFlows, law.flow_estimate()));
+        assert!((rows[0].1 - 40e6).abs() < 1.0 && (rows[1].1 - 2.0).abs() < 1e-6, "{rows:?}");
     }
 
     #[test]

@@ -59,8 +59,9 @@ pub trait RouterLaw {
     fn metric_count(&self) -> usize {
         0
     }
-    /// Emits the law's state as series rows, `metric_count()` calls of `out`, in a fixed order.
-    fn metrics(&self, _out: &mut impl FnMut(Metric, f64)) {}
+    /// Emits the law's state on the port `ctx` as series rows, `metric_count()` calls of `out`,
+    /// in a fixed order.
+    fn metrics(&self, _ctx: &PortCtx, _out: &mut impl FnMut(Metric, f64)) {}
 }
 
 /// The router laws fctlab has, dispatched statically.
@@ -105,8 +106,8 @@ impl RouterLaw for Law {
     fn metric_count(&self) -> usize {
         each_law!(self, l => l.metric_count())
     }
-    fn metrics(&self, out: &mut impl FnMut(Metric, f64)) {
-        each_law!(self, l => l.metrics(out))
+    fn metrics(&self, ctx: &PortCtx, out: &mut impl FnMut(Metric, f64)) {
+        each_law!(self, l => l.metrics(ctx, out))
     }
 }
 

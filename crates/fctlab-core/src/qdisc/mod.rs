@@ -10,11 +10,12 @@
 //! [`ExplicitQueue`]: a drop-tail FIFO that owns the buffer and its accounting and calls a
 //! *router law* ([`law::RouterLaw`]) at fixed points: every offered packet before admission,
 //! every departure (where the law stamps the header), a periodic control tick, and each series
-//! sample (the law's extra rows, e.g. RCP's R and d). A law is only the protocol's arithmetic
-//! and state; it sees the port through a [`PortCtx`] (router, link, capacity). To add one:
-//! write `qdisc/<name>.rs` with a struct implementing [`law::RouterLaw`], add a variant to
-//! [`Law`] and its arm in `law.rs`'s dispatch macro, and build it in `scenario/queues.rs`
-//! (`QueueSpec::build`, a new `kind`). Nothing in the link, the world or the metrics changes.
+//! sample (the law's extra rows, e.g. RCP's R and d, JetMax's g and N). A law is only the
+//! protocol's arithmetic and state; it sees the port through a [`PortCtx`] (router, link,
+//! capacity). To add one: write `qdisc/<name>.rs` with a struct implementing
+//! [`law::RouterLaw`], add a variant to [`Law`] and its arm in `law.rs`'s dispatch macro, and
+//! build it in `scenario/queues.rs` (`QueueSpec::build`, a new `kind`). Nothing in the link, the
+//! world or the metrics changes.
 
 pub mod cost;
 pub mod droptail;

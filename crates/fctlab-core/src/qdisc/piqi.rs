@@ -157,7 +157,7 @@ impl RouterLaw for PiqiLaw {
         1
     }
 
-    fn metrics(&self, out: &mut impl FnMut(Metric, f64)) {
+    fn metrics(&self, _ctx: &PortCtx, out: &mut impl FnMut(Metric, f64)) {
         out(Metric::PiqiRateBps, self.rate);
     }
 }

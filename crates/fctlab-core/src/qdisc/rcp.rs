@@ -253,7 +253,7 @@ impl RouterLaw for RcpLaw {
         2
     }
 
-    fn metrics(&self, out: &mut impl FnMut(Metric, f64)) {
+    fn metrics(&self, _ctx: &PortCtx, out: &mut impl FnMut(Metric, f64)) {
         out(Metric::RcpRateBps, self.rate);
         out(Metric::RcpAvgRttS, self.avg_rtt);
     }

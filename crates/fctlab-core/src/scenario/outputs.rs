@@ -4,6 +4,7 @@
 use super::names::{resolve_link, unknown_link};
 use crate::error::{SpecError, SpecResult};
 use crate::limits::{shown, Memory, BYTES_PER_SERIES_ROW};
+use crate::metrics::series::{ROWS_PER_FLOW, ROWS_PER_LINK};
 use crate::metrics::SeriesRecorder;
 use crate::net::link::Link;
 use crate::qdisc::RouterLaw;
@@ -27,10 +28,10 @@ pub struct OutputSpec {
 pub struct SeriesSpec {
     /// Sampling interval.
     pub interval: TimeQ,
-    /// Links whose queue and throughput are sampled.
+    /// Links whose queue, throughput, input and active flows (and router law) are sampled.
     #[serde(default)]
     pub links: Vec<String>,
-    /// Flow ids whose cwnd is sampled.
+    /// Flow ids whose cwnd and sending rate are sampled.
     #[serde(default)]
     pub flows: Vec<u32>,
 }
@@ -52,14 +53,15 @@ pub(super) fn build_series(
         return Err(SpecError::new("output.series.interval", "expected a duration > 0, got 0"));
     }
     let mut ls = Vec::new();
-    // Rows per sample: queue, throughput and active flows of each link, R and d of an
-    // RCP port, one cwnd per flow (series.rs).
-    let mut rows_per_sample = s.flows.len() as u64;
+    // Rows per sample (series.rs): queue, throughput, input and active flows of each link and
+    // its router law's rows (R and d of an RCP port, g and N of a JetMax port), cwnd and
+    // sending rate of each flow.
+    let mut rows_per_sample = s.flows.len() as u64 * ROWS_PER_FLOW;
     for (i, name) in s.links.iter().enumerate() {
         let id =
             resolve_link(topo, name).ok_or_else(|| unknown_link(&format!("output.series.links[{i}]"), name, topo))?;
         ls.push((id as u32, name.clone()));
-        rows_per_sample += 3 + links[id].law().map_or(0, |l| l.metric_count() as u64);
+        rows_per_sample += ROWS_PER_LINK + links[id].law().map_or(0, |l| l.metric_count() as u64);
     }
     add_series_memory(s, rows_per_sample, max_time, memory);
     for (i, &f) in s.flows.iter().enumerate() {

@@ -40,6 +40,14 @@ impl Sender {
             Sender::Paced(_) => None,
         }
     }
+    /// The sending rate the series report, bit/s: a window-based sender's cwnd x 8 / SRTT, a
+    /// paced sender's rate averaged over two SRTTs (0 until each has one).
+    pub fn send_rate_bps(&self) -> f64 {
+        match self {
+            Sender::Tcp(s) => s.send_rate_bps(),
+            Sender::Paced(s) => s.send_rate_bps(),
+        }
+    }
     /// True once the sender has nothing more to do.
     pub fn is_done(&self) -> bool {
         match self {

@@ -24,14 +24,19 @@ pub fn dumbbell(flows: serde_json::Value, transport: serde_json::Value, buffer_p
     })
 }
 
+/// (time s, value) of every series row of `metric` for `target`, in time order.
+pub fn series_rows(w: &World, metric: &str, target: &str) -> Vec<(f64, f64)> {
+    let s = &w.series;
+    (0..s.time.len())
+        .filter(|&i| s.metric[i].name() == metric && s.target[i] == target)
+        .map(|i| (s.time[i].as_secs_f64(), s.value[i]))
+        .collect()
+}
+
 /// Mean of a series metric for `target` over samples in (from, to] seconds.
 pub fn series_mean(w: &World, metric: &str, target: &str, from: f64, to: f64) -> f64 {
-    let s = &w.series;
-    let v: Vec<f64> = (0..s.time.len())
-        .filter(|&i| s.metric[i].name() == metric && s.target[i] == target)
-        .filter(|&i| s.time[i].as_secs_f64() > from && s.time[i].as_secs_f64() <= to)
-        .map(|i| s.value[i])
-        .collect();
+    let v: Vec<f64> =
+        series_rows(w, metric, target).into_iter().filter(|&(t, _)| t > from && t <= to).map(|(_, v)| v).collect();
     assert!(!v.is_empty(), "no {metric} samples for {target}");
     v.iter().sum::<f64>() / v.len() as f64
 }

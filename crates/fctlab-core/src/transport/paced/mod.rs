@@ -9,6 +9,7 @@
 //! | `rcp.rs` | RCP's host law (the routers' stamped rate) and the fixed-rate law |
 //! | `jetmax.rs` | JetMax's host law (seed 003 eq. 3) |
 //! | `piqi.rs` | PIQI-RCP's host law (seed 003 eqs. 7-8) |
+//! | `send_rate.rs` | the sending rate averaged over two RTTs, for the series |
 //!
 //! - The SYN carries the law's header; data starts after the SYN-ACK, one packet every
 //!   `wire bits / rate`, the rate updated by the law on each ACK.
@@ -29,6 +30,7 @@ pub mod jetmax;
 pub mod law;
 pub mod piqi;
 pub mod rcp;
+pub mod send_rate;
 
 use super::app::{App, AppState};
 use super::tcp::rtt::RttEstimator;
@@ -38,6 +40,7 @@ use super::{Endpoint, FlowAddr};
 use crate::net::packet::{CongestionHeader, Packet, PacketKind};
 use crate::units::Time;
 use law::{LawCtx, RateConfig, RateControl, RateLaw};
+use send_rate::SendRate;
 
 /// Paced sender settings.
 #[derive(Copy, Clone, Debug, PartialEq)]
@@ -87,6 +90,8 @@ pub struct PacedSender {
     probe_ts: Option<Time>,
     rto_at: Option<Time>,
     sent_bytes: u64,
+    /// The sending rate over windows of two SRTTs.
+    send_rate: SendRate,
     /// Payload bytes retransmitted.
     pub retx_bytes: u64,
     /// Retransmission timeouts.
@@ -115,6 +120,7 @@ impl PacedSender {
             probe_ts: None,
             rto_at: None,
             sent_bytes: 0,
+            send_rate: SendRate::default(),
             retx_bytes: 0,
             timeouts: 0,
         }
@@ -123,6 +129,13 @@ impl PacedSender {
     /// The current sending rate, bit/s.
     pub fn rate(&self) -> f64 {
         self.rate
+    }
+
+    /// The sending rate averaged over the last closed window of two SRTTs, bit/s: the wire
+    /// bits of data packets, retransmissions included (probes are not counted); see
+    /// [`send_rate`].
+    pub fn send_rate_bps(&self) -> f64 {
+        self.send_rate.bps()
     }
 
     /// True once every byte is acknowledged.
@@ -217,6 +230,7 @@ impl PacedSender {
             p.wire = p.len + self.cfg.header;
             p.cc = self.header(PacketKind::Data, p.wire);
             out.push(p);
+            self.send_rate.on_send(now, p.wire, self.rtt.srtt());
             self.sent_bytes += b - a;
             if retx {
                 self.board.on_retransmit(i);

@@ -139,6 +139,15 @@ impl TcpSender {
         self.cc.cwnd
     }
 
+    /// The window's sending rate, cwnd x 8 / SRTT in bit/s (0 before the first RTT sample):
+    /// the primary loop's window, so RC3's low-priority copies are not in it.
+    pub fn send_rate_bps(&self) -> f64 {
+        match self.rtt.srtt() {
+            Some(srtt) if srtt > Time::ZERO => self.cc.cwnd as f64 * 8.0 / srtt.as_secs_f64(),
+            _ => 0.0,
+        }
+    }
+
     /// Slow-start threshold in bytes.
     pub fn ssthresh(&self) -> u64 {
         self.cc.ssthresh

@@ -1,0 +1,198 @@
+//! The series seed 003's explicit-feedback plots need: a flow's sending rate (`send_rate_bps`),
+//! a link's offered input (`input_bps`), and a JetMax port's g_l and N_l (`jetmax_rate_bps`,
+//! `jetmax_flows`), each checked against a value computed here without the series.
+
+mod common;
+
+use fctlab_core::scenario;
+use fctlab_core::world::World;
+use serde_json::json;
+use std::path::Path;
+
+fn run(s: serde_json::Value) -> World {
+    let mut w = common::world(&s);
+    w.run();
+    w
+}
+
+use common::series_rows as rows;
+
+/// Values of `metric` for `target`, one per sample.
+fn values(w: &World, metric: &str, target: &str) -> Vec<f64> {
+    rows(w, metric, target).into_iter().map(|(_, v)| v).collect()
+}
+
+/// ```text
+///   l0 --1G-- rl ==100M, 10 ms== rr --1G-- r0      one flow at a fixed 10 Mb/s, no handshake
+/// ```
+/// The pacing clock spaces wire bytes (960 payload + 40 header) at 10 Mb/s, so the rate on the
+/// wire is 10 Mb/s and the payload rate 9.6: the series must report the first.
+#[test]
+fn a_fixed_rate_flow_reports_its_rate_on_the_wire() {
+    let w = run(json!({
+        "duration": "2s",
+        "topology": {"kind": "dumbbell", "hosts_per_side": 1, "bottleneck_rate": "100Mbps",
+                     "bottleneck_delay": "10ms", "access_rate": "1Gbps"},
+        "queues": {"router": {"kind": "droptail"}},
+        "transport": {"protocol": "rcp", "mss": 960, "header": 40, "fixed_rate": "10Mbps", "handshake": false},
+        "workload": [{"kind": "long_lived", "flows": [{"src": "l0", "dst": "r0", "start": 0}]}],
+        "output": {"series": {"interval": "10ms", "flows": [0]}},
+    }));
+    let rate = rows(&w, "send_rate_bps", "flow0");
+    assert!(rows(&w, "cwnd_bytes", "flow0").is_empty(), "a paced sender has no window");
+    // Before the first ACK (RTT 20 ms) no window can close, and the first closes 2 SRTT later.
+    assert_eq!(rate[0], (0.01, 0.0));
+    let running: Vec<f64> = rate.iter().filter(|(t, _)| *t >= 0.2).map(|&(_, v)| v).collect();
+    assert!(running.len() > 150);
+    for v in running {
+        assert!((v - 10e6).abs() < 0.01 * 10e6, "{v} b/s, fixed rate 10 Mb/s on the wire");
+    }
+}
+
+/// ```text
+///   l0 --10G-- rl ==10G, 20 ms== rr --10G-- r0      one 300 KB TCP transfer, no queue to speak of
+/// ```
+/// The window never reaches a BDP (50 MB), so the RTT stays the propagation delay (plus a few
+/// microseconds of serialization) and the rate is cwnd x 8 / RTT of the path.
+#[test]
+fn a_tcp_flow_reports_its_window_over_its_srtt() {
+    let w = run(json!({
+        "duration": "1s",
+        "topology": {"kind": "dumbbell", "hosts_per_side": 1, "bottleneck_rate": "10Gbps",
+                     "bottleneck_delay": "20ms", "access_rate": "10Gbps"},
+        "queues": {"router": {"kind": "droptail"}},
+        "transport": {"cc": "newreno", "iw": 4},
+        "workload": [{"kind": "flows", "flows": [{"src": "l0", "dst": "r0", "start": 0, "size": "300KB"}]}],
+        "output": {"series": {"interval": "5ms", "flows": [0]}},
+    }));
+    let rtt = w.records[0].rtt_prop.as_secs_f64();
+    let cwnd = rows(&w, "cwnd_bytes", "flow0");
+    let rate = rows(&w, "send_rate_bps", "flow0");
+    assert_eq!(cwnd.len(), rate.len(), "one rate per window sample");
+    assert!(cwnd.len() > 30);
+    let mut measured = 0;
+    let mut windows = Vec::new();
+    for (&(t, c), &(t2, r)) in cwnd.iter().zip(&rate) {
+        assert_eq!(t, t2);
+        if t <= rtt {
+            assert_eq!(r, 0.0, "no RTT sample before the SYN-ACK, at {t} s");
+            continue;
+        }
+        let want = c * 8.0 / rtt;
+        // SRTT is at least the propagation RTT, and at most a fraction of a percent above.
+        assert!(r <= want * (1.0 + 1e-9) && r > 0.995 * want, "{t} s: {r} b/s, cwnd x 8 / RTT = {want}");
+        measured += 1;
+        windows.push(c as u64);
+    }
+    windows.dedup();
+    assert!(measured > 20 && windows.len() >= 4, "the window grows through the samples: {windows:?}");
+}
+
+/// Two long-lived TCP flows into a 20-packet buffer on 100 Mb/s: the bottleneck drops. Returns
+/// the world and a lookup of link ids by name.
+fn lossy_dumbbell(queue: serde_json::Value) -> (World, impl Fn(&str) -> usize) {
+    let spec = json!({
+        "duration": "2s",
+        "drain": false,
+        "topology": {"kind": "dumbbell", "hosts_per_side": 2, "bottleneck_rate": "100Mbps",
+                     "bottleneck_delay": "10ms", "access_rate": "1Gbps"},
+        "queues": {"router": queue},
+        "transport": {"cc": "newreno"},
+        "workload": [{"kind": "long_lived", "flows": [{"src": "l0", "dst": "r0", "start": 0},
+                                                      {"src": "l1", "dst": "r1", "start": "10ms"}]}],
+        "output": {"series": {"interval": "10ms", "links": ["bottleneck", "bottleneck_rev", "l0->rl"]}},
+    });
+    let (mut w, info) = scenario::build(&spec.to_string(), Path::new(".")).unwrap_or_else(|e| panic!("{e}"));
+    w.run();
+    let names = info.link_names;
+    (w, move |name: &str| names.iter().position(|n| n == name).expect("a link of the dumbbell"))
+}
+
+/// ```text
+///   l0, l1 --1G-- rl ==100M, 10 ms, 20-packet drop-tail== rr --1G-- r0, r1
+/// ```
+/// A drop-tail port counts `bytes_sent` at admission, so input - throughput is exactly what the
+/// queue dropped: never negative, and summing to the link's queue drops; a link that drops
+/// nothing (the host's NIC) has input = throughput.
+#[test]
+fn input_of_a_drop_tail_port_is_its_throughput_plus_its_drops() {
+    let (w, id) = lossy_dumbbell(json!({"kind": "droptail", "limit_packets": 20}));
+    let dt = 0.01;
+    let input = values(&w, "input_bps", "bottleneck");
+    let thr = values(&w, "throughput_bps", "bottleneck");
+    assert_eq!(input.len(), 200);
+    let mut dropped_bits = 0.0;
+    for (i, t) in input.iter().zip(&thr) {
+        assert!(i >= t, "input {i} < throughput {t}");
+        dropped_bits += (i - t) * dt;
+    }
+    let stats = &w.links[id("bottleneck")].stats;
+    assert!(stats.drops_bytes > 10 * 1500, "the test needs drops: {}", stats.drops_bytes);
+    let want = stats.drops_bytes as f64 * 8.0;
+    assert!((dropped_bits - want).abs() < 1e-6 * want, "{dropped_bits} bits against {want} dropped");
+    assert_eq!(values(&w, "input_bps", "l0->rl"), values(&w, "throughput_bps", "l0->rl"));
+}
+
+/// The same with a `prio` queue, a qdisc port that counts `bytes_sent` at dequeue: input -
+/// throughput is the change of the queue plus the drops, sample by sample; on the ACKs' link,
+/// which drops nothing and barely queues, input equals throughput plus the change of its queue.
+#[test]
+fn input_of_a_qdisc_port_adds_the_growth_of_its_queue() {
+    let (w, id) = lossy_dumbbell(json!({"kind": "prio", "limit_packets": 20}));
+    let dt = 0.01;
+    for (name, lossy) in [("bottleneck", true), ("bottleneck_rev", false)] {
+        let input = values(&w, "input_bps", name);
+        let thr = values(&w, "throughput_bps", name);
+        let queue = values(&w, "queue_bytes", name);
+        assert_eq!(input.len(), 200);
+        let (mut dropped_bits, mut grew) = (0.0, 0);
+        let mut before = 0.0;
+        for k in 0..input.len() {
+            let growth = (queue[k] - before) * 8.0;
+            before = queue[k];
+            let drops = (input[k] - thr[k]) * dt - growth;
+            assert!(drops > -1e-3, "{name} sample {k}: {drops} bits dropped");
+            dropped_bits += drops;
+            grew += (growth > 0.0) as usize;
+        }
+        let stats = &w.links[id(name)].stats;
+        let want = stats.drops_bytes as f64 * 8.0;
+        assert!((dropped_bits - want).abs() <= 1e-6 * want.max(1.0), "{name}: {dropped_bits} bits against {want}");
+        if lossy {
+            assert!(want > 10.0 * 1500.0 * 8.0 && grew > 10, "the test needs drops and a growing queue");
+        }
+    }
+}
+
+/// ```text
+///   l0..l3 --1G-- rl ==100M, 10 ms, JetMax== rr --1G-- r0..r3
+/// ```
+/// Four long-lived flows: N_l = 4 and g_l = gamma C / N = 0.98 x 100 / 4 = 24.5 Mb/s, which the
+/// flows send at (on the wire) and the series reports averaged over two RTTs.
+#[test]
+fn jetmax_ports_report_their_fair_rate_and_flow_count() {
+    let flows: Vec<_> = (0..4)
+        .map(|i| json!({"src": format!("l{i}"), "dst": format!("r{i}"), "start": format!("{}ms", 100 * i)}))
+        .collect();
+    let w = run(json!({
+        "duration": "4s",
+        "drain": false,
+        "topology": {"kind": "dumbbell", "hosts_per_side": 4, "bottleneck_rate": "100Mbps",
+                     "bottleneck_delay": "10ms", "access_rate": "1Gbps"},
+        "queues": {"router": {"kind": "jetmax", "limit": "2MB"}},
+        "transport": {"protocol": "jetmax"},
+        "workload": [{"kind": "long_lived", "flows": flows}],
+        "output": {"series": {"interval": "50ms", "links": ["bottleneck", "l0->rl"], "flows": [0, 1, 2, 3]}},
+    }));
+    let fair = 0.98 * 100e6 / 4.0;
+    let n = common::series_mean(&w, "jetmax_flows", "bottleneck", 2.0, 4.0);
+    assert!((n - 4.0).abs() < 0.03 * 4.0, "N = {n}");
+    let g = common::series_mean(&w, "jetmax_rate_bps", "bottleneck", 2.0, 4.0);
+    assert!((g - fair).abs() < 0.03 * fair, "g = {g}, 0.98 C / 4 = {fair}");
+    for f in 0..4 {
+        let x = common::series_mean(&w, "send_rate_bps", &format!("flow{f}"), 2.0, 4.0);
+        assert!((x - fair).abs() < 0.03 * fair, "flow {f} sends at {x}");
+    }
+    assert!(rows(&w, "jetmax_rate_bps", "l0->rl").is_empty(), "a host NIC is not a JetMax port");
+    assert_eq!(rows(&w, "jetmax_flows", "bottleneck").len(), rows(&w, "queue_bytes", "bottleneck").len());
+}
