@@ -95,3 +95,25 @@ fn bad_jetmax_settings_are_refused_naming_the_field() {
     let e = err(json!({"kind": "jetmax"}), json!({"protocol": "jetmax", "fixed_rate": "1Mbps"}));
     assert_eq!(e.field, "transport.fixed_rate", "{e}");
 }
+
+/// Two JetMax links of the same capacity in series (the bottleneck and the receiver's access
+/// link, both 100 Mb/s): their offers tie, and the flow must keep one bottleneck and its rate
+/// instead of switching between them every RTT.
+#[test]
+fn two_equal_routers_in_series_do_not_take_turns() {
+    let w = run(json!({
+        "duration": "6s",
+        "topology": {"kind": "dumbbell", "hosts_per_side": 1, "bottleneck_rate": "100Mbps",
+                     "bottleneck_delay": "10ms", "access_rate": "100Mbps"},
+        "queues": {"router": {"kind": "jetmax", "limit": "4MB"}},
+        "transport": {"protocol": "jetmax"},
+        "workload": [{"kind": "long_lived", "flows": [{"src": "l0", "dst": "r0", "start": "0s", "stop": "6s"}]}],
+        "output": {"series": {"interval": "100ms", "links": ["l0->rl", "bottleneck", "rr->r0"]}},
+    }));
+    let r = common::series_mean(&w, "throughput_bps", "l0->rl", 3.0, 6.0) / 1e6;
+    assert!((r - 98.0).abs() < 0.03 * 98.0, "{r} Mb/s, gamma C = 98");
+    for l in ["bottleneck", "rr->r0"] {
+        let q = common::series_mean(&w, "queue_bytes", l, 3.0, 6.0);
+        assert!(q < 15_000.0, "{l}: queue {q} B");
+    }
+}

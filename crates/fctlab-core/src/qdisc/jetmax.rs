@@ -28,14 +28,24 @@
 //!   u_l, it is not in N_l) r_l = (gamma C - u_l + x) / (N_l + 1), the share it would get if it
 //!   moved here. Comparing g_l alone would let a router whose spare capacity is small but which
 //!   the flow does not load pull it over, and back (the flow's own rate is in u_l).
-//! - A flow without a bottleneck yet (RT unset: its SYN and first window) counts at every
-//!   router of its path. Its SYN counts at once: N_l + 1 and a new g_l, so the new flow's first
-//!   rate and the old flows' next one leave room for each other (no overshoot on a join);
-//!   from the next interval on the inter-packet intervals count it.
-//! - A router with no flow of its own (N_l below one half) offers its whole spare. N_l is not
-//!   rounded up to 1 otherwise: a flow sending a non-integer number of packets per interval is
-//!   counted a little above or below 1 from one interval to the next, and clamping the lower
-//!   counts to 1 would bias g_l down (by about 1% at 1 Mb/s, eight packets per interval).
+//! - A new flow's SYN counts where it leaves as the smallest offer so far (RS): there N_l + 1
+//!   and a new g_l at once, so the new flow's first rate and the old flows' next one leave room
+//!   for each other (no overshoot on a join); from the next interval on the inter-packet
+//!   intervals count it. A router the SYN passes without offering less does not count it (a
+//!   router further on that offers less still takes RS; the one counted then gives a little too
+//!   little for one interval). Packets with RT unset count at every router.
+//! - N_l is at least 1 in eq. 4 (no flow can use more than the whole spare capacity): an
+//!   estimate below 1 (a flow that just moved here, counted for part of the interval) would
+//!   otherwise offer more than the link has. Each packet's interval is counted up to the
+//!   interval's end and the rest carried (above), so a steady flow counts 1 to within a packet
+//!   per interval and the floor does not bias g_l.
+//! - Switching has a 1% hysteresis: the flow's bottleneck keeps RS when its offer is within 1%
+//!   of the smallest on the path, and another router takes it only by offering at least 1%
+//!   less. Equal routers in series (a 100 Mb/s bottleneck feeding a 100 Mb/s access link)
+//!   otherwise take turns on rounding: the one the flow just left still counts it in N_l, the
+//!   new one counts its rate in u_l, both offer too little (`two_equal_routers_in_series_*` in
+//!   tests/jetmax.rs: 64 of 98 Mb/s without the margin, 65 with the margin but the SYN counted
+//!   at every router, 98 with both rules).
 //! - Router ids travel in 16 bits (the packet stays within two cache lines): JetMax queues need
 //!   routers with node ids below 65535.
 
@@ -135,20 +145,21 @@ impl JetMaxLaw {
     }
 }
 
-/// The N_l that divides the spare capacity in eq. 4: the estimate, or 1 for a port with no
-/// flow of its own.
+/// How much less than the flow's bottleneck another router must offer to become its
+/// bottleneck (a fraction of the offer).
+const SWITCH_MARGIN: f64 = 0.01;
+
+/// The N_l that divides the spare capacity in eq. 4: the estimate, at least 1 (no flow can
+/// use more than the whole spare capacity).
 #[inline]
 fn share_count(flows: f64) -> f64 {
-    if flows < 0.5 {
-        1.0
-    } else {
-        flows
-    }
+    flows.max(1.0)
 }
 
 impl JetMaxLaw {
-    /// A new flow's SYN: N_l counts it and g_l is recomputed at once, so the SYN (and every
-    /// packet until the next interval) carries the share that leaves room for it.
+    /// A new flow's SYN, leaving with this router as the smallest offer so far: N_l counts it and
+    /// g_l is recomputed at once, so the SYN (and every packet until the next interval) carries
+    /// the share that leaves room for it.
     fn admit(&mut self, ctx: &PortCtx) {
         self.flows = self.flows.max(0.0) + 1.0;
         self.admitted = true;
@@ -165,9 +176,6 @@ impl JetMaxLaw {
 impl RouterLaw for JetMaxLaw {
     #[inline]
     fn on_arrival(&mut self, ctx: &PortCtx, now: Time, pkt: &Packet, _queued_bytes_before: u64) {
-        if pkt.kind == PacketKind::Syn {
-            self.admit(ctx);
-        }
         match pkt.cc {
             CongestionHeader::JetMax { rt, ipi, .. } if rt == id(ctx) || rt == JETMAX_NO_ROUTER => {
                 // The flow is present from this packet to its next one: the part of that span
@@ -182,17 +190,38 @@ impl RouterLaw for JetMaxLaw {
 
     #[inline]
     fn on_departure(&mut self, ctx: &PortCtx, _now: Time, pkt: &mut Packet, _queued_bytes_after: u64) {
+        let syn = pkt.kind == PacketKind::Syn;
         if let CongestionHeader::JetMax { rt, rs, rate, ipi } = &mut pkt.cc {
-            let offer = if *rt == id(ctx) || *rt == JETMAX_NO_ROUTER || self.fair.is_none() {
+            let offer = if syn {
+                // A new flow: the share it gets if it is counted here.
+                let spare = (self.p.gamma * ctx.capacity.bps_f64() - self.other).max(0.0);
+                spare / share_count(self.flows.max(0.0) + 1.0)
+            } else if *rt == id(ctx) || *rt == JETMAX_NO_ROUTER || self.fair.is_none() {
                 self.fair_rate(ctx.capacity)
             } else {
-                // The share this flow (at x = s / Delta) would get if it moved here.
+                // The share this flow (at x = s / Delta) would get if it moved here. In an
+                // interval that admitted a SYN, N_l already counts the new flows, possibly this
+                // one (its SYN counted at every router of its path).
                 let x = if *ipi > 0.0 { pkt.wire as f64 * 8.0 / *ipi as f64 } else { 0.0 };
                 let spare = self.p.gamma * ctx.capacity.bps_f64() - self.other + x;
-                spare.max(0.0) / (self.flows + 1.0)
+                let with_it = if self.admitted { self.flows } else { self.flows + 1.0 };
+                spare.max(0.0) / share_count(with_it)
             };
-            if offer < *rate as f64 {
-                *rate = offer as f32;
+            // Hysteresis: the flow's bottleneck keeps RS unless another router offers at least
+            // SWITCH_MARGIN less (equal routers in series would otherwise take turns).
+            let smallest = *rate as f64;
+            let take = if *rt == id(ctx) {
+                offer <= smallest * (1.0 + SWITCH_MARGIN)
+            } else if *rs == *rt && *rt != JETMAX_NO_ROUTER {
+                offer < smallest * (1.0 - SWITCH_MARGIN)
+            } else {
+                offer < smallest
+            };
+            if take {
+                if syn {
+                    self.admit(ctx);
+                }
+                *rate = rate.min(offer as f32);
                 *rs = id(ctx);
             }
         }
