@@ -57,16 +57,17 @@ def test_phases_split_at_every_arrival_and_departure():
     assert got[1].steady() == (45.0, 60.0)
 
 
-def test_input_fallback_adds_the_queues_growth_to_the_departures():
-    link = pl.DataFrame(
-        {"time_s": [0.1, 0.2, 0.3], "throughput_bps": [80.0, 100.0, 100.0], "queue_bytes": [0.0, 5.0, 0.0]}
-    )
-    series = link.unpivot(index="time_s", variable_name="metric", value_name="value").with_columns(
-        target=pl.lit("bottleneck")
-    )
-    got = es.input_rate(series, "bottleneck")["input_bps"].to_list()
-    # 5 bytes = 40 bits more queued over 0.1 s: 400 b/s above the departures; then 400 below.
-    assert got == pytest.approx([80.0, 500.0, -300.0])
+def test_input_rate_is_the_cores_input_series_of_that_link():
+    rows = [
+        (0.1, "input_bps", "bottleneck", 120.0),
+        (0.1, "throughput_bps", "bottleneck", 100.0),
+        (0.1, "input_bps", "other", 7.0),
+        (0.2, "input_bps", "bottleneck", 90.0),
+    ]
+    series = pl.DataFrame(rows, schema=["time_s", "metric", "target", "value"], orient="row")
+    got = es.input_rate(series, "bottleneck")
+    assert got.columns == ["time_s", "input_bps"]
+    assert got["input_bps"].to_list() == [120.0, 90.0]
 
 
 def test_clears_and_first_reach():

@@ -86,48 +86,14 @@ def drops(runs: Runs, name: str, seed: int, link: str) -> int:
 
 def flow_rates(runs: Runs, name: str, seed: int, ids: Sequence[int]) -> pl.DataFrame:
     """Seed 003's sending rate of each flow in `ids` (bit/s): time_s, then `flow<id>` columns."""
-    series = runs.series(name, seed)
-    rates = series.filter(pl.col("metric") == "send_rate_bps")
-    if rates.is_empty():
-        rates = _access_link_rates(series, runs.flows(name, seed), runs.links(name, seed), ids)
+    rates = runs.series(name, seed).filter(pl.col("metric") == "send_rate_bps")
     wanted = [f"flow{i}" for i in ids]
     return rates.filter(pl.col("target").is_in(wanted)).pivot("target", index="time_s", values="value").sort("time_s")
 
 
 def input_rate(series: pl.DataFrame, link: str) -> pl.DataFrame:
     """time_s, input_bps: the bits offered to a port's queue per sampling interval, over that interval."""
-    frame = link_series(series, link)
-    if "input_bps" not in frame.columns:
-        frame = _input_from_departures(frame)
-    return frame.select("time_s", "input_bps")
-
-
-# --- FALLBACK until the core's `send_rate_bps` (flows) and `input_bps` (links) series land; delete
-# these two functions (and their calls above) with it. A flow's rate is the throughput of its own
-# access link (every sampled flow has a host of its own) over two of its RTTs; a port's input is
-# what left its queue plus what the queue grew by (exact when nothing is dropped).
-
-
-def _access_link_rates(series: pl.DataFrame, flows: pl.DataFrame, links: pl.DataFrame, ids: Sequence[int]):
-    names = dict(zip(links["id"], links["name"]))
-    thr = series.filter(pl.col("metric") == "throughput_bps")
-    step = float(thr["time_s"].unique().sort().diff().drop_nulls().min())
-    out = []
-    for i in ids:
-        f = flows.row(i, named=True)
-        k = max(1, round(2 * f["rtt_prop_s"] / step))
-        one = thr.filter(pl.col("target") == names[f["path"][0]]).sort("time_s")
-        out.append(one.with_columns(target=pl.lit(f"flow{i}"), value=pl.col("value").rolling_mean(k, min_samples=1)))
-    return pl.concat(out)
-
-
-def _input_from_departures(frame: pl.DataFrame) -> pl.DataFrame:
-    grew = pl.col("queue_bytes").diff().fill_null(pl.col("queue_bytes"))
-    dt = pl.col("time_s").diff().fill_null(pl.col("time_s"))
-    return frame.with_columns(input_bps=pl.col("throughput_bps") + grew * 8 / dt)
-
-
-# --- end of the fallback
+    return link_series(series, link).select("time_s", "input_bps")
 
 
 def smooth(frame: pl.DataFrame, seconds: float) -> pl.DataFrame:
