@@ -12,29 +12,21 @@
 //! every departure (where the law stamps the header), a periodic control tick, and each series
 //! sample (the law's extra rows, e.g. RCP's R and d, JetMax's g and N). A law is only the
 //! protocol's arithmetic and state; it sees the port through a [`PortCtx`] (router, link,
-//! capacity). To add one: write `qdisc/<name>.rs` with a struct implementing
-//! [`law::RouterLaw`], add a variant to [`Law`] and its arm in `law.rs`'s dispatch macro, and
+//! capacity). To add one: write `qdisc/law/<name>.rs` with a struct implementing
+//! [`law::RouterLaw`], declare it and add a variant to [`Law`] and its arm in `law/mod.rs`, and
 //! build it in `scenario/queues.rs` (`QueueSpec::build`, a new `kind`). Nothing in the link, the
 //! world or the metrics changes.
 
 pub mod cost;
 pub mod droptail;
-pub mod jetmax;
 pub mod law;
-pub mod piqi;
 pub mod prio;
-pub mod rcp;
-pub mod xcp;
 
 use crate::net::packet::Packet;
 use crate::units::Time;
 pub use droptail::DropTail;
-pub use jetmax::{JetMaxLaw, JetMaxParams};
-pub use law::{ExplicitQueue, Law, PortCtx, RouterLaw};
-pub use piqi::{PiqiLaw, PiqiParams};
+pub use law::*;
 pub use prio::Prio;
-pub use rcp::{RcpLaw, RcpParams, RcpVariant};
-pub use xcp::{XcpLaw, XcpParams};
 
 /// A buffer limit: in bytes or in packets.
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]

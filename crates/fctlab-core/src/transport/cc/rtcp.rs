@@ -30,7 +30,7 @@
 
 use super::{CcState, CongestionControl, HeaderCtx};
 use crate::net::packet::CongestionHeader;
-use crate::transport::paced::rcp::{echoed_rate, forward_header};
+use crate::transport::paced::law::rcp::{echoed_rate, forward_header};
 use crate::units::{Rate, Time};
 
 /// R-TCP settings beyond TCP's.

@@ -5,10 +5,10 @@
 //! | file | concern |
 //! |---|---|
 //! | `mod.rs` | the sender: handshake, pacing clock, SACK scoreboard, retransmissions, probes |
-//! | `law.rs` | the rate-law interface and its static dispatch |
-//! | `rcp.rs` | RCP's host law (the routers' stamped rate) and the fixed-rate law |
-//! | `jetmax.rs` | JetMax's host law (seed 003 eq. 3) |
-//! | `piqi.rs` | PIQI-RCP's host law (seed 003 eqs. 7-8) |
+//! | `law/mod.rs` | the rate-law interface, the list of laws and their static dispatch |
+//! | `law/rcp.rs` | RCP's host law (the routers' stamped rate) and the fixed-rate law |
+//! | `law/jetmax.rs` | JetMax's host law (seed 003 eq. 3) |
+//! | `law/piqi.rs` | PIQI-RCP's host law (seed 003 eqs. 7-8) |
 //! | `send_rate.rs` | the sending rate averaged over two RTTs, for the series |
 //!
 //! - The SYN carries the law's header; data starts after the SYN-ACK, one packet every
@@ -26,10 +26,7 @@
 //!   SYN that queued behind data would bunch the next flows' starts at the end of each busy
 //!   period.
 
-pub mod jetmax;
 pub mod law;
-pub mod piqi;
-pub mod rcp;
 pub mod send_rate;
 
 use super::app::{App, AppState};

@@ -15,7 +15,7 @@
 //! and each packet i of the next interval gets `p_i - n_i` with `p_i = xi_p rtt_i^2 s_i / cwnd_i`,
 //! `n_i = xi_n rtt_i s_i` (eq. 2), sizes in bytes, rates in bytes/s.
 
-use super::law::{PortCtx, RouterLaw};
+use super::{PortCtx, RouterLaw};
 use crate::error::{SpecError, SpecResult};
 use crate::net::packet::{CongestionHeader, Packet};
 use crate::units::Time;

@@ -49,7 +49,7 @@
 //! - Router ids travel in 16 bits (the packet stays within two cache lines): JetMax queues need
 //!   routers with node ids below 65535.
 
-use super::law::{PortCtx, RouterLaw};
+use super::{PortCtx, RouterLaw};
 use crate::error::{SpecError, SpecResult};
 use crate::metrics::series::Metric;
 use crate::net::packet::{CongestionHeader, Packet, PacketKind, JETMAX_NO_ROUTER};

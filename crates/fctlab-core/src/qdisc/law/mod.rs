@@ -17,11 +17,22 @@
 //! touches the buffer, so it cannot get admission or accounting wrong. [`Law`] lists the laws
 //! fctlab has and dispatches them statically (a `match`, no virtual call).
 //!
-//! Adding a protocol's router: write `qdisc/<name>.rs` with a struct implementing
-//! [`RouterLaw`], add one variant to [`Law`] (and one arm to `each_law!`), and build an
+//! Adding a protocol's router: write `qdisc/law/<name>.rs` with a struct implementing
+//! [`RouterLaw`]; here, declare the module, re-export its types and add one variant to [`Law`]
+//! (and one arm to `each_law!`); then build an
 //! `ExplicitQueue::new(ctx, limit, Law::<Name>(..))` in `scenario/queues.rs`'s `QueueSpec::build`.
 
-use super::{DropTail, JetMaxLaw, Limit, PiqiLaw, QueueDiscipline, RcpLaw, XcpLaw};
+pub mod jetmax;
+pub mod piqi;
+pub mod rcp;
+pub mod xcp;
+
+pub use jetmax::{JetMaxLaw, JetMaxParams};
+pub use piqi::{PiqiLaw, PiqiParams};
+pub use rcp::{RcpLaw, RcpParams, RcpVariant};
+pub use xcp::{XcpLaw, XcpParams};
+
+use super::{DropTail, Limit, QueueDiscipline};
 use crate::metrics::series::Metric;
 use crate::net::packet::Packet;
 use crate::units::{Rate, Time};

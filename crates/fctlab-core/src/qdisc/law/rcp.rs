@@ -19,7 +19,7 @@
 //! On departure, a forward RCP packet whose rate field is above R gets R (theta R for flows
 //! older than the threshold), so the receiver sees the path's smallest rate.
 
-use super::law::{PortCtx, RouterLaw};
+use super::{PortCtx, RouterLaw};
 use crate::error::{SpecError, SpecResult};
 use crate::metrics::series::Metric;
 use crate::net::packet::{CongestionHeader, Packet};

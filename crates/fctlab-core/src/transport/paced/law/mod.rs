@@ -4,12 +4,20 @@
 //! receiver echoes into the rate the sender paces at. Everything else (handshake, segments,
 //! SACK scoreboard, retransmission timer, probes, pacing clock) is the sender's
 //! ([`super::PacedSender`]), shared by every law. Dispatch is static through [`RateLaw`].
+//!
+//! This file is the list of rate laws: adding one is a file `law/<name>.rs` with a struct
+//! implementing [`RateControl`], its module line here, one [`RateConfig`] variant (its
+//! parameters and `label`) and one [`RateLaw`] variant with its arm in `each_law!`.
 
-use super::jetmax::JetMaxHost;
-use super::piqi::PiqiHost;
-use super::rcp::{FixedRate, RcpHost};
+pub mod jetmax;
+pub mod piqi;
+pub mod rcp;
+
 use crate::net::packet::{CongestionHeader, PacketKind};
 use crate::units::{Rate, Time};
+use jetmax::JetMaxHost;
+use piqi::PiqiHost;
+use rcp::{FixedRate, RcpHost};
 
 /// What a law's header may carry of the connection.
 #[derive(Copy, Clone, Debug, PartialEq)]

@@ -9,7 +9,7 @@
 //! - Fixed: every flow sends at one rate and ignores feedback. Its packets still carry RCP's
 //!   header, so RCP routers on the path measure them as they measure RCP flows.
 
-use super::law::{LawCtx, RateControl};
+use super::{LawCtx, RateControl};
 use crate::net::packet::CongestionHeader;
 use crate::units::{Rate, Time};
 
