@@ -53,7 +53,7 @@ fn a_fixed_rate_flow_reports_its_rate_on_the_wire() {
 ///   l0 --10G-- rl ==10G, 20 ms== rr --10G-- r0      one 300 KB TCP transfer, no queue to speak of
 /// ```
 /// The window never reaches a BDP (50 MB), so the RTT stays the propagation delay (plus a few
-/// microseconds of serialization) and the rate is cwnd x 8 / RTT of the path.
+/// microseconds of serialization) and the rate is the window's wire bits over the RTT of the path.
 #[test]
 fn a_tcp_flow_reports_its_window_over_its_srtt() {
     let w = run(json!({
@@ -78,7 +78,8 @@ fn a_tcp_flow_reports_its_window_over_its_srtt() {
             assert_eq!(r, 0.0, "no RTT sample before the SYN-ACK, at {t} s");
             continue;
         }
-        let want = c * 8.0 / rtt;
+        // The window's bytes on the wire: 1460-byte segments with 40 bytes of headers.
+        let want = c * 1500.0 / 1460.0 * 8.0 / rtt;
         // SRTT is at least the propagation RTT, and at most a fraction of a percent above.
         assert!(r <= want * (1.0 + 1e-9) && r > 0.995 * want, "{t} s: {r} b/s, cwnd x 8 / RTT = {want}");
         measured += 1;

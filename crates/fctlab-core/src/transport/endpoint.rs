@@ -40,7 +40,8 @@ impl Sender {
             Sender::Paced(_) => None,
         }
     }
-    /// The sending rate the series report, bit/s: a window-based sender's cwnd x 8 / SRTT, a
+    /// The sending rate the series report, bit/s, headers counted: a window-based sender's window
+    /// on the wire over SRTT, a
     /// paced sender's rate averaged over two SRTTs (0 until each has one).
     pub fn send_rate_bps(&self) -> f64 {
         match self {

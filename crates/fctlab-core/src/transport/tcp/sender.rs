@@ -139,11 +139,13 @@ impl TcpSender {
         self.cc.cwnd
     }
 
-    /// The window's sending rate, cwnd x 8 / SRTT in bit/s (0 before the first RTT sample):
-    /// the primary loop's window, so RC3's low-priority copies are not in it.
+    /// The window's sending rate on the wire, cwnd x (mss + header) / mss x 8 / SRTT in bit/s
+    /// (0 before the first RTT sample), headers counted as the paced senders count them: the
+    /// primary loop's window, so RC3's low-priority copies are not in it.
     pub fn send_rate_bps(&self) -> f64 {
+        let wire = (self.cfg.mss + self.cfg.header) as f64 / self.cfg.mss as f64;
         match self.rtt.srtt() {
-            Some(srtt) if srtt > Time::ZERO => self.cc.cwnd as f64 * 8.0 / srtt.as_secs_f64(),
+            Some(srtt) if srtt > Time::ZERO => self.cc.cwnd as f64 * wire * 8.0 / srtt.as_secs_f64(),
             _ => 0.0,
         }
     }
