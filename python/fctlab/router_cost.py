@@ -99,7 +99,8 @@ def markdown(rows: list[dict]) -> str:
     body += [
         "",
         "The law's cost is the excess over drop-tail; the rest is the FIFO itself. Measured on "
-        f"{platform.machine()} {platform.processor() or ''} with Python {platform.python_version()}; "
+        f"{' '.join(filter(None, (platform.machine(), platform.processor())))} with Python "
+        f"{platform.python_version()}; "
         "regenerate with `fctlab bench --routers --report experiments/explicit/router-cost.md`.",
         "",
     ]

@@ -140,7 +140,11 @@ def _fig7_rows(got: dict[str, dict[str, Any]], ps: list[str]) -> list[tuple[str,
             {p: f"{fmt(got[p]['q05'], '.0f', 1e6)}-{fmt(got[p]['q95'], '.0f', 1e6)}" for p in ps},
         ),
         ("utilization with mice (mean)", "XCP, RCP, PIQI-RCP: high; JetMax: 10-20%", row("after", ".3f", 1.0)),
-        ("highest input with mice, 100 ms mean (Mb/s)", "RCP: overshoots C by huge margins; PIQI-RCP: very close to gamma C, no big overshoot", row("max")),
+        (
+            "highest input with mice, 100 ms mean (Mb/s)",
+            "RCP: overshoots C by huge margins; PIQI-RCP: very close to gamma C, no big overshoot",
+            row("max"),
+        ),
         ("peak queue with mice (packets)", "RCP: high queue levels (large buffers needed)", row("peak", ".0f", 1.0)),
         ("long flow's mean rate with mice (Mb/s)", "JetMax: the long flow is penalized", row("long")),
         (

@@ -193,7 +193,9 @@ def analyze_fig6(runs: Runs, ctx: Context) -> str:
         + "\n\nEvery run:\n\n"
         + _fig6_detail(got)
         + "\n\n![Fig. 6(b): x1's rate over its max-min rate against the number of sources](fig6.png)\n\n"
-        + "\n\n".join(n for n in (_fig6_xcp(got, ps), _fig6_rcp(got, ps), _fig6_jetmax(got, ps)) if n)
+        + "\n\n".join(
+            n for n in (_fig6_xcp(got, ps), _fig6_rcp(got, ps), _fig6_jetmax(got, ps), _fig6_piqi(got, ps)) if n
+        )
     )
 
 
@@ -262,6 +264,27 @@ def _fig6_jetmax(got: dict[tuple[str, int], dict[str, Any]], ps: list[str]) -> s
         + ". Where l2's queue grows, the n^2 - 1 flows send more than l2 carries, so they are not held to "
         "their l2 offer; where x1's 10 s means swing, the allocation does not settle. This is fctlab's JetMax "
         "with hundreds of flows on two links, which the paper does not test."
+    )
+
+
+def _fig6_piqi(got: dict[tuple[str, int], dict[str, Any]], ps: list[str]) -> str:
+    ratios = _fig6_ratios(got, "piqi") if "piqi" in ps else []
+    miss = [(n, r) for n, r in ratios if abs(r - 1) > 0.03]
+    if not miss:
+        return ""
+    parts = [
+        f"n = {n}: x1 / x1* = {r:.2f}, mean queue l1 / l2 {fmt(got['piqi', n]['q1'])} / {fmt(got['piqi', n]['q2'])} "
+        f"packets, {got['piqi', n]['drops']} drops"
+        for n, r in miss
+    ]
+    return (
+        "**PIQI-RCP** (not in the paper's figure) misses max-min here: "
+        + "; ".join(parts)
+        + ". l1 carries x1, whose rate its R sets, and the others, which l2 holds; with 200 ms round trips "
+        "eq. 6 under fctlab's gains (kappa1 = 0.5, kappa2 = -0.25, a reading of the paper's alpha = 0.5) drives "
+        "l1's R between its floor and C instead of settling, and the flows' bursts fill l1's buffer. A mostly "
+        "proportional reading (kappa1 = 1.05, kappa2 = -1) holds l1's queue under 10 packets in this topology but "
+        "absorbs Fig. 8's surge five times slower (docs/scenario.md, PIQI-RCP)."
     )
 
 
