@@ -113,3 +113,15 @@ def test_fig8_tiny_quick_run_writes_the_paper_table(tmp_path: Path):
     assert all(float(settle[i]) < 2.0 for i in (0, 2)), settle
     assert (out / "fig8.png").stat().st_size > 10_000
     assert "Mode: quick" in readme
+
+
+def test_xcps_equilibrium_fills_a_link_alone_and_leaves_spare_beside_a_held_flow():
+    from fctlab.reproduce.explicit_multi import xcp_free_rate
+
+    assert xcp_free_rate(100e6, 0.0, 1, 0.4, 0.1) == pytest.approx(100e6, rel=1e-9)
+    # Fig. 10's l1: x1 held to 400 Mb/s by l2; the balance (h + alpha S) / 2 = h x2 / y holds at x2.
+    x2 = xcp_free_rate(970e6, 400e6, 2, 0.4, 0.1)
+    y, spare = 400e6 + x2, 970e6 - 400e6 - x2
+    h = 0.1 * y - 0.4 * spare
+    assert (h + 0.4 * spare) / 2 == pytest.approx(h * x2 / y, rel=1e-6)
+    assert 530e6 < x2 < 545e6, "well short of max-min's 570 Mb/s"

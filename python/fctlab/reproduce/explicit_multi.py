@@ -212,6 +212,11 @@ def _fig6_xcp(got: dict[tuple[str, int], dict[str, Any]], ps: list[str]) -> str:
     others = [_ratio(got["xcp", n]["long"], got["xcp", n]["long_star"]) for n, _ in ratios]
     used = [got["xcp", n]["u1"] for n, _ in ratios]
     below = next((n for n, r in ratios if r < 0.6), None)
+    q = PROTOCOLS["xcp"]["queue"]
+    model = [
+        (n, r, xcp_free_rate(FIG6_C1, FIG6_C1 * (n - 1) / n, n * n, q["alpha"], q["gamma"]) / (FIG6_C1 / n))
+        for n, r in ratios
+    ]
     return (
         f"**XCP** gives x1 {ratios[0][1]:.2f} of its max-min rate at n = {ratios[0][0]} and {ratios[-1][1]:.3f} at "
         f"n = {ratios[-1][0]} ({ratios[-1][0] ** 2} sources), while the other flows get "
@@ -220,7 +225,13 @@ def _fig6_xcp(got: dict[tuple[str, int], dict[str, Any]], ps: list[str]) -> str:
         f"{fmt(max(u for u in used if u is not None), '.2f')} of its capacity: what max-min would give x1 stays "
         "unused, as [25] predicts. The paper's Fig. 6(b) shows the ratio below 0.6 and falling with the number of "
         f"sources; fctlab's is below 0.6 from n = {below} on and falls at every step. The paper gives the ratio "
-        'only as a plot, and [25]\'s model (its "theory" curve) is not in the seed, so only the trend is compared.'
+        'only as a plot, and [25]\'s model (its "theory" curve) is not in the seed, so only the trend is compared '
+        "with the paper. XCP's own equilibrium gives the ratio: at l1, x1 and the n^2 - 1 others (held to C2 "
+        "in total by l2) share the positive feedback h + alpha S equally and the negative feedback h by rate, "
+        "h = max(0, gamma y - alpha S) with S the spare capacity, so x1 settles where (h + alpha S) / n^2 = "
+        f"h x1 / y (alpha = {q['alpha']}, gamma = {q['gamma']}). Model / measured x1 / x1*: "
+        + ", ".join(f"n = {n}: {m:.3f} / {r:.3f}" for n, r, m in model)
+        + "."
     )
 
 
@@ -385,21 +396,22 @@ def _fig10_notes(got: dict[str, dict[str, Any]], ps: list[str]) -> str:
     return "\n\n".join(notes if ok else notes[1:])
 
 
-def xcp_shared_link_rate(c1: float, x1: float, alpha: float, gamma: float) -> float:
-    """The rate x2 at which XCP's controllers on a link of capacity `c1` shared by x2 and a flow
-    held to `x1` elsewhere stop moving x2 (rates in bit/s; no standing queue). The link hands
-    out positive feedback h + alpha S equally per flow and negative feedback h in proportion to
-    rate, with S = c1 - y the spare capacity, y = x1 + x2, and shuffling h = max(0, gamma y -
-    alpha S) (Katabi et al.'s efficiency and fairness controllers, in rates); x2 is steady where
-    (h + alpha S) / 2 = h x2 / y. Bisection on (x1, c1 - x1]."""
+def xcp_free_rate(capacity: float, held: float, flows: int, alpha: float, gamma: float) -> float:
+    """XCP's equilibrium rate of the one flow a link of `capacity` alone limits, when it shares
+    the link with `flows` - 1 others whose total rate `held` another link sets (bit/s; no
+    standing queue). Katabi et al.'s controllers, in rates: the link hands out positive feedback
+    h + alpha S equally per flow and negative feedback h in proportion to rate, with S = capacity
+    - y the spare capacity, y = x + held, and shuffling h = max(0, gamma y - alpha S); the free
+    flow x is steady where (h + alpha S) / flows = h x / y, while the held flows cannot use their
+    share, so the link keeps spare capacity. Bisection on (0, capacity - held]."""
 
-    def surplus(x2: float) -> float:
-        y = x1 + x2
-        spare = c1 - y
+    def surplus(x: float) -> float:
+        y = x + held
+        spare = capacity - y
         h = max(0.0, gamma * y - alpha * spare)
-        return (h + alpha * spare) / 2 - h * x2 / y
+        return (h + alpha * spare) / flows - h * x / y
 
-    lo, hi = x1, c1 - x1
+    lo, hi = 0.0, capacity - held
     for _ in range(100):
         mid = (lo + hi) / 2
         lo, hi = (mid, hi) if surplus(mid) > 0 else (lo, mid)
@@ -413,7 +425,7 @@ def _fig10_xcp(run: dict[str, Any]) -> str:
     q = PROTOCOLS["xcp"]["queue"]
     if x1 is None or x2 is None:
         return ""
-    want = xcp_shared_link_rate(run["caps"]["l1"], x1, q["alpha"], q["gamma"])
+    want = xcp_free_rate(run["caps"]["l1"], x1, 2, q["alpha"], q["gamma"])
     return (
         "XCP's miss is Fig. 6's effect with one flow on each side, and XCP's own controllers predict it. x1 is "
         f"held to {x1 / 1e6:.1f} Mb/s by l2 but also crosses l1, where the fairness controller hands out positive "

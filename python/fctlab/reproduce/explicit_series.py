@@ -88,7 +88,12 @@ def flow_rates(runs: Runs, name: str, seed: int, ids: Sequence[int]) -> pl.DataF
     """Seed 003's sending rate of each flow in `ids` (bit/s): time_s, then `flow<id>` columns."""
     rates = runs.series(name, seed).filter(pl.col("metric") == "send_rate_bps")
     wanted = [f"flow{i}" for i in ids]
-    return rates.filter(pl.col("target").is_in(wanted)).pivot("target", index="time_s", values="value").sort("time_s")
+    wide = rates.filter(pl.col("target").is_in(wanted)).pivot("target", index="time_s", values="value").sort("time_s")
+    if "time_s" not in wide.columns:
+        wide = pl.DataFrame({"time_s": []}, schema={"time_s": pl.Float64})
+    # A flow that never sent in the run (a very short run) has no rows: its column is null.
+    missing = [pl.lit(None, dtype=pl.Float64).alias(c) for c in wanted if c not in wide.columns]
+    return wide.with_columns(missing).select("time_s", *wanted)
 
 
 def input_rate(series: pl.DataFrame, link: str) -> pl.DataFrame:
