@@ -31,6 +31,7 @@ def test_link_and_flow_series_appear_at_the_interval():
         ("active_flows", "bottleneck"),
         ("cwnd_bytes", "flow0"),
         ("send_rate_bps", "flow0"),
+        ("acked_bytes", "flow0"),
     }, "a drop-tail port has no rcp_* or jetmax_* rows"
     last_finish = r.flows["finish_s"].max()
     for metric in ("queue_bytes", "throughput_bps", "active_flows"):
@@ -142,7 +143,8 @@ def test_seed_003_series_appear_in_the_run_result():
 
     tcp = run_with_series().series.filter(pl.col("target") == "flow0")
     tcp = tcp.pivot("metric", index="time_s", values="value")
-    assert tcp.columns == ["time_s", "cwnd_bytes", "send_rate_bps"]
+    assert tcp.columns == ["time_s", "cwnd_bytes", "send_rate_bps", "acked_bytes"]
+    assert tcp["acked_bytes"].is_sorted() and tcp["acked_bytes"][-1] > 0, "the flow's progress"
     assert tcp["send_rate_bps"][0] == 0.0, "no RTT sample at the first interval"
     assert (tcp["send_rate_bps"] > 0).sum() > 5
 

@@ -326,7 +326,11 @@ impl World {
 
     /// What the series read of each sampled flow's sender (None: not active).
     fn flow_samples(&self) -> Vec<(u32, Option<FlowSample>)> {
-        let sample = |a: &Active| FlowSample { cwnd: a.sender.cwnd(), send_rate_bps: a.sender.send_rate_bps() };
+        let sample = |a: &Active| FlowSample {
+            cwnd: a.sender.cwnd(),
+            send_rate_bps: a.sender.send_rate_bps(),
+            acked_bytes: a.sender.acked_bytes(),
+        };
         self.series
             .flows()
             .iter()

@@ -197,3 +197,38 @@ fn jetmax_ports_report_their_fair_rate_and_flow_count() {
     assert!(rows(&w, "jetmax_rate_bps", "l0->rl").is_empty(), "a host NIC is not a JetMax port");
     assert_eq!(rows(&w, "jetmax_flows", "bottleneck").len(), rows(&w, "queue_bytes", "bottleneck").len());
 }
+
+/// A flow's progress (`acked_bytes`): a fixed-rate flow at 10 Mb/s on the wire (960 of every
+/// 1000 bytes payload, one-way delay about 10.5 ms) has about 9.6 Mb/s x (t - RTT) acknowledged
+/// at time t, never decreasing; a TCP transfer's progress ends at its size.
+#[test]
+fn acked_bytes_follow_a_flows_progress() {
+    let w = run(json!({
+        "duration": "2s",
+        "topology": {"kind": "dumbbell", "hosts_per_side": 1, "bottleneck_rate": "100Mbps",
+                     "bottleneck_delay": "10ms", "access_rate": "1Gbps"},
+        "queues": {"router": {"kind": "droptail"}},
+        "transport": {"protocol": "rcp", "mss": 960, "header": 40, "fixed_rate": "10Mbps", "handshake": false},
+        "workload": [{"kind": "long_lived", "flows": [{"src": "l0", "dst": "r0", "start": 0}]}],
+        "output": {"series": {"interval": "10ms", "flows": [0]}},
+    }));
+    let acked = rows(&w, "acked_bytes", "flow0");
+    assert!(acked.windows(2).all(|p| p[1].1 >= p[0].1), "progress never goes back");
+    let rtt = w.records[0].rtt_prop.as_secs_f64();
+    for &(t, b) in acked.iter().filter(|(t, _)| *t >= 0.5) {
+        let want = 9.6e6 / 8.0 * (t - rtt);
+        assert!((b - want).abs() < 2.0 * 960.0 + 0.002 * want, "{t} s: {b} B acknowledged, about {want}");
+    }
+    let tcp = run(json!({
+        "duration": "5s",
+        "topology": {"kind": "dumbbell", "hosts_per_side": 1, "bottleneck_rate": "100Mbps",
+                     "bottleneck_delay": "10ms", "access_rate": "1Gbps"},
+        "queues": {"router": {"kind": "droptail"}},
+        "workload": [{"kind": "flows", "flows": [{"src": "l0", "dst": "r0", "start": 0, "size": "200KB"}]}],
+        "output": {"series": {"interval": "1ms", "flows": [0]}},
+    }));
+    let acked = values(&tcp, "acked_bytes", "flow0");
+    assert_eq!(acked[0], 0.0);
+    assert!(acked.windows(2).all(|p| p[1] >= p[0]));
+    assert!(*acked.last().unwrap() <= 200_000.0 && *acked.last().unwrap() > 150_000.0, "{acked:?}");
+}

@@ -34,6 +34,8 @@ pub enum Metric {
     CwndBytes,
     /// A flow's sending rate, bit/s (the sender's own definition: `Sender::send_rate_bps`).
     SendRateBps,
+    /// A flow's payload bytes cumulatively acknowledged (its progress, for sequence plots).
+    AckedBytes,
 }
 
 impl Metric {
@@ -51,6 +53,7 @@ impl Metric {
             Metric::PiqiRateBps => "piqi_rate_bps",
             Metric::CwndBytes => "cwnd_bytes",
             Metric::SendRateBps => "send_rate_bps",
+            Metric::AckedBytes => "acked_bytes",
         }
     }
 }
@@ -62,10 +65,12 @@ pub struct FlowSample {
     pub cwnd: Option<u64>,
     /// Sending rate, bit/s.
     pub send_rate_bps: f64,
+    /// Payload bytes cumulatively acknowledged.
+    pub acked_bytes: u64,
 }
 
-/// Series rows per sample of a sampled flow, at most (cwnd and sending rate).
-pub const ROWS_PER_FLOW: u64 = 2;
+/// Series rows per sample of a sampled flow, at most (cwnd, sending rate, bytes acknowledged).
+pub const ROWS_PER_FLOW: u64 = 3;
 /// Series rows per sample of a sampled link, besides its router law's.
 pub const ROWS_PER_LINK: u64 = 4;
 
@@ -189,6 +194,7 @@ impl SeriesRecorder {
                 self.push(now, Metric::CwndBytes, &target, c as f64);
             }
             self.push(now, Metric::SendRateBps, &target, s.send_rate_bps);
+            self.push(now, Metric::AckedBytes, &target, s.acked_bytes as f64);
         }
         self.last_time = now;
         now + self.interval.unwrap_or(Time::MAX)

@@ -54,8 +54,8 @@ pub(super) fn build_series(
     }
     let mut ls = Vec::new();
     // Rows per sample (series.rs): queue, throughput, input and active flows of each link and
-    // its router law's rows (R and d of an RCP port, g and N of a JetMax port), cwnd and
-    // sending rate of each flow.
+    // its router law's rows (R and d of an RCP port, g and N of a JetMax port), cwnd,
+    // sending rate and bytes acknowledged of each flow.
     let mut rows_per_sample = s.flows.len() as u64 * ROWS_PER_FLOW;
     for (i, name) in s.links.iter().enumerate() {
         let id =

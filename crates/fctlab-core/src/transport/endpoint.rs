@@ -40,13 +40,20 @@ impl Sender {
             Sender::Paced(_) => None,
         }
     }
-    /// The sending rate the series report, bit/s, headers counted: a window-based sender's window
-    /// on the wire over SRTT, a
-    /// paced sender's rate averaged over two SRTTs (0 until each has one).
+    /// The sending rate the series report, bit/s, headers counted: a window-based sender's
+    /// window on the wire over SRTT, a paced sender's rate averaged over two SRTTs (0 until each
+    /// has one).
     pub fn send_rate_bps(&self) -> f64 {
         match self {
             Sender::Tcp(s) => s.send_rate_bps(),
             Sender::Paced(s) => s.send_rate_bps(),
+        }
+    }
+    /// Payload bytes cumulatively acknowledged (the flow's progress, for sequence plots).
+    pub fn acked_bytes(&self) -> u64 {
+        match self {
+            Sender::Tcp(s) => s.acked_bytes(),
+            Sender::Paced(s) => s.acked_bytes(),
         }
     }
     /// True once the sender has nothing more to do.

@@ -128,6 +128,11 @@ impl PacedSender {
         self.rate
     }
 
+    /// Payload bytes cumulatively acknowledged (the flow's progress).
+    pub fn acked_bytes(&self) -> u64 {
+        self.segs.bytes_below(self.board.una())
+    }
+
     /// The sending rate averaged over the last closed window of two SRTTs, bit/s: the wire
     /// bits of data packets, retransmissions included (probes are not counted); see
     /// [`send_rate`].

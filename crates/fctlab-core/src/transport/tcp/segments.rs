@@ -49,6 +49,16 @@ impl Segments {
         self.written
     }
 
+    /// Bytes below segment `i`: what a cumulative acknowledgment of the first `i` segments
+    /// covers (all written bytes once `i` reaches the count).
+    pub fn bytes_below(&self, i: u32) -> u64 {
+        if i >= self.count {
+            self.written
+        } else {
+            self.range(i).0
+        }
+    }
+
     /// Byte range `[start, end)` of segment `i` (which must exist).
     #[inline]
     pub fn range(&self, i: u32) -> (u64, u64) {

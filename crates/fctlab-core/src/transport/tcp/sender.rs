@@ -150,6 +150,11 @@ impl TcpSender {
         }
     }
 
+    /// Payload bytes cumulatively acknowledged (the flow's progress).
+    pub fn acked_bytes(&self) -> u64 {
+        self.segs.bytes_below(self.board.una())
+    }
+
     /// Slow-start threshold in bytes.
     pub fn ssthresh(&self) -> u64 {
         self.cc.ssthresh
