@@ -25,9 +25,16 @@ const ADDR: FlowAddr = FlowAddr { flow: 0, src: 0, dst: 1, hash: 0 };
 // ---------------------------------------------------------------- the sans-IO sender
 
 /// An R-TCP sender of `segments` segments whose SYN left at 0 and whose SYN-ACK, carrying
-/// `rate_kbps`, arrives at `rtt`; returns it with what it sent on the SYN-ACK.
+/// `rate_kbps`, arrives at `rtt`; returns it with what it sent on the SYN-ACK. Sec. 6.1.1's
+/// mechanism alone: the fallback to TCP (sec. 6.2.2) is off, see `established_with`.
 fn established(segments: u64, rate_kbps: u32, rtt: Time) -> (TcpSender, Vec<Packet>) {
-    let cfg = TcpConfig { header: HEADER as u32, cc: CcConfig::Rtcp(RtcpConfig::default()), ..TcpConfig::default() };
+    established_with(segments, rate_kbps, rtt, false)
+}
+
+/// [`established`], with the fallback to TCP on or off.
+fn established_with(segments: u64, rate_kbps: u32, rtt: Time, fallback: bool) -> (TcpSender, Vec<Packet>) {
+    let rtcp = RtcpConfig { fallback, ..RtcpConfig::default() };
+    let cfg = TcpConfig { header: HEADER as u32, cc: CcConfig::Rtcp(rtcp), ..TcpConfig::default() };
     let mut s = TcpSender::new(cfg, ADDR, App::Bulk { size: segments * MSS }, Time::ZERO);
     let mut out = Vec::new();
     s.start(Time::ZERO, &mut out);
@@ -353,4 +360,114 @@ fn bad_rtcp_transports_are_refused_naming_the_field() {
     assert!(e.message.contains("rcp"), "{e}");
     // And a good one is accepted.
     assert!(scenario::build(&base(json!({"protocol": "rtcp"})), Path::new(".")).is_ok());
+}
+
+// ---------------------------------------------------------------- the fallback to TCP (sec. 6.2.2)
+
+/// ```text
+///   s0 --1G-- a ==100M, 10 ms, RCP== b ==100M, 10 ms, drop-tail 500 KB== c --1G-- d0
+///                                    s1 --1G--/                          \--1G-- d1
+/// ```
+/// An R-TCP flow s0 -> d0 (RTT 40 ms) alone: the RCP link gives it C. At 5 s a TCP flow
+/// s1 -> d1 joins on the drop-tail link, which becomes the bottleneck; the RCP link sees no
+/// change, so its rate stays C (thesis Fig. 6.17). Returns the run.
+fn non_rcp_bottleneck(fallback: bool) -> World {
+    let nodes: Vec<_> = ["a", "b", "c"]
+        .iter()
+        .map(|n| json!({"name": n, "kind": "router"}))
+        .chain(["s0", "s1", "d0", "d1"].iter().map(|n| json!({"name": n, "kind": "host"})))
+        .collect();
+    let mut w = common::world(&json!({
+        "duration": "15s",
+        "topology": {"kind": "graph", "nodes": nodes, "links": [
+            {"a": "a", "b": "b", "rate": "100Mbps", "delay": "10ms"},
+            {"a": "b", "b": "c", "rate": "100Mbps", "delay": "10ms"},
+            {"a": "s0", "b": "a", "rate": "1Gbps", "delay": "0ms"},
+            {"a": "s1", "b": "b", "rate": "1Gbps", "delay": "0ms"},
+            {"a": "d0", "b": "c", "rate": "1Gbps", "delay": "0ms"},
+            {"a": "d1", "b": "c", "rate": "1Gbps", "delay": "0ms"}]},
+        "queues": {"router": {"kind": "droptail", "limit": "500KB"},
+                   "links": {"a->b": {"kind": "rcp", "limit": "2MB", "initial_rate": 1.0}}},
+        "transport": {"protocol": "rtcp", "fallback": fallback},
+        "transports": {"tcp": {"protocol": "tcp"}},
+        "workload": [{"kind": "long_lived", "flows": [{"src": "s0", "dst": "d0", "start": "0s"}]},
+                     {"kind": "long_lived", "transport": "tcp", "flows": [{"src": "s1", "dst": "d1", "start": "5s"}]}],
+        "output": {"series": {"interval": "50ms", "links": ["s0->a", "s1->b"], "flows": [0]}},
+    }));
+    w.run();
+    w
+}
+
+/// Sec. 6.2.2: the drop-tail queue doubles the RTT while the RCP rate stays C, so the R-TCP
+/// flow switches to TCP within 10 RTTs (0.4 s) of the join, its rate halving, and the TCP flow
+/// gets a share. Without the fallback it keeps sending at C and the TCP flow starves.
+#[test]
+fn a_non_rcp_bottleneck_switches_rtcp_to_tcp_within_ten_rtts() {
+    let w = non_rcp_bottleneck(true);
+    let rate = common::series_rows(&w, "send_rate_bps", "flow0");
+    let before = rate.iter().filter(|(t, _)| *t > 4.0 && *t <= 5.0).map(|&(_, v)| v).fold(f64::MAX, f64::min);
+    assert!(before > 95e6, "alone at the RCP rate C before the join: {before}");
+    let switched = rate.iter().find(|(t, v)| *t > 5.0 && *v < 0.75 * 100e6).map(|&(t, _)| t);
+    assert!(switched.is_some_and(|t| t <= 5.0 + 0.4), "switch at {switched:?} s, join at 5 s, RTT 40 ms");
+    let tcp = common::series_mean(&w, "throughput_bps", "s1->b", 10.0, 15.0) / 1e6;
+    assert!(tcp > 20.0, "the TCP flow's share {tcp} Mb/s");
+
+    let w = non_rcp_bottleneck(false);
+    let tcp = common::series_mean(&w, "throughput_bps", "s1->b", 10.0, 15.0) / 1e6;
+    let rtcp = common::series_mean(&w, "throughput_bps", "s0->a", 10.0, 15.0) / 1e6;
+    assert!(tcp < 5.0 && rtcp > 95.0, "without the fallback: R-TCP {rtcp}, TCP {tcp} Mb/s");
+}
+
+/// No RCP router on the path: the SYN-ACK brings no rate and the flow runs TCP from its first
+/// window, so a 100 KB transfer takes TCP's slow-start rounds; without the fallback it leaves at
+/// the 10 Gb/s "unlimited" rate in one window.
+#[test]
+fn a_path_without_rcp_routers_runs_tcp_from_the_handshake() {
+    let fct = |transport: serde_json::Value| {
+        let mut w = common::world(&json!({
+            "duration": "2s",
+            "topology": {"kind": "dumbbell", "hosts_per_side": 1, "bottleneck_rate": "100Mbps",
+                         "bottleneck_delay": "20ms", "access_rate": "1Gbps"},
+            "queues": {"router": {"kind": "droptail", "limit": "2MB"}},
+            "transport": transport,
+            "workload": [{"kind": "flows", "flows": [{"src": "l0", "dst": "r0", "start": "0s", "size": 100_000}]}],
+        }));
+        w.run();
+        w.records[0].fct().expect("completes").as_secs_f64()
+    };
+    let fallback = fct(json!({"protocol": "rtcp"}));
+    let tcp = fct(json!({"protocol": "tcp", "header": HEADER}));
+    let unlimited = fct(json!({"protocol": "rtcp", "fallback": false}));
+    assert!((fallback - tcp).abs() < 0.01 * tcp, "R-TCP fallen back {fallback} s, TCP {tcp} s");
+    assert!(unlimited < 0.5 * tcp, "without the fallback, one window at 10 Gb/s: {unlimited} s");
+}
+
+/// No false positive on an all-RCP path: one R-TCP flow alone, three more join at 3 s; the
+/// join's queue lengthens the RTT but RCP cuts its rate, so every flow keeps the rate's window
+/// (R x SRTT, not a NewReno sawtooth) and they share C.
+#[test]
+fn joins_on_an_rcp_bottleneck_do_not_switch_rtcp_to_tcp() {
+    let flows: Vec<_> = (0..4)
+        .map(|i| json!({"src": format!("l{i}"), "dst": format!("r{i}"), "start": if i == 0 { "0s" } else { "3s" }}))
+        .collect();
+    let mut w = common::world(&json!({
+        "duration": "10s",
+        "topology": {"kind": "dumbbell", "hosts_per_side": 4, "bottleneck_rate": "100Mbps",
+                     "bottleneck_delay": "10ms", "access_rate": "1Gbps"},
+        "queues": {"router": {"kind": "rcp", "limit": "2MB"}},
+        "transport": {"protocol": "rtcp"},
+        "workload": [{"kind": "long_lived", "flows": flows}],
+        "output": {"series": {"interval": "50ms", "links": ["bottleneck"], "flows": [0, 1, 2, 3]}},
+    }));
+    w.run();
+    let r = common::series_mean(&w, "rcp_rate_bps", "bottleneck", 8.0, 10.0);
+    for f in 0..4 {
+        let cwnd = common::series_mean(&w, "cwnd_bytes", &format!("flow{f}"), 8.0, 10.0);
+        let rtt = w.records[f].rtt_prop;
+        let (lo, hi) = (thesis_window(r as u64, rtt), thesis_window(r as u64, rtt + Time::from_ms(1)));
+        assert!(
+            lo as f64 * 0.98 <= cwnd && cwnd <= hi as f64 * 1.02,
+            "flow {f}: cwnd {cwnd}, rate window [{lo}, {hi}]"
+        );
+    }
 }

@@ -132,6 +132,10 @@ pub struct TransportSpec {
     /// Open with a SYN / SYN-ACK exchange (default true); false only for fixed-rate RCP.
     #[serde(default)]
     pub handshake: Option<bool>,
+    /// R-TCP only: fall back to TCP on a path without RCP routers or with a non-RCP
+    /// bottleneck (RCP thesis sec. 6.2.2; default true).
+    #[serde(default)]
+    pub fallback: Option<bool>,
     /// Application model (default bulk).
     #[serde(default, deserialize_with = "crate::spec_de::tagged_opt")]
     pub app: Option<AppSpec>,
@@ -152,7 +156,8 @@ const JETMAX_HEADER: u32 = 32;
 const PIQI_HEADER: u32 = 24;
 
 impl TransportSpec {
-    /// `self` with every unset field taken from `base` (RC3's buckets only if the result is RC3).
+    /// `self` with every unset field taken from `base` (RC3's buckets only if the result is RC3,
+    /// R-TCP's fallback only if it is R-TCP).
     fn over(&self, base: &TransportSpec) -> TransportSpec {
         macro_rules! pick {
             ($($f:ident),*) => { TransportSpec { $($f: self.$f.clone().or_else(|| base.$f.clone()),)* } };
@@ -173,10 +178,14 @@ impl TransportSpec {
             rc3_buckets,
             fixed_rate,
             handshake,
+            fallback,
             app
         );
         if t.protocol != Some(Protocol::Rc3) && self.rc3_buckets.is_none() {
             t.rc3_buckets = None;
+        }
+        if t.protocol != Some(Protocol::Rtcp) && self.fallback.is_none() {
+            t.fallback = None;
         }
         t
     }
@@ -188,6 +197,9 @@ impl TransportSpec {
         let app = self.app()?;
         let protocol = self.protocol.unwrap_or_default();
         self.rc3(protocol, &mut cfg)?;
+        if self.fallback.is_some() && protocol != Protocol::Rtcp {
+            return Err(SpecError::new("fallback", "only meaningful with protocol = \"rtcp\""));
+        }
         if let Some((cc_header, law)) = protocol.rate_law(UNLIMITED) {
             return self.paced(protocol, cc_header, law, cfg, header, app);
         }
@@ -201,7 +213,8 @@ impl TransportSpec {
         if protocol == Protocol::Rtcp {
             // Its packets carry the 12-byte RCP header (thesis Fig. 6.2) on the TCP/IP headers.
             cfg.header = header.unwrap_or(d.header + RCP_HEADER);
-            cfg.cc = CcConfig::Rtcp(RtcpConfig::default());
+            let d = RtcpConfig::default();
+            cfg.cc = CcConfig::Rtcp(RtcpConfig { fallback: self.fallback.unwrap_or(d.fallback), ..d });
         }
         if protocol == Protocol::Xcp {
             // The XCP header (cwnd, RTT, feedback: 20 bytes in seed 003) rides on TCP/IP's;

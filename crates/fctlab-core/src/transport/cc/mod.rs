@@ -74,6 +74,10 @@ pub trait CongestionControl {
     fn on_recovery_end(&mut self, st: &mut CcState, _now: Time) {
         st.cwnd = st.ssthresh;
     }
+    /// A loss was detected (fast retransmit or timeout), whether or not the controller reacts
+    /// to loss; called before the loss hooks. A controller may change its mode here (R-TCP
+    /// falls back to TCP).
+    fn on_loss_signal(&mut self, _st: &mut CcState, _now: Time) {}
     /// The congestion header of an outgoing SYN or data packet (plain TCP: none).
     fn header(&self, _st: &CcState, _ctx: HeaderCtx) -> CongestionHeader {
         CongestionHeader::None
@@ -211,6 +215,9 @@ impl CongestionControl for Controller {
     #[inline]
     fn on_ack(&mut self, st: &mut CcState, now: Time, acked: u64, srtt: Option<Time>) {
         each_cc!(self, c => c.on_ack(st, now, acked, srtt))
+    }
+    fn on_loss_signal(&mut self, st: &mut CcState, now: Time) {
+        each_cc!(self, c => c.on_loss_signal(st, now))
     }
     fn on_congestion(&mut self, st: &mut CcState, now: Time, flight: u64) {
         each_cc!(self, c => c.on_congestion(st, now, flight))

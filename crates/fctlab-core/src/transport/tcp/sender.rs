@@ -295,8 +295,10 @@ impl TcpSender {
     fn take_feedback(&mut self, echo: CongestionHeader) -> bool {
         let follows = self.ctrl.on_feedback(&mut self.cc, echo, self.rtt.srtt());
         if let Some(p) = &mut self.pacer {
-            if let Some(rate) = self.ctrl.pacing_rate() {
-                p.set_rate(rate);
+            match self.ctrl.pacing_rate() {
+                Some(rate) => p.set_rate(rate),
+                // The controller stopped pacing (R-TCP fell back to TCP).
+                None => self.pacer = None,
             }
         }
         follows
@@ -539,6 +541,7 @@ impl TcpSender {
     fn enter_fast_recovery(&mut self, now: Time, out: &mut Vec<Packet>) {
         self.stats.fast_recoveries += 1;
         let flight = self.flight_size();
+        self.ctrl.on_loss_signal(&mut self.cc, now);
         if self.ctrl.reacts_to_loss() {
             self.ctrl.on_congestion(&mut self.cc, now, flight);
         }
@@ -566,6 +569,7 @@ impl TcpSender {
                 let end = self.nxt.max(self.board.sack_high());
                 let flight = self.flight_size();
                 // R-TCP's window is the rate's alone: a timeout does not collapse it.
+                self.ctrl.on_loss_signal(&mut self.cc, now);
                 if self.ctrl.reacts_to_loss() {
                     self.ctrl.on_timeout(&mut self.cc, now, flight);
                 }
