@@ -14,7 +14,7 @@
 //! | [`routing`] | static shortest paths (delay, then hops), optional ECMP by flow hash |
 //! | [`sched`] | the event queue: (time, insertion order), FIFO among ties |
 //! | [`net`] | `Packet` (one `Copy` struct) and `Link` (queue + serializer + propagation) |
-//! | [`qdisc`] | queue disciplines, the router plug-in: drop-tail, strict priority, and explicit-feedback FIFOs run by a router law (`law`: RCP in `rcp`, XCP in `xcp`, JetMax in `jetmax`, PIQI-RCP in `piqi`); `cost`, the per-packet cost micro-benchmark of each law |
+//! | [`qdisc`] | queue disciplines, the router plug-in: drop-tail, strict priority, deficit round robin (`drr`), and explicit-feedback FIFOs run by a router law (`law`: RCP in `rcp`, XCP in `xcp`, JetMax in `jetmax`, PIQI-RCP in `piqi`); `cost`, the per-packet cost micro-benchmark of each law |
 //! | [`transport`] | sans-IO endpoints: TCP (`tcp/`), congestion controllers (`cc/`: NewReno, CUBIC, XCP, R-TCP), paced rate-based senders (`paced/`: RCP, fixed rate, JetMax, PIQI-RCP), RC3, applications |
 //! | [`world`] | the event loop: hosts hand packets to endpoints, routers forward |
 //! | [`scenario`] | the one scenario schema and the build from spec to `World`, one file per concern: queues, transports, the flow plan, losses, outputs (`scenario/`) |

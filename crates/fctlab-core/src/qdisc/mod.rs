@@ -19,12 +19,14 @@
 
 pub mod cost;
 pub mod droptail;
+pub mod drr;
 pub mod law;
 pub mod prio;
 
 use crate::net::packet::Packet;
 use crate::units::Time;
 pub use droptail::DropTail;
+pub use drr::{Classify, Drr};
 pub use law::*;
 pub use prio::Prio;
 
@@ -74,6 +76,8 @@ pub enum Qdisc {
     DropTail(DropTail),
     /// Strict priority bands sharing one buffer, with push-out.
     Prio(Prio),
+    /// Deficit round robin over weighted classes sharing one buffer.
+    Drr(Drr),
     /// A FIFO run by an explicit-feedback router law (RCP, XCP, JetMax).
     Explicit(ExplicitQueue),
 }
@@ -83,6 +87,7 @@ macro_rules! each_qdisc {
         match $self {
             Qdisc::DropTail($q) => $body,
             Qdisc::Prio($q) => $body,
+            Qdisc::Drr($q) => $body,
             Qdisc::Explicit($q) => $body,
         }
     };

@@ -7,8 +7,8 @@ use crate::error::{SpecError, SpecResult};
 use crate::net::link::{FifoSchedule, Link, Port};
 use crate::net::packet::JETMAX_NO_ROUTER;
 use crate::qdisc::{
-    ExplicitQueue, JetMaxLaw, JetMaxParams, Law, Limit, PiqiLaw, PiqiParams, PortCtx, Prio, Qdisc, RcpLaw, RcpParams,
-    RcpVariant, XcpLaw, XcpParams,
+    Classify, Drr, ExplicitQueue, JetMaxLaw, JetMaxParams, Law, Limit, PiqiLaw, PiqiParams, PortCtx, Prio, Qdisc,
+    RcpLaw, RcpParams, RcpVariant, XcpLaw, XcpParams,
 };
 use crate::quantity::{BytesQ, TimeQ};
 use crate::rng::Rng;
@@ -138,6 +138,21 @@ pub enum QueueSpec {
         #[serde(default)]
         variant: Option<RcpVariantSpec>,
     },
+    /// Deficit round robin: weighted fair queuing over classes sharing one buffer.
+    Drr {
+        /// One weight per class, each > 0 (2 to 32 classes).
+        weights: Vec<f64>,
+        /// How packets are sorted into classes: `"priority"` (default; class = the packet's
+        /// priority mark) or `"header"` (class 0: explicit-feedback packets, 1: the rest).
+        #[serde(default)]
+        classify: Option<ClassifySpec>,
+        /// Shared limit in bytes (wire size).
+        #[serde(default)]
+        limit: Option<BytesQ>,
+        /// Shared limit in packets.
+        #[serde(default)]
+        limit_packets: Option<u64>,
+    },
     /// Strict priority over `bands` bands (default 8, band 0 highest) sharing one buffer,
     /// pushing out the lowest band's tail when a higher-priority packet finds it full.
     Prio {
@@ -151,6 +166,16 @@ pub enum QueueSpec {
         #[serde(default)]
         limit_packets: Option<u64>,
     },
+}
+
+/// How a `drr` queue sorts packets into classes.
+#[derive(Copy, Clone, Debug, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum ClassifySpec {
+    /// By priority mark.
+    Priority,
+    /// Explicit-feedback header or not.
+    Header,
 }
 
 /// Which description of the RCP router a port follows.
@@ -232,6 +257,27 @@ impl QueueSpec {
                 };
                 p.validate()?;
                 Ok(explicit(ctx, Self::limit(limit, limit_packets)?, Law::Piqi(PiqiLaw::new(ctx.capacity, p))))
+            }
+            QueueSpec::Drr { weights, classify, limit, limit_packets } => {
+                if !(2..=32).contains(&weights.len()) {
+                    return Err(SpecError::new("weights", format!("expected 2 to 32 weights, got {}", weights.len())));
+                }
+                if let Some(w) = weights.iter().find(|w| !(**w > 0.0 && w.is_finite())) {
+                    return Err(SpecError::new("weights", format!("expected every weight > 0, got {w}")));
+                }
+                let classify = match classify {
+                    None | Some(ClassifySpec::Priority) => Classify::Priority,
+                    Some(ClassifySpec::Header) => {
+                        if weights.len() != 2 {
+                            return Err(SpecError::new(
+                                "weights",
+                                format!("expected 2 weights with classify = \"header\", got {}", weights.len()),
+                            ));
+                        }
+                        Classify::Header
+                    }
+                };
+                Ok(Port::Qdisc(Qdisc::Drr(Drr::new(weights, classify, Self::limit(limit, limit_packets)?))))
             }
             QueueSpec::Droptail { limit, limit_packets } => {
                 Ok(Port::Fifo(FifoSchedule::new(Self::limit(limit, limit_packets)?)))
