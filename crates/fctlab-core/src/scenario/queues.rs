@@ -186,6 +186,9 @@ pub enum RcpVariantSpec {
     Thesis,
     /// Seed 003's router.
     Seed003,
+    /// The thesis's Appendix F specification.
+    #[serde(rename = "appendix-f")]
+    AppendixF,
 }
 
 /// RCP's differential bandwidth sharing (thesis sec. 3.6).
@@ -314,6 +317,7 @@ impl QueueSpec {
             variant: match variant {
                 None | Some(RcpVariantSpec::Thesis) => RcpVariant::Thesis,
                 Some(RcpVariantSpec::Seed003) => RcpVariant::Seed003,
+                Some(RcpVariantSpec::AppendixF) => RcpVariant::AppendixF,
             },
         }
     }

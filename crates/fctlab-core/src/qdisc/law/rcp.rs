@@ -56,7 +56,17 @@ pub enum RcpVariant {
     /// Seed 003 (eq. 5, sec. III-F): a fixed interval T_max (10 ms) and d a moving average of
     /// the RTTs the packets carry, smoothed with gain T / d both ways.
     Seed003,
+    /// The thesis's Appendix F specification (the Linux router): the thesis's law, but y
+    /// counts RCP packets only, RTT fields of `MAX_ALLOWABLE_RTT_US` or more are ignored, and R
+    /// is at least `MIN_RATE` = 0.01 MTU / d (not 1e-5 C).
+    AppendixF,
 }
+
+/// App. F's MAX_ALLOWABLE_RTT (20 s), in the header's microseconds: RTT fields at or above it
+/// are not averaged.
+pub const MAX_ALLOWABLE_RTT_US: u32 = 20_000_000;
+/// The MTU, bytes, in App. F's MIN_RATE = 0.01 MTU / avg_rtt.
+pub const MTU: f64 = 1500.0;
 
 impl Default for RcpParams {
     fn default() -> Self {
@@ -170,7 +180,9 @@ impl RcpLaw {
     /// The control interval: T = min(T_max, d) (thesis), T_max (seed 003).
     fn interval(&self) -> Time {
         match self.p.variant {
-            RcpVariant::Thesis => Time::from_secs_f64(self.avg_rtt).min(self.p.max_interval).max(Time::from_us(1)),
+            RcpVariant::Thesis | RcpVariant::AppendixF => {
+                Time::from_secs_f64(self.avg_rtt).min(self.p.max_interval).max(Time::from_us(1))
+            }
             RcpVariant::Seed003 => self.p.max_interval,
         }
     }
@@ -187,12 +199,17 @@ impl RouterLaw for RcpLaw {
     /// Counts the arrival's bytes and RTT field into the interval, dropped or not.
     #[inline]
     fn on_arrival(&mut self, _ctx: &PortCtx, _now: Time, pkt: &Packet, _queued_bytes_before: u64) {
-        self.arrived_bytes += pkt.wire as u64;
+        let appendix_f = self.p.variant == RcpVariant::AppendixF;
         if let CongestionHeader::Rcp { rtt_us, .. } = pkt.cc {
-            if rtt_us > 0 {
+            self.arrived_bytes += pkt.wire as u64;
+            let valid = rtt_us > 0 && !(appendix_f && rtt_us >= MAX_ALLOWABLE_RTT_US);
+            if valid {
                 self.rtt_sum += rtt_us as f64 * 1e-6;
                 self.rtt_n += 1;
             }
+        } else if !appendix_f {
+            // The thesis's and seed 003's y is everything offered; App. F's only RCP traffic.
+            self.arrived_bytes += pkt.wire as u64;
         }
     }
 
@@ -226,7 +243,11 @@ impl RouterLaw for RcpLaw {
             let q = queued_bytes as f64 * 8.0;
             // Eq. 3.3.
             let change = (t / d) * (self.p.alpha * (eta_c - y) - self.p.beta * q / d) / eta_c;
-            let floor = FLOOR_FRACTION * capacity;
+            let floor = match self.p.variant {
+                // App. F's MIN_RATE = 0.01 MTU / avg_rtt.
+                RcpVariant::AppendixF => 0.01 * MTU * 8.0 / d,
+                _ => FLOOR_FRACTION * capacity,
+            };
             self.rate = (self.rate * (1.0 + change)).clamp(floor, self.ceiling(capacity));
             // Sec. 3.5: smooth the interval's mean RTT into d (eq. 3.6 for the mean).
             if self.rtt_n > 0 {
@@ -367,6 +388,40 @@ mod tests {
             let q = queue(100, Limit::Packets(10), p);
             assert_eq!(q.first_tick(), Some(want), "{variant:?}");
         }
+    }
+
+    #[test]
+    fn appendix_f_counts_rcp_traffic_only_and_drops_absurd_rtts() {
+        let p = RcpParams { initial_rtt: Time::from_ms(100), variant: RcpVariant::AppendixF, ..RcpParams::default() };
+        let mut q = queue(100, Limit::Packets(1_000_000), p);
+        let mut d = Vec::new();
+        // 50 RCP packets (40 Mb/s over 10 ms), 50 plain TCP ones, and one RCP packet claiming
+        // a 30 s RTT: y = 40 Mb/s (+ the one packet), the mean RTT stays 100 ms.
+        for _ in 0..50 {
+            q.enqueue(Time::ZERO, rcp_pkt(u32::MAX, 100), &mut d);
+            q.enqueue(Time::ZERO, pkt(1000, 0), &mut d);
+        }
+        q.enqueue(Time::ZERO, rcp_pkt(u32::MAX, 30_000), &mut d);
+        let queued = q.bytes() as f64 * 8.0;
+        q.tick(Time::from_ms(10));
+        let (c, r, t, dd) = (100e6, 5e6, 0.01, 0.1);
+        let y = 51.0 * 8000.0 / t;
+        let want = r * (1.0 + (t / dd) * (0.1 * (c - y) - 1.0 * queued / dd) / c);
+        assert!((q.law().fair_rate() - want.max(0.01 * 1500.0 * 8.0 / dd)).abs() < 1e-6, "{}", q.law().fair_rate());
+        assert!((q.law().avg_rtt() - 0.1).abs() < 1e-12, "the 30 s field is not averaged");
+    }
+
+    #[test]
+    fn appendix_f_floors_r_at_a_hundredth_of_an_mtu_per_rtt() {
+        let p = RcpParams { initial_rtt: Time::from_ms(100), variant: RcpVariant::AppendixF, ..RcpParams::default() };
+        let mut q = queue(100, Limit::Packets(1_000_000), p);
+        let mut d = Vec::new();
+        // A huge standing queue drives eq. 3.3's factor negative.
+        for _ in 0..100_000 {
+            q.enqueue(Time::ZERO, rcp_pkt(u32::MAX, 100), &mut d);
+        }
+        q.tick(Time::from_ms(10));
+        assert!((q.law().fair_rate() - 0.01 * 1500.0 * 8.0 / 0.1).abs() < 1e-9, "{}", q.law().fair_rate());
     }
 
     #[test]
