@@ -173,8 +173,9 @@ class Settling:
     shrink: float = 0.9
 
 
-def verdicts(states: Iterator[State], steps: int, rule: Settling) -> np.ndarray:
-    """The verdict (SETTLED, CONVERGING, OSCILLATING) on each trajectory of a model's run."""
+def window_peaks(states: Iterator[State], steps: int, rule: Settling) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Per trajectory: the deviation's peak in the window ending at half the horizon, its peak in
+    the last window (inf after an overflow), and the rate's crossings of C / N in the last window."""
     total, width = round(rule.horizon * steps), round(rule.window * steps)
     if not 0 < 2 * width <= total:
         raise ValueError(f"window: expected 0 < 2 x window <= horizon, got {rule.window} and {rule.horizon}")
@@ -194,6 +195,12 @@ def verdicts(states: Iterator[State], steps: int, rule: Settling) -> np.ndarray:
                 peak = np.maximum(peak, off)
                 crossings += (r > 1.0) != above
                 above = r > 1.0
+    return peak_mid, peak, crossings
+
+
+def verdicts(states: Iterator[State], steps: int, rule: Settling) -> np.ndarray:
+    """The verdict (SETTLED, CONVERGING, OSCILLATING) on each trajectory of a model's run."""
+    peak_mid, peak, crossings = window_peaks(states, steps, rule)
     sustained = (crossings >= 2) & ~(peak <= rule.shrink * peak_mid)
     return np.where(peak <= rule.band, SETTLED, np.where(sustained | np.isinf(peak), OSCILLATING, CONVERGING))
 
