@@ -265,7 +265,9 @@ def analyze_fig54(runs: Runs, ctx: Context) -> str:
         + "\n\nIn units of C / N, C d0 and d0, eqs. 5.1 - 5.4 contain none of C, N, d0, so C and N change nothing "
         "(bit for bit up to rounding) and neither does d0 in the continuous equations. With a fixed T, d0 sets "
         "the number of updates per round trip, and with it the sampled law's region: the thesis's claim holds "
-        "exactly for the continuous model and for C and N, and for d0 only as far as the table shows.\n\n"
+        "exactly for the continuous model and for C and N, and for d0 only as far as the table shows. (With one "
+        "update per round trip, d0 = T, a step can take R below 0; the model holds it at 1e-6 C / N, "
+        "`fluid.MIN_RATE`, as a router holds R at a minimum rate.)\n\n"
         "![Fig. 5.4](fig5-4.png)\n\nFigs. E.1 and E.2: trajectories in the (gamma, q) plane from the six "
         "initial states (sampled law); the star is the equilibrium (0.1, 0).\n\n![Figs. E.1, E.2](figE-1-2.png)"
     )

@@ -36,8 +36,9 @@ import numpy as np
 
 #: (rate, queue) arrays after one step, normalized.
 State = tuple[np.ndarray, np.ndarray]
-#: The lowest rate, in units of C / N: a step can only undershoot 0 from rates far above C / N
-#: with a coarse step; routers have a minimum rate for the same reason.
+#: The lowest rate, in units of C / N, as routers have a minimum rate: a step takes R below 0
+#: only when it is coarse and the rate far above C / N (reached with one step per round trip,
+#: d0 = T = 10 ms in App. E's variations; never with 20 or more).
 MIN_RATE = 1e-6
 
 

@@ -203,8 +203,9 @@ def nyquist_stable(alpha: float, beta: float, delay: str = "exact") -> bool:
 
 def rightmost_root(alpha: float, beta: float) -> complex:
     """The closed-loop root of eq. D.1, s^2 + (alpha s + beta) e^(-s) = 0 (s normalized by d0),
-    that the Nyquist boundary moves across: Newton's method from s = j w_z. Its real part is the
-    growth (> 0) or decay (< 0) rate of the linear loop's oscillation per d0."""
+    that crosses the imaginary axis at the stability boundary: Newton's method from s = j w_z. Near
+    the boundary it is the rightmost root (the others of this retarded equation lie farther left),
+    and its real part is the growth (> 0) or decay (< 0) rate of the loop's oscillation per d0."""
     s = complex(0.0, gain_crossover(alpha, beta))
     for _ in range(100):
         e = cmath.exp(-s)
