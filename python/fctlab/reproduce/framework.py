@@ -8,6 +8,9 @@ were reused. Its report - a README.md
 with "paper | fctlab" tables, plus plots - goes to `experiments/<paper>/<experiment>/`. `--quick`
 uses fewer seeds and shorter runs and writes everything under `results/quick/` instead, so a
 quick look never overwrites the full reproduction.
+
+An experiment without a base scenario (`analysis_only`) is an analytic model: no runs; its
+analysis computes everything (quick mode: on coarser grids) and the footer gives its run time.
 """
 
 from __future__ import annotations
@@ -35,8 +38,9 @@ class Experiment:
 
     name: str
     title: str
-    #: Base scenario file, relative to the paper's experiment directory.
-    base: str
+    #: Base scenario file, relative to the paper's experiment directory; None for an analytic
+    #: model, which has no points.
+    base: str | None
     #: (run name, overrides) pairs.
     points: list[tuple[str, dict[str, Any]]]
     #: Seeds of the full reproduction (1..seeds).
@@ -50,6 +54,11 @@ class Experiment:
     quick: dict[str, Any] | Callable[[str, dict[str, Any]], dict[str, Any]] = field(default_factory=dict)
     #: Full-mode seed counts of particular runs (the rest use `seeds`).
     point_seeds: dict[str, int] = field(default_factory=dict)
+
+
+def analysis_only(name: str, title: str, analyze: Callable[[Runs, Context], str]) -> Experiment:
+    """An experiment without simulation runs: `analyze` computes its whole report."""
+    return Experiment(name=name, title=title, base=None, points=[], seeds=0, analyze=analyze, quick_seeds=0)
 
 
 @dataclass
@@ -176,6 +185,8 @@ def run_experiment(
     `time_scale` (tests only) multiplies every run's duration, warm-up and hard stop on top of
     quick mode's settings: a smoke run of the whole pipeline, whose numbers mean nothing.
     """
+    if exp.base is None:
+        return _run_analysis(exp, paper_dir, out_root, quick=quick, say=say)
     seeds = list(range(1, (exp.quick_seeds if quick else exp.seeds) + 1))
 
     def shortened(n: str, o: dict[str, Any]) -> dict[str, Any]:
@@ -219,6 +230,25 @@ def run_experiment(
     )
     write_text(out / "README.md", f"# {exp.title}\n\n{body.strip()}\n{footer}")
     say(f"[{exp.name}] done in {time.perf_counter() - t0:.0f} s -> {out / 'README.md'}")
+    return {"experiment": exp.name, "status": "done", "title": exp.title}
+
+
+def _run_analysis(
+    exp: Experiment, paper_dir: Path, out_root: Path, *, quick: bool, say: Callable[[str], None]
+) -> dict[str, Any]:
+    """Writes the README of an experiment without runs; returns its summary record."""
+    out = out_root / exp.name
+    out.mkdir(parents=True, exist_ok=True)
+    t0 = time.perf_counter()
+    body = exp.analyze(Runs(out, [], []), Context(out, quick, []))
+    wall = time.perf_counter() - t0
+    mode = "quick (coarser grids, shorter horizons: not comparable to the paper)" if quick else "full"
+    footer = (
+        f"\n\n---\nMode: {mode}. No simulation runs: computed in Python in {wall:.0f} s of one core; "
+        f"regenerate with `fctlab reproduce {paper_dir.name} --only {exp.name}{' --quick' if quick else ''}`.\n"
+    )
+    write_text(out / "README.md", f"# {exp.title}\n\n{body.strip()}\n{footer}")
+    say(f"[{exp.name}] computed in {wall:.0f} s -> {out / 'README.md'}")
     return {"experiment": exp.name, "status": "done", "title": exp.title}
 
 
