@@ -5,35 +5,17 @@
 
 mod common;
 
-use fctlab_core::world::World;
 use serde_json::json;
 
-fn run(s: serde_json::Value) -> World {
-    let mut w = common::world(&s);
-    w.run();
-    w
-}
+use common::run;
 
 /// ```text
 ///   l0..l3 --1G-- rl ==100M, 10 ms, PIQI-RCP== rr --1G-- r0..r3
 /// ```
 #[test]
 fn long_lived_flows_share_a_dumbbell_equally_with_an_empty_queue() {
-    let flows: Vec<_> = (0..4)
-        .map(|i| json!({"src": format!("l{i}"), "dst": format!("r{i}"), "start": format!("{}s", i), "stop": "12s"}))
-        .collect();
     let uplinks: Vec<String> = (0..4).map(|i| format!("l{i}->rl")).collect();
-    let mut links = uplinks.clone();
-    links.push("bottleneck".into());
-    let w = run(json!({
-        "duration": "12s",
-        "topology": {"kind": "dumbbell", "hosts_per_side": 4, "bottleneck_rate": "100Mbps",
-                     "bottleneck_delay": "10ms", "access_rate": "1Gbps"},
-        "queues": {"router": {"kind": "piqi", "limit": "2MB"}},
-        "transport": {"protocol": "piqi"},
-        "workload": [{"kind": "long_lived", "flows": flows}],
-        "output": {"series": {"interval": "50ms", "links": links}},
-    }));
+    let w = run(common::staggered_dumbbell(json!({"kind": "piqi", "limit": "2MB"}), json!({"protocol": "piqi"}), 12.0));
     let total = common::series_mean(&w, "throughput_bps", "bottleneck", 9.0, 12.0) / 1e6;
     assert!((total - 95.0).abs() < 1.0, "utilization {total} Mb/s, gamma C = 95");
     for u in &uplinks {

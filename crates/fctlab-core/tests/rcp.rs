@@ -8,11 +8,7 @@ use fctlab_core::units::Time;
 use fctlab_core::world::World;
 use serde_json::json;
 
-fn run(s: serde_json::Value) -> World {
-    let mut w = common::world(&s);
-    w.run();
-    w
-}
+use common::run;
 
 fn fair_rate(w: &World, from: u32, to: u32) -> f64 {
     let l = w.links.iter().find(|l| l.from == from && l.to == to).expect("link");

@@ -6,11 +6,7 @@ use fctlab_core::units::Time;
 use fctlab_core::world::World;
 use serde_json::json;
 
-fn run(s: serde_json::Value) -> World {
-    let mut w = common::world(&s);
-    w.run();
-    w
-}
+use common::run;
 
 /// ```text
 ///   l0, l1 --10G-- rl ==100M,10ms== rr --10G-- r0, r1

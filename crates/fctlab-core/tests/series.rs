@@ -9,11 +9,7 @@ use fctlab_core::world::World;
 use serde_json::json;
 use std::path::Path;
 
-fn run(s: serde_json::Value) -> World {
-    let mut w = common::world(&s);
-    w.run();
-    w
-}
+use common::run;
 
 use common::series_rows as rows;
 
@@ -25,11 +21,9 @@ fn values(w: &World, metric: &str, target: &str) -> Vec<f64> {
 /// ```text
 ///   l0 --1G-- rl ==100M, 10 ms== rr --1G-- r0      one flow at a fixed 10 Mb/s, no handshake
 /// ```
-/// The pacing clock spaces wire bytes (960 payload + 40 header) at 10 Mb/s, so the rate on the
-/// wire is 10 Mb/s and the payload rate 9.6: the series must report the first.
-#[test]
-fn a_fixed_rate_flow_reports_its_rate_on_the_wire() {
-    let w = run(json!({
+/// 960 payload bytes under 40 of headers, sampled every 10 ms for 2 s.
+fn fixed_rate_flow() -> World {
+    run(json!({
         "duration": "2s",
         "topology": {"kind": "dumbbell", "hosts_per_side": 1, "bottleneck_rate": "100Mbps",
                      "bottleneck_delay": "10ms", "access_rate": "1Gbps"},
@@ -37,7 +31,14 @@ fn a_fixed_rate_flow_reports_its_rate_on_the_wire() {
         "transport": {"protocol": "rcp", "mss": 960, "header": 40, "fixed_rate": "10Mbps", "handshake": false},
         "workload": [{"kind": "long_lived", "flows": [{"src": "l0", "dst": "r0", "start": 0}]}],
         "output": {"series": {"interval": "10ms", "flows": [0]}},
-    }));
+    }))
+}
+
+/// The pacing clock spaces wire bytes (960 payload + 40 header) at 10 Mb/s, so the rate on the
+/// wire is 10 Mb/s and the payload rate 9.6: the series must report the first.
+#[test]
+fn a_fixed_rate_flow_reports_its_rate_on_the_wire() {
+    let w = fixed_rate_flow();
     let rate = rows(&w, "send_rate_bps", "flow0");
     assert!(rows(&w, "cwnd_bytes", "flow0").is_empty(), "a paced sender has no window");
     // Before the first ACK (RTT 20 ms) no window can close, and the first closes 2 SRTT later.
@@ -203,15 +204,7 @@ fn jetmax_ports_report_their_fair_rate_and_flow_count() {
 /// at time t, never decreasing; a TCP transfer's progress ends at its size.
 #[test]
 fn acked_bytes_follow_a_flows_progress() {
-    let w = run(json!({
-        "duration": "2s",
-        "topology": {"kind": "dumbbell", "hosts_per_side": 1, "bottleneck_rate": "100Mbps",
-                     "bottleneck_delay": "10ms", "access_rate": "1Gbps"},
-        "queues": {"router": {"kind": "droptail"}},
-        "transport": {"protocol": "rcp", "mss": 960, "header": 40, "fixed_rate": "10Mbps", "handshake": false},
-        "workload": [{"kind": "long_lived", "flows": [{"src": "l0", "dst": "r0", "start": 0}]}],
-        "output": {"series": {"interval": "10ms", "flows": [0]}},
-    }));
+    let w = fixed_rate_flow();
     let acked = rows(&w, "acked_bytes", "flow0");
     assert!(acked.windows(2).all(|p| p[1].1 >= p[0].1), "progress never goes back");
     let rtt = w.records[0].rtt_prop.as_secs_f64();

@@ -11,6 +11,34 @@ pub fn world(json: &serde_json::Value) -> World {
     w
 }
 
+/// Builds a world from a JSON scenario and runs it to its end.
+pub fn run(json: serde_json::Value) -> World {
+    let mut w = world(&json);
+    w.run();
+    w
+}
+
+/// Four long-lived flows `l<i>` -> `r<i>` starting at i seconds and stopping at `end` seconds
+/// on a 100 Mb/s, 10 ms dumbbell with 1 Gb/s access links, the routers running `queue`, the
+/// hosts `transport`; the bottleneck and every flow's uplink (`l<i>->rl`) and downlink
+/// (`rr->r<i>`) sampled every 50 ms. The explicit-feedback protocols' steady-state test.
+pub fn staggered_dumbbell(queue: serde_json::Value, transport: serde_json::Value, end: f64) -> serde_json::Value {
+    let flows: Vec<_> = (0..4)
+        .map(|i| serde_json::json!({"src": format!("l{i}"), "dst": format!("r{i}"), "start": format!("{i}s"), "stop": format!("{end}s")}))
+        .collect();
+    let mut links: Vec<String> = (0..4).flat_map(|i| [format!("l{i}->rl"), format!("rr->r{i}")]).collect();
+    links.push("bottleneck".into());
+    serde_json::json!({
+        "duration": format!("{end}s"),
+        "topology": {"kind": "dumbbell", "hosts_per_side": 4, "bottleneck_rate": "100Mbps",
+                     "bottleneck_delay": "10ms", "access_rate": "1Gbps"},
+        "queues": {"router": queue},
+        "transport": transport,
+        "workload": [{"kind": "long_lived", "flows": flows}],
+        "output": {"series": {"interval": "50ms", "links": links}},
+    })
+}
+
 /// A dumbbell scenario with the given flows and transport (no delayed ACKs).
 pub fn dumbbell(flows: serde_json::Value, transport: serde_json::Value, buffer_pkts: u64) -> serde_json::Value {
     serde_json::json!({

@@ -168,8 +168,13 @@ impl JetMaxLaw {
 
     /// Eq. 4 with the current N_l and u_l: g_l = (gamma C - u_l) / N_l.
     fn eq_4(&self, ctx: &PortCtx) -> f64 {
+        self.eq_4_with(ctx, self.flows)
+    }
+
+    /// Eq. 4 with `flows` as N_l.
+    fn eq_4_with(&self, ctx: &PortCtx, flows: f64) -> f64 {
         let spare = (self.p.gamma * ctx.capacity.bps_f64() - self.other).max(0.0);
-        spare / share_count(self.flows)
+        spare / share_count(flows)
     }
 }
 
@@ -193,9 +198,8 @@ impl RouterLaw for JetMaxLaw {
         let syn = pkt.kind == PacketKind::Syn;
         if let CongestionHeader::JetMax { rt, rs, rate, ipi } = &mut pkt.cc {
             let offer = if syn {
-                // A new flow: the share it gets if it is counted here.
-                let spare = (self.p.gamma * ctx.capacity.bps_f64() - self.other).max(0.0);
-                spare / share_count(self.flows.max(0.0) + 1.0)
+                // A new flow: the share it gets if it is counted here (what `admit` sets).
+                self.eq_4_with(ctx, self.flows.max(0.0) + 1.0)
             } else if *rt == id(ctx) || *rt == JETMAX_NO_ROUTER || self.fair.is_none() {
                 self.fair_rate(ctx.capacity)
             } else {
