@@ -62,6 +62,16 @@ CASES = [
         ["transport.handshake", "got false", "fixed_rate"],
     ),
     (
+        "fallback-tcp",
+        small_dumbbell(transport={"protocol": "tcp", "fallback": True}),
+        ["transport.fallback", '"rtcp" or "rcp"'],
+    ),
+    (
+        "fallback-fixed-rate",
+        small_dumbbell(transport={"protocol": "rcp", "fixed_rate": "1Mbps", "fallback": True}),
+        ["transport.fallback", "got true", "fixed_rate"],
+    ),
+    (
         "handshake-tcp",
         small_dumbbell(transport={"protocol": "tcp", "handshake": False}),
         ["transport.handshake", "got false", "fixed-rate RCP"],

@@ -127,6 +127,28 @@ impl TcpSender {
         }
     }
 
+    /// A sender that takes over a connection another sender opened (a rate-based sender
+    /// falling back to TCP, RCP thesis sec. 6.2.2): the application `app` and the segments
+    /// `segs` it has written, none sent yet; `synack` is the SYN-ACK that ends the handshake
+    /// (its RTT sample is the first). The first window leaves into `out`.
+    pub fn after_handshake(
+        cfg: TcpConfig,
+        addr: FlowAddr,
+        app: AppState,
+        segs: Segments,
+        now: Time,
+        synack: &Packet,
+        out: &mut Vec<Packet>,
+    ) -> TcpSender {
+        debug_assert!(cfg.rc3.is_none(), "RC3's loop tracks writes from the start");
+        let mut s = TcpSender::new(cfg, addr, App::Bulk { size: 0 }, now);
+        s.app = app;
+        s.segs = segs;
+        s.state = State::SynSent;
+        s.on_synack(now, synack, out);
+        s
+    }
+
     /// Opens the connection: the application writes and the SYN leaves.
     pub fn start(&mut self, now: Time, out: &mut Vec<Packet>) {
         self.poll_app(now);
