@@ -72,6 +72,26 @@ CASES = [
         ["transport.fallback", "got true", "fixed_rate"],
     ),
     (
+        "rcp-theta-without-unknown-rate",
+        small_dumbbell(queues={"router": {"kind": "rcp", "theta": 2}}),
+        ["queues.router.theta", "unknown-rate"],
+    ),
+    (
+        "rcp-theta-zero",
+        small_dumbbell(queues={"router": {"kind": "rcp", "variant": "unknown-rate", "theta": 0}}),
+        ["queues.router.theta", "got 0"],
+    ),
+    (
+        "link-rate-unknown-link",
+        small_dumbbell(link_rate=[{"link": "nowhere", "at": "1s", "rate": "1Mbps"}]),
+        ["link_rate[0].link", "nowhere"],
+    ),
+    (
+        "link-rate-zero-rate",
+        small_dumbbell(link_rate=[{"link": "bottleneck", "at": "1s", "rate": 0}]),
+        ["link_rate[0].rate", "got 0"],
+    ),
+    (
         "handshake-tcp",
         small_dumbbell(transport={"protocol": "tcp", "handshake": False}),
         ["transport.handshake", "got false", "fixed-rate RCP"],
