@@ -184,7 +184,8 @@ pub fn build_spec(spec: &ScenarioSpec, base_dir: &Path) -> SpecResult<(World, Ru
         return Err(SpecError::new("max_time", format!("expected max_time >= duration ({duration}), got {max_time}")));
     }
     flows.largest_rlp_burst.add_to(&mut memory);
-    let series = outputs::build_series(&spec.output, &topo, &links, flows.plans.len(), max_time, &mut memory)?;
+    let series =
+        outputs::build_series(&spec.output, &topo, &links, &flows.records, spec.workload.len(), max_time, &mut memory)?;
     memory.check()?;
     let info = RunInfo::of(spec, &topo, nodes.names, profiles.labels);
     let is_host = topo.nodes.iter().map(|n| n.kind == NodeKind::Host).collect();
