@@ -92,6 +92,11 @@ CASES = [
         ["link_rate[0].rate", "got 0"],
     ),
     (
+        "series-unknown-workload",
+        small_dumbbell(output={"series": {"interval": "1ms", "workloads": [5]}}),
+        ["output.series.workloads[0]", "no workload entry 5"],
+    ),
+    (
         "handshake-tcp",
         small_dumbbell(transport={"protocol": "tcp", "handshake": False}),
         ["transport.handshake", "got false", "fixed-rate RCP"],
