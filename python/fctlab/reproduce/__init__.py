@@ -7,6 +7,7 @@
 | `rcp_ch3` | the RCP thesis, chapter 3: R and C/R against N (Figs. 3.2 - 3.5) |
 | `rcp_fixed_rate` | the RCP thesis's fixed-rate study (Figs. 3.6 - 3.8), part of chapter 3 |
 | `rcp_ch4` | the RCP thesis, chapter 4 (FCT against PS, TCP and XCP), and RC3's Fig. 14(c) |
+| `rcp_ch4_traces` | the RCP thesis's Fig. 4.3: the progress of single flows under each protocol |
 | `rcp_ch5` (+ `rcp_ch5_*`) | the RCP thesis, chapter 5's stability analysis (Figs. 5.2, 5.4, 5.5): analytic, no runs |
 | `rcp_ch6` | the RCP thesis, chapter 6: the fallback to TCP at a non-RCP bottleneck (Fig. 6.17) |
 | `rcp_analysis`, `rcp_reports` | chapter 4's per-size ratios to PS, and its tables and plots |
@@ -29,6 +30,12 @@ def papers() -> dict[str, Callable[[], list[Experiment]]]:
 
 def _rcp() -> list[Experiment]:
     """The RCP thesis (chapters 3 - 6) and the RC3 paper's RCP comparison."""
-    from fctlab.reproduce import rcp_ch3, rcp_ch4, rcp_ch5, rcp_ch6
+    from fctlab.reproduce import rcp_ch3, rcp_ch4, rcp_ch4_traces, rcp_ch5, rcp_ch6
 
-    return rcp_ch3.experiments() + rcp_ch4.experiments() + rcp_ch5.experiments() + rcp_ch6.experiments()
+    return (
+        rcp_ch3.experiments()
+        + rcp_ch4.experiments()
+        + rcp_ch4_traces.experiments()
+        + rcp_ch5.experiments()
+        + rcp_ch6.experiments()
+    )

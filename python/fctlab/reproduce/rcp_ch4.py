@@ -115,7 +115,7 @@ def _fig41() -> Experiment:
         "(mean 25 packets, shape 1.2), 1000-byte packets, buffer 30 MB; arrivals for 30 s, the first 5 s "
         "warm-up, then the network drains. PS is the exact max-min fluid of the same flows + 1.5 RTPD "
         "(`fctlab.reference.ps_fct`); eq. 4.1 is the thesis's M/G/1-PS curve at rho = 0.9. Fig. 4.3 (the "
-        "sequence-number traces of two flows) is not reproduced."
+        "sequence-number traces of single flows in this setup) is [fig4-3](../fig4-3/)."
     )
     return Experiment(
         "fig4-1",
