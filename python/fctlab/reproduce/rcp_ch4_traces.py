@@ -138,12 +138,13 @@ def analyze(runs: Runs, ctx: Context) -> str:
 
     tcp = flow_rows(runs, "tcp", seed)
     lossy = tcp.filter(pl.col("retx_bytes") > 0).height
+    excess = ((tcp["fct_s"] - tcp["slow_start_s"]) / SETUP1.rtpd).max()
     loss_note = (
         f"{lossy} of the {tcp.height} traced TCP flows retransmitted a packet"
         if lossy
         else f"none of the {tcp.height} traced TCP flows lost a packet in this run, so the thesis's AIMD case "
         "is not among them: their FCTs exceed the slow-start curve by at most "
-        f"{((tcp['fct_s'] - tcp['slow_start_s']) / SETUP1.rtpd).max():.2f} RTPD"
+        f"{ra.fmt(excess, '.2f')} RTPD"
     )
     claims = [
         [
