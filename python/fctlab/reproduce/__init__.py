@@ -5,6 +5,7 @@
 | `framework` | experiments as named overrides x seeds over a base scenario; cached runs; README writing |
 | `rc3` | the RC3 paper (NSDI 2014), sec. 5.1 and the simulated side of sec. 5.2 |
 | `rcp_ch3` | the RCP thesis, chapter 3: R and C/R against N (Figs. 3.2 - 3.5) |
+| `rcp_ch3_sharing` | the RCP thesis, chapter 3: R(t) under random traffic (Fig. 3.9), differential sharing (sec. 3.6) |
 | `rcp_fixed_rate` | the RCP thesis's fixed-rate study (Figs. 3.6 - 3.8), part of chapter 3 |
 | `rcp_ch4` | the RCP thesis, chapter 4 (FCT against PS, TCP and XCP), and RC3's Fig. 14(c) |
 | `rcp_ch4_traces` | the RCP thesis's Fig. 4.3: the progress of single flows under each protocol |
@@ -30,10 +31,11 @@ def papers() -> dict[str, Callable[[], list[Experiment]]]:
 
 def _rcp() -> list[Experiment]:
     """The RCP thesis (chapters 3 - 6) and the RC3 paper's RCP comparison."""
-    from fctlab.reproduce import rcp_ch3, rcp_ch4, rcp_ch4_traces, rcp_ch5, rcp_ch6
+    from fctlab.reproduce import rcp_ch3, rcp_ch3_sharing, rcp_ch4, rcp_ch4_traces, rcp_ch5, rcp_ch6
 
     return (
         rcp_ch3.experiments()
+        + rcp_ch3_sharing.experiments()
         + rcp_ch4.experiments()
         + rcp_ch4_traces.experiments()
         + rcp_ch5.experiments()
