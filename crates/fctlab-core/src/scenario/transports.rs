@@ -117,6 +117,9 @@ pub struct TransportSpec {
     /// RTO ceiling.
     #[serde(default)]
     pub max_rto: Option<TimeQ>,
+    /// RFC 6298's clock granularity G (default 0).
+    #[serde(default)]
+    pub rto_granularity: Option<TimeQ>,
     /// Delayed ACKs (default: an ACK for every segment).
     #[serde(default)]
     pub delayed_ack: Option<DelayedAckSpec>,
@@ -173,6 +176,7 @@ impl TransportSpec {
             initial_rto,
             min_rto,
             max_rto,
+            rto_granularity,
             delayed_ack,
             priority,
             rc3_buckets,
@@ -248,6 +252,7 @@ impl TransportSpec {
             initial_rto: self.initial_rto.map_or(d.initial_rto, |t| t.0),
             min_rto: self.min_rto.map_or(d.min_rto, |t| t.0),
             max_rto: self.max_rto.map_or(d.max_rto, |t| t.0),
+            rto_granularity: self.rto_granularity.map_or(d.rto_granularity, |t| t.0),
             delack_count,
             delack_timeout,
             dupthresh: d.dupthresh,

@@ -115,7 +115,7 @@ impl TcpSender {
             cc: CcState { cwnd: cfg.iw as u64 * cfg.mss as u64, ssthresh: cfg.initial_ssthresh, mss: cfg.mss as u64 },
             pacer: ctrl.pacing_rate().map(Pacer::new),
             ctrl,
-            rtt: RttEstimator::new(cfg.initial_rto, cfg.min_rto, cfg.max_rto),
+            rtt: RttEstimator::new(cfg.initial_rto, cfg.min_rto, cfg.max_rto).with_granularity(cfg.rto_granularity),
             rto_at: None,
             recovery: Recovery::Open,
             dupacks: 0,
