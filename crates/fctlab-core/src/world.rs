@@ -20,6 +20,9 @@ use crate::transport::{Endpoint, FlowAddr};
 use crate::units::{Rate, Time};
 
 /// How the flows of one workload entry are carried.
+// A run has one profile per transport, read when a flow starts: the paced variant's size (its
+// TCP fallback and receiver configs) costs nothing worth a box.
+#[allow(clippy::large_enum_variant)]
 #[derive(Clone, Debug)]
 pub enum Profile {
     /// TCP with this configuration; `app` overrides the bulk application if set.
