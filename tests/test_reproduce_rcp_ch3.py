@@ -71,7 +71,16 @@ def test_rcp_paper_lists_chapter_3_in_figure_order():
     assert names[:8] == ["fig3-2", "fig3-3", "fig3-4", "fig3-5", "fig3-6", "fig3-7-8", "fig3-9", "differential"]
     ch4 = [e.name for e in rcp_ch4.experiments()]
     assert names[8 : 8 + len(ch4)] == ch4
-    assert names[8 + len(ch4) :] == ["fig4-3", "fig5-2", "fig5-4", "fig5-5", "fig6-17"]
+    assert names[8 + len(ch4) :] == [
+        "fig4-3",
+        "fig4-14-10ms",
+        "fig4-2-tcp",
+        "fig5-2",
+        "fig5-4",
+        "fig5-5",
+        "fig6-17",
+        "unknown-rate",
+    ]
 
 
 def test_fig35_quick_run_writes_its_report(tmp_path: Path):
