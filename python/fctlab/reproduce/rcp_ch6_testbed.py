@@ -139,12 +139,13 @@ def analyze(runs: Runs, ctx: Context) -> str:
     agg_all = [_mean(w, "bottleneck_throughput_bps", (a + b) / 2, b) for a, b in busy]
     agg_all = [x for x in agg_all if x is not None]
     agg_mean = sum(agg_all) / len(agg_all) if agg_all else None
+    goodput = None if agg_mean is None else agg_mean * payload
     _plot(ctx, w, flows, end)
     return (
         "A simulated copy of the thesis's testbed (Fig. 6.6): four R-TCP hosts (A1 - A4) on 100 Mb/s send through "
         f"an RCP router's {CAPACITY / 1e6:.0f} Mb/s queue, eta = {ETA}, 25 ms each way on the bottleneck (the "
         "thesis's netem 50 ms end to end as the round trip), 1500-byte packets, a 1000-packet TX queue (Linux's "
-        "default). The router is the thesis's Appendix F specification (`variant = \"appendix-f\"`, the Linux "
+        'default). The router is the thesis\'s Appendix F specification (`variant = "appendix-f"`, the Linux '
         "router's), with (alpha, beta) = (0.4, 0.5) inside App. F's recommended ranges: the thesis does not give "
         "the testbed's gains. A1 - A4 start 100 s flows at 0, 20, 40, 60 s (in the quick mode ten times faster). "
         "The SYN asks for an unlimited rate here (the thesis's hosts asked for the interface's 100 Mb/s); the "
@@ -168,7 +169,14 @@ def analyze(runs: Runs, ctx: Context) -> str:
         + "\n\nAt each join (the TX queue's largest backlog in the 5 s before and after it, and R's lowest value after "
         "it against its mean before):\n\n"
         + md_table(
-            ["join", "max queue before (packets)", "max queue after (packets)", "R before (Mb/s)", "R min after", "ratio"],
+            [
+                "join",
+                "max queue before (packets)",
+                "max queue after (packets)",
+                "R before (Mb/s)",
+                "R min after",
+                "ratio",
+            ],
             joins,
         )
         + "\n\n| thesis (sec. 6.1.2, Figs. 6.7 - 6.8) | fctlab |\n|---|---|\n"
@@ -184,7 +192,7 @@ def analyze(runs: Runs, ctx: Context) -> str:
         "R-TCP window is a whole number of packets from SRTT and runs slightly below the stamped rate (docs/"
         "scenario.md), so eq. 3.3 raises R until the input reaches eta C |\n"
         + f"| iperf's maximum about {IPERF_MAX} Mb/s (on a 9 Mb/s advertised maximum) | aggregate "
-        f"{_f(agg_mean, '.2f', 1e6)} Mb/s on the wire, {_f(None if agg_mean is None else agg_mean * payload, '.2f', 1e6)}"
+        f"{_f(agg_mean, '.2f', 1e6)} Mb/s on the wire, {_f(goodput, '.2f', 1e6)}"
         " Mb/s of payload: a simulated host has none of the testbed's protocol and application overheads, "
         "so it gets closer to eta C |\n"
         + "\n![Fig. 6.7: eta C / R(t) and the true N (left), the aggregate input rate at the bottleneck (middle), "
