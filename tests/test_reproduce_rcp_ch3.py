@@ -71,7 +71,18 @@ def test_rcp_paper_lists_chapter_3_in_figure_order():
     assert names[:6] == ["fig3-2", "fig3-3", "fig3-4", "fig3-5", "fig3-6", "fig3-7-8"]
     ch4 = [e.name for e in rcp_ch4.experiments()]
     assert names[6 : 6 + len(ch4)] == ch4
-    assert names[6 + len(ch4) :] == ["fig5-2", "fig5-4", "fig5-5", "fig6-17"]
+    # Chapter 6: Fig. 6.17, the testbed (Figs. 6.6 - 6.8), then buffer sizing (Figs. 6.18 - 6.24).
+    assert names[6 + len(ch4) :] == [
+        "fig5-2",
+        "fig5-4",
+        "fig5-5",
+        "fig6-17",
+        "fig6-6-8",
+        "fig6-18",
+        "fig6-19-20",
+        "fig6-21-22",
+        "fig6-23-24",
+    ]
 
 
 def test_fig35_quick_run_writes_its_report(tmp_path: Path):
