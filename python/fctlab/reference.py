@@ -79,7 +79,7 @@ def mg1_ps_mean_fct(mean_size_bits: float, capacity: float, load: float) -> floa
 
 
 def ps_afct_with_setup(mean_size_bits: float, capacity: float, load: float, rtt: float) -> float:
-    """The RCP thesis's eq. 6.1 (sec. 6.3.1, 004:3423-3427): the mean FCT if RCP implemented
+    """The RCP thesis's eq. 6.1 (sec. 6.3.1, 004:3414-3425): the mean FCT if RCP implemented
     processor sharing, 2 RTT + E[L] / (C (1 - rho)), two round trips counting the connection
     setup. (Chapter 4's eq. 4.1 and `ps_fct` count 1.5 RTPD: the thesis's sec. 6.3 flow
     completes when the sender learns that the receiver has every packet, half a round trip

@@ -132,15 +132,24 @@ def _experiment(name: str, title: str, points: list[Point], analyze) -> Experime
 
 
 def measure(runs: Runs, p: Point, seed: int) -> dict[str, Any]:
-    """AFCT (fctlab's, and + RTT / 2 as the thesis's flows end), eq. 6.1 for the run's own mean
-    size, mean active flows (Little's law), loss probability, utilization and mean queue."""
+    """AFCT (fctlab's, and + RTT / 2 as the thesis's flows end), eq. 6.1 at the nominal E[L] and
+    load, the measured load and mean size, mean active flows (Little's law), loss probability,
+    the share of flows with a timeout, R / C and N R / C over the window, and the mean queue."""
     sample = runs.sample(p.name, seed)
     measure_from, duration = runs.window(p.name, seed)
     links = runs.links(p.name, seed)
     row = links.filter(pl.col("name") == "bottleneck")
     flows = runs.flows(p.name, seed)
     incomplete = flows.filter(pl.col("measured") & (pl.col("size_bytes") >= 0) & pl.col("fct_s").is_null()).height
+    series = runs.series(p.name, seed).filter(
+        (pl.col("target") == "bottleneck") & (pl.col("time_s") > measure_from) & (pl.col("time_s") <= duration)
+    )
+    w = series.pivot("metric", index="time_s", values="value") if series.height else None
+    has_rate = w is not None and "rcp_rate_bps" in w.columns
     out: dict[str, Any] = {
+        # The router's rate against C, and N(t) R(t) / C: above 1, R promises more than C to the active flows.
+        "r_c": float(w["rcp_rate_bps"].mean()) / p.capacity if has_rate else None,
+        "nr_c": float((w["rcp_rate_bps"] * w["active_flows"]).mean()) / p.capacity if has_rate else None,
         "flows": sample.height,
         "incomplete": incomplete,
         "loss": loss_probability(links, "bottleneck"),
@@ -222,6 +231,8 @@ def _sweep_table(
                 _f(None if g["timeouts"] is None else g["timeouts"] * 100, ".1f"),
                 _f(g["active"], ".1f"),
                 _f(g["active_ps"], ".1f"),
+                _f(g["r_c"], ".2f"),
+                _f(g["nr_c"], ".1f"),
                 f"{g['queue_pkts']:.1f}",
             ]
         )
@@ -239,6 +250,8 @@ def _sweep_table(
         "flows with a timeout (%)",
         "active flows",
         "eq. 6.1's active flows",
+        "R / C",
+        "N R / C",
         "mean queue, whole run (packets)",
     ]
     return md_table(header, rows), items
@@ -279,7 +292,9 @@ DIFFERENCES = (
     "flows bring ('measured load': their data packets' wire bits over the measurement window and C), which "
     "moves the AFCT; compare buffers within one mean size and load, which share their flows. "
     "Loss probability is the bottleneck's drops / arrivals over the whole run, SYNs included. Active flows: "
-    "Little's law, the measured flows' arrival rate x (AFCT + RTT/2). The router starts at R = 0.5 C, d = 80 ms; "
+    "Little's law, the measured flows' arrival rate x (AFCT + RTT/2). R / C and N R / C: means over the "
+    "measurement window of the router's R(t) / C and of N(t) R(t) / C, N(t) the flows active at the bottleneck "
+    "(100 ms samples). The router starts at R = 0.5 C, d = 80 ms; "
     f"flows of the first {WARMUP:.0f} s are not measured. One seed: the runs of one sweep share their arrivals "
     "and sizes wherever the load and mean size agree, so buffers compare on the same flows."
 )
@@ -405,7 +420,7 @@ def analyze_fig6_18(runs: Runs, ctx: Context) -> str:
         "samples. Two more runs check the thesis's 'O(1)' claim: a 10-packet buffer, and 1 Gb/s with the same "
         "20 packets (0.2% of its BDP).\n\n"
         + md_table(
-            ["", "thesis (Fig. 6.18, 004:3343-3350, 3409-3416)", "fctlab"],
+            ["", "thesis (Fig. 6.18, 004:3346-3352, 3408-3413)", "fctlab"],
             [
                 ["link utilization", "100%", _f(None if g["util"] is None else g["util"] * 100, ".1f") + "%"],
                 [
@@ -585,7 +600,14 @@ def analyze_fig6_19_20(runs: Runs, ctx: Context, grid: dict[str, Point]) -> str:
         + " against 200% |\n\n"
         + "The losses are RCP's own: a new flow is sent at R at once, and while short flows leave R high (they end "
         "before using it) a few arrivals together exceed C for a round trip, which a buffer of a few per cent of "
-        "the BDP cannot absorb. A loss then costs a flow a timeout: at E[L] = 20 with a 2% buffer, "
+        "the BDP cannot absorb"
+        + (
+            ""
+            if small_2 is None or got[small_2.name]["r_c"] is None
+            else f" (E[L] = 20, 2% buffer: R = {got[small_2.name]['r_c']:.2f} C on average while the mean of N(t) R(t) "
+            f"is {got[small_2.name]['nr_c']:.1f} C)"
+        )
+        + ". A loss then costs a flow a timeout: at E[L] = 20 with a 2% buffer, "
         + (_timeout_split(runs, small_2) if small_2 else "-")
         + ". fctlab's RCP hosts time out after max(200 ms, SRTT + 4 RTTVAR), 0.5 s for a lost SYN, doubling on "
         "repeats; the thesis's hosts resent what was missing about 2 RTT after their last packet. Runs with an RTO "
