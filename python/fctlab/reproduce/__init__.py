@@ -5,9 +5,13 @@
 | `framework` | experiments as named overrides x seeds over a base scenario; cached runs; README writing |
 | `rc3` | the RC3 paper (NSDI 2014), sec. 5.1 and the simulated side of sec. 5.2 |
 | `rcp_ch3` | the RCP thesis, chapter 3: R and C/R against N (Figs. 3.2 - 3.5) |
+| `rcp_ch3_sharing` | the RCP thesis, chapter 3: R(t) under random traffic (Fig. 3.9), differential sharing (sec. 3.6) |
 | `rcp_fixed_rate` | the RCP thesis's fixed-rate study (Figs. 3.6 - 3.8), part of chapter 3 |
 | `rcp_ch4` | the RCP thesis, chapter 4 (FCT against PS, TCP and XCP), and RC3's Fig. 14(c) |
+| `rcp_ch4_misses` | two misses of chapter 4 taken apart: RCP at RTPD 10 ms, TCP at RTPD 1.6 s |
+| `rcp_ch4_traces` | the RCP thesis's Fig. 4.3: the progress of single flows under each protocol |
 | `rcp_ch5` (+ `rcp_ch5_*`) | the RCP thesis, chapter 5's stability analysis (Figs. 5.2, 5.4, 5.5): analytic, no runs |
+| `rcp_ch6_unknown` | the RCP thesis's eq. 6.2 on a link whose rate changes under the router |
 | `rcp_ch6` | the RCP thesis, chapter 6: the fallback to TCP at a non-RCP bottleneck (Fig. 6.17) |
 | `rcp_ch6_testbed` | the RCP thesis, chapter 6: the Linux validation testbed, simulated (Figs. 6.6 - 6.8) |
 | `rcp_ch6_buffers` | the RCP thesis, chapter 6: buffer sizing (Figs. 6.18 - 6.24) |
@@ -31,14 +35,29 @@ def papers() -> dict[str, Callable[[], list[Experiment]]]:
 
 def _rcp() -> list[Experiment]:
     """The RCP thesis (chapters 3 - 6) and the RC3 paper's RCP comparison."""
-    from fctlab.reproduce import rcp_ch3, rcp_ch4, rcp_ch5, rcp_ch6, rcp_ch6_buffers, rcp_ch6_testbed
+    from fctlab.reproduce import (
+        rcp_ch3,
+        rcp_ch3_sharing,
+        rcp_ch4,
+        rcp_ch4_misses,
+        rcp_ch4_traces,
+        rcp_ch5,
+        rcp_ch6,
+        rcp_ch6_buffers,
+        rcp_ch6_testbed,
+        rcp_ch6_unknown,
+    )
 
-    # Chapter 6 after Fig. 6.17: the testbed (Figs. 6.6 - 6.8), then buffer sizing (Figs. 6.18 - 6.24).
+    # Chapter 6 after Fig. 6.17 and eq. 6.2: the testbed (Figs. 6.6 - 6.8), then buffer sizing (Figs. 6.18 - 6.24).
     return (
         rcp_ch3.experiments()
+        + rcp_ch3_sharing.experiments()
         + rcp_ch4.experiments()
+        + rcp_ch4_traces.experiments()
+        + rcp_ch4_misses.experiments()
         + rcp_ch5.experiments()
         + rcp_ch6.experiments()
+        + rcp_ch6_unknown.experiments()
         + rcp_ch6_testbed.experiments()
         + rcp_ch6_buffers.experiments()
     )

@@ -133,10 +133,13 @@ pub enum QueueSpec {
         /// Differential sharing: flows older than `threshold` bytes get `theta` x R.
         #[serde(default)]
         differential: Option<DifferentialSpec>,
-        /// Whose router: `"thesis"` (default) or `"seed003"` (fixed interval, d averaged the
-        /// same way up and down).
+        /// Whose router: `"thesis"` (default), `"seed003"` (fixed interval, d averaged the
+        /// same way up and down), `"appendix-f"` or `"unknown-rate"` (eq. 6.2).
         #[serde(default)]
         variant: Option<RcpVariantSpec>,
+        /// Eq. 6.2's theta (`variant = "unknown-rate"` only; default 1).
+        #[serde(default)]
+        theta: Option<f64>,
     },
     /// Deficit round robin: weighted fair queuing over classes sharing one buffer.
     Drr {
@@ -189,6 +192,9 @@ pub enum RcpVariantSpec {
     /// The thesis's Appendix F specification.
     #[serde(rename = "appendix-f")]
     AppendixF,
+    /// Eq. 6.2: a link of unknown or varying rate.
+    #[serde(rename = "unknown-rate")]
+    UnknownRate,
 }
 
 /// RCP's differential bandwidth sharing (thesis sec. 3.6).
@@ -228,7 +234,10 @@ impl QueueSpec {
                 p.validate()?;
                 Ok(explicit(ctx, Self::limit(limit, limit_packets)?, Law::Xcp(XcpLaw::new(p))))
             }
-            QueueSpec::Rcp { limit, limit_packets, .. } => {
+            QueueSpec::Rcp { limit, limit_packets, variant, theta, .. } => {
+                if theta.is_some() && !matches!(variant, Some(RcpVariantSpec::UnknownRate)) {
+                    return Err(SpecError::new("theta", "only meaningful with variant = \"unknown-rate\" (eq. 6.2)"));
+                }
                 let p = self.rcp_params();
                 p.validate(ctx.capacity)?;
                 Ok(explicit(ctx, Self::limit(limit, limit_packets)?, Law::Rcp(RcpLaw::new(ctx.capacity, p))))
@@ -302,7 +311,9 @@ impl QueueSpec {
     /// An `rcp` queue's router parameters: its fields over the thesis defaults (unchecked).
     fn rcp_params(&self) -> RcpParams {
         let d = RcpParams::default();
-        let QueueSpec::Rcp { alpha, beta, eta, interval, initial_rate, initial_rtt, differential, variant, .. } = self
+        let QueueSpec::Rcp {
+            alpha, beta, eta, interval, initial_rate, initial_rtt, differential, variant, theta, ..
+        } = self
         else {
             return d;
         };
@@ -318,6 +329,8 @@ impl QueueSpec {
                 None | Some(RcpVariantSpec::Thesis) => RcpVariant::Thesis,
                 Some(RcpVariantSpec::Seed003) => RcpVariant::Seed003,
                 Some(RcpVariantSpec::AppendixF) => RcpVariant::AppendixF,
+                // Validated in f32: a value that only f64 tells from 0 is refused as 0.
+                Some(RcpVariantSpec::UnknownRate) => RcpVariant::UnknownRate { theta: theta.unwrap_or(1.0) as f32 },
             },
         }
     }
