@@ -7,7 +7,7 @@ import json
 import polars as pl
 import pytest
 
-from fctlab.analysis import SizeBins, compare, compare_table, reduction_pct, summarize
+from fctlab.analysis import SizeBins, compare, compare_table, loss_probability, reduction_pct, summarize
 from fctlab.result import FLOW_SCHEMA, Result
 
 
@@ -135,3 +135,14 @@ def test_reduction_undefined_without_a_baseline():
     """No A value or a zero A mean: no percentage rather than a division error."""
     assert reduction_pct(None, 1.0) is None and reduction_pct(0.0, 1.0) is None
     assert reduction_pct(2.0, 1.0) == 50.0
+
+
+def test_loss_probability_is_drops_over_arrivals_of_the_named_link():
+    links = pl.DataFrame(
+        {"name": ["bottleneck", "bottleneck_rev", "idle"], "pkts_sent": [900, 500, 0], "drops_pkts": [100, 0, 0]}
+    )
+    assert loss_probability(links, "bottleneck") == pytest.approx(0.1)
+    assert loss_probability(links, "bottleneck_rev") == 0.0
+    assert loss_probability(links, "idle") == 0.0
+    with pytest.raises(ValueError, match="'nowhere'"):
+        loss_probability(links, "nowhere")

@@ -83,3 +83,17 @@ def test_max_min_rates_of_a_parking_lot():
     assert rates == pytest.approx([10e6 / 3, 20e6 / 3, 10e6 / 3, 10e6 / 3])
     with pytest.raises(ValueError, match="no capacity-limited link"):
         max_min_rates([["elsewhere"]], {"h0": 1e6})
+
+
+def test_mm1k_loss_by_hand_and_at_its_limits():
+    # K = 1: an arrival is lost iff the server is busy: rho / (1 + rho).
+    assert models.mm1k_loss(0.5, 1) == pytest.approx(0.5 / 1.5)
+    # K = 2, rho = 0.5: pi_2 = 0.25 / (1 + 0.5 + 0.25).
+    assert models.mm1k_loss(0.5, 2) == pytest.approx(0.25 / 1.75)
+    assert models.mm1k_loss(1.0, 4) == pytest.approx(0.2)
+    assert models.mm1k_loss(0.999999, 4) == pytest.approx(0.2, rel=1e-5)
+    # More buffer, less loss; more load, more loss.
+    assert models.mm1k_loss(0.8, 21) < models.mm1k_loss(0.8, 6) < models.mm1k_loss(0.9, 6)
+    assert models.mm1k_loss(0.0, 3) == 0.0
+    with pytest.raises(ValueError, match="capacity_pkts"):
+        models.mm1k_loss(0.5, 0)

@@ -11,7 +11,7 @@ import pytest
 
 import fctlab
 from fctlab import models
-from fctlab.reference import mg1_ps_fct, mg1_ps_mean_fct, ps_fct, reference_curves, wire_bits
+from fctlab.reference import mg1_ps_fct, mg1_ps_mean_fct, ps_afct_with_setup, ps_fct, reference_curves, wire_bits
 from realcore import fake, small_dumbbell  # noqa: F401  (fake: the compiled core)
 
 GBPS = 1e9
@@ -138,3 +138,31 @@ def test_bad_inputs_name_the_field():
     with pytest.raises(ValueError, match="one length"):
         fctlab._core.ps_fct([GBPS], [0.0], [], [[0]])
     assert math.isfinite(ps_fct(flows_frame([(0.0, 0, [0])]), [GBPS])["ps_fct_s"][0])
+
+
+def test_eq_6_1_is_two_rtts_plus_the_ps_mean():
+    # 100 Mb/s, RTT 80 ms, load 0.68, E[L] = 20 packets of 8000 bits: 0.16 s + 160,000 / 32e6 s.
+    assert ps_afct_with_setup(160_000.0, 100e6, 0.68, 0.08) == pytest.approx(0.16 + 0.005)
+    # Half a round trip more than chapter 4's 1.5-RTPD curve for the same mean size.
+    assert ps_afct_with_setup(8e5, 1e9, 0.5, 0.1) - models.ps_fct(100, 1e9, 0.1, 0.5, 8000.0) == pytest.approx(0.05)
+    with pytest.raises(ValueError, match="load"):
+        ps_afct_with_setup(1.0, 1.0, 1.0, 0.1)
+    with pytest.raises(ValueError, match="rtt"):
+        ps_afct_with_setup(1.0, 1.0, 0.5, -0.1)
+
+
+def test_loss_probability_of_a_run_counts_its_buffer_overflows():
+    # Twenty RCP flows of 100 KB at once, their first window at R = C: a 5-packet buffer overflows,
+    # a 10,000-packet one does not. (fctlab.analysis.loss_probability; here for the real core.)
+    from fctlab.analysis import loss_probability
+
+    def loss(limit: int) -> float:
+        spec = small_dumbbell(
+            queues={"router": {"kind": "rcp", "limit_packets": limit, "initial_rate": 1.0}},
+            transport={"protocol": "rcp"},
+            workload=[{"kind": "flows", "flows": [{"src": "l0", "dst": "r0", "start": 0, "size": "100KB"}] * 20}],
+        )
+        return loss_probability(fctlab.run(spec).links, "bottleneck")
+
+    assert loss(5) > 0.01
+    assert loss(10_000) == 0.0

@@ -199,3 +199,17 @@ def compare_table(comparison: dict[str, Any]) -> pl.DataFrame:
 
 def _flows_of(x: Any) -> pl.DataFrame:
     return x.flows if hasattr(x, "flows") else x
+
+
+def loss_probability(links: pl.DataFrame, name: str) -> float:
+    """Packet loss probability at one link of a links table: drops / arrivals, with arrivals =
+    `pkts_sent` + `drops_pkts` (every packet offered to the link's queue is either sent or
+    dropped; packets still queued at the end are not counted, none in a drained run). Random
+    losses on the wire (`[[loss]]`), counted in both columns, would count twice: the links
+    table suits queue drops. Raises if the link is unknown; 0 for a link that saw no packet."""
+    row = links.filter(pl.col("name") == name)
+    if row.height != 1:
+        raise ValueError(f"links table: expected one link named {name!r}, found {row.height}")
+    sent, drops = int(row["pkts_sent"].item()), int(row["drops_pkts"].item())
+    arrivals = sent + drops
+    return drops / arrivals if arrivals else 0.0

@@ -90,6 +90,20 @@ def mg1_fcfs_duration(mean_bits: float, second_moment_bits2: float, arrival_rate
     return mean_bits / capacity + arrival_rate * second_moment_bits2 / (2.0 * capacity**2 * (1.0 - rho))
 
 
+def mm1k_loss(load: float, capacity_pkts: int) -> float:
+    """Blocking probability of an M/M/1/K queue (K packets in the system, the one in service
+    included): (1 - rho) rho^K / (1 - rho^(K + 1)), 1 / (K + 1) at rho = 1. The RCP thesis
+    compares small flows' loss against buffer size and load with an M/M/1/B-FCFS system
+    (sec. 6.3.1, Fig. 6.24); a buffer of B packets plus the packet on the wire is K = B + 1."""
+    if not load >= 0.0:
+        raise ValueError(f"load: expected rho >= 0, got {load}")
+    if capacity_pkts < 1:
+        raise ValueError(f"capacity_pkts: expected K >= 1 packets in the system, got {capacity_pkts}")
+    if load == 1.0:
+        return 1.0 / (capacity_pkts + 1)
+    return (1.0 - load) * load**capacity_pkts / (1.0 - load ** (capacity_pkts + 1))
+
+
 def poisson_cdf(k: float, mean: float) -> float:
     """P(X <= k) for X Poisson with `mean` (0 for k < 0; k is floored)."""
     if k < 0:

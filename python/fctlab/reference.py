@@ -6,7 +6,8 @@ and no losses.
   (same starts, sizes and routed paths; computed in the core, `reference::ps`), plus the
   thesis's fixed terms: `ps_fct_s = 1.5 x rtt_prop_s + ps_fluid_s` (handshake + last byte's
   one-way propagation).
-- M/G/1-PS closed forms for one link, and the thesis's curves per flow (`reference_curves`),
+- M/G/1-PS closed forms for one link (with the RCP thesis's eq. 6.1, `ps_afct_with_setup`),
+  and the thesis's curves per flow (`reference_curves`),
   built on `fctlab.models` (ps_fct, lower_bound_fct, slow_start_fct).
 - `max_min_rates(paths, capacities)`: the max-min fair rates of long-lived flows (water-filling),
   what RCP should converge to (thesis sec. 3.2.1, Fig. 3.3).
@@ -75,6 +76,18 @@ def mg1_ps_fct(size_bits: float, capacity: float, load: float) -> float:
 def mg1_ps_mean_fct(mean_size_bits: float, capacity: float, load: float) -> float:
     """M/G/1-PS mean response time over all jobs: E[T] = E[S] / (C (1 - rho))."""
     return mg1_ps_fct(mean_size_bits, capacity, load)
+
+
+def ps_afct_with_setup(mean_size_bits: float, capacity: float, load: float, rtt: float) -> float:
+    """The RCP thesis's eq. 6.1 (sec. 6.3.1, 004:3414-3425): the mean FCT if RCP implemented
+    processor sharing, 2 RTT + E[L] / (C (1 - rho)), two round trips counting the connection
+    setup. (Chapter 4's eq. 4.1 and `ps_fct` count 1.5 RTPD: the thesis's sec. 6.3 flow
+    completes when the sender learns that the receiver has every packet, half a round trip
+    later than fctlab's FCT, which ends when the receiver holds the last byte.)"""
+    _check_load(load)
+    if rtt < 0.0:
+        raise ValueError(f"rtt: expected a round-trip time >= 0 s, got {rtt}")
+    return 2.0 * rtt + mg1_ps_mean_fct(mean_size_bits, capacity, load)
 
 
 def mg1_ps_mean_in_system(load: float) -> float:

@@ -13,6 +13,8 @@
 | `rcp_ch5` (+ `rcp_ch5_*`) | the RCP thesis, chapter 5's stability analysis (Figs. 5.2, 5.4, 5.5): analytic, no runs |
 | `rcp_ch6_unknown` | the RCP thesis's eq. 6.2 on a link whose rate changes under the router |
 | `rcp_ch6` | the RCP thesis, chapter 6: the fallback to TCP at a non-RCP bottleneck (Fig. 6.17) |
+| `rcp_ch6_testbed` | the RCP thesis, chapter 6: the Linux validation testbed, simulated (Figs. 6.6 - 6.8) |
+| `rcp_ch6_buffers` | the RCP thesis, chapter 6: buffer sizing (Figs. 6.18 - 6.24) |
 | `rcp_analysis`, `rcp_reports` | chapter 4's per-size ratios to PS, and its tables and plots |
 | `explicit` (+ `explicit_*`) | seed 003, explicit congestion control: Figs. 4 - 10, once per protocol of `PROTOCOLS` |
 """
@@ -41,9 +43,12 @@ def _rcp() -> list[Experiment]:
         rcp_ch4_traces,
         rcp_ch5,
         rcp_ch6,
+        rcp_ch6_buffers,
+        rcp_ch6_testbed,
         rcp_ch6_unknown,
     )
 
+    # Chapter 6 after Fig. 6.17 and eq. 6.2: the testbed (Figs. 6.6 - 6.8), then buffer sizing (Figs. 6.18 - 6.24).
     return (
         rcp_ch3.experiments()
         + rcp_ch3_sharing.experiments()
@@ -53,4 +58,6 @@ def _rcp() -> list[Experiment]:
         + rcp_ch5.experiments()
         + rcp_ch6.experiments()
         + rcp_ch6_unknown.experiments()
+        + rcp_ch6_testbed.experiments()
+        + rcp_ch6_buffers.experiments()
     )
