@@ -214,7 +214,8 @@ def _plot(runs: Runs, ctx: Context, seed: int) -> None:
                 )
     for ax, size in zip(axes, SIZES, strict=True):
         ax.set(xlabel="time since the flow started (s)", ylabel="packets acknowledged", title=f"{size} packets")
-        ax.legend(fontsize=8)
+        if ax.get_legend_handles_labels()[0]:
+            ax.legend(fontsize=8)
     fig.tight_layout()
     fig.savefig(ctx.out / "fig4-3.png", dpi=110)
     pyplot.close(fig)
