@@ -23,9 +23,14 @@
 //! RCP packets, so its y is y_R.
 //!
 //! **Single queue** ("soft isolation", Fig. 6.14, 004:3257-3266): all packets share one FIFO;
-//! the weights only set C_R (STEP S is skipped), and TCP takes what RCP leaves. q_R is then the
-//! RCP bytes in the shared FIFO (a plain RCP router would see TCP's queue too: the Fig. 6.11
-//! problem).
+//! the weights only set C_R (STEP S is skipped), and TCP takes what RCP leaves. The thesis does
+//! not say which queue q_R is then. Not the shared FIFO (TCP keeps it full: the Fig. 6.11
+//! problem), and not even the RCP packets in it: they wait behind TCP's standing queue, so
+//! their bytes are RCP's share of TCP's backlog, and eq. 3.3's beta q / d term then holds RCP
+//! far below C_R (with 5 + 5 flows on a full 500 KB buffer RCP got 19% of the link in our
+//! trials). Our reading: q_R is a *virtual* queue, the backlog RCP's arrivals would leave in a
+//! queue of its own drained at C_R (on each RCP arrival q_R <- max(0, q_R - C_R dt) + size):
+//! it grows only when RCP itself sends more than its share.
 //!
 //! **Readings where the thesis is silent.**
 //! - A class counts as present in an interval only if packets of it arrived; with one class
@@ -169,6 +174,8 @@ pub struct RcpTcpQueue {
     law: RcpLaw,
     /// Per class: bytes and packets queued.
     queued: [(u64, usize); 2],
+    /// Single-queue mode's virtual RCP queue: bytes, and when it was last drained.
+    virtual_q: (f64, Time),
     /// Per class: bytes offered since the last STEP C.
     arrived: [u64; 2],
     zombies: [ZombieList; 2],
@@ -210,6 +217,7 @@ impl RcpTcpQueue {
             buffers,
             law,
             queued: [(0, 0); 2],
+            virtual_q: (0.0, Time::ZERO),
             arrived: [0; 2],
             zombies,
             w_r: w,
@@ -241,6 +249,14 @@ impl RcpTcpQueue {
     /// The port as STEP R sees it: capacity C_R.
     fn rcp_ctx(&self) -> PortCtx {
         PortCtx { capacity: Rate::from_bps(self.c_r.max(1.0) as u64), ..self.ctx }
+    }
+
+    /// q_R for STEP R: the RCP queue (two queues) or the virtual one (single queue).
+    fn rcp_queue(&self) -> u64 {
+        match self.buffers {
+            Buffers::Wfq { .. } => self.queued[RCP].0,
+            Buffers::Fifo(_) => self.virtual_q.0 as u64,
+        }
     }
 
     /// STEP C at `now`.
@@ -283,7 +299,10 @@ impl QueueDiscipline for RcpTcpQueue {
         self.arrived[k] += pkt.wire as u64;
         if k == RCP {
             let ctx = self.rcp_ctx();
-            self.law.on_arrival(&ctx, now, &pkt, self.queued[RCP].0);
+            self.law.on_arrival(&ctx, now, &pkt, self.rcp_queue());
+            let (q, last) = self.virtual_q;
+            let drained = self.c_r / 8.0 * (now - last).as_secs_f64();
+            self.virtual_q = ((q - drained).max(0.0) + pkt.wire as f64, now);
         }
         let wire = pkt.wire as u64;
         let admitted = match &mut self.buffers {
@@ -318,7 +337,8 @@ impl QueueDiscipline for RcpTcpQueue {
         self.queued[k].0 -= p.wire as u64;
         self.queued[k].1 -= 1;
         if k == RCP {
-            self.law.on_departure(&self.ctx, now, &mut p, self.queued[RCP].0);
+            let q = self.rcp_queue();
+            self.law.on_departure(&self.ctx, now, &mut p, q);
         }
         Some(p)
     }
@@ -342,7 +362,10 @@ impl QueueDiscipline for RcpTcpQueue {
         }
         if now >= self.next_r {
             let ctx = self.rcp_ctx();
-            self.next_r = self.law.tick(&ctx, now, self.queued[RCP].0).unwrap_or(Time::MAX);
+            let (q, last) = self.virtual_q;
+            let drained = self.c_r / 8.0 * (now - last).as_secs_f64();
+            self.virtual_q = ((q - drained).max(0.0), now);
+            self.next_r = self.law.tick(&ctx, now, self.rcp_queue()).unwrap_or(Time::MAX);
         }
         Some(self.next_r.min(self.next_c))
     }
@@ -350,7 +373,7 @@ impl QueueDiscipline for RcpTcpQueue {
 
 impl RcpTcpQueue {
     /// Series rows per sample: RCP's R and d, then w_R, C_R, N_R, N_T, T_c* and the two
-    /// classes' queued bytes.
+    /// classes' queued bytes (real ones, also in single-queue mode).
     pub fn metric_count(&self) -> usize {
         self.law.metric_count() + 7
     }
