@@ -48,11 +48,19 @@
 //! ```text
 //!   T_c* = K RTT = (C_T - y_T) / ydot_T
 //! ```
-//! Stability needs T_c > T_c*. T_c is a parameter (`tc`); the queue checks it by computing
-//! T_c* at every STEP C from the measured y_T and ydot_T = (y_T(t) - y_T(t - T_c)) / T_c, with
-//! C_T = C w_T (the share just allotted to TCP; C - C_R would make C_T - y_T <= 0 always), and
-//! emits it as a series row (`rcp_tcp_tc_star_s`, 0 when TCP is at or above its share or not
-//! growing) for the reports to compare with T_c.
+//! Stability needs T_c > T_c*. T_c is a parameter (`tc`); the queue computes T_c* at every
+//! STEP C from the measured y_T and ydot_T = (y_T(t) - y_T(t - T_c)) / T_c, with C_T = C w_T
+//! (the share allotted to TCP; C - C_R would make C_T - y_T <= 0 always), and emits it as a
+//! series row (`rcp_tcp_tc_star_s`, 0 when TCP is at or above its share or not growing).
+//! With [`TcRule::AtLeastTcStar`] (the default) it also enforces the condition: STEP C.2 is
+//! skipped while less than T_c* has passed since w_R last moved, so the weights change no
+//! faster than TCP can fill its share (C.1 and C.3 still run every T_c); [`TcRule::Fixed`]
+//! moves them every T_c. In our Fig. 6.13 runs (experiments/rcp/fig6-13) T_c* rarely exceeded
+//! 0.5 s and the two rules gave similar shares. What did break the scheme there was a 1 MB
+//! (one bandwidth-delay product) TCP queue: TCP's slow-start overshoot and RCP's slower
+//! response to a growing C_R sent w_R to its bound, TCP's queue, drained at 1% of C, held
+//! packets for seconds, most TCP flows fell into repeated timeouts, and the zombie list then
+//! counted only the few still sending, which kept w_R high.
 
 use super::law::{PortCtx, RcpLaw, RcpParams, RouterLaw};
 use super::zombie::ZombieList;
@@ -77,6 +85,15 @@ pub enum CoexistMode {
     SingleQueue,
 }
 
+/// When STEP C.2 may move the weights.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum TcRule {
+    /// Every T_c.
+    Fixed,
+    /// Every T_c, but not before T_c* has passed since the weights last moved (004:3196-3249).
+    AtLeastTcStar,
+}
+
 /// Parameters of the coexistence scheme.
 #[derive(Copy, Clone, Debug, PartialEq)]
 pub struct RcpTcpParams {
@@ -94,6 +111,8 @@ pub struct RcpTcpParams {
     pub initial_weight: f64,
     /// Two queues or one.
     pub mode: CoexistMode,
+    /// Whether the weight update waits for T_c*.
+    pub tc_rule: TcRule,
 }
 
 impl Default for RcpTcpParams {
@@ -106,6 +125,7 @@ impl Default for RcpTcpParams {
             zombie_overwrite: 0.25,
             initial_weight: 0.5,
             mode: CoexistMode::TwoQueue,
+            tc_rule: TcRule::AtLeastTcStar,
         }
     }
 }
@@ -187,6 +207,8 @@ pub struct RcpTcpQueue {
     /// y_T at the last STEP C, bit/s.
     y_t: f64,
     tc_star: f64,
+    /// When STEP C.2 last moved w_R.
+    last_w: Time,
     last_c: Time,
     next_c: Time,
     next_r: Time,
@@ -225,6 +247,7 @@ impl RcpTcpQueue {
             flows: [0.0; 2],
             y_t: 0.0,
             tc_star: 0.0,
+            last_w: Time::ZERO,
             last_c: Time::ZERO,
             next_c: p.tc,
             next_r,
@@ -273,16 +296,19 @@ impl RcpTcpQueue {
         for k in [RCP, TCP] {
             self.flows[k] = if y[k] > 0.0 { self.zombies[k].flows() } else { 0.0 };
         }
-        // (C.2)
-        if self.flows[RCP] > 0.0 && self.flows[TCP] > 0.0 {
-            let (r_r, r_t) = (y[RCP] / self.flows[RCP], y[TCP] / self.flows[TCP]);
-            self.w_r = (self.w_r - self.p.theta * (r_r - r_t) / (r_r + r_t)).clamp(W_MIN, W_MAX);
-        }
         // T_c* = (C_T - y_T) / ydot_T, C_T = C w_T.
         let ydot = (y[TCP] - self.y_t) / t;
         let gap = c * (1.0 - self.w_r) - y[TCP];
         self.tc_star = if ydot > 0.0 && gap > 0.0 { gap / ydot } else { 0.0 };
         self.y_t = y[TCP];
+        let waited = (now - self.last_w).as_secs_f64();
+        let may_move = self.p.tc_rule == TcRule::Fixed || waited >= self.tc_star;
+        // (C.2)
+        if may_move && self.flows[RCP] > 0.0 && self.flows[TCP] > 0.0 {
+            let (r_r, r_t) = (y[RCP] / self.flows[RCP], y[TCP] / self.flows[TCP]);
+            self.w_r = (self.w_r - self.p.theta * (r_r - r_t) / (r_r + r_t)).clamp(W_MIN, W_MAX);
+            self.last_w = now;
+        }
         // (C.3)
         self.c_r = (c - y[TCP]).max(c * self.w_r);
         // STEP S's weights.
@@ -411,7 +437,7 @@ mod tests {
 
     fn queue(mode: CoexistMode, limit: Limit) -> RcpTcpQueue {
         let ctx = PortCtx { router: 0, link: 0, capacity: Rate::from_mbps(100) };
-        let p = RcpTcpParams { mode, tc: Time::from_ms(100), ..RcpTcpParams::default() };
+        let p = RcpTcpParams { mode, tc: Time::from_ms(100), tc_rule: TcRule::Fixed, ..RcpTcpParams::default() };
         RcpTcpQueue::new(ctx, limit, p, Rng::new(1))
     }
 

@@ -27,7 +27,7 @@ pub mod zombie;
 
 use crate::net::packet::Packet;
 use crate::units::Time;
-pub use coexist::{CoexistMode, RcpTcpParams, RcpTcpQueue};
+pub use coexist::{CoexistMode, RcpTcpParams, RcpTcpQueue, TcRule};
 pub use droptail::DropTail;
 pub use drr::{Classify, Drr};
 pub use law::*;

@@ -8,7 +8,7 @@ use crate::net::link::{FifoSchedule, Link, Port};
 use crate::net::packet::JETMAX_NO_ROUTER;
 use crate::qdisc::{
     Classify, CoexistMode, Drr, ExplicitQueue, JetMaxLaw, JetMaxParams, Law, Limit, PiqiLaw, PiqiParams, PortCtx, Prio,
-    Qdisc, RcpLaw, RcpParams, RcpTcpParams, RcpTcpQueue, RcpVariant, XcpLaw, XcpParams,
+    Qdisc, RcpLaw, RcpParams, RcpTcpParams, RcpTcpQueue, RcpVariant, TcRule, XcpLaw, XcpParams,
 };
 use crate::quantity::{BytesQ, TimeQ};
 use crate::rng::Rng;
@@ -187,6 +187,10 @@ pub enum QueueSpec {
         /// FIFO, the weights only set C_R).
         #[serde(default)]
         mode: Option<CoexistModeSpec>,
+        /// `"tc-star"` (default: the weights move only once T_c* has passed since they last
+        /// moved) or `"fixed"` (every `tc`).
+        #[serde(default)]
+        tc_rule: Option<TcRuleSpec>,
     },
     /// Deficit round robin: weighted fair queuing over classes sharing one buffer.
     Drr {
@@ -236,6 +240,16 @@ pub enum CoexistModeSpec {
     TwoQueue,
     /// One shared FIFO.
     SingleQueue,
+}
+
+/// When an `rcp-tcp` queue's weights may move.
+#[derive(Copy, Clone, Debug, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum TcRuleSpec {
+    /// Every T_c.
+    Fixed,
+    /// Not before T_c* has passed.
+    TcStar,
 }
 
 /// Which description of the RCP router a port follows.
@@ -292,6 +306,7 @@ impl QueueSpec {
                 zombie_overwrite,
                 initial_weight,
                 mode,
+                tc_rule,
             } => {
                 let (d, r) = (RcpTcpParams::default(), RcpParams::default());
                 let rcp = RcpParams {
@@ -313,6 +328,10 @@ impl QueueSpec {
                     mode: match mode {
                         None | Some(CoexistModeSpec::TwoQueue) => CoexistMode::TwoQueue,
                         Some(CoexistModeSpec::SingleQueue) => CoexistMode::SingleQueue,
+                    },
+                    tc_rule: match tc_rule {
+                        None | Some(TcRuleSpec::TcStar) => TcRule::AtLeastTcStar,
+                        Some(TcRuleSpec::Fixed) => TcRule::Fixed,
                     },
                 };
                 p.validate(ctx.capacity)?;
