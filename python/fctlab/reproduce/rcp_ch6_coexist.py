@@ -17,6 +17,7 @@ from typing import Any
 
 import polars as pl
 
+from fctlab.quantity import parse_time
 from fctlab.reproduce.framework import Context, Experiment, Runs, md_table, plt
 
 #: Bottleneck capacity of both base scenarios (bit/s).
@@ -296,7 +297,7 @@ def _share_run(runs: Runs, name: str, seed: int) -> dict[str, Any]:
     a = join + (end - join) / 2
     rcp = _class_rates(w, [f"l{i}->rl" for i in range(n_rcp)], a, end)
     tcp = _class_rates(w, [f"l{i}->rl" for i in range(n_rcp, n_rcp + n_tcp)], a, end)
-    tc = float(SCHEME["tc"].rstrip("ms")) / 1e3
+    tc = parse_time(SCHEME["tc"], "tc")
     return {
         "n": (n_rcp, n_tcp),
         "window": (a, end),
@@ -375,6 +376,14 @@ def _analyze_share(runs: Runs, ctx: Context, fig: str) -> str:
             + f"| (implied) w_R -> N_R/(N_R+N_T) = 0.8 | w_R = {_f(g['w_r'], '.3f')} |\n"
             + f"| T_c above T_c* = (C_T - y_T)/ydot_T | {g['tc']} |\n"
         )
+        if ratio is not None and abs(ratio - 1) > 0.1:
+            claims += (
+                f"\n**Miss:** RCP gets {ratio:.2f}x TCP's per-flow rate. The scheme stops where y_R/N_R = y_T/N_T "
+                f"with the *estimates*: the zombie list sees the TCP flows as {_f(g['n_t'], '.1f')} (TCP's own "
+                "unfairness: 1/P counts unequal flows as fewer), so TCP's per-flow rate looks "
+                f"{20 / g['n_t'] if g['n_t'] else float('nan'):.2f}x what it is and w_R settles above 0.8. "
+                'The thesis gives no number for Fig. 6.13 beyond "share equally".\n\n'
+            )
         for n, what in (
             ("two-queue-fixed-tc", "weights moving every T_c, T_c* not waited for"),
             ("two-queue-1MB", "1 MB per queue (a full bandwidth-delay product)"),

@@ -478,6 +478,35 @@ mod tests {
     }
 
     #[test]
+    fn with_the_tc_star_rule_the_weights_wait_until_tcp_could_fill_its_share() {
+        let mut q = queue(CoexistMode::TwoQueue, Limit::Packets(100_000));
+        let mut drops = Vec::new();
+        // Each 100 ms: 4 RCP flows send 4000 packets, one TCP flow 100, then 200 packets (8, then
+        // 16 Mb/s: ydot_T = 80 Mb/s^2 and C_T = C w_T > 50 Mb/s, so T_c* = (C_T - y_T) / ydot_T
+        // is above 0.4 s after the second interval).
+        let mut step = |q: &mut RcpTcpQueue, tcp: u32, at: u64| {
+            for i in 0..4000 {
+                q.enqueue(Time::ZERO, rcp_pkt(i % 4), &mut drops);
+            }
+            for _ in 0..tcp {
+                q.enqueue(Time::ZERO, tcp_pkt(100), &mut drops);
+            }
+            q.tick(Time::from_ms(at));
+        };
+        step(&mut q, 100, 100);
+        let w1 = q.weight();
+        assert!(w1 < 0.5, "RCP's flows have more per flow: w_R falls (fixed rule)");
+        q.p.tc_rule = TcRule::AtLeastTcStar;
+        step(&mut q, 200, 200);
+        let star = q.tc_star;
+        assert!(star > 0.1, "T_c* = {star}");
+        assert_eq!(q.weight(), w1, "0.1 s after the last move, T_c* = {star} s not yet passed");
+        q.p.tc_rule = TcRule::Fixed;
+        step(&mut q, 300, 300);
+        assert!(q.weight() < w1, "the fixed rule moves every T_c");
+    }
+
+    #[test]
     fn without_tcp_the_weight_is_held_and_rcp_gets_the_link() {
         let mut q = queue(CoexistMode::TwoQueue, Limit::Packets(100_000));
         let mut drops = Vec::new();
