@@ -71,7 +71,7 @@ def test_rcp_paper_lists_chapter_3_in_figure_order():
     assert names[:8] == ["fig3-2", "fig3-3", "fig3-4", "fig3-5", "fig3-6", "fig3-7-8", "fig3-9", "differential"]
     ch4 = [e.name for e in rcp_ch4.experiments()]
     assert names[8 : 8 + len(ch4)] == ch4
-    # Chapter 6: Fig. 6.17, eq. 6.2, the testbed (Figs. 6.6 - 6.8), then buffer sizing (Figs. 6.18 - 6.24).
+    # Then the thesis's figures in order, each chapter's investigations after its figures.
     assert names[8 + len(ch4) :] == [
         "fig4-3",
         "fig4-14-10ms",
@@ -79,13 +79,18 @@ def test_rcp_paper_lists_chapter_3_in_figure_order():
         "fig5-2",
         "fig5-4",
         "fig5-5",
-        "fig6-17",
-        "unknown-rate",
         "fig6-6-8",
+        "fig6-11",
+        "fig6-13",
+        "fig6-14",
+        "fig6-15",
+        "fig6-16",
+        "fig6-17",
         "fig6-18",
         "fig6-19-20",
         "fig6-21-22",
         "fig6-23-24",
+        "unknown-rate",
     ]
 
 

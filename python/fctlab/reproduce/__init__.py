@@ -14,6 +14,7 @@
 | `rcp_ch6_unknown` | the RCP thesis's eq. 6.2 on a link whose rate changes under the router |
 | `rcp_ch6` | the RCP thesis, chapter 6: the fallback to TCP at a non-RCP bottleneck (Fig. 6.17) |
 | `rcp_ch6_testbed` | the RCP thesis, chapter 6: the Linux validation testbed, simulated (Figs. 6.6 - 6.8) |
+| `rcp_ch6_coexist` | the RCP thesis, sec. 6.2.1: RCP sharing routers with TCP (Figs. 6.11, 6.13-6.16) |
 | `rcp_ch6_buffers` | the RCP thesis, chapter 6: buffer sizing (Figs. 6.18 - 6.24) |
 | `rcp_analysis`, `rcp_reports` | chapter 4's per-size ratios to PS, and its tables and plots |
 | `explicit` (+ `explicit_*`) | seed 003, explicit congestion control: Figs. 4 - 10, once per protocol of `PROTOCOLS` |
@@ -34,7 +35,7 @@ def papers() -> dict[str, Callable[[], list[Experiment]]]:
 
 
 def _rcp() -> list[Experiment]:
-    """The RCP thesis (chapters 3 - 6) and the RC3 paper's RCP comparison."""
+    """The RCP thesis (chapters 3 - 7) and the RC3 paper's RCP comparison."""
     from fctlab.reproduce import (
         rcp_ch3,
         rcp_ch3_sharing,
@@ -44,11 +45,12 @@ def _rcp() -> list[Experiment]:
         rcp_ch5,
         rcp_ch6,
         rcp_ch6_buffers,
+        rcp_ch6_coexist,
         rcp_ch6_testbed,
         rcp_ch6_unknown,
     )
 
-    # Chapter 6 after Fig. 6.17 and eq. 6.2: the testbed (Figs. 6.6 - 6.8), then buffer sizing (Figs. 6.18 - 6.24).
+    # In the thesis's order of figures; each chapter's investigations after its figures.
     return (
         rcp_ch3.experiments()
         + rcp_ch3_sharing.experiments()
@@ -56,8 +58,9 @@ def _rcp() -> list[Experiment]:
         + rcp_ch4_traces.experiments()
         + rcp_ch4_misses.experiments()
         + rcp_ch5.experiments()
-        + rcp_ch6.experiments()
-        + rcp_ch6_unknown.experiments()
         + rcp_ch6_testbed.experiments()
+        + rcp_ch6_coexist.experiments()
+        + rcp_ch6.experiments()
         + rcp_ch6_buffers.experiments()
+        + rcp_ch6_unknown.experiments()
     )

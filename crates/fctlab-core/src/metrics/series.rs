@@ -30,6 +30,20 @@ pub enum Metric {
     JetmaxFlows,
     /// A PIQI-RCP port's rate R_l, bit/s (seed 003 eq. 6); rows only for PIQI-RCP ports.
     PiqiRateBps,
+    /// An `rcp-tcp` port's RCP weight w_R (thesis sec. 6.2.1, STEP C.2).
+    RcpTcpWeight,
+    /// An `rcp-tcp` port's RCP capacity C_R(t), bit/s (STEP C.3).
+    RcpTcpCapacityBps,
+    /// An `rcp-tcp` port's zombie-list estimate N_R of the RCP flows (STEP C.1).
+    RcpTcpFlowsRcp,
+    /// An `rcp-tcp` port's zombie-list estimate N_T of the TCP flows (STEP C.1).
+    RcpTcpFlowsTcp,
+    /// An `rcp-tcp` port's stability bound T_c* = (C_T - y_T) / ydot_T, s (0: none).
+    RcpTcpTcStarS,
+    /// Bytes of RCP packets queued at an `rcp-tcp` port.
+    RcpTcpQueueRcpBytes,
+    /// Bytes of TCP (non-RCP) packets queued at an `rcp-tcp` port.
+    RcpTcpQueueTcpBytes,
     /// A flow's congestion window in bytes.
     CwndBytes,
     /// A flow's sending rate, bit/s (the sender's own definition: `Sender::send_rate_bps`).
@@ -51,6 +65,13 @@ impl Metric {
             Metric::JetmaxRateBps => "jetmax_rate_bps",
             Metric::JetmaxFlows => "jetmax_flows",
             Metric::PiqiRateBps => "piqi_rate_bps",
+            Metric::RcpTcpWeight => "rcp_tcp_weight",
+            Metric::RcpTcpCapacityBps => "rcp_tcp_capacity_bps",
+            Metric::RcpTcpFlowsRcp => "rcp_tcp_flows_rcp",
+            Metric::RcpTcpFlowsTcp => "rcp_tcp_flows_tcp",
+            Metric::RcpTcpTcStarS => "rcp_tcp_tc_star_s",
+            Metric::RcpTcpQueueRcpBytes => "rcp_tcp_queue_rcp_bytes",
+            Metric::RcpTcpQueueTcpBytes => "rcp_tcp_queue_tcp_bytes",
             Metric::CwndBytes => "cwnd_bytes",
             Metric::SendRateBps => "send_rate_bps",
             Metric::AckedBytes => "acked_bytes",

@@ -357,8 +357,19 @@ impl Link {
 
     /// The series rows of the port's router law ([`RouterLaw::metrics`]); none for other ports.
     pub fn law_metrics(&self, out: &mut impl FnMut(Metric, f64)) {
-        if let Port::Qdisc(Qdisc::Explicit(q)) = &self.port {
-            q.law().metrics(q.ctx(), out);
+        match &self.port {
+            Port::Qdisc(Qdisc::Explicit(q)) => q.law().metrics(q.ctx(), out),
+            Port::Qdisc(Qdisc::RcpTcp(q)) => q.metrics(out),
+            _ => {}
+        }
+    }
+
+    /// How many rows [`Link::law_metrics`] emits per sample.
+    pub fn law_metric_count(&self) -> usize {
+        match &self.port {
+            Port::Qdisc(Qdisc::Explicit(q)) => q.law().metric_count(),
+            Port::Qdisc(Qdisc::RcpTcp(q)) => q.metric_count(),
+            _ => 0,
         }
     }
 

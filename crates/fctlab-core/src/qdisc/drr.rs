@@ -78,6 +78,16 @@ impl Drr {
         c.min(self.classes.len() - 1)
     }
 
+    /// Gives the classes new weights (each > 0, as many as classes): new quanta from the next
+    /// visit on; deficits and queued packets stay (the RCP/TCP coexistence queue's STEP S).
+    pub fn set_weights(&mut self, weights: &[f64]) {
+        debug_assert_eq!(weights.len(), self.classes.len());
+        let max = weights.iter().cloned().fold(f64::MIN, f64::max);
+        for (class, w) in self.classes.iter_mut().zip(weights) {
+            class.quantum = ((w / max) * QUANTUM as f64).round().max(1.0) as u64;
+        }
+    }
+
     /// Packets queued in class `c`.
     pub fn class_len(&self, c: usize) -> usize {
         self.classes[c].fifo.len()

@@ -17,14 +17,17 @@
 //! build it in `scenario/queues.rs` (`QueueSpec::build`, a new `kind`). Nothing in the link, the
 //! world or the metrics changes.
 
+pub mod coexist;
 pub mod cost;
 pub mod droptail;
 pub mod drr;
 pub mod law;
 pub mod prio;
+pub mod zombie;
 
 use crate::net::packet::Packet;
 use crate::units::{Rate, Time};
+pub use coexist::{CoexistMode, RcpTcpParams, RcpTcpQueue, TcRule};
 pub use droptail::DropTail;
 pub use drr::{Classify, Drr};
 pub use law::*;
@@ -80,6 +83,9 @@ pub enum Qdisc {
     Drr(Drr),
     /// A FIFO run by an explicit-feedback router law (RCP, XCP, JetMax).
     Explicit(ExplicitQueue),
+    /// RCP and TCP sharing a port by the thesis's coexistence scheme (sec. 6.2.1); boxed, as
+    /// it is large and rare.
+    RcpTcp(Box<RcpTcpQueue>),
 }
 
 macro_rules! each_qdisc {
@@ -89,6 +95,7 @@ macro_rules! each_qdisc {
             Qdisc::Prio($q) => $body,
             Qdisc::Drr($q) => $body,
             Qdisc::Explicit($q) => $body,
+            Qdisc::RcpTcp($q) => $body,
         }
     };
 }
@@ -97,8 +104,10 @@ impl Qdisc {
     /// The link under the port now serializes at `capacity` (a scheduled rate change the
     /// router is told of): an explicit-feedback law computes with it from its next step.
     pub fn set_capacity(&mut self, capacity: Rate) {
-        if let Qdisc::Explicit(q) = self {
-            q.set_capacity(capacity);
+        match self {
+            Qdisc::Explicit(q) => q.set_capacity(capacity),
+            Qdisc::RcpTcp(q) => q.set_capacity(capacity),
+            Qdisc::DropTail(_) | Qdisc::Prio(_) | Qdisc::Drr(_) => {}
         }
     }
 }

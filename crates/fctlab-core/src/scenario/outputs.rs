@@ -7,7 +7,6 @@ use crate::limits::{shown, Memory, BYTES_PER_SERIES_ROW};
 use crate::metrics::series::{ROWS_PER_FLOW, ROWS_PER_LINK};
 use crate::metrics::{FlowRecord, SeriesRecorder};
 use crate::net::link::Link;
-use crate::qdisc::RouterLaw;
 use crate::quantity::TimeQ;
 use crate::topology::Topology;
 use crate::units::Time;
@@ -68,7 +67,7 @@ pub(super) fn build_series(
         let id =
             resolve_link(topo, name).ok_or_else(|| unknown_link(&format!("output.series.links[{i}]"), name, topo))?;
         ls.push((id as u32, name.clone()));
-        rows_per_sample += ROWS_PER_LINK + links[id].law().map_or(0, |l| l.metric_count() as u64);
+        rows_per_sample += ROWS_PER_LINK + links[id].law_metric_count() as u64;
     }
     add_series_memory(s, rows_per_sample, max_time, memory);
     Ok(SeriesRecorder::new(s.interval.0, ls, sampled))

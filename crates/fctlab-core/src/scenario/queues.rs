@@ -7,8 +7,8 @@ use crate::error::{SpecError, SpecResult};
 use crate::net::link::{FifoSchedule, Link, Port};
 use crate::net::packet::JETMAX_NO_ROUTER;
 use crate::qdisc::{
-    Classify, Drr, ExplicitQueue, JetMaxLaw, JetMaxParams, Law, Limit, PiqiLaw, PiqiParams, PortCtx, Prio, Qdisc,
-    RcpLaw, RcpParams, RcpVariant, XcpLaw, XcpParams,
+    Classify, CoexistMode, Drr, ExplicitQueue, JetMaxLaw, JetMaxParams, Law, Limit, PiqiLaw, PiqiParams, PortCtx, Prio,
+    Qdisc, RcpLaw, RcpParams, RcpTcpParams, RcpTcpQueue, RcpVariant, TcRule, XcpLaw, XcpParams,
 };
 use crate::quantity::{BytesQ, TimeQ};
 use crate::rng::Rng;
@@ -141,6 +141,60 @@ pub enum QueueSpec {
         #[serde(default)]
         theta: Option<f64>,
     },
+    /// RCP sharing the port with TCP by the RCP thesis's coexistence scheme (sec. 6.2.1):
+    /// RCP and TCP queues served by WFQ with adaptive weights, RCP's law on C_R(t)
+    /// (`qdisc/coexist.rs`).
+    #[serde(rename = "rcp-tcp")]
+    RcpTcp {
+        /// Limit in bytes (wire size): each queue's in two-queue mode, the shared one's in
+        /// single-queue mode.
+        #[serde(default)]
+        limit: Option<BytesQ>,
+        /// Limit in packets (as `limit`).
+        #[serde(default)]
+        limit_packets: Option<u64>,
+        /// RCP's gain on spare capacity (default 0.1).
+        #[serde(default)]
+        alpha: Option<f64>,
+        /// RCP's gain on its queue (default 1.0).
+        #[serde(default)]
+        beta: Option<f64>,
+        /// RCP's target utilization of C_R (default 1.0).
+        #[serde(default)]
+        eta: Option<f64>,
+        /// RCP's longest control interval (default 10 ms).
+        #[serde(default)]
+        interval: Option<TimeQ>,
+        /// RCP's initial rate as a fraction of the link rate (default 0.05).
+        #[serde(default)]
+        initial_rate: Option<f64>,
+        /// RCP's initial average RTT d (default 0.2 s).
+        #[serde(default)]
+        initial_rtt: Option<TimeQ>,
+        /// Smoothing of the weight update, 0 < theta < 1 (default 0.1).
+        #[serde(default)]
+        theta: Option<f64>,
+        /// Control update period T_c (default 500 ms).
+        #[serde(default)]
+        tc: Option<TimeQ>,
+        /// Entries of each class's zombie list (default 1000).
+        #[serde(default)]
+        zombie_size: Option<usize>,
+        /// Probability that a miss overwrites an entry of a full zombie list (default 0.25).
+        #[serde(default)]
+        zombie_overwrite: Option<f64>,
+        /// w_R before the first update, in [0.01, 0.99] (default 0.5).
+        #[serde(default)]
+        initial_weight: Option<f64>,
+        /// `"two-queue"` (default: WFQ over an RCP and a TCP queue) or `"single-queue"` (one
+        /// FIFO, the weights only set C_R).
+        #[serde(default)]
+        mode: Option<CoexistModeSpec>,
+        /// `"tc-star"` (default: the weights move only once T_c* has passed since they last
+        /// moved) or `"fixed"` (every `tc`).
+        #[serde(default)]
+        tc_rule: Option<TcRuleSpec>,
+    },
     /// Deficit round robin: weighted fair queuing over classes sharing one buffer.
     Drr {
         /// One weight per class, each > 0 (2 to 32 classes).
@@ -179,6 +233,26 @@ pub enum ClassifySpec {
     Priority,
     /// Explicit-feedback header or not.
     Header,
+}
+
+/// How an `rcp-tcp` queue holds its two classes.
+#[derive(Copy, Clone, Debug, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum CoexistModeSpec {
+    /// An RCP and a TCP queue served by WFQ.
+    TwoQueue,
+    /// One shared FIFO.
+    SingleQueue,
+}
+
+/// When an `rcp-tcp` queue's weights may move.
+#[derive(Copy, Clone, Debug, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum TcRuleSpec {
+    /// Every T_c.
+    Fixed,
+    /// Not before T_c* has passed.
+    TcStar,
 }
 
 /// Which description of the RCP router a port follows.
@@ -221,8 +295,56 @@ impl QueueSpec {
 
     /// The port `ctx` as this spec describes it; `ignore_priorities` turns a priority queue
     /// into a FIFO of the same buffer (a router without priority support).
-    fn build(&self, ignore_priorities: bool, ctx: PortCtx) -> SpecResult<Port> {
+    fn build(&self, ignore_priorities: bool, ctx: PortCtx, seed: u64) -> SpecResult<Port> {
         match self {
+            QueueSpec::RcpTcp {
+                limit,
+                limit_packets,
+                alpha,
+                beta,
+                eta,
+                interval,
+                initial_rate,
+                initial_rtt,
+                theta,
+                tc,
+                zombie_size,
+                zombie_overwrite,
+                initial_weight,
+                mode,
+                tc_rule,
+            } => {
+                let (d, r) = (RcpTcpParams::default(), RcpParams::default());
+                let rcp = RcpParams {
+                    alpha: alpha.unwrap_or(r.alpha),
+                    beta: beta.unwrap_or(r.beta),
+                    eta: eta.unwrap_or(r.eta),
+                    max_interval: interval.map_or(r.max_interval, |t| t.0),
+                    initial_fraction: initial_rate.unwrap_or(r.initial_fraction),
+                    initial_rtt: initial_rtt.map_or(r.initial_rtt, |t| t.0),
+                    ..r
+                };
+                let p = RcpTcpParams {
+                    rcp,
+                    theta: theta.unwrap_or(d.theta),
+                    tc: tc.map_or(d.tc, |t| t.0),
+                    zombie_size: zombie_size.unwrap_or(d.zombie_size),
+                    zombie_overwrite: zombie_overwrite.unwrap_or(d.zombie_overwrite),
+                    initial_weight: initial_weight.unwrap_or(d.initial_weight),
+                    mode: match mode {
+                        None | Some(CoexistModeSpec::TwoQueue) => CoexistMode::TwoQueue,
+                        Some(CoexistModeSpec::SingleQueue) => CoexistMode::SingleQueue,
+                    },
+                    tc_rule: match tc_rule {
+                        None | Some(TcRuleSpec::TcStar) => TcRule::AtLeastTcStar,
+                        Some(TcRuleSpec::Fixed) => TcRule::Fixed,
+                    },
+                };
+                p.validate(ctx.capacity)?;
+                let rng = Rng::stream(seed, &format!("queues.rcp-tcp.link{}", ctx.link));
+                let q = RcpTcpQueue::new(ctx, Self::limit(limit, limit_packets)?, p, rng);
+                Ok(Port::Qdisc(Qdisc::RcpTcp(Box::new(q))))
+            }
             QueueSpec::Xcp { limit, limit_packets, alpha, beta, gamma } => {
                 let d = XcpParams::default();
                 let p = XcpParams {
@@ -357,7 +479,7 @@ pub(super) fn build_links(queues: &QueuesSpec, topo: &Topology, seed: u64) -> Sp
             None => (&router_q, "queues.router".to_string()),
         };
         let ctx = PortCtx { router: ld.from as u32, link: id as u32, capacity: ld.rate };
-        let qd = q.build(plain_router[ld.from], ctx).map_err(|e| e.within(&field))?;
+        let qd = q.build(plain_router[ld.from], ctx, seed).map_err(|e| e.within(&field))?;
         links.push(Link::new(ld.from as u32, ld.to as u32, ld.rate, ld.delay, qd));
     }
     Ok(links)
