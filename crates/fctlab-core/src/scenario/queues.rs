@@ -133,8 +133,9 @@ pub enum QueueSpec {
         /// Differential sharing: flows older than `threshold` bytes get `theta` x R.
         #[serde(default)]
         differential: Option<DifferentialSpec>,
-        /// Whose router: `"thesis"` (default) or `"seed003"` (fixed interval, d averaged the
-        /// same way up and down).
+        /// Whose router: `"thesis"` (default), `"seed003"` (fixed interval, d averaged the
+        /// same way up and down), `"appendix-f"` or `"fixed-gain"` (the original per-packet
+        /// RTT average).
         #[serde(default)]
         variant: Option<RcpVariantSpec>,
     },
@@ -189,6 +190,9 @@ pub enum RcpVariantSpec {
     /// The thesis's Appendix F specification.
     #[serde(rename = "appendix-f")]
     AppendixF,
+    /// The thesis's original fixed-gain per-packet RTT average (sec. 3.5, 5.3).
+    #[serde(rename = "fixed-gain")]
+    FixedGain,
 }
 
 /// RCP's differential bandwidth sharing (thesis sec. 3.6).
@@ -318,6 +322,7 @@ impl QueueSpec {
                 None | Some(RcpVariantSpec::Thesis) => RcpVariant::Thesis,
                 Some(RcpVariantSpec::Seed003) => RcpVariant::Seed003,
                 Some(RcpVariantSpec::AppendixF) => RcpVariant::AppendixF,
+                Some(RcpVariantSpec::FixedGain) => RcpVariant::FixedGain,
             },
         }
     }
