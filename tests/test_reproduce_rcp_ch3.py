@@ -71,7 +71,17 @@ def test_rcp_paper_lists_chapter_3_in_figure_order():
     assert names[:6] == ["fig3-2", "fig3-3", "fig3-4", "fig3-5", "fig3-6", "fig3-7-8"]
     ch4 = [e.name for e in rcp_ch4.experiments()]
     assert names[6 : 6 + len(ch4)] == ch4
-    assert names[6 + len(ch4) :] == ["fig5-2", "fig5-4", "fig5-5", "fig6-17"]
+    assert names[6 + len(ch4) :] == [
+        "fig5-2",
+        "fig5-4",
+        "fig5-5",
+        "fig5-3",
+        "fig5-7-9",
+        "fig5-10-13",
+        "fig5-14-15",
+        "fig6-17",
+        "fig7-1",
+    ]
 
 
 def test_fig35_quick_run_writes_its_report(tmp_path: Path):
