@@ -78,3 +78,13 @@ def test_quick_modes_run_a_handful_of_points():
     for e in rcp_ch5_sim.experiments() + rcp_ch7.experiments():
         names = {n for n, _ in e.points}
         assert e.quick_points is None or (0 < len(e.quick_points) <= 20 and set(e.quick_points) <= names), e.name
+
+
+def test_trailing_mean_averages_the_last_k_samples():
+    x = np.array([1.0, 3.0, 5.0, 7.0])
+    assert st.trailing_mean(x, 2).tolist() == [1.0, 2.0, 4.0, 6.0]
+    assert st.trailing_mean(x, 1).tolist() == x.tolist()
+    # A +-5% jitter around 1 averages into the 2% band.
+    jitter = 1.0 + 0.05 * np.where(np.arange(T.size) % 2 == 0, 1.0, -1.0)
+    assert st.convergence_time(T, jitter, np.zeros_like(T), 5.0, 1.0, 1.0) is None
+    assert st.convergence_time(T, st.trailing_mean(jitter, 10), np.zeros_like(T), 5.0, 1.0, 1.0) == 0.0

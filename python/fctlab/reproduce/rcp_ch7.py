@@ -62,9 +62,9 @@ def analyze_fig7_1(runs: Runs, ctx: Context) -> str:
         f"Ten long-lived RCP flows on a {CONV_C / 1e6:.0f} Mb/s link, RTT {CONV_RTT * 1e3:.0f} ms, in equilibrium "
         "(R starts at C/10) for 20 RTTs, then ten more start at once. The new equilibrium R is the mean over the "
         "last 20 of 80 RTTs after the join (fair: C/20 = 0.05 C). Columns: RTTs after the join until R first "
-        f"enters 10% and {st.R_TOL:.0%} bands about it, and the convergence time of Figs. 5.10 - 5.13 (R within "
-        f"{st.R_TOL:.0%} and the queue below its pre-change peak plus {st.Q_TOL:.0%} of the bandwidth-delay product "
-        "for good).\n\n"
+        f"enters 10% and {st.R_TOL:.0%} bands about it, and the convergence time of Figs. 5.10 - 5.13 (R averaged "
+        f"over one RTT within {st.R_TOL:.0%} and the queue below its pre-change peak plus {st.Q_TOL:.0%} of the "
+        "bandwidth-delay product for good).\n\n"
         + md_table(
             ["(alpha, beta)", "new R / C", "R within 10% (RTTs)", "R within 2% (RTTs)", "R and q settled (RTTs)"], rows
         )

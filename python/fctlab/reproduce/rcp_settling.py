@@ -11,7 +11,9 @@ Two measures, on (time, value) arrays sampled at a fixed interval:
   q to be within 98% and 99% of their equilibrium values" (004:2656). Here: the first instant
   after the change from which on R stays within `R_TOL` (2%) of its equilibrium and q within
   `Q_TOL` of the bandwidth-delay product of its equilibrium value 0 (a 1% band about q_e = 0
-  is empty, so the queue's band is a fraction of the pipe instead).
+  is empty, so the queue's band is a fraction of the pipe instead). In packet simulation R
+  jitters by a few percent from interval to interval (paced packets arriving in bursts move the
+  beta q/d term), so the experiments test R's band on `trailing_mean` over one RTT.
 """
 
 from __future__ import annotations
@@ -34,6 +36,16 @@ def swing(t: np.ndarray, x: np.ndarray, a: float, b: float, ref: float) -> float
     """(max - min) / ref of x over the samples with a < t <= b (NaN without samples)."""
     w = x[(t > a) & (t <= b)]
     return float("nan") if w.size == 0 else float((w.max() - w.min()) / ref)
+
+
+def trailing_mean(x: np.ndarray, k: int) -> np.ndarray:
+    """The mean of each sample and the k - 1 before it (fewer at the start)."""
+    if k <= 1 or x.size == 0:
+        return x.astype(float)
+    c = np.cumsum(np.insert(x.astype(float), 0, 0.0))
+    i = np.arange(1, x.size + 1)
+    lo = np.maximum(i - k, 0)
+    return (c[i] - c[lo]) / (i - lo)
 
 
 def peak(t: np.ndarray, x: np.ndarray, a: float, b: float) -> float:
