@@ -310,6 +310,7 @@ def analyze_fig5_7_9(runs: Runs, ctx: Context) -> str:
                 _fmt(sw(l3, "rcp_rate_bps", F57_R3), ".2f"),
                 _fmt(mean(l1, "rcp_avg_rtt_s"), ".2f"),
                 _fmt(sw(l1, "rcp_avg_rtt_s", 1.0), ".2f"),
+                _fmt(float(l1["rcp_avg_rtt_s"][1].max()) if "rcp_avg_rtt_s" in l1 else None, ".1f"),
                 _fmt(mean(l2, "throughput_bps") / 1e6, ".1f"),
                 _fmt(mean(l3, "throughput_bps") / 1e6, ".1f"),
             ]
@@ -336,6 +337,7 @@ def analyze_fig5_7_9(runs: Runs, ctx: Context) -> str:
                 "R swing at L3",
                 "d at L1 (s)",
                 "d swing at L1 (s)",
+                "d's peak at L1 (s)",
                 "long flow (Mb/s)",
                 "short flows (Mb/s)",
             ],
@@ -348,6 +350,22 @@ def analyze_fig5_7_9(runs: Runs, ctx: Context) -> str:
         "unstable\" (004:2584-2588) | see the `fixed-gain` rows: d's swing at L1 and R's |\n"
         + "| Fig. 5.9: d (smoothed) differs from d_T (the interval's average) | plotted: `rcp_interval_rtt_s` "
         "(d_T over the interval so far, sampled every 100 ms) against `rcp_avg_rtt_s` (d) |\n"
+        + "\n**What happens here.** Until the long flow's data reaches L1, L1 carries only the short flows' "
+        "100 Mb/s and its R climbs to C = 155 Mb/s; the long flow's first feedback (one 20 s RTT later) is "
+        "that R, so for a whole RTT it sends 155 Mb/s into a link already carrying 100: a queue of hundreds of MB "
+        "(seconds to tens of seconds of delay) builds at L1 before any correction can arrive. The short flows' "
+        "RTT fields then carry that delay, d at L1 rises with them (gain T/d upwards) to tens of seconds and R "
+        "collapses. With the thesis's averaging, d comes down only with gain (R/C)(T/d)(d_T/d) (eq. 5.17), and "
+        "with R at a percent of C and d ~ 25 - 75 s that is almost nothing: d stays near its peak long after d_T "
+        "has fallen back (the plot's d against d_T, the Fig. 5.9 contrast), and R, whose steps scale as T/d, "
+        "climbs back over hundreds of seconds (Fig. 5.9's pair) or not at all in the run (Fig. 5.8's). The "
+        "fixed-gain average follows d_T up and down: at (0.1, 1) it falls into a lasting oscillation (R at L1 "
+        "between its floor and C with a period of about 200 s, d between 0 and 50 s) - the instability the "
+        "thesis attributes to it; at (0.5, 0.1) it settles, near 55 Mb/s, after about 700 s. So the thesis's "
+        "claim that the old average is unstable is reproduced for Fig. 5.8's parameters, but its claim that the "
+        "new one keeps both figures stable is **not**: here the start-up overload of a 20 s RTT flow drives the "
+        "new average into a state it leaves only very slowly. The thesis does not say how its flows started or "
+        "what buffers it had (a drop-tail buffer would cap the queue, and so d, but drop most of the excess).\n"
         + "\n![Figs. 5.8 - 5.9: R at L1 and L3, d and d_T at L1, per run](fig5-7-9.png)\n"
     )
 
