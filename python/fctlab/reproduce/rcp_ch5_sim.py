@@ -679,7 +679,9 @@ def analyze_fig5_14_15(runs: Runs, ctx: Context) -> str:
     seed = runs.seeds[0]
     out = []
     verdicts = []
+    plotted: dict[str, dict[tuple[float, float, float], tuple[float, float]]] = {}
     for fig, load, mean, _dur, _warm in F514_CASES:
+        plotted[fig] = {}
         rows = []
         best: dict[float, tuple[float, str]] = {}
         for a, b in F514_PAIRS:
@@ -696,6 +698,7 @@ def analyze_fig5_14_15(runs: Runs, ctx: Context) -> str:
                 loss = drops / (drops + sent) if drops + sent else float("nan")
                 fct = mean_fct(sample)[0] if sample.height else float("nan")
                 row.append(f"{_fmt(fct, '.3f')} s / {loss:.2%} ({sample.height})")
+                plotted[fig][(a, b, buf)] = (fct, loss)
                 if not math.isnan(fct) and (buf not in best or fct < best[buf][0]):
                     best[buf] = (fct, f"({a}, {b})")
             if any(c != "-" for c in row[1:]):
@@ -706,6 +709,7 @@ def analyze_fig5_14_15(runs: Runs, ctx: Context) -> str:
             + md_table(["(alpha, beta)"] + [f"buffer {b:.0%} of BDP" for b in F514_BUFFERS], rows)
         )
         verdicts.append(f"Fig. {fig}: " + ", ".join(f"buffer {b:.0%}: {best[b][1]}" for b in F514_BUFFERS if b in best))
+    _plot_fig5_14_15(ctx, plotted)
     return (
         "One 0.1 Gb/s link, RTT 80 ms (bandwidth-delay product 1 MB = 1000 packets of 1000 bytes), Poisson "
         "arrivals, Pareto sizes of shape 1.2, RCP everywhere. Fig. 5.14: load 0.68, mean 10,000 packets, 150 s "
@@ -719,7 +723,27 @@ def analyze_fig5_14_15(runs: Runs, ctx: Context) -> str:
         + f"| large flows (Fig. 5.14): best alpha = 0.9, beta = 0.1 | {verdicts[0]} |\n"
         + f"| small flows (Fig. 5.15): best alpha = 0.1, beta = 1 | {verdicts[1]} |\n"
         + "| compromise: alpha in (0.4, 0.6), beta in (0.2, 0.6) | the (0.4, 0.2) and (0.5, 0.5) rows |\n"
+        + "\n![Figs. 5.14 - 5.15: mean FCT (top) and loss probability (bottom) against the buffer, per (alpha, beta)]"
+        "(fig5-14-15.png)\n"
     )
+
+
+def _plot_fig5_14_15(ctx: Context, got: dict[str, dict[tuple[float, float, float], tuple[float, float]]]) -> None:
+    p = plt()
+    fig, axes = p.subplots(2, len(got), figsize=(5 * len(got), 6), squeeze=False)
+    for j, (fig_name, points) in enumerate(got.items()):
+        for a, b in F514_PAIRS:
+            bufs = [buf for buf in F514_BUFFERS if (a, b, buf) in points]
+            if not bufs:
+                continue
+            axes[0][j].plot([x * 100 for x in bufs], [points[(a, b, x)][0] for x in bufs], "o-", label=f"({a}, {b})")
+            axes[1][j].plot([x * 100 for x in bufs], [points[(a, b, x)][1] * 100 for x in bufs], "o-")
+        axes[0][j].set(xscale="log", ylabel="mean FCT (s)", title=f"Fig. {fig_name}")
+        axes[1][j].set(xscale="log", xlabel="buffer (% of BDP)", ylabel="loss probability (%)")
+        axes[0][j].legend(fontsize=7, title="(alpha, beta)", title_fontsize=7)
+    fig.tight_layout()
+    fig.savefig(ctx.out / "fig5-14-15.png", dpi=110)
+    p.close(fig)
 
 
 def experiments() -> list[Experiment]:
