@@ -62,6 +62,41 @@ CASES = [
         ["transport.handshake", "got false", "fixed_rate"],
     ),
     (
+        "fallback-tcp",
+        small_dumbbell(transport={"protocol": "tcp", "fallback": True}),
+        ["transport.fallback", '"rtcp" or "rcp"'],
+    ),
+    (
+        "fallback-fixed-rate",
+        small_dumbbell(transport={"protocol": "rcp", "fixed_rate": "1Mbps", "fallback": True}),
+        ["transport.fallback", "got true", "fixed_rate"],
+    ),
+    (
+        "rcp-theta-without-unknown-rate",
+        small_dumbbell(queues={"router": {"kind": "rcp", "theta": 2}}),
+        ["queues.router.theta", "unknown-rate"],
+    ),
+    (
+        "rcp-theta-zero",
+        small_dumbbell(queues={"router": {"kind": "rcp", "variant": "unknown-rate", "theta": 0}}),
+        ["queues.router.theta", "got 0"],
+    ),
+    (
+        "link-rate-unknown-link",
+        small_dumbbell(link_rate=[{"link": "nowhere", "at": "1s", "rate": "1Mbps"}]),
+        ["link_rate[0].link", "nowhere"],
+    ),
+    (
+        "link-rate-zero-rate",
+        small_dumbbell(link_rate=[{"link": "bottleneck", "at": "1s", "rate": 0}]),
+        ["link_rate[0].rate", "got 0"],
+    ),
+    (
+        "series-unknown-workload",
+        small_dumbbell(output={"series": {"interval": "1ms", "workloads": [5]}}),
+        ["output.series.workloads[0]", "no workload entry 5"],
+    ),
+    (
         "handshake-tcp",
         small_dumbbell(transport={"protocol": "tcp", "handshake": False}),
         ["transport.handshake", "got false", "fixed-rate RCP"],

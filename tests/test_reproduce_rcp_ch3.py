@@ -11,7 +11,7 @@ from pathlib import Path
 import polars as pl
 import pytest
 
-from fctlab.reproduce import papers, rcp_ch3, rcp_ch4, rcp_fixed_rate
+from fctlab.reproduce import papers, rcp_ch3, rcp_ch3_sharing, rcp_ch4, rcp_fixed_rate
 from fctlab.reproduce.framework import run_experiment
 from realcore import REPO, fake  # noqa: F401  (fake: the compiled core)
 
@@ -68,10 +68,13 @@ def test_fcfs_sojourn_by_hand():
 
 def test_rcp_paper_lists_chapter_3_in_figure_order():
     names = [e.name for e in papers()["rcp"]()]
-    assert names[:6] == ["fig3-2", "fig3-3", "fig3-4", "fig3-5", "fig3-6", "fig3-7-8"]
+    assert names[:8] == ["fig3-2", "fig3-3", "fig3-4", "fig3-5", "fig3-6", "fig3-7-8", "fig3-9", "differential"]
     ch4 = [e.name for e in rcp_ch4.experiments()]
-    assert names[6 : 6 + len(ch4)] == ch4
-    assert names[6 + len(ch4) :] == [
+    assert names[8 : 8 + len(ch4)] == ch4
+    assert names[8 + len(ch4) :] == [
+        "fig4-3",
+        "fig4-14-10ms",
+        "fig4-2-tcp",
         "fig5-2",
         "fig5-4",
         "fig5-5",
@@ -80,6 +83,7 @@ def test_rcp_paper_lists_chapter_3_in_figure_order():
         "fig5-10-13",
         "fig5-14-15",
         "fig6-17",
+        "unknown-rate",
         "fig7-1",
     ]
 
@@ -100,3 +104,35 @@ def test_fig35_quick_run_writes_its_report(tmp_path: Path):
     together = r_over_c["four at the start of each RTT (the caption)"]
     assert 0.45 < spread < 0.5 and together < 0.3, r_over_c
     assert re.search(r"Mode: quick", readme)
+
+
+def test_fig39_rate_stats_span_and_decades():
+    """Fig. 3.9's summary: percentiles by rank and the decades the 5-95% range covers."""
+    st = rcp_ch3_sharing.rate_stats([0.01 * (i + 1) for i in range(100)])
+    assert st["min"] == pytest.approx(0.01) and st["max"] == pytest.approx(1.0)
+    assert st["p50"] == pytest.approx(0.5, abs=0.011)
+    assert st["decades"] == pytest.approx(math.log10(st["p95"] / st["p5"]))
+
+
+def test_two_flow_phases_take_the_end_of_each_phase():
+    """The young phase is the joiner's last second below the threshold, the old phase the last 2 s
+    before it completes; C/R comes from the link's R."""
+    t = [i * 0.05 for i in range(1, 801)]
+    young_until, end = 25.0, 35.0
+
+    def long_rate(x):
+        return 150e6 if x <= rcp_ch3_sharing.JOIN else (50e6 if x <= young_until else 75e6)
+
+    w = pl.DataFrame(
+        {
+            "time_s": t,
+            "flow0_send_rate_bps": [long_rate(x) for x in t],
+            "flow1_send_rate_bps": [0.0 if x <= 20 else (100e6 if x <= young_until else 75e6) for x in t],
+            "bottleneck_rcp_rate_bps": [300e6 if x <= 20 else (100e6 if x <= young_until else 150e6) for x in t],
+        }
+    )
+    got = rcp_ch3_sharing.two_flow_phases(w, young_until, end)
+    assert got["alone"]["long"] == pytest.approx(150e6) and got["alone"]["c_over_r"] == pytest.approx(0.5)
+    assert got["young"]["long"] / got["young"]["joiner"] == pytest.approx(0.5)
+    assert got["young"]["c_over_r"] == pytest.approx(1.5)
+    assert got["old"]["c_over_r"] == pytest.approx(1.0)

@@ -19,6 +19,8 @@ pub enum Event {
     QdiscTick(u32),
     /// Time-series sampling.
     Sample,
+    /// The next scheduled change of a link's rate.
+    LinkRate,
 }
 
 /// A pending event.

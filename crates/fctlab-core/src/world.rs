@@ -17,9 +17,12 @@ use crate::transport::endpoint::{Receiver, Sender};
 use crate::transport::paced::{PacedConfig, PacedSender};
 use crate::transport::tcp::{TcpConfig, TcpReceiver, TcpSender};
 use crate::transport::{Endpoint, FlowAddr};
-use crate::units::Time;
+use crate::units::{Rate, Time};
 
 /// How the flows of one workload entry are carried.
+// A run has one profile per transport, read when a flow starts: the paced variant's size (its
+// TCP fallback and receiver configs) costs nothing worth a box.
+#[allow(clippy::large_enum_variant)]
 #[derive(Clone, Debug)]
 pub enum Profile {
     /// TCP with this configuration; `app` overrides the bulk application if set.
@@ -112,6 +115,19 @@ pub struct Counters {
     pub packet_hops: u64,
 }
 
+/// A scheduled change of one link's rate (`[[link_rate]]`, [`Link::set_rate`]).
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub struct RateChange {
+    /// When.
+    pub at: Time,
+    /// Link id.
+    pub link: u32,
+    /// The new serialization rate.
+    pub rate: Rate,
+    /// Whether the port's discipline learns it.
+    pub notify_queue: bool,
+}
+
 /// The simulated network and its flows.
 pub struct World {
     now: Time,
@@ -136,6 +152,9 @@ pub struct World {
     /// Time series, if asked for.
     pub series: SeriesRecorder,
     finished: bool,
+    /// Scheduled link-rate changes in time order, and the next one to apply.
+    rate_changes: Vec<RateChange>,
+    next_rate_change: usize,
 }
 
 impl World {
@@ -185,6 +204,31 @@ impl World {
             counters: Counters::default(),
             series,
             finished: false,
+            rate_changes: Vec::new(),
+            next_rate_change: 0,
+        }
+    }
+
+    /// Changes link rates at the given times (sorted by time; each link must have a
+    /// discipline port, see [`Link::use_qdisc_port`]).
+    pub fn schedule_rate_changes(&mut self, changes: Vec<RateChange>) {
+        debug_assert!(changes.windows(2).all(|w| w[0].at <= w[1].at));
+        if let Some(c) = changes.first() {
+            self.sched.push(c.at.max(self.now), Event::LinkRate);
+        }
+        self.rate_changes = changes;
+        self.next_rate_change = 0;
+    }
+
+    /// Applies every change due now and schedules the next.
+    fn apply_rate_changes(&mut self) {
+        while let Some(c) = self.rate_changes.get(self.next_rate_change).copied() {
+            if c.at > self.now {
+                self.sched.push(c.at, Event::LinkRate);
+                return;
+            }
+            self.links[c.link as usize].set_rate(c.rate, c.notify_queue);
+            self.next_rate_change += 1;
         }
     }
 
@@ -314,6 +358,7 @@ impl World {
                     self.sched.push(t, Event::QdiscTick(l));
                 }
             }
+            Event::LinkRate => self.apply_rate_changes(),
             Event::Sample => {
                 let flows = self.flow_samples();
                 let next = self.series.sample(self.now, &mut self.links, &flows);

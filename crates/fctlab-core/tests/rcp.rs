@@ -269,3 +269,50 @@ fn a_fixed_rate_flow_without_handshake_takes_half_a_round_trip_plus_l_over_r() {
         assert!((ideal - want_ideal).abs() < 1e-9, "ideal {ideal} vs {want_ideal}");
     }
 }
+
+/// One 100 KB `rcp` flow over drop-tail routers only (thesis sec. 6.2.2): the SYN-ACK brings
+/// no rate and the flow runs TCP from its first window, so it finishes as a TCP flow with the
+/// same settings does (slow start over a 40 ms round trip; only its SYN, which carried the
+/// 12-byte RCP header, is a little longer); without the fallback it paces at the 10 Gb/s
+/// "unlimited" rate and finishes in about one round trip. After the switch the packets carry
+/// no RCP header: the forward path carries TCP's bytes plus the SYN's 12 per hop.
+#[test]
+fn an_rcp_flow_on_a_path_without_rcp_routers_runs_tcp() {
+    let run_one = |transport: serde_json::Value| {
+        let w = run(json!({
+            "duration": "3s",
+            "topology": {"kind": "dumbbell", "hosts_per_side": 1, "bottleneck_rate": "100Mbps",
+                         "bottleneck_delay": "20ms", "access_rate": "1Gbps"},
+            "queues": {"router": {"kind": "droptail", "limit": "2MB"}},
+            "transport": transport,
+            "workload": [{"kind": "flows", "flows": [{"src": "l0", "dst": "r0", "start": "0s", "size": 100_000}]}],
+        }));
+        let r = &w.records[0];
+        let bytes: u64 = r.path.iter().map(|&l| w.links[l as usize].stats.bytes_sent).sum();
+        (r.fct().expect("completes").as_secs_f64(), bytes, r.path.len() as u64)
+    };
+    let (rcp, rcp_bytes, hops) = run_one(json!({"protocol": "rcp", "iw": 2}));
+    let (tcp, tcp_bytes, _) = run_one(json!({"protocol": "tcp", "iw": 2}));
+    let (unlimited, _, _) = run_one(json!({"protocol": "rcp", "fallback": false}));
+    assert!((rcp - tcp).abs() < 50e-6, "RCP fallen back {rcp} s, TCP {tcp} s");
+    assert_eq!(rcp_bytes, tcp_bytes + 12 * hops, "after the switch the packets are TCP's");
+    assert!(unlimited < 0.5 * tcp, "without the fallback, one window at 10 Gb/s: {unlimited} s");
+}
+
+/// With an RCP router on the path the fallback never engages: the flow paces at the stamped
+/// rate exactly as without the option.
+#[test]
+fn the_fallback_leaves_rcp_paths_alone() {
+    let run_one = |fallback: bool| {
+        let w = run(json!({
+            "duration": "3s",
+            "topology": {"kind": "dumbbell", "hosts_per_side": 1, "bottleneck_rate": "100Mbps",
+                         "bottleneck_delay": "20ms", "access_rate": "1Gbps"},
+            "queues": rcp_queues(),
+            "transport": {"protocol": "rcp", "fallback": fallback},
+            "workload": [{"kind": "flows", "flows": [{"src": "l0", "dst": "r0", "start": "0s", "size": 1_000_000}]}],
+        }));
+        w.records[0].fct().expect("completes")
+    };
+    assert_eq!(run_one(true), run_one(false));
+}

@@ -225,3 +225,38 @@ fn acked_bytes_follow_a_flows_progress() {
     assert!(acked.windows(2).all(|p| p[1] >= p[0]));
     assert!(*acked.last().unwrap() <= 200_000.0 && *acked.last().unwrap() > 150_000.0, "{acked:?}");
 }
+
+/// `workloads = [1]` samples every flow of workload entry 1 whatever its id: two flows written
+/// in the scenario, placed among Poisson arrivals that start before them, get series rows
+/// (their `acked_bytes` rising towards their size while they are active) and no Poisson flow
+/// does.
+#[test]
+fn a_workload_entry_can_be_sampled_by_index() {
+    let w = run(json!({
+        "duration": "1s",
+        "topology": {"kind": "dumbbell", "hosts_per_side": 2, "bottleneck_rate": "100Mbps",
+                     "bottleneck_delay": "10ms", "access_rate": "1Gbps"},
+        "workload": [
+            {"kind": "poisson", "load": 0.3, "sizes": {"kind": "fixed", "size": 10_000}},
+            {"kind": "flows", "flows": [
+                {"src": "l0", "dst": "r0", "start": "0.3s", "size": 50_000},
+                {"src": "l1", "dst": "r1", "start": "0.5s", "size": 20_000},
+            ]},
+        ],
+        "output": {"series": {"interval": "5ms", "workloads": [1]}},
+    }));
+    let written: Vec<usize> = (0..w.records.len()).filter(|&i| w.records[i].workload == 1).collect();
+    assert_eq!(written.len(), 2);
+    assert!(written[0] > 0, "Poisson flows start before the written ones");
+    for &i in &written {
+        let acked: Vec<f64> = rows(&w, "acked_bytes", &format!("flow{i}")).into_iter().map(|r| r.1).collect();
+        let size = w.records[i].size.unwrap() as f64;
+        assert!(acked.windows(2).all(|p| p[0] <= p[1]), "flow {i}: {acked:?}");
+        assert!(acked[acked.len() - 1] > 0.5 * size && acked[acked.len() - 1] <= size, "flow {i}: {acked:?}");
+    }
+    let sampled: std::collections::BTreeSet<&str> = (0..w.series.time.len())
+        .filter(|&i| w.series.metric[i].name() == "acked_bytes")
+        .map(|i| w.series.target[i].as_str())
+        .collect();
+    assert_eq!(sampled.len(), 2, "only the written flows: {sampled:?}");
+}

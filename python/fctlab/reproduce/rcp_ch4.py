@@ -115,7 +115,7 @@ def _fig41() -> Experiment:
         "(mean 25 packets, shape 1.2), 1000-byte packets, buffer 30 MB; arrivals for 30 s, the first 5 s "
         "warm-up, then the network drains. PS is the exact max-min fluid of the same flows + 1.5 RTPD "
         "(`fctlab.reference.ps_fct`); eq. 4.1 is the thesis's M/G/1-PS curve at rho = 0.9. Fig. 4.3 (the "
-        "sequence-number traces of two flows) is not reproduced."
+        "sequence-number traces of single flows in this setup) is [fig4-3](../fig4-3/)."
     )
     return Experiment(
         "fig4-1",
@@ -156,7 +156,8 @@ def _fig42() -> Experiment:
     base = dumbbell(SETUP2, pareto(25), 300.0, 40.0, max_time=600.0)
     intro = (
         "Setup 2: one bottleneck of 150 Mb/s, RTPD 1.6 s, load 0.9, Pareto sizes (mean 25 packets, shape "
-        "1.2), buffer 30 MB; arrivals for 300 s, the first 40 s warm-up."
+        "1.2), buffer 30 MB; arrivals for 300 s, the first 40 s warm-up. Why TCP's large flows take 30-40 "
+        "times PS here (spurious retransmission timeouts): [fig4-2-tcp](../fig4-2-tcp/)."
     )
     return Experiment(
         "fig4-2",
@@ -396,7 +397,7 @@ def _fig414() -> Experiment:
         "C = 150 Mb/s, load 0.9, Pareto sizes (mean 25 packets, shape 1.2), RTPD 10 ms to 1.6 s, buffers "
         "C x RTPD; arrivals for 60 to 300 s. Thesis sec. 4.3.2: flows < 500 packets last about 2.5 times "
         "longer with TCP and XCP than with RCP; flows >= 500 packets 4 times longer with TCP and 13 times "
-        "with XCP; RCP's AFCT grows as 1.5 RTPD like PS."
+        "with XCP; RCP's AFCT grows as 1.5 RTPD like PS. Why RCP misses PS at 10 ms: [fig4-14-10ms](../fig4-14-10ms/)."
     )
     return _dumbbell_sweep("fig4-14", "RCP thesis Fig. 4.14: round-trip propagation delay", "RTPD (s)", cases, intro)
 

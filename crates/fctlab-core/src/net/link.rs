@@ -13,7 +13,7 @@
 
 use crate::metrics::series::Metric;
 use crate::net::packet::Packet;
-use crate::qdisc::{Law, Limit, Qdisc, QueueDiscipline, RouterLaw};
+use crate::qdisc::{DropTail, Law, Limit, Qdisc, QueueDiscipline, RouterLaw};
 use crate::rng::Rng;
 use crate::sched::{Event, Scheduler};
 use crate::units::{Rate, Time};
@@ -146,6 +146,30 @@ impl Link {
             }
         }
         hit
+    }
+
+    /// Serializes at `rate` from the next packet that starts on: the one on the wire finishes
+    /// at the old rate. With `notify_queue` the port's discipline learns the new capacity (an
+    /// RCP or XCP router computes with it); without, the rate changes under it (a link of
+    /// unknown or varying rate, RCP thesis sec. 6.3's eq. 6.2 case). Only a discipline port
+    /// can change rate exactly: a FIFO port times its packets at admission, so call
+    /// [`Link::use_qdisc_port`] first.
+    pub fn set_rate(&mut self, rate: Rate, notify_queue: bool) {
+        debug_assert!(matches!(self.port, Port::Qdisc(_)), "a FIFO port has timed its packets already");
+        self.rate = rate;
+        if let (true, Port::Qdisc(q)) = (notify_queue, &mut self.port) {
+            q.set_capacity(rate);
+        }
+    }
+
+    /// Replaces an empty FIFO port by a drop-tail discipline of the same buffer, which picks
+    /// each packet's serialization start when the wire frees (what a rate change needs); the
+    /// FIFO's fast path decides it at admission.
+    pub fn use_qdisc_port(&mut self) {
+        if let Port::Fifo(f) = &self.port {
+            debug_assert!(f.waiting.is_empty() && self.inflight.is_empty());
+            self.port = Port::Qdisc(Qdisc::DropTail(DropTail::new(f.limit)));
+        }
     }
 
     /// Makes the link lose each packet with probability `p`, drawing from `rng`.

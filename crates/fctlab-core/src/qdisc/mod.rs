@@ -24,7 +24,7 @@ pub mod law;
 pub mod prio;
 
 use crate::net::packet::Packet;
-use crate::units::Time;
+use crate::units::{Rate, Time};
 pub use droptail::DropTail;
 pub use drr::{Classify, Drr};
 pub use law::*;
@@ -91,6 +91,16 @@ macro_rules! each_qdisc {
             Qdisc::Explicit($q) => $body,
         }
     };
+}
+
+impl Qdisc {
+    /// The link under the port now serializes at `capacity` (a scheduled rate change the
+    /// router is told of): an explicit-feedback law computes with it from its next step.
+    pub fn set_capacity(&mut self, capacity: Rate) {
+        if let Qdisc::Explicit(q) = self {
+            q.set_capacity(capacity);
+        }
+    }
 }
 
 impl QueueDiscipline for Qdisc {

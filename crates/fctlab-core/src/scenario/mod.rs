@@ -15,15 +15,18 @@
 //! | `transports.rs` | [`Protocol`], [`TransportSpec`] (one profile per protocol), [`HostTransportSpec`]; the profiles and which flow gets which |
 //! | `flows.rs` | the flow plan: arrivals, paths, propagation RTT and ideal FCT of every flow; the memory of flows and RC3 bursts |
 //! | `losses.rs` | [`LossSpec`], [`DropSpec`]: random and scripted losses on links |
+//! | `link_rates.rs` | [`LinkRateSpec`]: links whose rate changes at given times |
 //! | `outputs.rs` | [`OutputSpec`], [`SeriesSpec`]: the series recorder and the memory of its rows |
 
 mod flows;
+mod link_rates;
 mod losses;
 mod names;
 mod outputs;
 mod queues;
 mod transports;
 
+pub use link_rates::LinkRateSpec;
 pub use losses::{DropSpec, LossSpec};
 pub use names::resolve_link;
 pub use outputs::{OutputSpec, SeriesSpec};
@@ -98,6 +101,9 @@ pub struct ScenarioSpec {
     /// Random loss on links.
     #[serde(default)]
     pub loss: Vec<LossSpec>,
+    /// Scheduled changes of link rates.
+    #[serde(default)]
+    pub link_rate: Vec<LinkRateSpec>,
     /// Optional outputs.
     #[serde(default)]
     pub output: OutputSpec,
@@ -172,17 +178,20 @@ pub fn build_spec(spec: &ScenarioSpec, base_dir: &Path) -> SpecResult<(World, Ru
         Planner { topo: &topo, routes: &routes, names: &nodes.names, profiles: &profiles.list, seed, duration };
     let flows = planner.plan(&arrivals, &mut choice)?;
     losses::apply_losses(&spec.loss, &topo, &flows.plans, &profiles.list, &mut links, seed)?;
+    let rate_changes = link_rates::schedule(&spec.link_rate, &topo, &mut links)?;
     let max_time = spec.max_time.map_or(duration + Time::from_secs(300), |t| t.0);
     if max_time < duration {
         return Err(SpecError::new("max_time", format!("expected max_time >= duration ({duration}), got {max_time}")));
     }
     flows.largest_rlp_burst.add_to(&mut memory);
-    let series = outputs::build_series(&spec.output, &topo, &links, flows.plans.len(), max_time, &mut memory)?;
+    let series =
+        outputs::build_series(&spec.output, &topo, &links, &flows.records, spec.workload.len(), max_time, &mut memory)?;
     memory.check()?;
     let info = RunInfo::of(spec, &topo, nodes.names, profiles.labels);
     let is_host = topo.nodes.iter().map(|n| n.kind == NodeKind::Host).collect();
     let limits = RunLimits { duration, drain: spec.drain, max_time };
-    let world = World::new(links, is_host, routes, profiles.list, flows.plans, flows.records, limits, seed, series);
+    let mut world = World::new(links, is_host, routes, profiles.list, flows.plans, flows.records, limits, seed, series);
+    world.schedule_rate_changes(rate_changes);
     Ok((world, info))
 }
 

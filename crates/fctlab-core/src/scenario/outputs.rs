@@ -5,7 +5,7 @@ use super::names::{resolve_link, unknown_link};
 use crate::error::{SpecError, SpecResult};
 use crate::limits::{shown, Memory, BYTES_PER_SERIES_ROW};
 use crate::metrics::series::{ROWS_PER_FLOW, ROWS_PER_LINK};
-use crate::metrics::SeriesRecorder;
+use crate::metrics::{FlowRecord, SeriesRecorder};
 use crate::net::link::Link;
 use crate::qdisc::RouterLaw;
 use crate::quantity::TimeQ;
@@ -34,15 +34,21 @@ pub struct SeriesSpec {
     /// Flow ids whose cwnd and sending rate are sampled.
     #[serde(default)]
     pub flows: Vec<u32>,
+    /// Workload entries (indices in `workload`) every flow of which is sampled as `flows` are:
+    /// the way to name flows whose ids depend on when other entries' flows start.
+    #[serde(default)]
+    pub workloads: Vec<usize>,
 }
 
 /// Build step: the series recorder of `output` (none without `[output.series]`), its rows
-/// counted into `memory` for a run of `max_time` with `flows` flows.
+/// counted into `memory` for a run of `max_time` with the flows of `records`, from `entries`
+/// workload entries.
 pub(super) fn build_series(
     output: &OutputSpec,
     topo: &Topology,
     links: &[Link],
-    flows: usize,
+    records: &[FlowRecord],
+    entries: usize,
     max_time: Time,
     memory: &mut Memory,
 ) -> SpecResult<SeriesRecorder> {
@@ -52,11 +58,12 @@ pub(super) fn build_series(
     if s.interval.0 == Time::ZERO {
         return Err(SpecError::new("output.series.interval", "expected a duration > 0, got 0"));
     }
+    let sampled = sampled_flows(s, records, entries)?;
     let mut ls = Vec::new();
     // Rows per sample (series.rs): queue, throughput, input and active flows of each link and
     // its router law's rows (R and d of an RCP port, g and N of a JetMax port), cwnd,
     // sending rate and bytes acknowledged of each flow.
-    let mut rows_per_sample = s.flows.len() as u64 * ROWS_PER_FLOW;
+    let mut rows_per_sample = sampled.len() as u64 * ROWS_PER_FLOW;
     for (i, name) in s.links.iter().enumerate() {
         let id =
             resolve_link(topo, name).ok_or_else(|| unknown_link(&format!("output.series.links[{i}]"), name, topo))?;
@@ -64,15 +71,41 @@ pub(super) fn build_series(
         rows_per_sample += ROWS_PER_LINK + links[id].law().map_or(0, |l| l.metric_count() as u64);
     }
     add_series_memory(s, rows_per_sample, max_time, memory);
+    Ok(SeriesRecorder::new(s.interval.0, ls, sampled))
+}
+
+/// The flow ids to sample: `flows` in their order, then the flows of `workloads` entries in id
+/// order, each once.
+fn sampled_flows(s: &SeriesSpec, records: &[FlowRecord], entries: usize) -> SpecResult<Vec<u32>> {
+    let mut out = Vec::with_capacity(s.flows.len());
     for (i, &f) in s.flows.iter().enumerate() {
-        if f as usize >= flows {
+        if f as usize >= records.len() {
             return Err(SpecError::new(
                 format!("output.series.flows[{i}]"),
-                format!("no flow {f}: the workload has {flows} flows"),
+                format!("no flow {f}: the workload has {} flows", records.len()),
+            ));
+        }
+        if !out.contains(&f) {
+            out.push(f);
+        }
+    }
+    for (i, &w) in s.workloads.iter().enumerate() {
+        if w >= entries {
+            return Err(SpecError::new(
+                format!("output.series.workloads[{i}]"),
+                format!("no workload entry {w}: expected 0 to {}", entries.saturating_sub(1)),
             ));
         }
     }
-    Ok(SeriesRecorder::new(s.interval.0, ls, s.flows.clone()))
+    let listed: std::collections::HashSet<u32> = out.iter().copied().collect();
+    out.extend(
+        records
+            .iter()
+            .enumerate()
+            .filter(|(id, r)| s.workloads.contains(&r.workload) && !listed.contains(&(*id as u32)))
+            .map(|(id, _)| id as u32),
+    );
+    Ok(out)
 }
 
 /// Counts the series rows sampled every `s.interval` until `max_time` into `memory`.

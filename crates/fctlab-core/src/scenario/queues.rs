@@ -134,10 +134,13 @@ pub enum QueueSpec {
         #[serde(default)]
         differential: Option<DifferentialSpec>,
         /// Whose router: `"thesis"` (default), `"seed003"` (fixed interval, d averaged the
-        /// same way up and down), `"appendix-f"` or `"fixed-gain"` (the original per-packet
-        /// RTT average).
+        /// same way up and down), `"appendix-f"`, `"unknown-rate"` (eq. 6.2) or `"fixed-gain"` (the
+        /// original per-packet RTT average).
         #[serde(default)]
         variant: Option<RcpVariantSpec>,
+        /// Eq. 6.2's theta (`variant = "unknown-rate"` only; default 1).
+        #[serde(default)]
+        theta: Option<f64>,
     },
     /// Deficit round robin: weighted fair queuing over classes sharing one buffer.
     Drr {
@@ -193,6 +196,9 @@ pub enum RcpVariantSpec {
     /// The thesis's original fixed-gain per-packet RTT average (sec. 3.5, 5.3).
     #[serde(rename = "fixed-gain")]
     FixedGain,
+    /// Eq. 6.2: a link of unknown or varying rate.
+    #[serde(rename = "unknown-rate")]
+    UnknownRate,
 }
 
 /// RCP's differential bandwidth sharing (thesis sec. 3.6).
@@ -232,7 +238,10 @@ impl QueueSpec {
                 p.validate()?;
                 Ok(explicit(ctx, Self::limit(limit, limit_packets)?, Law::Xcp(XcpLaw::new(p))))
             }
-            QueueSpec::Rcp { limit, limit_packets, .. } => {
+            QueueSpec::Rcp { limit, limit_packets, variant, theta, .. } => {
+                if theta.is_some() && !matches!(variant, Some(RcpVariantSpec::UnknownRate)) {
+                    return Err(SpecError::new("theta", "only meaningful with variant = \"unknown-rate\" (eq. 6.2)"));
+                }
                 let p = self.rcp_params();
                 p.validate(ctx.capacity)?;
                 Ok(explicit(ctx, Self::limit(limit, limit_packets)?, Law::Rcp(RcpLaw::new(ctx.capacity, p))))
@@ -306,7 +315,9 @@ impl QueueSpec {
     /// An `rcp` queue's router parameters: its fields over the thesis defaults (unchecked).
     fn rcp_params(&self) -> RcpParams {
         let d = RcpParams::default();
-        let QueueSpec::Rcp { alpha, beta, eta, interval, initial_rate, initial_rtt, differential, variant, .. } = self
+        let QueueSpec::Rcp {
+            alpha, beta, eta, interval, initial_rate, initial_rtt, differential, variant, theta, ..
+        } = self
         else {
             return d;
         };
@@ -323,6 +334,8 @@ impl QueueSpec {
                 Some(RcpVariantSpec::Seed003) => RcpVariant::Seed003,
                 Some(RcpVariantSpec::AppendixF) => RcpVariant::AppendixF,
                 Some(RcpVariantSpec::FixedGain) => RcpVariant::FixedGain,
+                // Validated in f32: a value that only f64 tells from 0 is refused as 0.
+                Some(RcpVariantSpec::UnknownRate) => RcpVariant::UnknownRate { theta: theta.unwrap_or(1.0) as f32 },
             },
         }
     }

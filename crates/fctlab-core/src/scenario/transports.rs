@@ -117,6 +117,9 @@ pub struct TransportSpec {
     /// RTO ceiling.
     #[serde(default)]
     pub max_rto: Option<TimeQ>,
+    /// RFC 6298's clock granularity G (default 0).
+    #[serde(default)]
+    pub rto_granularity: Option<TimeQ>,
     /// Delayed ACKs (default: an ACK for every segment).
     #[serde(default)]
     pub delayed_ack: Option<DelayedAckSpec>,
@@ -132,8 +135,8 @@ pub struct TransportSpec {
     /// Open with a SYN / SYN-ACK exchange (default true); false only for fixed-rate RCP.
     #[serde(default)]
     pub handshake: Option<bool>,
-    /// R-TCP only: fall back to TCP on a path without RCP routers or with a non-RCP
-    /// bottleneck (RCP thesis sec. 6.2.2; default true).
+    /// R-TCP and RCP: fall back to TCP on a path without RCP routers (both) or with a non-RCP
+    /// bottleneck (R-TCP) (RCP thesis sec. 6.2.2; default true).
     #[serde(default)]
     pub fallback: Option<bool>,
     /// Application model (default bulk).
@@ -157,7 +160,7 @@ const PIQI_HEADER: u32 = 24;
 
 impl TransportSpec {
     /// `self` with every unset field taken from `base` (RC3's buckets only if the result is RC3,
-    /// R-TCP's fallback only if it is R-TCP).
+    /// the fallback only if it is R-TCP or RCP).
     fn over(&self, base: &TransportSpec) -> TransportSpec {
         macro_rules! pick {
             ($($f:ident),*) => { TransportSpec { $($f: self.$f.clone().or_else(|| base.$f.clone()),)* } };
@@ -173,6 +176,7 @@ impl TransportSpec {
             initial_rto,
             min_rto,
             max_rto,
+            rto_granularity,
             delayed_ack,
             priority,
             rc3_buckets,
@@ -184,7 +188,7 @@ impl TransportSpec {
         if t.protocol != Some(Protocol::Rc3) && self.rc3_buckets.is_none() {
             t.rc3_buckets = None;
         }
-        if t.protocol != Some(Protocol::Rtcp) && self.fallback.is_none() {
+        if !matches!(t.protocol, Some(Protocol::Rtcp | Protocol::Rcp)) && self.fallback.is_none() {
             t.fallback = None;
         }
         t
@@ -197,8 +201,8 @@ impl TransportSpec {
         let app = self.app()?;
         let protocol = self.protocol.unwrap_or_default();
         self.rc3(protocol, &mut cfg)?;
-        if self.fallback.is_some() && protocol != Protocol::Rtcp {
-            return Err(SpecError::new("fallback", "only meaningful with protocol = \"rtcp\""));
+        if self.fallback.is_some() && !matches!(protocol, Protocol::Rtcp | Protocol::Rcp) {
+            return Err(SpecError::new("fallback", "only meaningful with protocol = \"rtcp\" or \"rcp\""));
         }
         if let Some((cc_header, law)) = protocol.rate_law(UNLIMITED) {
             return self.paced(protocol, cc_header, law, cfg, header, app);
@@ -248,6 +252,7 @@ impl TransportSpec {
             initial_rto: self.initial_rto.map_or(d.initial_rto, |t| t.0),
             min_rto: self.min_rto.map_or(d.min_rto, |t| t.0),
             max_rto: self.max_rto.map_or(d.max_rto, |t| t.0),
+            rto_granularity: self.rto_granularity.map_or(d.rto_granularity, |t| t.0),
             delack_count,
             delack_timeout,
             dupthresh: d.dupthresh,
@@ -350,6 +355,18 @@ impl TransportSpec {
             (_, Some(_)) => return Err(SpecError::new("fixed_rate", "only meaningful with protocol = \"rcp\"")),
             (_, None) => law,
         };
+        if self.fixed_rate.is_some() && self.fallback == Some(true) {
+            return Err(SpecError::new(
+                "fallback",
+                "expected false or unset with fixed_rate, got true: a fixed-rate sender ignores feedback",
+            ));
+        }
+        // RCP falls back to TCP (thesis sec. 6.2.2) when the handshake finds no RCP router: the
+        // transport's own TCP settings (`iw`, `cc`, ...), its packets without the congestion
+        // header.
+        let tcp_header = if header > cc_header { header - cc_header } else { header };
+        let fallback = (matches!(law, RateConfig::Rcp { .. }) && self.fallback.unwrap_or(true))
+            .then_some(TcpConfig { header: tcp_header, ..cfg });
         let paced = PacedConfig {
             mss: cfg.mss,
             header,
@@ -357,6 +374,7 @@ impl TransportSpec {
             min_rto: cfg.min_rto,
             law,
             handshake,
+            fallback,
         };
         Ok(Profile::Paced { cfg: paced, rx, app })
     }

@@ -113,5 +113,35 @@ macro_rules! dispatch_endpoint {
     };
 }
 
-dispatch_endpoint!(Sender, Tcp, Paced);
 dispatch_endpoint!(Receiver, Tcp);
+
+impl Endpoint for Sender {
+    /// A paced sender whose SYN-ACK calls for the fallback to TCP (RCP thesis sec. 6.2.2)
+    /// becomes a TCP sender here, in place: the flow keeps its slot and its receiver.
+    #[inline]
+    fn on_packet(&mut self, now: Time, pkt: &Packet, out: &mut Vec<Packet>) {
+        match self {
+            Sender::Tcp(e) => e.on_packet(now, pkt, out),
+            Sender::Paced(e) => {
+                e.on_packet(now, pkt, out);
+                if e.falls_back() {
+                    *self = Sender::Tcp(e.to_tcp(now, pkt, out));
+                }
+            }
+        }
+    }
+    #[inline]
+    fn on_timeout(&mut self, now: Time, out: &mut Vec<Packet>) {
+        match self {
+            Sender::Tcp(e) => e.on_timeout(now, out),
+            Sender::Paced(e) => e.on_timeout(now, out),
+        }
+    }
+    #[inline]
+    fn poll_timeout(&self) -> Option<Time> {
+        match self {
+            Sender::Tcp(e) => e.poll_timeout(),
+            Sender::Paced(e) => e.poll_timeout(),
+        }
+    }
+}

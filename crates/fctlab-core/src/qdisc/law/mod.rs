@@ -143,6 +143,11 @@ impl<L: RouterLaw> ExplicitQueue<L> {
         &self.ctx
     }
 
+    /// The link now serializes at `capacity` (a scheduled rate change the router is told of).
+    pub fn set_capacity(&mut self, capacity: Rate) {
+        self.ctx.capacity = capacity;
+    }
+
     /// The law (for its state: `Law::Rcp(r) => r.fair_rate()`).
     pub fn law(&self) -> &L {
         &self.law

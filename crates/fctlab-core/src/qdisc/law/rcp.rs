@@ -21,6 +21,26 @@
 //! in every packet's RTT field with a fixed gain, `FIXED_RTT_GAIN` = 0.02 (the value of the
 //! ns-2 code; the thesis gives none). Sec. 5.3 replaces it with eqs. 5.16-5.17 (the default)
 //! because, under heterogeneous RTTs, "the RTT estimate itself was unstable".
+//!
+//! `RcpVariant::UnknownRate` is the thesis's eq. 6.2 (end of ch. 6), for a link whose rate the
+//! router does not know or that varies (wireless, input-queued switches): C is replaced where it
+//! appears, the spare capacity C - y by minus the queue's growth rate q_dot, the equivalent
+//! number of flows C / R by y / R:
+//!
+//! ```text
+//!   R <- R (1 + (T/d) (-alpha q_dot - beta q / d) / y)
+//! ```
+//! with q_dot := theta while the queue is empty, "a user-defined value which determines the
+//! increase in R(t) when there is no queue built up". We take theta as a fraction of y with the
+//! sign that raises R: with an empty queue -q_dot = theta y, so R grows by the factor
+//! 1 + alpha theta T / d per interval until a queue forms. When the queue drains (q_dot < 0)
+//! the output rate y - q_dot exceeds y; the denominator is the larger of the two, which keeps
+//! one interval's change bounded when the input stops. R is at least 0.01 MTU / d (App. F's
+//! MIN_RATE, which needs no C) and has no ceiling but the header's 4.29 Tbps: a router that
+//! does not know its rate cannot cap R at it, so on an idle link R keeps growing by
+//! 1 + alpha theta T / d per interval and the next flow to arrive starts fast, until the queue
+//! it builds brings R down (the q_dot term reacts within one interval).
+//!
 //! On departure, a forward RCP packet whose rate field is above R gets R (theta R for flows
 //! older than the threshold), so the receiver sees the path's smallest rate.
 
@@ -52,7 +72,7 @@ pub struct RcpParams {
 }
 
 /// Which description of the RCP router a port follows.
-#[derive(Copy, Clone, Debug, Default, PartialEq, Eq)]
+#[derive(Copy, Clone, Debug, Default, PartialEq)]
 pub enum RcpVariant {
     /// The thesis (ch. 3): interval min(T_max, d); d smoothed fast upwards and, downwards, in
     /// proportion to R / C (sec. 3.5).
@@ -69,6 +89,14 @@ pub enum RcpVariant {
     /// packet's RTT field enters d = g rtt_p + (1 - g) d with the fixed gain
     /// [`FIXED_RTT_GAIN`]; the law is otherwise the thesis's.
     FixedGain,
+    /// Eq. 6.2 (end of ch. 6): the thesis's router for a link of unknown or varying rate, which
+    /// uses the queue's growth rate instead of C - y and y / R instead of C / R; `theta` is the
+    /// spare capacity assumed while the queue is empty, as a fraction of y (see the module
+    /// docs; f32 keeps the port's size).
+    UnknownRate {
+        /// Eq. 6.2's theta, in (0, 10].
+        theta: f32,
+    },
 }
 
 /// The fixed per-packet gain of [`RcpVariant::FixedGain`] (the ns-2 code's RTT_GAIN).
@@ -111,6 +139,11 @@ impl RcpParams {
                 return Err(SpecError::new(f, format!("expected {lo} < {f} <= {hi}, got {v}")));
             }
         }
+        if let RcpVariant::UnknownRate { theta } = self.variant {
+            if !(theta > 0.0 && theta <= 10.0) {
+                return Err(SpecError::new("theta", format!("expected 0 < theta <= 10, got {theta}")));
+            }
+        }
         if let Some((_, theta)) = self.differential {
             if !(theta > 0.0 && theta < 1.0) {
                 return Err(SpecError::new("differential.theta", format!("expected 0 < theta < 1, got {theta}")));
@@ -133,6 +166,9 @@ impl RcpParams {
     }
 }
 
+/// The largest rate RCP's header carries (32 bits of kbit/s), bit/s.
+const HEADER_MAX_BPS: f64 = (u32::MAX - 1) as f64 * 1e3;
+
 /// The lowest rate, as a fraction of C.
 const FLOOR_FRACTION: f64 = 1e-5;
 
@@ -146,7 +182,10 @@ pub struct RcpLaw {
     avg_rtt: f64,
     arrived_bytes: u64,
     rtt_sum: f64,
-    rtt_n: u64,
+    rtt_n: u32,
+    /// The queue at the last control step, bytes (eq. 6.2's q(t - T)); u32 keeps the port's
+    /// size, and saturates at 4 GiB.
+    last_queue: u32,
     last_tick: Time,
     /// (time, R) after every update once `record_history` asked for it (None keeps the law,
     /// and so every port, one word smaller than a separate flag would).
@@ -164,6 +203,7 @@ impl RcpLaw {
             arrived_bytes: 0,
             rtt_sum: 0.0,
             rtt_n: 0,
+            last_queue: 0,
             last_tick: Time::ZERO,
             history: None,
         }
@@ -192,17 +232,35 @@ impl RcpLaw {
     /// The control interval: T = min(T_max, d) (thesis), T_max (seed 003).
     fn interval(&self) -> Time {
         match self.p.variant {
-            RcpVariant::Thesis | RcpVariant::AppendixF | RcpVariant::FixedGain => {
+            RcpVariant::Thesis | RcpVariant::AppendixF | RcpVariant::FixedGain | RcpVariant::UnknownRate { .. } => {
                 Time::from_secs_f64(self.avg_rtt).min(self.p.max_interval).max(Time::from_us(1))
             }
             RcpVariant::Seed003 => self.p.max_interval,
         }
     }
 
+    /// Eq. 6.2's relative change of R over an interval of `t` s with input rate `y` and queue
+    /// `q` (bits): no C anywhere (module docs).
+    fn eq_6_2(&self, theta: f64, t: f64, y: f64, q: f64) -> f64 {
+        let d = self.avg_rtt;
+        if q <= 0.0 {
+            // -q_dot := theta y: the y of the numerator and of the denominator cancel.
+            return (t / d) * self.p.alpha * theta;
+        }
+        let q_dot = (q - self.last_queue as f64 * 8.0) / t;
+        let flows_rate = y.max(y - q_dot);
+        if flows_rate <= 0.0 {
+            return 0.0;
+        }
+        (t / d) * (-self.p.alpha * q_dot - self.p.beta * q / d) / flows_rate
+    }
+
     fn ceiling(&self, capacity: f64) -> f64 {
-        match self.p.differential {
-            Some((_, theta)) => capacity / theta,
-            None => self.p.eta * capacity,
+        match (self.p.variant, self.p.differential) {
+            // Eq. 6.2 knows no C (module docs).
+            (RcpVariant::UnknownRate { .. }, _) => HEADER_MAX_BPS,
+            (_, Some((_, theta))) => capacity / theta,
+            (_, None) => self.p.eta * capacity,
         }
     }
 }
@@ -217,7 +275,7 @@ impl RouterLaw for RcpLaw {
             let valid = rtt_us > 0 && !(appendix_f && rtt_us >= MAX_ALLOWABLE_RTT_US);
             if valid {
                 self.rtt_sum += rtt_us as f64 * 1e-6;
-                self.rtt_n += 1;
+                self.rtt_n = self.rtt_n.saturating_add(1);
                 if self.p.variant == RcpVariant::FixedGain {
                     // The original per-packet moving average (sec. 3.5).
                     self.avg_rtt = FIXED_RTT_GAIN * rtt_us as f64 * 1e-6 + (1.0 - FIXED_RTT_GAIN) * self.avg_rtt;
@@ -237,7 +295,11 @@ impl RouterLaw for RcpLaw {
                 Some((threshold, theta)) if *age_kib as u64 * 1024 > threshold => theta * self.rate,
                 _ => self.rate,
             };
-            let share = (share.min(ctx.capacity.bps_f64()) / 1e3).clamp(1.0, u32::MAX as f64 - 1.0) as u32;
+            let cap = match self.p.variant {
+                RcpVariant::UnknownRate { .. } => HEADER_MAX_BPS,
+                _ => ctx.capacity.bps_f64(),
+            };
+            let share = (share.min(cap) / 1e3).clamp(1.0, u32::MAX as f64 - 1.0) as u32;
             if *rate_kbps > share {
                 *rate_kbps = share;
             }
@@ -257,11 +319,14 @@ impl RouterLaw for RcpLaw {
             let eta_c = self.p.eta * capacity;
             let y = self.arrived_bytes as f64 * 8.0 / t;
             let q = queued_bytes as f64 * 8.0;
-            // Eq. 3.3.
-            let change = (t / d) * (self.p.alpha * (eta_c - y) - self.p.beta * q / d) / eta_c;
+            let change = match self.p.variant {
+                RcpVariant::UnknownRate { theta } => self.eq_6_2(theta as f64, t, y, q),
+                // Eq. 3.3.
+                _ => (t / d) * (self.p.alpha * (eta_c - y) - self.p.beta * q / d) / eta_c,
+            };
             let floor = match self.p.variant {
                 // App. F's MIN_RATE = 0.01 MTU / avg_rtt.
-                RcpVariant::AppendixF => 0.01 * MTU * 8.0 / d,
+                RcpVariant::AppendixF | RcpVariant::UnknownRate { .. } => 0.01 * MTU * 8.0 / d,
                 _ => FLOOR_FRACTION * capacity,
             };
             self.rate = (self.rate * (1.0 + change)).clamp(floor, self.ceiling(capacity));
@@ -269,7 +334,9 @@ impl RouterLaw for RcpLaw {
             if self.rtt_n > 0 && self.p.variant != RcpVariant::FixedGain {
                 let dt = self.rtt_sum / self.rtt_n as f64;
                 let gain = match self.p.variant {
-                    RcpVariant::Thesis if dt < d => (self.rate / capacity) * (t / d) * (dt / d),
+                    RcpVariant::Thesis | RcpVariant::UnknownRate { .. } if dt < d => {
+                        (self.rate / capacity) * (t / d) * (dt / d)
+                    }
                     _ => t / d,
                 };
                 let gain = gain.min(1.0);
@@ -279,6 +346,7 @@ impl RouterLaw for RcpLaw {
         self.arrived_bytes = 0;
         self.rtt_sum = 0.0;
         self.rtt_n = 0;
+        self.last_queue = queued_bytes.min(u32::MAX as u64) as u32;
         if let Some(h) = &mut self.history {
             h.push((now, self.rate));
         }
@@ -500,5 +568,67 @@ mod tests {
         };
         assert_eq!(rate(q.dequeue(Time::ZERO).unwrap()), 20_000);
         assert_eq!(rate(q.dequeue(Time::ZERO).unwrap()), 10_000);
+    }
+
+    /// Eq. 6.2 with an empty queue: R grows by 1 + alpha theta T / d per interval whatever the
+    /// input (theta = 1 matches eq. 3.3 on an idle link); a queue that grows by as much as
+    /// arrives lowers R; and nothing caps R at the port's capacity.
+    #[test]
+    fn eq_6_2_grows_r_on_an_empty_queue_and_cuts_it_as_the_queue_grows() {
+        let unknown = |theta: f32| RcpParams {
+            alpha: 0.5,
+            initial_rtt: Time::from_ms(10),
+            initial_fraction: 1.0,
+            variant: RcpVariant::UnknownRate { theta },
+            ..RcpParams::default()
+        };
+        let mut q = queue(100, Limit::Packets(1_000_000), unknown(0.5));
+        let mut now = Time::ZERO;
+        let r0 = q.law().fair_rate();
+        now += Time::from_ms(10);
+        q.tick(now);
+        let r1 = q.law().fair_rate();
+        assert!((r1 / r0 - (1.0 + 0.5 * 0.5)).abs() < 1e-12, "{r1} / {r0}");
+        assert!(r1 > 100e6, "no ceiling at C: {r1}");
+        // 125 packets of 1000 B (100 Mb/s over 10 ms), none leaving: q_dot = y, so
+        // R (1 + (T/d)(-alpha y - beta q / d) / y) = R (1 - 0.5 - 1) is floored.
+        let mut d = Vec::new();
+        for _ in 0..125 {
+            q.enqueue(now, rcp_pkt(u32::MAX, 10), &mut d);
+        }
+        now += Time::from_ms(10);
+        q.tick(now);
+        let floor = 0.01 * 1500.0 * 8.0 / 0.01;
+        assert!((q.law().fair_rate() - floor).abs() < 1e-6, "{}", q.law().fair_rate());
+        assert!(unknown(0.0).validate(Rate::from_mbps(100)).is_err(), "theta must be > 0");
+        assert!(unknown(11.0).validate(Rate::from_mbps(100)).is_err(), "theta must be <= 10");
+    }
+
+    /// A queue that holds steady (q_dot = 0) lowers R by beta q / d over the input y only.
+    #[test]
+    fn eq_6_2_standing_queue_term() {
+        let p = RcpParams {
+            beta: 0.5,
+            initial_rtt: Time::from_ms(10),
+            initial_fraction: 0.5,
+            variant: RcpVariant::UnknownRate { theta: 1.0 },
+            ..RcpParams::default()
+        };
+        let mut q = queue(100, Limit::Packets(1_000_000), p);
+        let mut d = Vec::new();
+        // 50 packets queued at the first tick, then 50 more arriving while 50 leave.
+        for _ in 0..50 {
+            q.enqueue(Time::ZERO, rcp_pkt(u32::MAX, 10), &mut d);
+        }
+        q.tick(Time::from_ms(10));
+        let r1 = q.law().fair_rate();
+        for _ in 0..50 {
+            q.enqueue(Time::from_ms(15), rcp_pkt(u32::MAX, 10), &mut d);
+            q.dequeue(Time::from_ms(15)).unwrap();
+        }
+        q.tick(Time::from_ms(20));
+        // y = 50 x 8000 bits / 10 ms = 40 Mb/s, q = 400 kbit, d = 10 ms.
+        let want = r1 * (1.0 - 0.5 * 400e3 / 0.01 / 40e6);
+        assert!((q.law().fair_rate() - want).abs() < 1e-6 * want, "{} vs {want}", q.law().fair_rate());
     }
 }

@@ -23,7 +23,7 @@
 //!   here; this is the reading that keeps "RCP only modifies the rate" literal.
 //! - Nothing but the SYN leaves before the first feedback (the SYN-ACK), as in RCP. If no
 //!   RCP router is on the path the echoed rate is still "unlimited"; like the `rcp` sender,
-//!   R-TCP then uses `unlimited_rate` (10 Gb/s by default).
+//!   R-TCP without the fallback then uses `unlimited_rate` (10 Gb/s by default).
 //!
 //!
 //! Fallback to TCP (thesis sec. 6.2.2), on by default (`RtcpConfig::fallback`):

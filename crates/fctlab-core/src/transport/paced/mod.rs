@@ -21,6 +21,13 @@
 //!   The thesis's simulations instead waited about two RTTs after the last packet and resent
 //!   whatever was unacknowledged; both send every missing byte once per loss, the SACK rule
 //!   sooner and without resending what arrived.
+//! - Fallback to TCP (RCP thesis sec. 6.2.2, `PacedConfig::fallback`): a SYN-ACK whose
+//!   header shows no router of the law's kind on the path (RCP: the rate still "unlimited")
+//!   leaves the sender in `FallingBack`; the flow's [`crate::transport::endpoint::Sender`]
+//!   then replaces it with a TCP sender that takes over the application, the segments and the
+//!   handshake's RTT sample ([`PacedSender::to_tcp`]) and sends its first window at once.
+//!   Nothing but the SYN has left by then, so the switch loses nothing. Without it the flow
+//!   would pace at the law's "unlimited" rate (10 Gb/s) into a path that cannot carry it.
 //! - A fixed-rate sender may skip the handshake (`handshake = false`) and send its first packet
 //!   when the flow starts, as the thesis's study of the optimal rate does (Figs. 3.6 - 3.8): a
 //!   SYN that queued behind data would bunch the next flows' starts at the end of each busy
@@ -33,6 +40,7 @@ use super::app::{App, AppState};
 use super::tcp::rtt::RttEstimator;
 use super::tcp::scoreboard::{Scoreboard, SACKED};
 use super::tcp::segments::Segments;
+use super::tcp::{TcpConfig, TcpSender};
 use super::{Endpoint, FlowAddr};
 use crate::net::packet::{CongestionHeader, Packet, PacketKind};
 use crate::units::Time;
@@ -54,12 +62,17 @@ pub struct PacedConfig {
     pub law: RateConfig,
     /// Open with SYN / SYN-ACK; a fixed-rate sender may skip it and send data at once.
     pub handshake: bool,
+    /// The TCP the flow becomes when the SYN-ACK shows no router of the law's kind on the path
+    /// (thesis sec. 6.2.2); `None`: pace at the law's "unlimited" rate instead.
+    pub fallback: Option<TcpConfig>,
 }
 
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
 enum State {
     Closed,
     SynSent,
+    /// The SYN-ACK showed no router of the law's kind: waiting to be replaced by TCP.
+    FallingBack,
     Sending,
     Done,
 }
@@ -138,6 +151,21 @@ impl PacedSender {
     /// [`send_rate`].
     pub fn send_rate_bps(&self) -> f64 {
         self.send_rate.bps()
+    }
+
+    /// True after a SYN-ACK that calls for the fallback to TCP: the owner must then replace
+    /// this sender by [`PacedSender::to_tcp`].
+    pub fn falls_back(&self) -> bool {
+        self.state == State::FallingBack
+    }
+
+    /// The TCP sender this flow becomes (see the module docs): it takes the application, the
+    /// segments written so far and the SYN-ACK `synack` (its RTT sample), and sends its first
+    /// window into `out`. Only valid when [`PacedSender::falls_back`].
+    pub fn to_tcp(&self, now: Time, synack: &Packet, out: &mut Vec<Packet>) -> TcpSender {
+        debug_assert!(self.falls_back());
+        let cfg = self.cfg.fallback.expect("a sender falls back only with a fallback config");
+        TcpSender::after_handshake(cfg, self.addr, self.app.clone(), self.segs.clone(), now, synack, out)
     }
 
     /// True once every byte is acknowledged.
@@ -317,6 +345,11 @@ impl Endpoint for PacedSender {
     fn on_packet(&mut self, now: Time, pkt: &Packet, out: &mut Vec<Packet>) {
         match (pkt.kind, self.state) {
             (PacketKind::SynAck, State::SynSent) => {
+                if self.cfg.fallback.is_some() && !self.law.path_has_routers(pkt.cc) {
+                    self.state = State::FallingBack;
+                    self.rto_at = None;
+                    return;
+                }
                 self.take_rate(now, pkt.cc);
                 self.rtt.sample(now - pkt.ts_echo);
                 self.state = State::Sending;
@@ -382,6 +415,7 @@ mod tests {
             min_rto: Time::from_ms(200),
             law: RateConfig::Fixed(Rate::from_mbps(8)),
             handshake,
+            fallback: None,
         };
         let addr = FlowAddr { flow: 0, src: 0, dst: 1, hash: 0 };
         PacedSender::new(cfg, addr, App::Bulk { size: 3 * 960 }, Time::ZERO)

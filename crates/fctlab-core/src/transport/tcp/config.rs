@@ -23,6 +23,8 @@ pub struct TcpConfig {
     pub min_rto: Time,
     /// Upper bound of the RTO after backoff.
     pub max_rto: Time,
+    /// RFC 6298's clock granularity G in RTO = SRTT + max(G, 4 RTTVAR) (0: exact clock).
+    pub rto_granularity: Time,
     /// ACK every this many in-order segments (1: every segment).
     pub delack_count: u32,
     /// Longest an ACK is held back.
@@ -51,6 +53,7 @@ impl Default for TcpConfig {
             initial_rto: Time::from_secs(1),
             min_rto: Time::from_ms(200),
             max_rto: Time::from_secs(60),
+            rto_granularity: Time::ZERO,
             delack_count: 1,
             delack_timeout: Time::from_ms(40),
             dupthresh: 3,

@@ -115,7 +115,7 @@ impl TcpSender {
             cc: CcState { cwnd: cfg.iw as u64 * cfg.mss as u64, ssthresh: cfg.initial_ssthresh, mss: cfg.mss as u64 },
             pacer: ctrl.pacing_rate().map(Pacer::new),
             ctrl,
-            rtt: RttEstimator::new(cfg.initial_rto, cfg.min_rto, cfg.max_rto),
+            rtt: RttEstimator::new(cfg.initial_rto, cfg.min_rto, cfg.max_rto).with_granularity(cfg.rto_granularity),
             rto_at: None,
             recovery: Recovery::Open,
             dupacks: 0,
@@ -125,6 +125,28 @@ impl TcpSender {
             rlp: cfg.rc3.map(RlpLoop::new),
             stats: SenderStats::default(),
         }
+    }
+
+    /// A sender that takes over a connection another sender opened (a rate-based sender
+    /// falling back to TCP, RCP thesis sec. 6.2.2): the application `app` and the segments
+    /// `segs` it has written, none sent yet; `synack` is the SYN-ACK that ends the handshake
+    /// (its RTT sample is the first). The first window leaves into `out`.
+    pub fn after_handshake(
+        cfg: TcpConfig,
+        addr: FlowAddr,
+        app: AppState,
+        segs: Segments,
+        now: Time,
+        synack: &Packet,
+        out: &mut Vec<Packet>,
+    ) -> TcpSender {
+        debug_assert!(cfg.rc3.is_none(), "RC3's loop tracks writes from the start");
+        let mut s = TcpSender::new(cfg, addr, App::Bulk { size: 0 }, now);
+        s.app = app;
+        s.segs = segs;
+        s.state = State::SynSent;
+        s.on_synack(now, synack, out);
+        s
     }
 
     /// Opens the connection: the application writes and the SYN leaves.

@@ -43,6 +43,11 @@ pub trait RateControl {
     /// The header a SYN-ACK or ACK echoes, at `now`; returns the new rate (bit/s), or `None`
     /// to keep the current one.
     fn on_feedback(&mut self, now: Time, echo: CongestionHeader, srtt: Option<Time>) -> Option<f64>;
+    /// False if the SYN-ACK's echoed header shows that no router of the law's kind is on the
+    /// path (RCP: the rate still "unlimited"), so the sender may fall back to TCP.
+    fn path_has_routers(&self, _echo: CongestionHeader) -> bool {
+        true
+    }
 }
 
 /// Which law a paced sender runs (config, not state).
@@ -133,5 +138,8 @@ impl RateControl for RateLaw {
     #[inline]
     fn on_feedback(&mut self, now: Time, echo: CongestionHeader, srtt: Option<Time>) -> Option<f64> {
         each_law!(self, l => l.on_feedback(now, echo, srtt))
+    }
+    fn path_has_routers(&self, echo: CongestionHeader) -> bool {
+        each_law!(self, l => l.path_has_routers(echo))
     }
 }

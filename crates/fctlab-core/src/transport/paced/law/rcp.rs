@@ -4,8 +4,10 @@
 //! - RCP: the SYN and every data packet ask for an unlimited rate and carry the sender's RTT
 //!   estimate (zero before the first sample) and the KiB sent so far (for differential
 //!   bandwidth sharing); routers lower the rate to their fair rate; the receiver echoes the
-//!   path's smallest rate, which becomes the sending rate. "Unlimited" echoed back means no RCP
-//!   router is on the path: the sender uses `unlimited` (10 Gb/s by default).
+//!   path's smallest rate, which becomes the sending rate. "Unlimited" echoed back in the
+//!   SYN-ACK means no RCP router is on the path: the sender falls back to TCP (thesis sec.
+//!   6.2.2, [`super::super::PacedConfig::fallback`]), or without the fallback uses `unlimited`
+//!   (10 Gb/s by default).
 //! - Fixed: every flow sends at one rate and ignores feedback. Its packets still carry RCP's
 //!   header, so RCP routers on the path measure them as they measure RCP flows.
 
@@ -52,6 +54,9 @@ impl RateControl for RcpHost {
     }
     fn on_feedback(&mut self, _now: Time, echo: CongestionHeader, _srtt: Option<Time>) -> Option<f64> {
         echoed_rate(self.unlimited, echo).map(Rate::bps_f64)
+    }
+    fn path_has_routers(&self, echo: CongestionHeader) -> bool {
+        echo != (CongestionHeader::RcpFeedback { rate_kbps: u32::MAX })
     }
 }
 
