@@ -79,6 +79,10 @@ def test_rcp_paper_lists_chapter_3_in_figure_order():
         "fig5-2",
         "fig5-4",
         "fig5-5",
+        "fig5-3",
+        "fig5-7-9",
+        "fig5-10-13",
+        "fig5-14-15",
         "fig6-6-8",
         "fig6-11",
         "fig6-13",
@@ -91,6 +95,7 @@ def test_rcp_paper_lists_chapter_3_in_figure_order():
         "fig6-21-22",
         "fig6-23-24",
         "unknown-rate",
+        "fig7-1",
     ]
 
 

@@ -11,11 +11,13 @@
 | `rcp_ch4_misses` | two misses of chapter 4 taken apart: RCP at RTPD 10 ms, TCP at RTPD 1.6 s |
 | `rcp_ch4_traces` | the RCP thesis's Fig. 4.3: the progress of single flows under each protocol |
 | `rcp_ch5` (+ `rcp_ch5_*`) | the RCP thesis, chapter 5's stability analysis (Figs. 5.2, 5.4, 5.5): analytic, no runs |
-| `rcp_ch6_unknown` | the RCP thesis's eq. 6.2 on a link whose rate changes under the router |
+| `rcp_ch5_sim` (+ `rcp_settling`) | the RCP thesis, chapter 5's packet simulations (Figs. 5.3, 5.7 - 5.15) |
 | `rcp_ch6` | the RCP thesis, chapter 6: the fallback to TCP at a non-RCP bottleneck (Fig. 6.17) |
 | `rcp_ch6_testbed` | the RCP thesis, chapter 6: the Linux validation testbed, simulated (Figs. 6.6 - 6.8) |
 | `rcp_ch6_coexist` | the RCP thesis, sec. 6.2.1: RCP sharing routers with TCP (Figs. 6.11, 6.13-6.16) |
 | `rcp_ch6_buffers` | the RCP thesis, chapter 6: buffer sizing (Figs. 6.18 - 6.24) |
+| `rcp_ch6_unknown` | the RCP thesis's eq. 6.2 on a link whose rate changes under the router |
+| `rcp_ch7` | the RCP thesis, chapter 7: convergence after the load doubles (Fig. 7.1) |
 | `rcp_analysis`, `rcp_reports` | chapter 4's per-size ratios to PS, and its tables and plots |
 | `explicit` (+ `explicit_*`) | seed 003, explicit congestion control: Figs. 4 - 10, once per protocol of `PROTOCOLS` |
 """
@@ -43,11 +45,13 @@ def _rcp() -> list[Experiment]:
         rcp_ch4_misses,
         rcp_ch4_traces,
         rcp_ch5,
+        rcp_ch5_sim,
         rcp_ch6,
         rcp_ch6_buffers,
         rcp_ch6_coexist,
         rcp_ch6_testbed,
         rcp_ch6_unknown,
+        rcp_ch7,
     )
 
     # In the thesis's order of figures; each chapter's investigations after its figures.
@@ -58,9 +62,11 @@ def _rcp() -> list[Experiment]:
         + rcp_ch4_traces.experiments()
         + rcp_ch4_misses.experiments()
         + rcp_ch5.experiments()
+        + rcp_ch5_sim.experiments()
         + rcp_ch6_testbed.experiments()
         + rcp_ch6_coexist.experiments()
         + rcp_ch6.experiments()
         + rcp_ch6_buffers.experiments()
         + rcp_ch6_unknown.experiments()
+        + rcp_ch7.experiments()
     )

@@ -54,6 +54,8 @@ class Experiment:
     quick: dict[str, Any] | Callable[[str, dict[str, Any]], dict[str, Any]] = field(default_factory=dict)
     #: Full-mode seed counts of particular runs (the rest use `seeds`).
     point_seeds: dict[str, int] = field(default_factory=dict)
+    #: The names of the points quick mode runs (None: all of them), for large sweeps.
+    quick_points: list[str] | None = None
 
 
 def analysis_only(name: str, title: str, analyze: Callable[[Runs, Context], str]) -> Experiment:
@@ -192,7 +194,10 @@ def run_experiment(
     def shortened(n: str, o: dict[str, Any]) -> dict[str, Any]:
         return (exp.quick(n, o) if callable(exp.quick) else exp.quick) if quick else {}
 
-    points = [(n, {**o, **shortened(n, o)}) for n, o in exp.points]
+    chosen = (
+        exp.points if not quick or exp.quick_points is None else [p for p in exp.points if p[0] in exp.quick_points]
+    )
+    points = [(n, {**o, **shortened(n, o)}) for n, o in chosen]
     if time_scale is not None:
         base, _ = read_scenario(paper_dir / exp.base)
         points = [(n, {**o, **_scaled_times(with_overrides(base, o), time_scale)}) for n, o in points]

@@ -24,6 +24,9 @@ pub enum Metric {
     RcpRateBps,
     /// An RCP port's running average RTT d, s (thesis sec. 3.5); rows only for RCP ports.
     RcpAvgRttS,
+    /// An RCP port's mean RTT field over the control interval so far, s (thesis eq. 5.16's
+    /// d_T); rows only for RCP ports.
+    RcpIntervalRttS,
     /// A JetMax port's fair rate g_l, bit/s (seed 003 eq. 4); rows only for JetMax ports.
     JetmaxRateBps,
     /// A JetMax port's estimate N_l of the flows bottlenecked there; rows only for JetMax ports.
@@ -62,6 +65,7 @@ impl Metric {
             Metric::ActiveFlows => "active_flows",
             Metric::RcpRateBps => "rcp_rate_bps",
             Metric::RcpAvgRttS => "rcp_avg_rtt_s",
+            Metric::RcpIntervalRttS => "rcp_interval_rtt_s",
             Metric::JetmaxRateBps => "jetmax_rate_bps",
             Metric::JetmaxFlows => "jetmax_flows",
             Metric::PiqiRateBps => "piqi_rate_bps",

@@ -134,7 +134,8 @@ pub enum QueueSpec {
         #[serde(default)]
         differential: Option<DifferentialSpec>,
         /// Whose router: `"thesis"` (default), `"seed003"` (fixed interval, d averaged the
-        /// same way up and down), `"appendix-f"` or `"unknown-rate"` (eq. 6.2).
+        /// same way up and down), `"appendix-f"`, `"unknown-rate"` (eq. 6.2) or `"fixed-gain"` (the
+        /// original per-packet RTT average).
         #[serde(default)]
         variant: Option<RcpVariantSpec>,
         /// Eq. 6.2's theta (`variant = "unknown-rate"` only; default 1).
@@ -266,6 +267,9 @@ pub enum RcpVariantSpec {
     /// The thesis's Appendix F specification.
     #[serde(rename = "appendix-f")]
     AppendixF,
+    /// The thesis's original fixed-gain per-packet RTT average (sec. 3.5, 5.3).
+    #[serde(rename = "fixed-gain")]
+    FixedGain,
     /// Eq. 6.2: a link of unknown or varying rate.
     #[serde(rename = "unknown-rate")]
     UnknownRate,
@@ -451,6 +455,7 @@ impl QueueSpec {
                 None | Some(RcpVariantSpec::Thesis) => RcpVariant::Thesis,
                 Some(RcpVariantSpec::Seed003) => RcpVariant::Seed003,
                 Some(RcpVariantSpec::AppendixF) => RcpVariant::AppendixF,
+                Some(RcpVariantSpec::FixedGain) => RcpVariant::FixedGain,
                 // Validated in f32: a value that only f64 tells from 0 is refused as 0.
                 Some(RcpVariantSpec::UnknownRate) => RcpVariant::UnknownRate { theta: theta.unwrap_or(1.0) as f32 },
             },

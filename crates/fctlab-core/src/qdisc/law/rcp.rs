@@ -16,6 +16,12 @@
 //! smoothed in with gain T/d both ways. The thesis's slow way down (gain times R / C) keeps d
 //! high for a long time after a queue has made R small and the RTT fields large, which slows
 //! the recovery that follows (seed 003 Fig. 8).
+//! The thesis's original averaging (`RcpVariant::FixedGain`, sec. 3.5 and 004:2584-2587:
+//! "d = theta rtt_p + (1 - theta) d, where theta is the fixed gain of the moving average") takes
+//! in every packet's RTT field with a fixed gain, `FIXED_RTT_GAIN` = 0.02 (the value of the
+//! ns-2 code; the thesis gives none). Sec. 5.3 replaces it with eqs. 5.16-5.17 (the default)
+//! because, under heterogeneous RTTs, "the RTT estimate itself was unstable".
+//!
 //! `RcpVariant::UnknownRate` is the thesis's eq. 6.2 (end of ch. 6), for a link whose rate the
 //! router does not know or that varies (wireless, input-queued switches): C is replaced where it
 //! appears, the spare capacity C - y by minus the queue's growth rate q_dot, the equivalent
@@ -79,6 +85,10 @@ pub enum RcpVariant {
     /// counts RCP packets only, RTT fields of `MAX_ALLOWABLE_RTT_US` or more are ignored, and R
     /// is at least `MIN_RATE` = 0.01 MTU / d (not 1e-5 C).
     AppendixF,
+    /// The thesis's original averaging (sec. 3.5's first equation; 004:2584-2587): every
+    /// packet's RTT field enters d = g rtt_p + (1 - g) d with the fixed gain
+    /// [`FIXED_RTT_GAIN`]; the law is otherwise the thesis's.
+    FixedGain,
     /// Eq. 6.2 (end of ch. 6): the thesis's router for a link of unknown or varying rate, which
     /// uses the queue's growth rate instead of C - y and y / R instead of C / R; `theta` is the
     /// spare capacity assumed while the queue is empty, as a fraction of y (see the module
@@ -88,6 +98,9 @@ pub enum RcpVariant {
         theta: f32,
     },
 }
+
+/// The fixed per-packet gain of [`RcpVariant::FixedGain`] (the ns-2 code's RTT_GAIN).
+pub const FIXED_RTT_GAIN: f64 = 0.02;
 
 /// App. F's MAX_ALLOWABLE_RTT (20 s), in the header's microseconds: RTT fields at or above it
 /// are not averaged.
@@ -219,7 +232,7 @@ impl RcpLaw {
     /// The control interval: T = min(T_max, d) (thesis), T_max (seed 003).
     fn interval(&self) -> Time {
         match self.p.variant {
-            RcpVariant::Thesis | RcpVariant::AppendixF | RcpVariant::UnknownRate { .. } => {
+            RcpVariant::Thesis | RcpVariant::AppendixF | RcpVariant::FixedGain | RcpVariant::UnknownRate { .. } => {
                 Time::from_secs_f64(self.avg_rtt).min(self.p.max_interval).max(Time::from_us(1))
             }
             RcpVariant::Seed003 => self.p.max_interval,
@@ -263,6 +276,10 @@ impl RouterLaw for RcpLaw {
             if valid {
                 self.rtt_sum += rtt_us as f64 * 1e-6;
                 self.rtt_n = self.rtt_n.saturating_add(1);
+                if self.p.variant == RcpVariant::FixedGain {
+                    // The original per-packet moving average (sec. 3.5).
+                    self.avg_rtt = FIXED_RTT_GAIN * rtt_us as f64 * 1e-6 + (1.0 - FIXED_RTT_GAIN) * self.avg_rtt;
+                }
             }
         } else if !appendix_f {
             // The thesis's and seed 003's y is everything offered; App. F's only RCP traffic.
@@ -314,7 +331,7 @@ impl RouterLaw for RcpLaw {
             };
             self.rate = (self.rate * (1.0 + change)).clamp(floor, self.ceiling(capacity));
             // Sec. 3.5: smooth the interval's mean RTT into d (eq. 3.6 for the mean).
-            if self.rtt_n > 0 {
+            if self.rtt_n > 0 && self.p.variant != RcpVariant::FixedGain {
                 let dt = self.rtt_sum / self.rtt_n as f64;
                 let gain = match self.p.variant {
                     RcpVariant::Thesis | RcpVariant::UnknownRate { .. } if dt < d => {
@@ -336,14 +353,17 @@ impl RouterLaw for RcpLaw {
         Some(now + self.interval())
     }
 
-    /// R and d.
+    /// R, d and the mean RTT field of the interval so far (eq. 5.16's d_T, over the part of
+    /// the control interval that has elapsed; NaN before its first RCP packet).
     fn metric_count(&self) -> usize {
-        2
+        3
     }
 
     fn metrics(&self, _ctx: &PortCtx, out: &mut impl FnMut(Metric, f64)) {
         out(Metric::RcpRateBps, self.rate);
         out(Metric::RcpAvgRttS, self.avg_rtt);
+        let d_t = if self.rtt_n > 0 { self.rtt_sum / self.rtt_n as f64 } else { f64::NAN };
+        out(Metric::RcpIntervalRttS, d_t);
     }
 }
 
@@ -446,6 +466,44 @@ mod tests {
         let (next, seed, _) = fall_of_d(RcpVariant::Seed003);
         assert!((seed - (0.05 * 0.02 + 0.95 * 0.2)).abs() < 1e-9, "{seed}");
         assert_eq!(next, Time::from_ms(20), "a fixed 10 ms interval");
+    }
+
+    #[test]
+    fn the_fixed_gain_variant_averages_every_packet_with_gain_0_02() {
+        let p = RcpParams { variant: RcpVariant::FixedGain, ..RcpParams::default() };
+        let mut q = queue(100, Limit::Packets(1_000_000), p);
+        let mut d = Vec::new();
+        q.enqueue(Time::ZERO, rcp_pkt(u32::MAX, 20), &mut d);
+        q.enqueue(Time::ZERO, rcp_pkt(u32::MAX, 20), &mut d);
+        // Per packet, before any tick: 0.2 -> 0.02 x 0.02 + 0.98 x 0.2, twice.
+        let once = 0.02 * 0.02 + 0.98 * 0.2;
+        let want = 0.02 * 0.02 + 0.98 * once;
+        assert!((q.law().avg_rtt() - want).abs() < 1e-12, "{}", q.law().avg_rtt());
+        // The tick leaves d alone (no eq. 5.17 on top), however small R is.
+        q.tick(Time::from_ms(10));
+        assert!((q.law().avg_rtt() - want).abs() < 1e-12, "{}", q.law().avg_rtt());
+        // The thesis's averaging would have moved d only by (R/C)(T/d)(d_T/d) of the gap.
+        let (_, thesis, _) = fall_of_d(RcpVariant::Thesis);
+        assert!(thesis > want + 0.001, "{thesis} vs {want}");
+    }
+
+    #[test]
+    fn the_interval_rtt_row_is_the_mean_rtt_field_since_the_last_tick() {
+        let mut q = queue(100, Limit::Packets(1_000_000), RcpParams::default());
+        let mut d = Vec::new();
+        let rows = |q: &ExplicitQueue<RcpLaw>| {
+            let mut v = Vec::new();
+            q.law()
+                .metrics(&PortCtx { router: 0, link: 0, capacity: Rate::from_mbps(100) }, &mut |m, x| v.push((m, x)));
+            v
+        };
+        assert!(rows(&q)[2].1.is_nan(), "no packet yet");
+        q.enqueue(Time::ZERO, rcp_pkt(u32::MAX, 10), &mut d);
+        q.enqueue(Time::ZERO, rcp_pkt(u32::MAX, 30), &mut d);
+        let r = rows(&q);
+        assert_eq!(r.len(), q.law().metric_count());
+        assert_eq!(r[2].0, Metric::RcpIntervalRttS);
+        assert!((r[2].1 - 0.02).abs() < 1e-12);
     }
 
     #[test]
