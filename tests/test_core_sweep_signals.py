@@ -132,8 +132,11 @@ def test_a_stop_signal_ends_the_sweep_at_once_keeping_finished_runs(sweep, signu
         err = proc.stderr.read()
     finally:
         _kill_session(proc)
-    # The queued runs would take about 10 s more; a stop is a second or so.
-    assert took < 3.0, f"took {took:.1f} s to stop"
+    # The queued runs would take about 10 s more on an idle machine (more on a loaded one, where
+    # a stop also takes longer than its usual second): the stop must not wait for them - the
+    # runs it left unfinished are the proof, the time a bound that a loaded CI machine meets.
+    assert len(_done(out)) < RUNS, "the sweep ran its queued runs before stopping"
+    assert took < 8.0, f"took {took:.1f} s to stop"
     assert rc == code, err
     assert "Traceback" not in err
     assert "finished and kept" in err and "run the same command again" in err
