@@ -111,6 +111,11 @@ CASES = [
         small_dumbbell(transport={"protocol": "tcp", "rc3_window": "span"}),
         ["transport.rc3_window", 'only meaningful with protocol = "rc3"'],
     ),
+    (
+        "abc-zero",
+        small_dumbbell(transport={"abc": 0}),
+        ["transport.abc", "expected 1 <= abc <= 64 segments per ACK", "got 0"],
+    ),
 ]
 
 
