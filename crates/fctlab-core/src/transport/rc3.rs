@@ -44,7 +44,7 @@ pub enum Rc3Window {
 pub struct Rc3Config {
     /// Bucket sizes in segments; segments beyond their sum go one level lower still.
     buckets: [u32; MAX_LEVELS - 1],
-    n: usize,
+    n: u8,
     /// How the primary loop counts its window.
     pub window: Rc3Window,
 }
@@ -65,20 +65,20 @@ impl Rc3Config {
         }
         let mut b = [0; MAX_LEVELS - 1];
         b[..buckets.len()].copy_from_slice(buckets);
-        Some(Rc3Config { buckets: b, n: buckets.len(), window: Rc3Window::Pipe })
+        Some(Rc3Config { buckets: b, n: buckets.len() as u8, window: Rc3Window::Pipe })
     }
 
     /// Low-priority level (1-based) of the segment `k` segments from the tail (`k` = 1 for
     /// the last segment): the first bucket whose cumulative size reaches `k`.
     pub fn level(&self, k: u64) -> u8 {
         let mut edge = 0u64;
-        for (i, &b) in self.buckets[..self.n].iter().enumerate() {
+        for (i, &b) in self.buckets[..self.n as usize].iter().enumerate() {
             edge += b as u64;
             if k <= edge {
                 return i as u8 + 1;
             }
         }
-        self.n as u8 + 1
+        self.n + 1
     }
 }
 
