@@ -101,6 +101,21 @@ CASES = [
         small_dumbbell(transport={"protocol": "tcp", "handshake": False}),
         ["transport.handshake", "got false", "fixed-rate RCP"],
     ),
+    (
+        "rc3-window-unknown",
+        small_dumbbell(transport={"protocol": "rc3", "rc3_window": "ns3"}),
+        ["transport.rc3_window", '"ns3"', 'expected "pipe" or "span"'],
+    ),
+    (
+        "rc3-window-with-tcp",
+        small_dumbbell(transport={"protocol": "tcp", "rc3_window": "span"}),
+        ["transport.rc3_window", 'only meaningful with protocol = "rc3"'],
+    ),
+    (
+        "abc-zero",
+        small_dumbbell(transport={"abc": 0}),
+        ["transport.abc", "expected 1 <= abc <= 64 segments per ACK", "got 0"],
+    ),
 ]
 
 

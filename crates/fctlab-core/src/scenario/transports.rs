@@ -11,7 +11,7 @@ use crate::topology::{NodeKind, Topology};
 use crate::transport::cc::{CcConfig, CcKind, RtcpConfig};
 use crate::transport::paced::law::RateConfig;
 use crate::transport::paced::PacedConfig;
-use crate::transport::rc3::Rc3Config;
+use crate::transport::rc3::{Rc3Config, Rc3Window};
 use crate::transport::tcp::TcpConfig;
 use crate::units::{Rate, Time};
 use crate::world::{AppTemplate, Profile};
@@ -123,12 +123,18 @@ pub struct TransportSpec {
     /// Delayed ACKs (default: an ACK for every segment).
     #[serde(default)]
     pub delayed_ack: Option<DelayedAckSpec>,
+    /// Appropriate byte counting's L in segments (RFC 3465; default 1).
+    #[serde(default)]
+    pub abc: Option<u32>,
     /// Priority band of the flow's packets (0 = highest).
     #[serde(default)]
     pub priority: Option<u8>,
     /// RC3's low-priority buckets in segments from the tail (default [40, 400, 4000]: P1..P4).
     #[serde(default)]
     pub rc3_buckets: Option<Vec<u32>>,
+    /// RC3's window accounting: "pipe" (RFC 6675, default) or "span" (the authors' ns-3.16).
+    #[serde(default)]
+    pub rc3_window: Option<String>,
     /// RCP: send every flow at this rate and ignore feedback (the thesis's fixed-rate study).
     #[serde(default)]
     pub fixed_rate: Option<RateQ>,
@@ -143,6 +149,9 @@ pub struct TransportSpec {
     #[serde(default, deserialize_with = "crate::spec_de::tagged_opt")]
     pub app: Option<AppSpec>,
 }
+
+/// Largest appropriate-byte-counting limit L (segments per ACK); RFC 3465 recommends 2.
+const MAX_ABC: u32 = 64;
 
 /// The rate of a rate-based sender on a path where no router gives one.
 const UNLIMITED: Rate = Rate::from_gbps(10);
@@ -178,8 +187,10 @@ impl TransportSpec {
             max_rto,
             rto_granularity,
             delayed_ack,
+            abc,
             priority,
             rc3_buckets,
+            rc3_window,
             fixed_rate,
             handshake,
             fallback,
@@ -187,6 +198,9 @@ impl TransportSpec {
         );
         if t.protocol != Some(Protocol::Rc3) && self.rc3_buckets.is_none() {
             t.rc3_buckets = None;
+        }
+        if t.protocol != Some(Protocol::Rc3) && self.rc3_window.is_none() {
+            t.rc3_window = None;
         }
         if !matches!(t.protocol, Some(Protocol::Rtcp | Protocol::Rcp)) && self.fallback.is_none() {
             t.fallback = None;
@@ -255,6 +269,16 @@ impl TransportSpec {
             rto_granularity: self.rto_granularity.map_or(d.rto_granularity, |t| t.0),
             delack_count,
             delack_timeout,
+            abc: match self.abc {
+                None => d.abc,
+                Some(l) if (1..=MAX_ABC).contains(&l) => l,
+                Some(l) => {
+                    return Err(SpecError::new(
+                        "abc",
+                        format!("expected 1 <= abc <= {MAX_ABC} segments per ACK, got {l}"),
+                    ));
+                }
+            },
             dupthresh: d.dupthresh,
             cc: self.cc.map_or(d.cc, CcConfig::Loss),
             prio: self.priority.unwrap_or(0),
@@ -312,13 +336,24 @@ impl TransportSpec {
             if self.rc3_buckets.is_some() {
                 return Err(SpecError::new("rc3_buckets", "only meaningful with protocol = \"rc3\""));
             }
+            if self.rc3_window.is_some() {
+                return Err(SpecError::new("rc3_window", "only meaningful with protocol = \"rc3\""));
+            }
             return Ok(());
         }
         let buckets = self.rc3_buckets.clone().unwrap_or_else(|| vec![40, 400, 4000]);
         let levels = buckets.len() + 1;
-        cfg.rc3 = Some(Rc3Config::new(&buckets).ok_or_else(|| {
+        let mut rc3 = Rc3Config::new(&buckets).ok_or_else(|| {
             SpecError::new("rc3_buckets", format!("expected at most 6 buckets, each >= 1 segment, got {buckets:?}"))
-        })?);
+        })?;
+        rc3.window = match self.rc3_window.as_deref() {
+            None | Some("pipe") => Rc3Window::Pipe,
+            Some("span") => Rc3Window::Span,
+            Some(other) => {
+                return Err(SpecError::new("rc3_window", format!("expected \"pipe\" or \"span\", got {other:?}")));
+            }
+        };
+        cfg.rc3 = Some(rc3);
         if cfg.prio as usize + levels > 31 {
             return Err(SpecError::new(
                 "priority",

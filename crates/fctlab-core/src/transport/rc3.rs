@@ -18,12 +18,35 @@ use std::collections::BTreeSet;
 /// Most low-priority levels a connection may use (bands 1..=7 above its own).
 pub const MAX_LEVELS: usize = 7;
 
-/// RC3 settings: the sizes of the low-priority buckets, from the tail of each write.
+/// How the primary loop's window counts what is outstanding.
+///
+/// The paper does not say; the authors' ns-3.16 code (`TcpRC3Sack`, NetSys/RC3) leaves
+/// ns-3's `AvailableWindow() = cwnd - (NextTxSequence - HeadSequence)` in place, with
+/// `HeadSequence` moved by priority-0 ACKs only (a low-priority ACK returns after updating the
+/// scoreboard) and `NextTxSequence` jumping over data already SACKed or acknowledged. So data
+/// the low-priority copies delivered still fills the window until a priority-0 ACK covers it,
+/// and holes far apart are repaired about one per round trip.
+#[derive(Copy, Clone, Debug, Default, PartialEq, Eq)]
+pub enum Rc3Window {
+    /// RFC 6675's pipe: SACKed data (low-priority deliveries included) is out of the window,
+    /// and any ACK moves the cumulative point (fctlab's default).
+    #[default]
+    Pipe,
+    /// The authors' ns-3.16 accounting: a new segment `i` leaves only if
+    /// `(i + 1 - una0) x MSS <= cwnd`, `una0` being the cumulative ACK point as priority-0
+    /// ACKs alone report it.
+    Span,
+}
+
+/// RC3 settings: the sizes of the low-priority buckets, from the tail of each write, and the
+/// primary loop's window accounting.
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
 pub struct Rc3Config {
     /// Bucket sizes in segments; segments beyond their sum go one level lower still.
     buckets: [u32; MAX_LEVELS - 1],
-    n: usize,
+    n: u8,
+    /// How the primary loop counts its window.
+    pub window: Rc3Window,
 }
 
 impl Default for Rc3Config {
@@ -42,20 +65,20 @@ impl Rc3Config {
         }
         let mut b = [0; MAX_LEVELS - 1];
         b[..buckets.len()].copy_from_slice(buckets);
-        Some(Rc3Config { buckets: b, n: buckets.len() })
+        Some(Rc3Config { buckets: b, n: buckets.len() as u8, window: Rc3Window::Pipe })
     }
 
     /// Low-priority level (1-based) of the segment `k` segments from the tail (`k` = 1 for
     /// the last segment): the first bucket whose cumulative size reaches `k`.
     pub fn level(&self, k: u64) -> u8 {
         let mut edge = 0u64;
-        for (i, &b) in self.buckets[..self.n].iter().enumerate() {
+        for (i, &b) in self.buckets[..self.n as usize].iter().enumerate() {
             edge += b as u64;
             if k <= edge {
                 return i as u8 + 1;
             }
         }
-        self.n as u8 + 1
+        self.n + 1
     }
 }
 

@@ -122,8 +122,9 @@ impl CongestionControl for Cubic {
             return;
         }
         if st.in_slow_start() {
-            // Sec. 4.10 with Reno slow start, RFC 5681 eq. 2: cwnd += min(N, SMSS).
-            st.cwnd += acked.min(st.mss);
+            // Sec. 4.10 with Reno slow start, RFC 5681 eq. 2: cwnd += min(N, SMSS) (RFC 3465:
+            // min(N, L x SMSS)).
+            st.cwnd += acked.min(st.abc);
             return;
         }
         let mss = st.mss as f64;
@@ -200,7 +201,7 @@ mod tests {
     const MSS: u64 = 1000;
 
     fn st(cwnd: u64, ssthresh: u64) -> CcState {
-        CcState { cwnd, ssthresh, mss: MSS }
+        CcState { cwnd, ssthresh, mss: MSS, abc: MSS }
     }
 
     /// One RTT of ACK clocking: one ACK of one MSS per segment of the window, evenly spaced

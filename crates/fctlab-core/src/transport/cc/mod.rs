@@ -39,6 +39,9 @@ pub struct CcState {
     pub ssthresh: u64,
     /// Sender maximum segment size, bytes.
     pub mss: u64,
+    /// Most bytes one ACK may add to cwnd in slow start: L x MSS of appropriate byte counting
+    /// (RFC 3465 sec. 2.2); `mss` for RFC 5681 eq. 2.
+    pub abc: u64,
 }
 
 impl CcState {

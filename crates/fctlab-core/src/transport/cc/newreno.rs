@@ -3,7 +3,7 @@
 use super::{CcState, CongestionControl};
 use crate::units::Time;
 
-/// Slow start +1 MSS per ACK of new data, congestion avoidance +MSS*MSS/cwnd per ACK,
+/// Slow start +1 MSS per ACK of new data (+ up to L MSS with appropriate byte counting), congestion avoidance +MSS*MSS/cwnd per ACK,
 /// ssthresh = max(flight / 2, 2 MSS) on loss.
 #[derive(Copy, Clone, Debug, Default)]
 pub struct NewReno;
@@ -14,8 +14,9 @@ impl CongestionControl for NewReno {
             return;
         }
         if st.in_slow_start() {
-            // RFC 5681 eq. 2: cwnd += min(N, SMSS).
-            st.cwnd += acked.min(st.mss);
+            // RFC 5681 eq. 2: cwnd += min(N, SMSS); with appropriate byte counting (RFC 3465
+            // sec. 2.2) cwnd += min(N, L x SMSS).
+            st.cwnd += acked.min(st.abc);
         } else {
             // RFC 5681 eq. 3: cwnd += SMSS*SMSS/cwnd, at least one byte.
             st.cwnd += (st.mss * st.mss / st.cwnd).max(1);
@@ -34,7 +35,7 @@ mod tests {
     use super::*;
 
     fn st(cwnd: u64, ssthresh: u64) -> CcState {
-        CcState { cwnd, ssthresh, mss: 1000 }
+        CcState { cwnd, ssthresh, mss: 1000, abc: 1000 }
     }
 
     #[test]
@@ -45,6 +46,22 @@ mod tests {
         // A stretch ACK still adds one MSS at most.
         NewReno.on_ack(&mut s, Time::ZERO, 3000, None);
         assert_eq!(s.cwnd, 6000);
+    }
+
+    #[test]
+    fn appropriate_byte_counting_adds_up_to_l_segments_per_ack() {
+        // RFC 3465 L = 2 (Linux's growth per delayed ACK, RC3 paper sec. 5.2).
+        let mut s = CcState { abc: 2000, ..st(4000, u64::MAX) };
+        NewReno.on_ack(&mut s, Time::ZERO, 2000, None);
+        assert_eq!(s.cwnd, 6000, "a delayed ACK of two segments adds two");
+        NewReno.on_ack(&mut s, Time::ZERO, 5000, None);
+        assert_eq!(s.cwnd, 8000, "a stretch ACK of five adds two");
+        NewReno.on_ack(&mut s, Time::ZERO, 1000, None);
+        assert_eq!(s.cwnd, 9000);
+        // Congestion avoidance is unchanged.
+        let mut ca = CcState { abc: 2000, ..st(10_000, 10_000) };
+        NewReno.on_ack(&mut ca, Time::ZERO, 2000, None);
+        assert_eq!(ca.cwnd, 10_100);
     }
 
     #[test]

@@ -80,7 +80,7 @@ mod tests {
     #[test]
     fn feedback_moves_the_window_and_keeps_the_fraction() {
         let mut x = Xcp::new(CcKind::NewReno, 100e9);
-        let mut st = CcState { cwnd: 10_000, ssthresh: u64::MAX, mss: 1000 };
+        let mut st = CcState { cwnd: 10_000, ssthresh: u64::MAX, mss: 1000, abc: 1000 };
         assert!(x.on_feedback(&mut st, CongestionHeader::XcpFeedback { feedback: 250.5 }, None));
         assert_eq!(st.cwnd, 10_250);
         x.on_feedback(&mut st, CongestionHeader::XcpFeedback { feedback: 0.5 }, None);
@@ -92,7 +92,7 @@ mod tests {
     #[test]
     fn the_header_asks_for_the_desired_rate_in_one_rtt() {
         let x = Xcp::new(CcKind::NewReno, 8e6);
-        let st = CcState { cwnd: 50_000, ssthresh: u64::MAX, mss: 1000 };
+        let st = CcState { cwnd: 50_000, ssthresh: u64::MAX, mss: 1000, abc: 1000 };
         let ctx = HeaderCtx { kind: PacketKind::Data, srtt: Some(Time::from_ms(100)), sent_bytes: 0 };
         // 8 Mb/s x 100 ms = 100 kB wanted, 50 kB more over 50 packets: 1 kB each.
         let CongestionHeader::Xcp { cwnd, rtt_us, feedback } = x.header(&st, ctx) else { panic!() };

@@ -29,6 +29,10 @@ pub struct TcpConfig {
     pub delack_count: u32,
     /// Longest an ACK is held back.
     pub delack_timeout: Time,
+    /// Appropriate byte counting's limit L (RFC 3465 sec. 2.2), in segments: slow start grows
+    /// cwnd by at most `abc` MSS per ACK. 1 (RFC 5681 eq. 2, ns-3) by default; Linux grows by
+    /// two segments per delayed ACK however many it covers (RC3 paper sec. 5.2: L = 2).
+    pub abc: u32,
     /// Duplicate ACKs / SACKed segments above a hole that signal a loss (RFC 6675 DupThresh).
     pub dupthresh: u32,
     /// The congestion controller: loss-based (NewReno, CUBIC) or explicit-feedback (XCP,
@@ -56,6 +60,7 @@ impl Default for TcpConfig {
             rto_granularity: Time::ZERO,
             delack_count: 1,
             delack_timeout: Time::from_ms(40),
+            abc: 1,
             dupthresh: 3,
             cc: CcConfig::Loss(CcKind::NewReno),
             prio: 0,

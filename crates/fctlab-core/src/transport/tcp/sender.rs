@@ -13,7 +13,7 @@ use super::segments::Segments;
 use crate::net::packet::{CongestionHeader, Packet, PacketKind, SackBlocks};
 use crate::transport::app::{App, AppState};
 use crate::transport::cc::{CcState, CongestionControl, Controller, HeaderCtx};
-use crate::transport::rc3::RlpLoop;
+use crate::transport::rc3::{Rc3Window, RlpLoop};
 use crate::transport::{Endpoint, FlowAddr};
 use crate::units::Time;
 
@@ -93,6 +93,9 @@ pub struct TcpSender {
     last_sack: SackBlocks,
     /// RC3's low-priority loop, if the connection runs RC3.
     rlp: Option<RlpLoop>,
+    /// RC3 with `Rc3Window::Span`: the cumulative ACK point as priority-0 ACKs report it,
+    /// the left edge of the authors' window (see [`Rc3Window`]).
+    una0: u32,
     /// The pacing clock, for controllers that give a pacing rate (R-TCP); `None` for
     /// window-only TCP.
     pacer: Option<Pacer>,
@@ -112,7 +115,12 @@ impl TcpSender {
             state: State::Closed,
             nxt: 0,
             board: Scoreboard::new(),
-            cc: CcState { cwnd: cfg.iw as u64 * cfg.mss as u64, ssthresh: cfg.initial_ssthresh, mss: cfg.mss as u64 },
+            cc: CcState {
+                cwnd: cfg.iw as u64 * cfg.mss as u64,
+                ssthresh: cfg.initial_ssthresh,
+                mss: cfg.mss as u64,
+                abc: cfg.abc as u64 * cfg.mss as u64,
+            },
             pacer: ctrl.pacing_rate().map(Pacer::new),
             ctrl,
             rtt: RttEstimator::new(cfg.initial_rto, cfg.min_rto, cfg.max_rto).with_granularity(cfg.rto_granularity),
@@ -123,6 +131,7 @@ impl TcpSender {
             tail: TailRepair::default(),
             last_sack: SackBlocks::default(),
             rlp: cfg.rc3.map(RlpLoop::new),
+            una0: 0,
             stats: SenderStats::default(),
         }
     }
@@ -395,6 +404,9 @@ impl TcpSender {
                     self.retransmit(now, i, out);
                 }
                 NextSeg::New(i) => {
+                    if self.span_full(i) {
+                        break;
+                    }
                     self.nxt += 1;
                     let again = self.lp_copy_lost(i);
                     self.board.on_sent(i);
@@ -411,6 +423,27 @@ impl TcpSender {
         if sent && self.rto_at.is_none() {
             self.rto_at = Some(now + self.rtt.rto());
         }
+    }
+
+    /// RC3 with the authors' window accounting ([`Rc3Window::Span`]): true if new segment `i`
+    /// lies beyond cwnd counted from the priority-0 cumulative ACK point, data already SACKed
+    /// or delivered by low-priority copies included.
+    fn span_full(&self, i: u32) -> bool {
+        match self.cfg.rc3 {
+            Some(c) if c.window == Rc3Window::Span => {
+                (i + 1).saturating_sub(self.una0) as u64 * self.cfg.mss as u64 > self.cc.cwnd
+            }
+            _ => false,
+        }
+    }
+
+    /// [`Rc3Window::Span`]: data is left to send while the window's left edge lags behind
+    /// HighData, so the retransmission timer stays armed (as ns-3's does while
+    /// `HeadSequence < NextTxSequence`), even with nothing of the primary loop's in flight.
+    fn span_stalled(&self) -> bool {
+        matches!(self.cfg.rc3, Some(c) if c.window == Rc3Window::Span)
+            && self.una0 < self.nxt
+            && self.board.una() < self.segs.count()
     }
 
     fn on_synack(&mut self, now: Time, pkt: &Packet, out: &mut Vec<Packet>) {
@@ -477,11 +510,14 @@ impl TcpSender {
 
     /// An ACK of low-priority data (RC3): it updates the scoreboard and the cumulative point,
     /// nothing else: no window change, no duplicate-ACK count, no RTT sample, nothing sent.
-    fn on_low_priority_ack(&mut self, pkt: &Packet) {
+    fn on_low_priority_ack(&mut self, now: Time, pkt: &Packet) {
         self.take_sack(pkt);
         let ack_seg = self.segs.segs_below(pkt.ack);
         if ack_seg > self.board.una() {
             self.take_cumulative(ack_seg, pkt.ack);
+        }
+        if self.rto_at.is_none() && self.span_stalled() {
+            self.rto_at = Some(now + self.rtt.rto());
         }
         self.check_done();
     }
@@ -491,12 +527,13 @@ impl TcpSender {
             return;
         }
         if pkt.prio != self.cfg.prio && self.rlp.is_some() {
-            self.on_low_priority_ack(pkt);
+            self.on_low_priority_ack(now, pkt);
             return;
         }
         let una0 = self.board.una();
         let new_sack = self.take_sack(pkt);
         let ack_seg = self.segs.segs_below(pkt.ack);
+        self.una0 = self.una0.max(ack_seg);
         let mut acked = 0;
         if ack_seg > una0 {
             acked = self.take_cumulative(ack_seg, pkt.ack);
@@ -539,7 +576,7 @@ impl TcpSender {
             self.enter_fast_recovery(now, out);
         }
         self.send_more(now, out);
-        if self.board.una() < self.nxt.max(self.board.sack_high()) {
+        if self.board.una() < self.nxt.max(self.board.sack_high()) || self.span_stalled() {
             if self.rto_at.is_none() {
                 self.rto_at = Some(now + self.rtt.rto());
             }
@@ -596,6 +633,9 @@ impl TcpSender {
                     self.ctrl.on_timeout(&mut self.cc, now, flight);
                 }
                 self.board.on_timeout(end);
+                // The authors' code retransmits from its stale left edge, whose priority-0
+                // ACK reports the true cumulative point; fctlab takes that point at once.
+                self.una0 = self.una0.max(self.board.una());
                 self.recovery = Recovery::Loss { point: self.nxt };
                 self.dupacks = 0;
                 self.rxt_scan = self.board.una();
@@ -859,5 +899,32 @@ mod tests {
         assert!(feed(&mut s, &ack(0, &[(1, 7), (10, 100)], 0)).is_empty());
         assert_eq!(s.stats.retx_pkts, 2);
         assert_eq!(s.scoreboard().pipe(), s.scoreboard().pipe_from_scratch());
+    }
+
+    /// RC3 with the authors' window ([`Rc3Window::Span`]): low-priority copies delivered all
+    /// but segments 20 and 50. The RFC 6675 pipe repairs both holes at once; the authors'
+    /// accounting counts the delivered data between them in the window, so 50 waits for the
+    /// priority-0 ACK that covers 20.
+    #[test]
+    fn span_window_repairs_far_apart_holes_one_per_priority0_ack() {
+        use crate::transport::rc3::{Rc3Config, Rc3Window};
+        let holes = [(20, [(21, 50), (51, 100)])];
+        let mut sent = Vec::new();
+        for window in [Rc3Window::Pipe, Rc3Window::Span] {
+            let mut rc3 = Rc3Config::default();
+            rc3.window = window;
+            let cfg = TcpConfig { mss: MSS as u32, iw: 4, rc3: Some(rc3), ..TcpConfig::default() };
+            let (mut s, _) = established(cfg, 100);
+            let (cum, sack) = holes[0];
+            assert!(feed(&mut s, &ack(cum, &sack, 1)).is_empty(), "low-priority ACKs send nothing");
+            sent.push(feed(&mut s, &ack(cum, &sack, 0)));
+            if window == Rc3Window::Span {
+                assert!(s.span_stalled(), "the retransmission timer stays armed");
+                assert_eq!(feed(&mut s, &ack(50, &[(51, 100)], 0)), vec![50]);
+                feed(&mut s, &ack(100, &[], 0));
+                assert!(s.is_done());
+            }
+        }
+        assert_eq!(sent, vec![vec![20, 50], vec![20]]);
     }
 }
