@@ -111,6 +111,15 @@ class Runs:
         """The time series of one run."""
         return pl.read_parquet(self.root / name / f"seed{seed}" / "series.parquet")
 
+    def wide_series(self, name: str, seed: int) -> pl.DataFrame:
+        """The time series of one run as one row per sample time and one column per
+        `<target>_<metric>` (e.g. `bottleneck_rcp_rate_bps`, `flow0_send_rate_bps`)."""
+        s = self.series(name, seed)
+        if s.height == 0:
+            return pl.DataFrame(schema={"time_s": pl.Float64})
+        s = s.with_columns(key=pl.col("target") + "_" + pl.col("metric"))
+        return s.pivot("key", index="time_s", values="value").sort("time_s")
+
     def scenario(self, name: str, seed: int) -> dict[str, Any]:
         """The scenario of one run as the core saw it (overrides applied)."""
         return json.loads((self.root / name / f"seed{seed}" / "scenario.json").read_text())
@@ -119,6 +128,15 @@ class Runs:
         """(measure_from, duration) of one run, in seconds: the span its measured flows start in."""
         s = self.scenario(name, seed)
         return parse_time(s.get("measure_from", 0), "measure_from"), parse_time(s["duration"], "duration")
+
+
+def window_stat(wide: pl.DataFrame, column: str, start: float, end: float, how: str = "mean") -> float | None:
+    """`how` ("mean", "max" or "min") of a `Runs.wide_series` column over samples in
+    (start, end] s; None if the column is absent or has no sample there."""
+    if column not in wide.columns:
+        return None
+    v = getattr(wide.filter((pl.col("time_s") > start) & (pl.col("time_s") <= end))[column], how)()
+    return None if v is None else float(v)
 
 
 def mean_fct(sample: pl.DataFrame) -> tuple[float, float]:

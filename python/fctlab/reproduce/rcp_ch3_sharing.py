@@ -19,7 +19,7 @@ from typing import Any
 import polars as pl
 
 from fctlab.reproduce import rcp_analysis as ra
-from fctlab.reproduce.framework import Context, Experiment, Runs, md_table, mean_fct, plt
+from fctlab.reproduce.framework import Context, Experiment, Runs, md_table, mean_fct, plt, window_stat
 
 #: Bottleneck capacity (bit/s) and round trip (s) of the base scenario.
 C, RTT = 150e6, 0.1
@@ -89,11 +89,6 @@ def differential() -> Experiment:
     )
 
 
-def _wide(runs: Runs, name: str, seed: int) -> pl.DataFrame:
-    s = runs.series(name, seed).with_columns(key=pl.col("target") + "_" + pl.col("metric"))
-    return s.pivot("key", index="time_s", values="value").sort("time_s")
-
-
 def rate_stats(r_over_c: list[float]) -> dict[str, float]:
     """Range and spread of R/C samples: min, max, the 5th / 50th / 95th percentiles and the
     decades the 5-95% range covers."""
@@ -115,7 +110,7 @@ def analyze_fig3_9(runs: Runs, ctx: Context) -> str:
     rows = []
     plot = None
     for seed in runs.seeds:
-        w = _wide(runs, "rcp", seed)
+        w = runs.wide_series("rcp", seed)
         r = (w["bottleneck_rcp_rate_bps"] / C).to_list()
         st = rate_stats(r[len(r) // 10 :])
         n = w["bottleneck_active_flows"].to_list()
@@ -191,13 +186,6 @@ def _plot_fig3_9(ctx: Context, w: pl.DataFrame) -> None:
     pyplot.close(fig)
 
 
-def _mean(w: pl.DataFrame, col: str, a: float, b: float) -> float | None:
-    if col not in w.columns:
-        return None
-    v = w.filter((pl.col("time_s") > a) & (pl.col("time_s") <= b))[col].mean()
-    return None if v is None else float(v)
-
-
 def two_flow_phases(
     w: pl.DataFrame, young_until: float | None, joiner_end: float | None
 ) -> dict[str, dict[str, float | None]]:
@@ -210,10 +198,10 @@ def two_flow_phases(
     spans = {"alone": (JOIN - 10.0, JOIN), "young": (young - 1.0, young), "old": (end - 2.0, end)}
     out = {}
     for k, (a, b) in spans.items():
-        r = _mean(w, "bottleneck_rcp_rate_bps", a, b)
+        r = window_stat(w, "bottleneck_rcp_rate_bps", a, b)
         out[k] = {
-            "long": _mean(w, "flow0_send_rate_bps", a, b),
-            "joiner": _mean(w, "flow1_send_rate_bps", a, b),
+            "long": window_stat(w, "flow0_send_rate_bps", a, b),
+            "joiner": window_stat(w, "flow1_send_rate_bps", a, b),
             "c_over_r": None if not r else C / r,
         }
     return out
@@ -227,7 +215,7 @@ def _joiner_end(runs: Runs, name: str, seed: int) -> float | None:
 
 def _young_until(runs: Runs, name: str, seed: int) -> float | None:
     """When the joiner's acknowledged bytes pass the threshold (s)."""
-    w = _wide(runs, name, seed)
+    w = runs.wide_series(name, seed)
     if "flow1_acked_bytes" not in w.columns:
         return None
     t = w.filter(pl.col("flow1_acked_bytes") >= THRESHOLD)["time_s"]
@@ -238,8 +226,8 @@ def analyze_differential(runs: Runs, ctx: Context) -> str:
     seed = runs.seeds_of("two-flows-differential", "two-flows-plain")[0]
     young = _young_until(runs, "two-flows-differential", seed)
     ends = {n: _joiner_end(runs, n, seed) for n in ("two-flows-differential", "two-flows-plain")}
-    diff = two_flow_phases(_wide(runs, "two-flows-differential", seed), young, ends["two-flows-differential"])
-    plain = two_flow_phases(_wide(runs, "two-flows-plain", seed), young, ends["two-flows-plain"])
+    diff = two_flow_phases(runs.wide_series("two-flows-differential", seed), young, ends["two-flows-differential"])
+    plain = two_flow_phases(runs.wide_series("two-flows-plain", seed), young, ends["two-flows-plain"])
 
     def mb(x: float | None) -> str:
         return ra.fmt(None if x is None else x / 1e6, ".1f")
@@ -333,7 +321,7 @@ def _plot_two(ctx: Context, runs: Runs, seed: int) -> None:
     pyplot = plt()
     fig, axes = pyplot.subplots(1, 2, figsize=(11, 3.6), sharey=True)
     for ax, name in zip(axes, ("two-flows-differential", "two-flows-plain"), strict=True):
-        w = _wide(runs, name, seed)
+        w = runs.wide_series(name, seed)
         t = w["time_s"].to_list()
         for col, label in (("flow0_send_rate_bps", "long flow"), ("flow1_send_rate_bps", "joiner")):
             if col in w.columns:

@@ -14,7 +14,7 @@ from typing import Any
 
 import polars as pl
 
-from fctlab.reproduce.framework import Context, Experiment, Runs, md_table, plt
+from fctlab.reproduce.framework import Context, Experiment, Runs, md_table, plt, window_stat
 
 #: When the second flow joins and when the run ends, full scale (s).
 JOIN, END = 150.0, 200.0
@@ -60,31 +60,12 @@ def fig6_17() -> Experiment:
     )
 
 
-def _series(runs: Runs, name: str, seed: int) -> pl.DataFrame:
-    """One row per sample time: flow 0's and flow 1's sending rates, the links' series."""
-    s = runs.series(name, seed)
-    flows = s.filter(pl.col("metric").is_in(["send_rate_bps", "cwnd_bytes"])).with_columns(
-        key=pl.col("target") + "_" + pl.col("metric")
-    )
-    links = s.filter(pl.col("metric").is_in(["throughput_bps", "queue_bytes", "rcp_rate_bps"])).with_columns(
-        key=pl.col("target") + "_" + pl.col("metric")
-    )
-    return pl.concat([flows, links]).pivot("key", index="time_s", values="value").sort("time_s")
-
-
-def _mean(w: pl.DataFrame, col: str, a: float, b: float) -> float | None:
-    if col not in w.columns:
-        return None
-    v = w.filter((pl.col("time_s") > a) & (pl.col("time_s") <= b))[col].mean()
-    return None if v is None else float(v)
-
-
 def _run(runs: Runs, name: str, seed: int) -> dict[str, Any]:
-    w = _series(runs, name, seed)
+    w = runs.wide_series(name, seed)
     join = float(runs.scenario(name, seed)["workload"][1]["flows"][0]["start"])
     end = runs.window(name, seed)[1]
     rtt, rtt_joiner = (float(x) for x in runs.flows(name, seed)["rtt_prop_s"][:2])
-    before = _mean(w, "flow0_send_rate_bps", join - 10 * rtt, join)
+    before = window_stat(w, "flow0_send_rate_bps", join - 10 * rtt, join)
     after = w.filter((pl.col("time_s") > join) & (pl.col("flow0_send_rate_bps") < SWITCH_DROP * (before or 0)))
     switch = float(after["time_s"][0]) - join if after.height else None
     steady = (join + end) / 2
@@ -94,11 +75,11 @@ def _run(runs: Runs, name: str, seed: int) -> dict[str, Any]:
         "rtt_joiner": rtt_joiner,
         "before": before,
         "switch": switch,
-        "rtcp": _mean(w, "s0->a_throughput_bps", steady, end),
-        "joiner": _mean(w, "s1->b_throughput_bps", steady, end),
-        "queue": _mean(w, "l_tail_queue_bytes", steady, end),
-        "r": _mean(w, "l_rcp_rcp_rate_bps", steady, end),
-        "r_tail": _mean(w, "l_tail_rcp_rate_bps", steady, end),
+        "rtcp": window_stat(w, "s0->a_throughput_bps", steady, end),
+        "joiner": window_stat(w, "s1->b_throughput_bps", steady, end),
+        "queue": window_stat(w, "l_tail_queue_bytes", steady, end),
+        "r": window_stat(w, "l_rcp_rcp_rate_bps", steady, end),
+        "r_tail": window_stat(w, "l_tail_rcp_rate_bps", steady, end),
         "drops": int(links.filter(pl.col("name") == "l_tail")["drops_pkts"].item()),
         "plot": w.filter(pl.col("time_s") > join - 20 * rtt).filter(pl.col("time_s") <= join + 100 * rtt),
         "join": join,

@@ -18,7 +18,7 @@ from typing import Any
 import polars as pl
 
 from fctlab.quantity import parse_time
-from fctlab.reproduce.framework import Context, Experiment, Runs, md_table, plt
+from fctlab.reproduce.framework import Context, Experiment, Runs, md_table, plt, window_stat
 
 #: Bottleneck capacity of both base scenarios (bit/s).
 CAPACITY = 100e6
@@ -57,24 +57,8 @@ def _scaled(points: dict[float, dict[str, dict[str, Any]]]) -> Any:
 # Reading the runs
 
 
-def _wide(runs: Runs, name: str, seed: int) -> pl.DataFrame:
-    """One row per sample time, one column per `<target>_<metric>`."""
-    s = runs.series(name, seed)
-    if s.height == 0:
-        return pl.DataFrame({"time_s": []}, schema={"time_s": pl.Float64})
-    s = s.with_columns(key=pl.col("target") + "_" + pl.col("metric"))
-    return s.pivot("key", index="time_s", values="value").sort("time_s")
-
-
-def _mean(w: pl.DataFrame, col: str, a: float, b: float) -> float | None:
-    if col not in w.columns:
-        return None
-    v = w.filter((pl.col("time_s") > a) & (pl.col("time_s") <= b))[col].mean()
-    return None if v is None else float(v)
-
-
 def _rate_of(w: pl.DataFrame, uplink: str, a: float, b: float) -> float | None:
-    return _mean(w, f"{uplink}_throughput_bps", a, b)
+    return window_stat(w, f"{uplink}_throughput_bps", a, b)
 
 
 def _class_rates(w: pl.DataFrame, ups: list[str], a: float, b: float) -> list[float]:
@@ -150,7 +134,7 @@ def analyze_fig6_11(runs: Runs, ctx: Context) -> str:
     seed = runs.seeds[0]
     rows, got = [], {}
     for name in runs.names:
-        w = _wide(runs, name, seed)
+        w = runs.wide_series(name, seed)
         n_rcp, n_tcp = _counts(runs, name, seed)
         join, end = _tcp_start(runs, name, seed), _duration(runs, name, seed)
         rcp_ups = [f"l{i}->rl" for i in range(n_rcp)]
@@ -163,8 +147,8 @@ def analyze_fig6_11(runs: Runs, ctx: Context) -> str:
             "rcp_soon": _avg(_class_rates(w, rcp_ups, *soon)),
             "rcp_late": _avg(_class_rates(w, rcp_ups, *late)),
             "tcp_late": _avg(_class_rates(w, tcp_ups, *late)),
-            "r_before": _mean(w, "bottleneck_rcp_rate_bps", join / 2, join),
-            "r_late": _mean(w, "bottleneck_rcp_rate_bps", *late),
+            "r_before": window_stat(w, "bottleneck_rcp_rate_bps", join / 2, join),
+            "r_late": window_stat(w, "bottleneck_rcp_rate_bps", *late),
             "w": w,
             "join": join,
         }
@@ -291,7 +275,7 @@ def fig6_14() -> Experiment:
 
 
 def _share_run(runs: Runs, name: str, seed: int) -> dict[str, Any]:
-    w = _wide(runs, name, seed)
+    w = runs.wide_series(name, seed)
     n_rcp, n_tcp = _counts(runs, name, seed)
     join, end = _tcp_start(runs, name, seed), _duration(runs, name, seed)
     a = join + (end - join) / 2
@@ -307,11 +291,11 @@ def _share_run(runs: Runs, name: str, seed: int) -> dict[str, Any]:
         "tcp_all": tcp,
         "jain": _jain(rcp + tcp),
         "share": (sum(rcp) / (sum(rcp) + sum(tcp))) if rcp and tcp and sum(rcp) + sum(tcp) > 0 else None,
-        "w_r": _mean(w, "bottleneck_rcp_tcp_weight", a, end),
-        "c_r": _mean(w, "bottleneck_rcp_tcp_capacity_bps", a, end),
-        "n_r": _mean(w, "bottleneck_rcp_tcp_flows_rcp", a, end),
-        "n_t": _mean(w, "bottleneck_rcp_tcp_flows_tcp", a, end),
-        "util": _mean(w, "bottleneck_throughput_bps", a, end),
+        "w_r": window_stat(w, "bottleneck_rcp_tcp_weight", a, end),
+        "c_r": window_stat(w, "bottleneck_rcp_tcp_capacity_bps", a, end),
+        "n_r": window_stat(w, "bottleneck_rcp_tcp_flows_rcp", a, end),
+        "n_t": window_stat(w, "bottleneck_rcp_tcp_flows_tcp", a, end),
+        "util": window_stat(w, "bottleneck_throughput_bps", a, end),
         "tc": _tc_check(w, tc),
         "w": w,
     }
@@ -538,7 +522,7 @@ def analyze_fig6_15(runs: Runs, ctx: Context) -> str:
     seed = runs.seeds[0]
     got: dict[str, list[float | None]] = {}
     for name in FIG615_RUNS:
-        w = _wide(runs, name, seed)
+        w = runs.wide_series(name, seed)
         end = _duration(runs, name, seed)
         got[name] = [_rate_of(w, up, end / 2, end) for _, _, up in FIG615_FLOWS]
     rows = []

@@ -18,7 +18,7 @@ from typing import Any
 
 import polars as pl
 
-from fctlab.reproduce.framework import Context, Experiment, Runs, md_table, plt
+from fctlab.reproduce.framework import Context, Experiment, Runs, md_table, plt, window_stat
 
 #: (start, stop) of A1 - A4's flows, s.
 FLOWS = ((0.0, 100.0), (20.0, 120.0), (40.0, 140.0), (60.0, 160.0))
@@ -53,32 +53,6 @@ def fig6_6_8() -> Experiment:
     )
 
 
-def _wide(runs: Runs, seed: int) -> pl.DataFrame:
-    s = runs.series("testbed", seed).with_columns(key=pl.col("target") + "_" + pl.col("metric"))
-    return s.pivot("key", index="time_s", values="value").sort("time_s")
-
-
-def _mean(w: pl.DataFrame, col: str, a: float, b: float) -> float | None:
-    if col not in w.columns:
-        return None
-    v = w.filter((pl.col("time_s") > a) & (pl.col("time_s") <= b))[col].mean()
-    return None if v is None else float(v)
-
-
-def _max(w: pl.DataFrame, col: str, a: float, b: float) -> float | None:
-    if col not in w.columns:
-        return None
-    v = w.filter((pl.col("time_s") > a) & (pl.col("time_s") <= b))[col].max()
-    return None if v is None else float(v)
-
-
-def _min(w: pl.DataFrame, col: str, a: float, b: float) -> float | None:
-    if col not in w.columns:
-        return None
-    v = w.filter((pl.col("time_s") > a) & (pl.col("time_s") <= b))[col].min()
-    return None if v is None else float(v)
-
-
 def _f(x: float | None, spec: str, scale: float = 1.0) -> str:
     return "-" if x is None else format(x / scale, spec)
 
@@ -91,7 +65,7 @@ def phases(flows: tuple[tuple[float, float], ...], end: float) -> list[tuple[flo
 
 def analyze(runs: Runs, ctx: Context) -> str:
     seed = runs.seeds[0]
-    w = _wide(runs, seed)
+    w = runs.wide_series("testbed", seed)
     sc = runs.scenario("testbed", seed)
     end = runs.window("testbed", seed)[1]
     flows = tuple((float(f["start"]), float(f["stop"])) for f in sc["workload"][0]["flows"])
@@ -101,9 +75,9 @@ def analyze(runs: Runs, ctx: Context) -> str:
     for a, b, n in phases(flows, end):
         # The second half of each phase: R has settled after the join or departure.
         mid = (a + b) / 2
-        r = _mean(w, "bottleneck_rcp_rate_bps", mid, b)
-        agg = _mean(w, "bottleneck_throughput_bps", mid, b)
-        per = [_mean(w, f"flow{i}_send_rate_bps", mid, b) for i, (s, e) in enumerate(flows) if s <= a < e]
+        r = window_stat(w, "bottleneck_rcp_rate_bps", mid, b)
+        agg = window_stat(w, "bottleneck_throughput_bps", mid, b)
+        per = [window_stat(w, f"flow{i}_send_rate_bps", mid, b) for i, (s, e) in enumerate(flows) if s <= a < e]
         if r and n:
             ratios.append(r / (ETA * CAPACITY / n))
         rows.append(
@@ -121,10 +95,10 @@ def analyze(runs: Runs, ctx: Context) -> str:
         )
     joins = []
     for k, (s, _) in enumerate(flows[1:], start=2):
-        before = _mean(w, "bottleneck_rcp_rate_bps", s - 5, s)
-        low = _min(w, "bottleneck_rcp_rate_bps", s, s + 5)
-        q = _max(w, "bottleneck_queue_bytes", s, s + 5)
-        q_before = _max(w, "bottleneck_queue_bytes", s - 5, s)
+        before = window_stat(w, "bottleneck_rcp_rate_bps", s - 5, s)
+        low = window_stat(w, "bottleneck_rcp_rate_bps", s, s + 5, "min")
+        q = window_stat(w, "bottleneck_queue_bytes", s, s + 5, "max")
+        q_before = window_stat(w, "bottleneck_queue_bytes", s - 5, s, "max")
         joins.append(
             [
                 f"A{k} at {s:.0f} s",
@@ -136,7 +110,7 @@ def analyze(runs: Runs, ctx: Context) -> str:
             ]
         )
     busy = [(a, b) for a, b, n in phases(flows, end) if n > 0]
-    agg_all = [_mean(w, "bottleneck_throughput_bps", (a + b) / 2, b) for a, b in busy]
+    agg_all = [window_stat(w, "bottleneck_throughput_bps", (a + b) / 2, b) for a, b in busy]
     agg_all = [x for x in agg_all if x is not None]
     agg_mean = sum(agg_all) / len(agg_all) if agg_all else None
     goodput = None if agg_mean is None else agg_mean * payload

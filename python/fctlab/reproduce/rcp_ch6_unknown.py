@@ -66,16 +66,11 @@ def phase_means(w: pl.DataFrame) -> list[dict[str, float | None]]:
     return out
 
 
-def _wide(runs: Runs, name: str) -> pl.DataFrame:
-    s = runs.series(name, runs.seeds[0]).with_columns(key=pl.col("target") + "_" + pl.col("metric"))
-    return s.pivot("key", index="time_s", values="value").sort("time_s")
-
-
 def analyze(runs: Runs, ctx: Context) -> str:
     rows = []
     got = {}
     for name, _ in POINTS:
-        w = _wide(runs, name)
+        w = runs.wide_series(name, runs.seeds[0])
         got[name] = phase_means(w)
         for (a, b, c), m in zip(PHASES, got[name], strict=True):
             rows.append(
@@ -128,7 +123,7 @@ def _plot(runs: Runs, ctx: Context) -> None:
     pyplot = plt()
     fig, axes = pyplot.subplots(2, 1, figsize=(10, 5.5), sharex=True)
     for name, _ in POINTS:
-        w = _wide(runs, name)
+        w = runs.wide_series(name, runs.seeds[0])
         axes[0].plot(w["time_s"].to_list(), (w["bottleneck_throughput_bps"] / 1e6).to_list(), label=name, lw=0.8)
         axes[1].plot(w["time_s"].to_list(), (w["bottleneck_queue_bytes"] / 1e3).to_list(), label=name, lw=0.8)
     steps = [(a, c / 1e6) for a, _, c in PHASES] + [(PHASES[-1][1], PHASES[-1][2] / 1e6)]
