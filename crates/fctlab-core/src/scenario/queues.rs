@@ -304,12 +304,6 @@ impl QueueSpec {
             QueueSpec::RcpTcp {
                 limit,
                 limit_packets,
-                alpha,
-                beta,
-                eta,
-                interval,
-                initial_rate,
-                initial_rtt,
                 theta,
                 tc,
                 zombie_size,
@@ -317,19 +311,11 @@ impl QueueSpec {
                 initial_weight,
                 mode,
                 tc_rule,
+                ..
             } => {
-                let (d, r) = (RcpTcpParams::default(), RcpParams::default());
-                let rcp = RcpParams {
-                    alpha: alpha.unwrap_or(r.alpha),
-                    beta: beta.unwrap_or(r.beta),
-                    eta: eta.unwrap_or(r.eta),
-                    max_interval: interval.map_or(r.max_interval, |t| t.0),
-                    initial_fraction: initial_rate.unwrap_or(r.initial_fraction),
-                    initial_rtt: initial_rtt.map_or(r.initial_rtt, |t| t.0),
-                    ..r
-                };
+                let d = RcpTcpParams::default();
                 let p = RcpTcpParams {
-                    rcp,
+                    rcp: self.rcp_params(),
                     theta: theta.unwrap_or(d.theta),
                     tc: tc.map_or(d.tc, |t| t.0),
                     zombie_size: zombie_size.unwrap_or(d.zombie_size),
@@ -434,22 +420,31 @@ impl QueueSpec {
         }
     }
 
-    /// An `rcp` queue's router parameters: its fields over the thesis defaults (unchecked).
+    /// The RCP law's parameters of an `rcp` or `rcp-tcp` queue: its fields over the thesis
+    /// defaults (unchecked). An `rcp-tcp` queue runs the thesis's law without differential
+    /// sharing.
     fn rcp_params(&self) -> RcpParams {
         let d = RcpParams::default();
-        let QueueSpec::Rcp {
-            alpha, beta, eta, interval, initial_rate, initial_rtt, differential, variant, theta, ..
-        } = self
-        else {
-            return d;
+        let (alpha, beta, eta, interval, initial_rate, initial_rtt) = match self {
+            QueueSpec::Rcp { alpha, beta, eta, interval, initial_rate, initial_rtt, .. }
+            | QueueSpec::RcpTcp { alpha, beta, eta, interval, initial_rate, initial_rtt, .. } => {
+                (alpha, beta, eta, interval, initial_rate, initial_rtt)
+            }
+            _ => return d,
         };
-        RcpParams {
+        let base = RcpParams {
             alpha: alpha.unwrap_or(d.alpha),
             beta: beta.unwrap_or(d.beta),
             eta: eta.unwrap_or(d.eta),
             max_interval: interval.map_or(d.max_interval, |t| t.0),
             initial_fraction: initial_rate.unwrap_or(d.initial_fraction),
             initial_rtt: initial_rtt.map_or(d.initial_rtt, |t| t.0),
+            ..d
+        };
+        let QueueSpec::Rcp { differential, variant, theta, .. } = self else {
+            return base;
+        };
+        RcpParams {
             differential: differential.as_ref().map(|s| (s.threshold.0, s.theta)),
             variant: match variant {
                 None | Some(RcpVariantSpec::Thesis) => RcpVariant::Thesis,
@@ -459,6 +454,7 @@ impl QueueSpec {
                 // Validated in f32: a value that only f64 tells from 0 is refused as 0.
                 Some(RcpVariantSpec::UnknownRate) => RcpVariant::UnknownRate { theta: theta.unwrap_or(1.0) as f32 },
             },
+            ..base
         }
     }
 }
