@@ -127,9 +127,9 @@ def active_flows(flows: pl.DataFrame, times: Sequence[float]) -> list[int]:
     return out
 
 
-def fmt(x: float | None, spec: str = ".3f") -> str:
-    """A number, or "-" for none."""
-    return "-" if x is None or (isinstance(x, float) and math.isnan(x)) else format(x, spec)
+def fmt(x: float | None, spec: str = ".3f", scale: float = 1.0) -> str:
+    """x / scale formatted, or "-" for none (or NaN)."""
+    return "-" if x is None or (isinstance(x, float) and math.isnan(x)) else format(x / scale, spec)
 
 
 def ratio_rows(tables: dict[str, pl.DataFrame], max_pkts: int | None = None) -> tuple[list[str], list[list[str]]]:

@@ -14,6 +14,7 @@ from typing import Any
 
 import polars as pl
 
+from fctlab.reproduce import rcp_analysis as ra
 from fctlab.reproduce.framework import Context, Experiment, Runs, md_table, plt, window_stat
 
 #: When the second flow joins and when the run ends, full scale (s).
@@ -86,10 +87,6 @@ def _run(runs: Runs, name: str, seed: int) -> dict[str, Any]:
     }
 
 
-def _fmt(x: float | None, spec: str, scale: float = 1.0) -> str:
-    return "-" if x is None else format(x / scale, spec)
-
-
 def analyze_fig6_17(runs: Runs, ctx: Context) -> str:
     seed = runs.seeds[0]
     got = {n: _run(runs, n, seed) for n, _ in POINTS}
@@ -100,15 +97,15 @@ def analyze_fig6_17(runs: Runs, ctx: Context) -> str:
         rows.append(
             [
                 n,
-                _fmt(g["before"], ".1f", 1e6),
+                ra.fmt(g["before"], ".1f", 1e6),
                 "n/a (R halves)"
                 if n == "all-rcp"
                 else "none"
                 if g["switch"] is None
                 else f"{g['switch']:.2f} s = {in_rtts:.1f} RTTs",
-                _fmt(g["rtcp"], ".1f", 1e6),
-                _fmt(g["joiner"], ".1f", 1e6),
-                _fmt(g["queue"], ".0f", 1500),
+                ra.fmt(g["rtcp"], ".1f", 1e6),
+                ra.fmt(g["joiner"], ".1f", 1e6),
+                ra.fmt(g["queue"], ".0f", 1500),
                 str(g["drops"]),
             ]
         )
@@ -139,13 +136,13 @@ def analyze_fig6_17(runs: Runs, ctx: Context) -> str:
         )
         + "\n\n| thesis (sec. 6.2.2) | fctlab |\n|---|---|\n"
         + f"| switches to TCP within 10 RTTs of the bottleneck moving | {', '.join(ok) or 'no run'} within 10 RTTs "
-        f"({_fmt(fb['switch'], '.2f')} s and {_fmt(small['switch'], '.2f')} s) |\n"
-        + f"| no false positives | all-RCP path: the first R-TCP flow sends {_fmt(allrcp['rtcp'], '.1f', 1e6)} Mb/s "
-        f"and the joiner {_fmt(allrcp['joiner'], '.1f', 1e6)} Mb/s on the wire against the bottleneck's R = "
-        f"{_fmt(allrcp['r_tail'], '.1f', 1e6)} Mb/s: both keep RCP's rate (fallen back to TCP, they would not "
-        f"hold it with an empty queue: {_fmt(allrcp['queue'], '.0f', 1500)} packets) |\n"
+        f"({ra.fmt(fb['switch'], '.2f')} s and {ra.fmt(small['switch'], '.2f')} s) |\n"
+        + f"| no false positives | all-RCP path: the first R-TCP flow sends {ra.fmt(allrcp['rtcp'], '.1f', 1e6)} Mb/s "
+        f"and the joiner {ra.fmt(allrcp['joiner'], '.1f', 1e6)} Mb/s on the wire against the bottleneck's R = "
+        f"{ra.fmt(allrcp['r_tail'], '.1f', 1e6)} Mb/s: both keep RCP's rate (fallen back to TCP, they would not "
+        f"hold it with an empty queue: {ra.fmt(allrcp['queue'], '.0f', 1500)} packets) |\n"
         + f"| (without the heuristic RCP would overwhelm the non-RCP link) | no fallback: R-TCP "
-        f"{_fmt(no['rtcp'], '.1f', 1e6)} Mb/s, TCP {_fmt(no['joiner'], '.1f', 1e6)} Mb/s, {no['drops']} drops |\n"
+        f"{ra.fmt(no['rtcp'], '.1f', 1e6)} Mb/s, TCP {ra.fmt(no['joiner'], '.1f', 1e6)} Mb/s, {no['drops']} drops |\n"
         + f"\nAfter the switch both flows run TCP and share the drop-tail link as TCP flows do: the joiner's round "
         f"trip is {fb['rtt_joiner'] * 1e3:.0f} ms against the R-TCP flow's {fb['rtt'] * 1e3:.0f} ms, and it takes the "
         "larger share.\n"

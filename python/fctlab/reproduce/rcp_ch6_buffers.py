@@ -39,6 +39,7 @@ import polars as pl
 from fctlab import models
 from fctlab.analysis import loss_probability
 from fctlab.reference import ps_afct_with_setup
+from fctlab.reproduce import rcp_analysis as ra
 from fctlab.reproduce.framework import Context, Experiment, Runs, md_table, plt
 
 #: Round trip (s), packet and payload bytes of the base scenarios.
@@ -192,10 +193,6 @@ def _all(runs: Runs, grid: dict[str, Point]) -> dict[str, dict[str, Any]]:
     return {n: measure(runs, p, seed) for n, p in grid.items()}
 
 
-def _f(x: float | None, spec: str) -> str:
-    return "-" if x is None else format(x, spec)
-
-
 def _pct(b: float) -> str:
     return f"{b * 100:g}%"
 
@@ -221,18 +218,18 @@ def _sweep_table(
                 fmt(k),
                 f"{_pct(b)} ({next(p.buffer_pkts for p in grid.values() if getattr(p, key) == k and p.buffer == b)})",
                 str(g["flows"]) + (f" ({g['incomplete']} unfinished)" if g["incomplete"] else ""),
-                _f(g["mean_pkts"], ".1f"),
-                _f(g["load"], ".2f"),
-                _f(g["thesis_afct"], ".3f"),
-                _f(g["eq61"], ".3f"),
-                _f(g["ratio"], ".2f"),
+                ra.fmt(g["mean_pkts"], ".1f"),
+                ra.fmt(g["load"], ".2f"),
+                ra.fmt(g["thesis_afct"], ".3f"),
+                ra.fmt(g["eq61"], ".3f"),
+                ra.fmt(g["ratio"], ".2f"),
                 "-" if inc is None else f"{inc * 100:+.0f}%",
                 f"{g['loss']:.2e}",
-                _f(None if g["timeouts"] is None else g["timeouts"] * 100, ".1f"),
-                _f(g["active"], ".1f"),
-                _f(g["active_ps"], ".1f"),
-                _f(g["r_c"], ".2f"),
-                _f(g["nr_c"], ".1f"),
+                ra.fmt(None if g["timeouts"] is None else g["timeouts"] * 100, ".1f"),
+                ra.fmt(g["active"], ".1f"),
+                ra.fmt(g["active_ps"], ".1f"),
+                ra.fmt(g["r_c"], ".2f"),
+                ra.fmt(g["nr_c"], ".1f"),
                 f"{g['queue_pkts']:.1f}",
             ]
         )
@@ -402,11 +399,11 @@ def analyze_fig6_18(runs: Runs, ctx: Context) -> str:
             n,
             f"{x['capacity'] / 1e6:g} Mb/s",
             f"{x['limit']} ({x['limit'] / (x['capacity'] * RTT / (8 * PACKET)):.1%} BDP)",
-            _f(None if x["util"] is None else x["util"] * 100, ".1f") + "%",
-            f"{_f(x['q'], '.1f')} (max {_f(x['qmax'], '.0f')})",
-            _f(x["q_eq"], ".1f"),
-            _f(x["r"], ".3f"),
-            _f(x["late_drops"], ".0f"),
+            ra.fmt(None if x["util"] is None else x["util"] * 100, ".1f") + "%",
+            f"{ra.fmt(x['q'], '.1f')} (max {ra.fmt(x['qmax'], '.0f')})",
+            ra.fmt(x["q_eq"], ".1f"),
+            ra.fmt(x["r"], ".3f"),
+            ra.fmt(x["late_drops"], ".0f"),
             f"{x['drops']} ({x['loss']:.1e})",
             f"{x['settle']:.1f} s",
         ]
@@ -422,26 +419,26 @@ def analyze_fig6_18(runs: Runs, ctx: Context) -> str:
         + md_table(
             ["", "thesis (Fig. 6.18, 004:3346-3352, 3408-3413)", "fctlab"],
             [
-                ["link utilization", "100%", _f(None if g["util"] is None else g["util"] * 100, ".1f") + "%"],
+                ["link utilization", "100%", ra.fmt(None if g["util"] is None else g["util"] * 100, ".1f") + "%"],
                 [
                     "queue",
                     "close to zero",
-                    f"{_f(g['q'], '.1f')} packets on average, at most {_f(g['qmax'], '.0f')} (of {limit})",
+                    f"{ra.fmt(g['q'], '.1f')} packets on average, at most {ra.fmt(g['qmax'], '.0f')} (of {limit})",
                 ],
-                ["normalized rate N R / C", "1 (every flow gets its fair share)", _f(g["r"], ".3f")],
+                ["normalized rate N R / C", "1 (every flow gets its fair share)", ra.fmt(g["r"], ".3f")],
                 [
                     "losses",
                     "zero in steady state",
-                    f"{_f(g['late_drops'], '.0f')} packets in the second half; {g['drops']} in the whole run (the "
+                    f"{ra.fmt(g['late_drops'], '.0f')} packets in the second half; {g['drops']} in the whole run (the "
                     f"cold start), loss probability {g['loss']:.1e}",
                 ],
                 [
                     "buffer needed",
                     "O(1): as few as 10-20 packets, whatever C, RTT and N",
                     "; ".join(
-                        f"{n}: utilization {_f(None if x['util'] is None else x['util'] * 100, '.1f')}%, "
-                        f"{_f(x['late_drops'], '.0f')} drops in the second half ({_late_rate(x)} of its packets), "
-                        f"N R / C = {_f(x['r'], '.3f')}"
+                        f"{n}: utilization {ra.fmt(None if x['util'] is None else x['util'] * 100, '.1f')}%, "
+                        f"{ra.fmt(x['late_drops'], '.0f')} drops in the second half ({_late_rate(x)} of its packets), "
+                        f"N R / C = {ra.fmt(x['r'], '.3f')}"
                         for n, x in got.items()
                         if n != "long-flows"
                     ),
@@ -467,8 +464,8 @@ def analyze_fig6_18(runs: Runs, ctx: Context) -> str:
         + "\n\nThe queue is not exactly zero: fifty paced flows with unaligned phases, together just below C, "
         "arrive in small bursts, and eq. 3.3 settles where the few packets they leave queued balance a little "
         "spare capacity: alpha (C - y) d = beta q, the 'rest point' column, computed from the measured "
-        f"utilization. At 100 Mb/s that is {_f(g['q'], '.1f')} packets, "
-        f"{_f(None if g['q'] is None else g['q'] / 10, '.2f')}% of the bandwidth-delay product: the near-zero "
+        f"utilization. At 100 Mb/s that is {ra.fmt(g['q'], '.1f')} packets, "
+        f"{ra.fmt(None if g['q'] is None else g['q'] / 10, '.2f')}% of the bandwidth-delay product: the near-zero "
         "queue the thesis describes. That rest point must fit in the buffer: with 10 packets the bursts reach "
         "the limit and a few packets keep being dropped; the input stays just below C while N R / C is above 1 "
         "and swings by about 5% (our reading, not checked flow by flow: flows repairing a loss send less than R, "
@@ -531,11 +528,11 @@ def analyze_fig6_19_20(runs: Runs, ctx: Context, grid: dict[str, Point]) -> str:
             [
                 f"{p.mean_pkts:g}",
                 _pct(p.buffer),
-                _f(got[base.name]["thesis_afct"], ".3f"),
+                ra.fmt(got[base.name]["thesis_afct"], ".3f"),
                 "-" if inc0 is None else f"{inc0 * 100:+.0f}%",
-                _f(got[n]["thesis_afct"], ".3f"),
+                ra.fmt(got[n]["thesis_afct"], ".3f"),
                 "-" if inc is None else f"{inc * 100:+.0f}%",
-                _f(got[n]["ratio"], ".2f"),
+                ra.fmt(got[n]["ratio"], ".2f"),
                 f"{got[n]['loss']:.2e}",
             ]
         )
@@ -583,11 +580,11 @@ def analyze_fig6_19_20(runs: Runs, ctx: Context, grid: dict[str, Point]) -> str:
         + "| thesis (sec. 6.3.1) | fctlab |\n|---|---|\n"
         + "| Fig. 6.19, E[L] = 20 packets: small buffers raise the AFCT, by at most 50% at 2% of the BDP | "
         + ", ".join(f"{_pct(b)}: {'-' if v is None else f'{v * 100:+.0f}%'}" for b, v in inc_small.items())
-        + f" against the 200% buffer; (AFCT + RTT/2) / eq. 6.1 = {_f(small[0][1]['ratio'], '.2f')} at 2%, "
-        f"{_f(ref_small['ratio'], '.2f')} at 200% |\n"
+        + f" against the 200% buffer; (AFCT + RTT/2) / eq. 6.1 = {ra.fmt(small[0][1]['ratio'], '.2f')} at 2%, "
+        f"{ra.fmt(ref_small['ratio'], '.2f')} at 200% |\n"
         + "| Fig. 6.19, E[L] = 8200 packets: RCP emulates PS even with small buffers | "
         + ", ".join(f"{_pct(b)}: {'-' if v is None else f'{v * 100:+.0f}%'}" for b, v in inc_large.items())
-        + f"; / eq. 6.1 = {_f(large[0][1]['ratio'], '.2f')} at 2%, {_f(ref_large['ratio'], '.2f')} at 200% |\n"
+        + f"; / eq. 6.1 = {ra.fmt(large[0][1]['ratio'], '.2f')} at 2%, {ra.fmt(ref_large['ratio'], '.2f')} at 200% |\n"
         + "| Fig. 6.20: the difference from PS (active flows) becomes negligible as E[L] grows | see the table: "
         "active flows against eq. 6.1's lambda x AFCT |\n"
         + "| Fig. 6.20: loss probability first rises, then falls as E[L] grows | "

@@ -18,6 +18,7 @@ from typing import Any
 
 import polars as pl
 
+from fctlab.reproduce import rcp_analysis as ra
 from fctlab.reproduce.framework import Context, Experiment, Runs, md_table, plt, window_stat
 
 #: (start, stop) of A1 - A4's flows, s.
@@ -53,10 +54,6 @@ def fig6_6_8() -> Experiment:
     )
 
 
-def _f(x: float | None, spec: str, scale: float = 1.0) -> str:
-    return "-" if x is None else format(x / scale, spec)
-
-
 def phases(flows: tuple[tuple[float, float], ...], end: float) -> list[tuple[float, float, int]]:
     """(start, end, N) of each span between consecutive joins and departures."""
     edges = sorted({0.0, end, *(t for f in flows for t in f if t <= end)})
@@ -84,13 +81,13 @@ def analyze(runs: Runs, ctx: Context) -> str:
             [
                 f"{a:.0f} - {b:.0f} s",
                 str(n),
-                _f(r, ".2f", 1e6),
-                _f(None if r is None or n == 0 else ETA * CAPACITY / n, ".2f", 1e6),
-                _f(None if not r else CAPACITY / r, ".2f"),
-                _f(None if not r else ETA * CAPACITY / r, ".2f"),
-                ", ".join(_f(p, ".2f", 1e6) for p in per) or "-",
-                _f(agg, ".2f", 1e6),
-                _f(None if agg is None else agg * payload, ".2f", 1e6),
+                ra.fmt(r, ".2f", 1e6),
+                ra.fmt(None if r is None or n == 0 else ETA * CAPACITY / n, ".2f", 1e6),
+                ra.fmt(None if not r else CAPACITY / r, ".2f"),
+                ra.fmt(None if not r else ETA * CAPACITY / r, ".2f"),
+                ", ".join(ra.fmt(p, ".2f", 1e6) for p in per) or "-",
+                ra.fmt(agg, ".2f", 1e6),
+                ra.fmt(None if agg is None else agg * payload, ".2f", 1e6),
             ]
         )
     joins = []
@@ -102,11 +99,11 @@ def analyze(runs: Runs, ctx: Context) -> str:
         joins.append(
             [
                 f"A{k} at {s:.0f} s",
-                _f(q_before, ".0f", mss + header),
-                _f(q, ".0f", mss + header),
-                _f(before, ".2f", 1e6),
-                _f(low, ".2f", 1e6),
-                _f(None if not before or low is None else low / before, ".2f"),
+                ra.fmt(q_before, ".0f", mss + header),
+                ra.fmt(q, ".0f", mss + header),
+                ra.fmt(before, ".2f", 1e6),
+                ra.fmt(low, ".2f", 1e6),
+                ra.fmt(None if not before or low is None else low / before, ".2f"),
             ]
         )
     busy = [(a, b) for a, b, n in phases(flows, end) if n > 0]
@@ -166,7 +163,7 @@ def analyze(runs: Runs, ctx: Context) -> str:
         "R-TCP window is a whole number of packets from SRTT and runs slightly below the stamped rate (docs/"
         "scenario.md), so eq. 3.3 raises R until the input reaches eta C |\n"
         + f"| iperf's maximum about {IPERF_MAX} Mb/s (on a 9 Mb/s advertised maximum) | aggregate "
-        f"{_f(agg_mean, '.2f', 1e6)} Mb/s on the wire, {_f(goodput, '.2f', 1e6)}"
+        f"{ra.fmt(agg_mean, '.2f', 1e6)} Mb/s on the wire, {ra.fmt(goodput, '.2f', 1e6)}"
         " Mb/s of payload: a simulated host has none of the testbed's protocol and application overheads, "
         "so it gets closer to eta C |\n"
         + "\n![Fig. 6.7: eta C / R(t) and the true N (left), the aggregate input rate at the bottleneck (middle), "
