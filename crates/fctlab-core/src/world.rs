@@ -155,6 +155,10 @@ pub struct World {
     /// Scheduled link-rate changes in time order, and the next one to apply.
     rate_changes: Vec<RateChange>,
     next_rate_change: usize,
+    /// Hosts are outside (real processes, [`crate::emu`]): packets reaching a host wait in
+    /// `egress`, flows are not started here, and the run ends when the driver says so.
+    external: bool,
+    egress: Vec<Packet>,
 }
 
 impl World {
@@ -206,6 +210,8 @@ impl World {
             finished: false,
             rate_changes: Vec::new(),
             next_rate_change: 0,
+            external: false,
+            egress: Vec::new(),
         }
     }
 
@@ -341,7 +347,13 @@ impl World {
                 self.counters.packet_hops += 1;
                 let node = self.links[l as usize].to as usize;
                 if self.is_host[node] {
-                    self.deliver(pkt);
+                    if self.external {
+                        self.counters.delivered_pkts += 1;
+                        self.counters.delivered_bytes += pkt.wire as u64;
+                        self.egress.push(pkt);
+                    } else {
+                        self.deliver(pkt);
+                    }
                 } else {
                     self.forward(node, pkt);
                 }
@@ -350,6 +362,7 @@ impl World {
                 self.links[l as usize].on_free(l, self.now, &mut self.sched, &mut self.drops);
                 self.count_drops(0);
             }
+            Event::FlowStart if self.external => {}
             Event::FlowStart => self.start_next_flow(),
             Event::Timer { flow, side } => self.on_timer(flow as usize, side as usize),
             Event::QdiscTick(l) => {
@@ -498,31 +511,9 @@ impl World {
             let f = self.next_plan;
             self.next_plan += 1;
             let plan = &self.plans[f];
-            let addr = FlowAddr {
-                flow: f as u32,
-                src: plan.src as u32,
-                dst: plan.dst as u32,
-                hash: crate::routing::flow_hash(f as u64, self.seed),
-            };
-            let template = match &self.profiles[plan.profile] {
-                Profile::Tcp { app, .. } | Profile::Paced { app, .. } => *app,
-            };
-            let app = match (plan.size, plan.stop, template) {
-                (None, stop, _) => App::LongLived { stop: stop.unwrap_or(self.limits.duration) },
-                (Some(size), _, None) => App::Bulk { size },
-                (Some(size), _, Some(AppTemplate::Scheduled { initial, chunk, interval })) => {
-                    App::Scheduled { initial, chunk, interval, total: size }
-                }
-            };
-            let (sender, rx_cfg) = match &self.profiles[plan.profile] {
-                Profile::Tcp { cfg, .. } => (Sender::Tcp(TcpSender::new(*cfg, addr, app, plan.start)), *cfg),
-                Profile::Paced { cfg, rx, .. } => (Sender::Paced(PacedSender::new(*cfg, addr, app, plan.start)), *rx),
-            };
-            let mut receiver = TcpReceiver::new(rx_cfg, addr, plan.size);
-            if let App::Scheduled { initial, .. } = app {
-                receiver.watch_first_write(initial);
-            }
-            let receiver = Receiver::Tcp(receiver);
+            let addr = flow_addr(f, plan, self.seed);
+            let sender = new_sender(plan, &self.profiles[plan.profile], addr, plan.start, self.limits.duration);
+            let receiver = new_receiver(plan, &self.profiles[plan.profile], addr, plan.size);
             self.active[f] = Some(Box::new(Active { sender, receiver, armed: [None, None] }));
             self.open_flows += 1;
             self.series.flow_started(&self.records[f].path);
@@ -550,6 +541,68 @@ impl World {
         }
     }
 
+    /// The planned flows, by flow id.
+    pub fn plans(&self) -> &[FlowPlan] {
+        &self.plans
+    }
+
+    /// The transport profiles the plans index.
+    pub fn profiles(&self) -> &[Profile] {
+        &self.profiles
+    }
+
+    /// The run's limits.
+    pub fn limits(&self) -> RunLimits {
+        self.limits
+    }
+
+    /// Whether node `n` is a host.
+    pub fn is_host(&self, n: usize) -> bool {
+        self.is_host.get(n).copied().unwrap_or(false)
+    }
+
+    /// Hands the hosts to outside drivers ([`crate::emu`]): from now on packets reaching a host
+    /// are queued for [`World::take_egress`], packets enter through [`World::inject`], no flow
+    /// starts here, and time moves only through [`World::advance`].
+    pub fn detach_hosts(&mut self) {
+        self.external = true;
+    }
+
+    /// Handles every event due by `until` (outside hosts: no end-of-run logic) and moves the
+    /// clock to `until`.
+    pub fn advance(&mut self, until: Time) {
+        while let Some((t, ev)) = self.sched.pop_by(until) {
+            self.now = t;
+            self.handle(ev);
+        }
+        self.now = self.now.max(until);
+    }
+
+    /// Time of the earliest pending event.
+    pub fn next_event_time(&mut self) -> Option<Time> {
+        self.sched.peek_time()
+    }
+
+    /// Sends `pkt`, emitted now by host `node`, into the network.
+    pub fn inject(&mut self, node: usize, pkt: Packet) {
+        self.counters.sent_pkts += 1;
+        self.counters.sent_bytes += pkt.wire as u64;
+        self.forward(node, pkt);
+    }
+
+    /// The packets that reached a host since the last call.
+    pub fn take_egress(&mut self, into: &mut Vec<Packet>) {
+        into.append(&mut self.egress);
+    }
+
+    /// Ends a run driven from outside: folds the link counters (see [`World::run_until`]).
+    pub fn close_external(&mut self) {
+        self.finished = true;
+        for l in &mut self.links {
+            l.settle(self.now);
+        }
+    }
+
     /// Packets queued or on the wire anywhere.
     pub fn packets_in_network(&self) -> (u64, u64) {
         let mut pk = 0;
@@ -560,6 +613,55 @@ impl World {
             by += b;
         }
         (pk, by)
+    }
+}
+
+/// The application a plan's flow runs (`duration`: when a long-lived flow without `stop` stops).
+fn app_of(plan: &FlowPlan, profile: &Profile, duration: Time) -> App {
+    let template = match profile {
+        Profile::Tcp { app, .. } | Profile::Paced { app, .. } => *app,
+    };
+    match (plan.size, plan.stop, template) {
+        (None, stop, _) => App::LongLived { stop: stop.unwrap_or(duration) },
+        (Some(size), _, None) => App::Bulk { size },
+        (Some(size), _, Some(AppTemplate::Scheduled { initial, chunk, interval })) => {
+            App::Scheduled { initial, chunk, interval, total: size }
+        }
+    }
+}
+
+/// The sending endpoint of a planned flow whose application starts at `start` (the world's
+/// and the emulator's hosts build them alike).
+pub fn new_sender(plan: &FlowPlan, profile: &Profile, addr: FlowAddr, start: Time, duration: Time) -> Sender {
+    let app = app_of(plan, profile, duration);
+    match profile {
+        Profile::Tcp { cfg, .. } => Sender::Tcp(TcpSender::new(*cfg, addr, app, start)),
+        Profile::Paced { cfg, .. } => Sender::Paced(PacedSender::new(*cfg, addr, app, start)),
+    }
+}
+
+/// The receiving endpoint of a planned flow; `size` tells it the flow's length (None: it learns
+/// the end from the stream).
+pub fn new_receiver(plan: &FlowPlan, profile: &Profile, addr: FlowAddr, size: Option<u64>) -> Receiver {
+    let cfg = match profile {
+        Profile::Tcp { cfg, .. } => *cfg,
+        Profile::Paced { rx, .. } => *rx,
+    };
+    let mut receiver = TcpReceiver::new(cfg, addr, size);
+    // Measurement only: when the application's first write was held in full.
+    if let App::Scheduled { initial, .. } = app_of(plan, profile, Time::MAX) {
+        receiver.watch_first_write(initial);
+    }
+    Receiver::Tcp(receiver)
+}
+
+/// The addressing of planned flow `f` of a run with this seed.
+pub fn flow_addr(f: usize, plan: &FlowPlan, seed: u64) -> FlowAddr {
+    FlowAddr {
+        flow: f as u32,
+        src: plan.src as u32,
+        dst: plan.dst as u32,
+        hash: crate::routing::flow_hash(f as u64, seed),
     }
 }
 

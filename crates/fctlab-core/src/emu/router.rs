@@ -1,0 +1,120 @@
+//! The router process: every link of the topology, in real time, between the host processes.
+//!
+//! It is the simulator's own [`World`] with its hosts detached ([`World::detach_hosts`]): the
+//! same links (serialization at their rate, propagation delay), the same queue disciplines
+//! (drop-tail, priority with push-out, RCP, XCP, JetMax, PIQI-RCP, ...), the same routes. A
+//! datagram from a host enters the world at that host's node at the instant it arrives; a packet
+//! that reaches a host leaves as a datagram to that host's socket. Between datagrams the loop
+//! sleeps until the world's next event is due on the wall clock.
+//!
+//! Falling behind: an event handled after its due time makes every later packet late by as
+//! much. The report counts the loop iterations that found an event overdue, and those more
+//! than 1 ms (wall) overdue; the orchestrator warns from them and suggests a time scale.
+
+use super::clock::monotonic_ns;
+use super::control::{say, Command, Control};
+use super::host::wait_for_start;
+use super::report::RouterReport;
+use super::sock::{tighten_timer_slack, wait, Sock};
+use super::wire;
+use crate::net::packet::Packet;
+use crate::world::World;
+use std::collections::HashMap;
+use std::io;
+use std::net::SocketAddrV4;
+
+/// Where the router lives, where the hosts are, and how long it may run.
+#[derive(Clone, Debug)]
+pub struct RouterConfig {
+    /// Address to bind (port 0: any).
+    pub bind: SocketAddrV4,
+    /// The socket of each host process, by node id (more may come as `host` commands).
+    pub hosts: Vec<(u32, SocketAddrV4)>,
+    /// Wall seconds per run-time second.
+    pub scale: f64,
+    /// Wall seconds after the start at which the router ends the run by itself.
+    pub max_wall_s: f64,
+}
+
+/// Binds the router's socket and prints `ready PORT`; the caller then learns the hosts'
+/// sockets and calls [`run_router`].
+pub fn bind_router(bind: SocketAddrV4) -> io::Result<Sock> {
+    let sock = Sock::bind(bind)?;
+    say(&format!("ready {}", sock.local_addr()?.port()));
+    Ok(sock)
+}
+
+/// Runs the network of `world` between the hosts until `stop`, end of input, or the time
+/// limit; then closes the world's link counters.
+pub fn run_router(world: &mut World, mut sock: Sock, cfg: RouterConfig, ctl: &mut Control) -> io::Result<RouterReport> {
+    let mut report = RouterReport::default();
+    world.detach_hosts();
+    let Some((mut clock, more)) = wait_for_start(ctl)? else {
+        world.close_external();
+        return Ok(report);
+    };
+    let hosts: Vec<(u32, SocketAddrV4)> = cfg.hosts.iter().copied().chain(more).collect();
+    let by_addr: HashMap<SocketAddrV4, u32> = hosts.iter().map(|&(n, a)| (a, n)).collect();
+    let by_node: HashMap<u32, SocketAddrV4> = hosts.iter().copied().collect();
+    clock.scale = cfg.scale;
+    tighten_timer_slack();
+    let deadline = clock.epoch_ns + (cfg.max_wall_s * 1e9) as u64;
+    let mut buf = vec![0u8; wire::HEADER + wire::MAX_PAYLOAD as usize + 1];
+    let mut tx_buf = Vec::with_capacity(buf.len());
+    let mut egress: Vec<Packet> = Vec::with_capacity(64);
+    loop {
+        report.iterations += 1;
+        let now = clock.now();
+        if let Some(t) = world.next_event_time().filter(|&t| t < now) {
+            let lag = clock.wall_ns(now - t);
+            report.iterations_behind += 1;
+            report.late_1ms += u64::from(lag > 1_000_000);
+            report.max_lag_wall_ns = report.max_lag_wall_ns.max(lag);
+        }
+        world.advance(now);
+        world.take_egress(&mut egress);
+        for p in egress.drain(..) {
+            let Some(&to) = by_node.get(&p.dst) else {
+                report.lost_sends += 1;
+                continue;
+            };
+            wire::encode(&p, 0, &mut tx_buf);
+            if sock.send(&tx_buf, p.prio, to)? {
+                report.datagrams_out += 1;
+            } else {
+                report.lost_sends += 1;
+            }
+        }
+        let mut received = false;
+        while let Some((len, from, prio)) = sock.recv(&mut buf)? {
+            received = true;
+            report.datagrams_in += 1;
+            let node = by_addr.get(&from).copied();
+            match (node, wire::decode(&buf[..len], 0, 0)) {
+                (Some(node), Ok(mut pkt)) if pkt.src == node && world.is_host(pkt.dst as usize) => {
+                    pkt.prio = prio;
+                    world.inject(node as usize, pkt);
+                }
+                _ => report.bad_datagrams += 1,
+            }
+        }
+        let wall = monotonic_ns();
+        if wall >= deadline {
+            break;
+        }
+        if received {
+            continue; // the injected packets may have events due now
+        }
+        let timeout = match world.next_event_time() {
+            Some(t) => clock.wall_ns_until(clock.now(), t).min(deadline - wall),
+            None => deadline - wall,
+        };
+        let ready = wait(&[sock.fd(), ctl.fd()], Some(timeout))?;
+        if ready[1] && ctl.read()?.contains(&Command::Stop) {
+            break;
+        }
+    }
+    report.end_ps = world.now().ps();
+    world.close_external();
+    Ok(report)
+}
