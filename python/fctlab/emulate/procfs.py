@@ -57,6 +57,8 @@ def kill_and_wait(pids: Iterable[int], timeout_s: float = KILL_WAIT_S) -> list[i
             os.kill(pid, signal.SIGKILL)
         except ProcessLookupError:
             pass
+        except PermissionError:
+            pass  # another user's: it stays running and is returned as a survivor
     deadline = time.monotonic() + timeout_s
     left = [pid for pid in pids if is_running(pid)]
     while left and time.monotonic() < deadline:
