@@ -1,4 +1,4 @@
-"""The `fctlab` command: run, summary, compare, sweep, validate.
+"""The `fctlab` command: run, emulate, summary, compare, sweep, validate.
 
 Every user error (missing file, bad TOML, bad `--set`, a scenario the core refuses, bad
 arguments) prints one line "error: ..." on stderr and exits 2; no traceback. A sweep in which
@@ -51,6 +51,26 @@ def _jobs(text: str) -> int:
     return n
 
 
+def _scale(text: str) -> float:
+    try:
+        k = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a number >= 1, got {text!r}") from None
+    if not k >= 1 or k == float("inf"):
+        raise argparse.ArgumentTypeError(f"expected a number >= 1, got {text}")
+    return k
+
+
+def _seconds(text: str) -> float:
+    try:
+        s = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a number of seconds > 0, got {text!r}") from None
+    if not s > 0 or s == float("inf"):
+        raise argparse.ArgumentTypeError(f"expected a number of seconds > 0, got {text}")
+    return s
+
+
 def _out_dir(text: str) -> str:
     # An empty -o would write into the current directory, mixing results with whatever is there.
     if not text.strip():
@@ -79,6 +99,30 @@ def _parser() -> argparse.ArgumentParser:
     r.add_argument("-o", "--out", required=True, type=_out_dir, metavar="OUT", help="results directory")
     r.add_argument("-q", "--quiet", action="store_true", help="no progress bar, no summary")
     r.set_defaults(func=cmd_run)
+
+    e = sub.add_parser(
+        "emulate",
+        help="run a scenario for real: the same protocol code over UDP sockets, in real time, through emulated links",
+    )
+    scenario_args(e)
+    e.add_argument("-o", "--out", required=True, type=_out_dir, metavar="OUT", help="results directory")
+    e.add_argument(
+        "--mode",
+        choices=["auto", "netns", "loopback"],
+        default="auto",
+        help="where the processes live: network namespaces joined by veth pairs (root), or loopback; "
+        "auto: namespaces where possible",
+    )
+    e.add_argument(
+        "--time-scale",
+        type=_scale,
+        metavar="K",
+        help="wall seconds per run-time second (rates and delays scaled together; default: the smallest whole "
+        "K that keeps the fastest flow under 100 Mb/s of real traffic)",
+    )
+    e.add_argument("--max-wall", type=_seconds, metavar="S", help="wall-clock limit of the run, seconds")
+    e.add_argument("-q", "--quiet", action="store_true", help="no progress bar, no summary")
+    e.set_defaults(func=cmd_emulate)
 
     s = sub.add_parser("summary", help="print the summary of a results directory")
     s.add_argument("out", metavar="OUT")
@@ -156,6 +200,34 @@ def cmd_run(args: argparse.Namespace) -> int:
     out = result.write(args.out)
     if not args.quiet:
         print(format_summary(result.summary))
+        print(f"results in {out}", file=sys.stderr)
+    return 0
+
+
+def cmd_emulate(args: argparse.Namespace) -> int:
+    """`fctlab emulate`: emulate, write OUT, print the summary and each process's CPU load."""
+    from fctlab.emulate import emulate
+    from fctlab.report import format_summary, table
+
+    result = emulate(
+        args.scenario,
+        seed=args.seed,
+        overrides=_overrides(args.sets),
+        mode=args.mode,
+        time_scale=args.time_scale,
+        max_wall_s=args.max_wall,
+        progress=_progress_wanted(args.quiet),
+    )
+    out = result.write(args.out)
+    if not args.quiet:
+        emu = result.meta["emulation"]
+        print(format_summary(result.summary))
+        rows = [
+            [p["name"], p["role"], f"{p['cpu_s']:.3f}", f"{p['wall_s']:.3f}", f"{100 * p['cpu_load']:.1f}"]
+            for p in emu["processes"]
+        ]
+        print(f"\nemulation: {emu['mode']}, time scale {emu['time_scale']:g}")
+        print(table(["process", "role", "CPU s", "wall s", "CPU load %"], rows))
         print(f"results in {out}", file=sys.stderr)
     return 0
 

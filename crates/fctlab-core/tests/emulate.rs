@@ -3,11 +3,12 @@
 
 mod common;
 
+use fctlab_core::emu::bind;
 use fctlab_core::emu::clock::monotonic_ns;
 use fctlab_core::emu::control::Control;
-use fctlab_core::emu::host::{bind_host, run_host, HostConfig};
+use fctlab_core::emu::host::{run_host, HostConfig};
 use fctlab_core::emu::report::{absorb, HostReport, RouterReport};
-use fctlab_core::emu::router::{bind_router, run_router, RouterConfig};
+use fctlab_core::emu::router::{run_router, RouterConfig};
 use fctlab_core::world::World;
 use std::net::{Ipv4Addr, SocketAddrV4};
 use std::os::fd::RawFd;
@@ -34,13 +35,13 @@ fn emulate(json: &serde_json::Value, wall_s: f64) -> (World, RouterReport, Vec<H
     let mut hosts: Vec<u32> = world.plans().iter().flat_map(|p| [p.src as u32, p.dst as u32]).collect();
     hosts.sort();
     hosts.dedup();
-    let router_sock = bind_router(lo).unwrap();
+    let router_sock = bind(lo).unwrap();
     let router_addr = router_sock.local_addr().unwrap();
     let mut host_addrs = Vec::new();
     let mut threads = Vec::new();
     let mut controls = Vec::new();
     for &node in &hosts {
-        let sock = bind_host(lo).unwrap();
+        let sock = bind(lo).unwrap();
         host_addrs.push((node, sock.local_addr().unwrap()));
         let (r, w) = pipe();
         controls.push(w);

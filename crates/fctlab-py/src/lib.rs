@@ -1,6 +1,14 @@
 //! PyO3 glue only: `fctlab._core.Simulation` wraps a built `World`; the GIL is released while
 //! the simulation runs. All logic lives in `fctlab-core`.
 
+use fctlab_core::emu::{
+    self,
+    control::Control,
+    host::{run_host, HostConfig},
+    report::{absorb, HostReport},
+    router::{run_router, RouterConfig},
+    sock::Sock,
+};
 use fctlab_core::metrics::tables::{flow_table, link_table, series_columns, Column, TABLES};
 use fctlab_core::reference::ps::{max_min_fct, PsFlow};
 use fctlab_core::scenario::{self, RunInfo};
@@ -10,6 +18,7 @@ use pyo3::create_exception;
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 use pyo3::types::PyDict;
+use std::net::SocketAddrV4;
 use std::path::Path;
 use std::time::Instant;
 
@@ -67,41 +76,164 @@ impl Simulation {
 
     /// The result tables as dicts of columns, plus run metadata.
     fn results<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
-        let out = PyDict::new(py);
-        let tables = [
-            ("flows", flow_table(&self.world, &self.info).into_columns()),
-            ("links", link_table(&self.world, &self.info).into_columns()),
-            ("series", series_columns(&self.world.series)),
-        ];
-        for (table, columns) in tables {
-            let d = PyDict::new(py);
-            for (name, column) in columns {
-                set_column(&d, name, column)?;
-            }
-            out.set_item(table, d)?;
-        }
+        results_dict(py, &self.world, &self.info, self.wall_s)
+    }
+}
 
-        let c = &self.world.counters;
-        let (q_pkts, q_bytes) = self.world.packets_in_network();
-        let meta = PyDict::new(py);
-        meta.set_item("seed", self.info.seed)?;
-        meta.set_item("sim_time_s", self.world.now().as_secs_f64())?;
-        meta.set_item("wall_s", self.wall_s)?;
-        meta.set_item("events", self.world.events())?;
-        meta.set_item("packet_hops", c.packet_hops)?;
-        meta.set_item("flows_started", self.world.records.iter().filter(|r| r.start <= self.world.now()).count())?;
-        meta.set_item("flows_completed", self.world.records.iter().filter(|r| r.finish.is_some()).count())?;
-        meta.set_item("sent_pkts", c.sent_pkts)?;
-        meta.set_item("sent_bytes", c.sent_bytes)?;
-        meta.set_item("delivered_pkts", c.delivered_pkts)?;
-        meta.set_item("delivered_bytes", c.delivered_bytes)?;
-        meta.set_item("dropped_pkts", c.dropped_pkts)?;
-        meta.set_item("dropped_bytes", c.dropped_bytes)?;
-        meta.set_item("in_network_pkts", q_pkts)?;
-        meta.set_item("in_network_bytes", q_bytes)?;
-        meta.set_item("version", env!("CARGO_PKG_VERSION"))?;
-        out.set_item("meta", meta)?;
-        Ok(out)
+/// The result tables of a world as dicts of columns, plus run metadata.
+fn results_dict<'py>(py: Python<'py>, world: &World, info: &RunInfo, wall_s: f64) -> PyResult<Bound<'py, PyDict>> {
+    let out = PyDict::new(py);
+    let tables = [
+        ("flows", flow_table(world, info).into_columns()),
+        ("links", link_table(world, info).into_columns()),
+        ("series", series_columns(&world.series)),
+    ];
+    for (table, columns) in tables {
+        let d = PyDict::new(py);
+        for (name, column) in columns {
+            set_column(&d, name, column)?;
+        }
+        out.set_item(table, d)?;
+    }
+
+    let c = &world.counters;
+    let (q_pkts, q_bytes) = world.packets_in_network();
+    let meta = PyDict::new(py);
+    meta.set_item("seed", info.seed)?;
+    meta.set_item("sim_time_s", world.now().as_secs_f64())?;
+    meta.set_item("wall_s", wall_s)?;
+    meta.set_item("events", world.events())?;
+    meta.set_item("packet_hops", c.packet_hops)?;
+    meta.set_item("flows_started", world.records.iter().filter(|r| r.start <= world.now()).count())?;
+    meta.set_item("flows_completed", world.records.iter().filter(|r| r.finish.is_some()).count())?;
+    meta.set_item("sent_pkts", c.sent_pkts)?;
+    meta.set_item("sent_bytes", c.sent_bytes)?;
+    meta.set_item("delivered_pkts", c.delivered_pkts)?;
+    meta.set_item("delivered_bytes", c.delivered_bytes)?;
+    meta.set_item("dropped_pkts", c.dropped_pkts)?;
+    meta.set_item("dropped_bytes", c.dropped_bytes)?;
+    meta.set_item("in_network_pkts", q_pkts)?;
+    meta.set_item("in_network_bytes", q_bytes)?;
+    meta.set_item("version", env!("CARGO_PKG_VERSION"))?;
+    out.set_item("meta", meta)?;
+    Ok(out)
+}
+
+/// One process of an emulation (`fctlab.emulate`): the router (every link of the scenario) or
+/// one host (its endpoints), in real time over a UDP socket; the GIL is released while it runs.
+#[pyclass(module = "fctlab._core")]
+struct Emulation {
+    world: World,
+    info: RunInfo,
+    sock: Option<Sock>,
+    wall_s: f64,
+}
+
+fn addr(field: &str, text: &str) -> PyResult<SocketAddrV4> {
+    text.parse()
+        .map_err(|_| PyValueError::new_err(format!("field `{field}`: expected IPv4 ADDRESS:PORT, got {text:?}")))
+}
+
+fn io_err(what: &str, e: std::io::Error) -> PyErr {
+    pyo3::exceptions::PyOSError::new_err(format!("{what}: {e}"))
+}
+
+#[pymethods]
+impl Emulation {
+    /// Validates and builds the scenario (JSON text) as `Simulation` does.
+    #[new]
+    fn new(scenario_json: &str, base_dir: &str) -> PyResult<Emulation> {
+        let (world, info) =
+            scenario::build(scenario_json, Path::new(base_dir)).map_err(|e| ScenarioError::new_err(e.to_string()))?;
+        Ok(Emulation { world, info, sock: None, wall_s: 0.0 })
+    }
+
+    /// Node ids of the hosts that send or receive a flow, ascending.
+    fn hosts(&self) -> Vec<u32> {
+        let mut h: Vec<u32> = self.world.plans().iter().flat_map(|p| [p.src as u32, p.dst as u32]).collect();
+        h.sort_unstable();
+        h.dedup();
+        h
+    }
+
+    /// Node names by node id.
+    fn node_names(&self) -> Vec<String> {
+        self.info.node_names.clone()
+    }
+
+    /// Start times (s) and sizes (bytes, None: long-lived) of the planned flows.
+    fn flow_plan(&self) -> Vec<(f64, Option<u64>)> {
+        self.world.plans().iter().map(|p| (p.start.as_secs_f64(), p.size)).collect()
+    }
+
+    /// (arrival window end, hard stop), s.
+    fn limits(&self) -> (f64, f64) {
+        let l = self.world.limits();
+        (l.duration.as_secs_f64(), l.max_time.as_secs_f64())
+    }
+
+    /// The fastest rate a flow can reach: the largest, over flows, of the slowest link on the
+    /// flow's path, bit/s (0 without flows).
+    fn max_flow_rate(&self) -> f64 {
+        let links = &self.world.links;
+        let slowest =
+            |path: &[u32]| path.iter().map(|&l| links[l as usize].rate.bps_f64()).fold(f64::INFINITY, f64::min);
+        self.world.records.iter().map(|r| slowest(&r.path)).filter(|r| r.is_finite()).fold(0.0, f64::max)
+    }
+
+    /// Binds this process's socket to `ip` (any port) and prints `ready PORT`; returns the port.
+    fn bind(&mut self, ip: &str) -> PyResult<u16> {
+        let ip: std::net::Ipv4Addr = ip
+            .parse()
+            .map_err(|_| PyValueError::new_err(format!("field `bind`: expected an IPv4 address, got {ip:?}")))?;
+        let sock = emu::bind(SocketAddrV4::new(ip, 0)).map_err(|e| io_err(&format!("binding {ip}"), e))?;
+        let port = sock.local_addr().map_err(|e| io_err("socket", e))?.port();
+        self.sock = Some(sock);
+        Ok(port)
+    }
+
+    /// Runs the router (after `bind`) until `stop` on standard input, its end, or `max_wall_s`;
+    /// returns its report as JSON.
+    fn run_router(&mut self, py: Python<'_>, scale: f64, max_wall_s: f64) -> PyResult<String> {
+        let sock = self.sock.take().ok_or_else(|| PyValueError::new_err("run_router: call bind first"))?;
+        let cfg = RouterConfig {
+            bind: sock.local_addr().map_err(|e| io_err("socket", e))?,
+            hosts: Vec::new(),
+            scale,
+            max_wall_s,
+        };
+        let world = &mut self.world;
+        let t0 = Instant::now();
+        let report =
+            py.detach(|| run_router(world, sock, cfg, &mut Control::stdin())).map_err(|e| io_err("router", e))?;
+        self.wall_s = t0.elapsed().as_secs_f64();
+        serde_json::to_string(&report).map_err(|e| PyValueError::new_err(e.to_string()))
+    }
+
+    /// Runs host `node` (after `bind`) against the router at `router` (IP:PORT) until `stop`, the
+    /// end of standard input, or `max_wall_s`; returns its report as JSON.
+    fn run_host(&mut self, py: Python<'_>, node: u32, router: &str, scale: f64, max_wall_s: f64) -> PyResult<String> {
+        let sock = self.sock.take().ok_or_else(|| PyValueError::new_err("run_host: call bind first"))?;
+        if !self.world.is_host(node as usize) {
+            return Err(PyValueError::new_err(format!("field `node`: expected the node id of a host, got {node}")));
+        }
+        let cfg = HostConfig { node, router: addr("router", router)?, scale, max_wall_s };
+        let world = &self.world;
+        let report = py.detach(|| run_host(world, sock, cfg, &mut Control::stdin())).map_err(|e| io_err("host", e))?;
+        serde_json::to_string(&report).map_err(|e| PyValueError::new_err(e.to_string()))
+    }
+
+    /// Folds a host's report (JSON from `run_host`) into the flow records.
+    fn absorb(&mut self, report_json: &str) -> PyResult<()> {
+        let report: HostReport = serde_json::from_str(report_json).map_err(|e| {
+            PyValueError::new_err(format!("host report: expected the JSON of run_host, got an error: {e}"))
+        })?;
+        absorb(&mut self.world, &report).map_err(PyValueError::new_err)
+    }
+
+    /// The result tables, as `Simulation.results`.
+    fn results<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
+        results_dict(py, &self.world, &self.info, self.wall_s)
     }
 }
 
@@ -180,6 +312,7 @@ fn router_cost(py: Python<'_>, law: &str, packets: u64) -> PyResult<f64> {
 #[pymodule]
 fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<Simulation>()?;
+    m.add_class::<Emulation>()?;
     m.add_function(wrap_pyfunction!(ps_fct, m)?)?;
     m.add_function(wrap_pyfunction!(router_cost, m)?)?;
     m.add("ROUTER_LAWS", fctlab_core::qdisc::cost::LAWS.to_vec())?;

@@ -66,13 +66,6 @@ struct Host<'w> {
     report: HostReport,
 }
 
-/// Binds a host's socket (port 0: any) and prints `ready PORT`.
-pub fn bind_host(bind: SocketAddrV4) -> io::Result<Sock> {
-    let sock = Sock::bind(bind)?;
-    say(&format!("ready {}", sock.local_addr()?.port()));
-    Ok(sock)
-}
-
 /// Runs host `cfg.node` of `world`'s scenario on `sock`: waits for `start`, then runs until
 /// `stop`, end of input, or the time limit.
 pub fn run_host(world: &World, sock: Sock, cfg: HostConfig, ctl: &mut Control) -> io::Result<HostReport> {

@@ -27,3 +27,10 @@ pub mod report;
 pub mod router;
 pub mod sock;
 pub mod wire;
+
+/// Binds a process's socket (port 0: any) and prints `ready PORT` for the orchestrator.
+pub fn bind(addr: std::net::SocketAddrV4) -> std::io::Result<sock::Sock> {
+    let sock = sock::Sock::bind(addr)?;
+    control::say(&format!("ready {}", sock.local_addr()?.port()));
+    Ok(sock)
+}

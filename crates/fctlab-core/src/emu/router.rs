@@ -12,7 +12,7 @@
 //! than 1 ms (wall) overdue; the orchestrator warns from them and suggests a time scale.
 
 use super::clock::monotonic_ns;
-use super::control::{say, Command, Control};
+use super::control::{Command, Control};
 use super::host::wait_for_start;
 use super::report::RouterReport;
 use super::sock::{tighten_timer_slack, wait, Sock};
@@ -34,14 +34,6 @@ pub struct RouterConfig {
     pub scale: f64,
     /// Wall seconds after the start at which the router ends the run by itself.
     pub max_wall_s: f64,
-}
-
-/// Binds the router's socket and prints `ready PORT`; the caller then learns the hosts'
-/// sockets and calls [`run_router`].
-pub fn bind_router(bind: SocketAddrV4) -> io::Result<Sock> {
-    let sock = Sock::bind(bind)?;
-    say(&format!("ready {}", sock.local_addr()?.port()));
-    Ok(sock)
 }
 
 /// Runs the network of `world` between the hosts until `stop`, end of input, or the time
