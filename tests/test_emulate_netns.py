@@ -254,6 +254,16 @@ def test_finish_run_and_register_pid_before_register_run(run_root: Path) -> None
         register_pid(1, os.getpid())
 
 
+def test_register_run_refuses_a_run_root_that_is_a_link(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    (tmp_path / "elsewhere").mkdir()
+    (tmp_path / "runs").symlink_to(tmp_path / "elsewhere")
+    monkeypatch.setattr(cleanup, "RUN_ROOT", tmp_path / "runs")
+    expected = r"FCTLAB_RUN_DIR .*runs: expected a directory owned by uid \d+, got a link"
+    with pytest.raises(EmulationError, match=expected):
+        register_run(os.getpid())
+    assert list((tmp_path / "elsewhere").iterdir()) == []
+
+
 # -- namespaces (root) ---------------------------------------------------------------------------
 
 UDP_ECHO = textwrap.dedent(
