@@ -76,6 +76,11 @@ def gone(pid: int, timeout_s: float = 5.0) -> bool:
     return not is_running(pid)
 
 
+def cleanup_lines(run: int) -> list[str]:
+    """What cleanup_stale did to run `run` (other dead runs on the machine may be cleaned too)."""
+    return [line for line in cleanup_stale() if line.startswith(f"run {run}:")]
+
+
 def fctlab_named_sleep() -> subprocess.Popen:
     """A `sleep 60` whose command line names fctlab, like the children a run registers."""
     return subprocess.Popen(["fctlab-test-child", "60"], executable=shutil.which("sleep"))
@@ -210,19 +215,19 @@ def test_a_dead_runs_registered_child_is_killed_and_a_foreign_pid_is_not(run_roo
         register_pid(run.pid, plain.pid)
         with open(run_root / str(run.pid) / "pids", "a") as pids:
             pids.write(f"{reused.pid} 1\n")  # as if the pid had been another process's, started at tick 1
-        assert cleanup_stale() == []  # the run is alive: nothing of it goes
+        assert cleanup_lines(run.pid) == []  # the run is alive: nothing of it goes
         assert is_running(child)
 
         run.kill()
         run.wait(TIMEOUT_S)
-        lines = cleanup_stale()
+        lines = cleanup_lines(run.pid)
 
         assert gone(child)
         assert f"run {run.pid}: killed registered process {child} (fctlab-test-child 60)" in lines
         assert is_running(plain.pid) and is_running(reused.pid)
         assert not (run_root / str(run.pid)).exists()
         assert f"run {run.pid}: removed {run_root / str(run.pid)}" in lines
-        assert cleanup_stale() == []
+        assert cleanup_lines(run.pid) == []
     finally:
         for proc in (run, plain, reused):
             stop(proc)
@@ -234,7 +239,7 @@ def test_a_run_whose_pid_is_not_fctlab_is_dead(run_root: Path) -> None:
     impostor = subprocess.Popen(["sleep", "60"])  # a live pid, but not an fctlab process
     try:
         register_run(impostor.pid)
-        lines = cleanup_stale()
+        lines = cleanup_lines(impostor.pid)
         assert lines == [f"run {impostor.pid}: removed {run_root / str(impostor.pid)}"]
         assert is_running(impostor.pid)  # only registered children and namespace processes are killed
     finally:
@@ -246,7 +251,8 @@ def test_finish_run_and_register_pid_before_register_run(run_root: Path) -> None
     assert path == run_root / str(os.getpid()) and (path / "pids").read_text() == ""
     register_pid(os.getpid(), os.getpid())
     assert (path / "pids").read_text().split()[0] == str(os.getpid())
-    assert cleanup_stale() == []  # this test process is a live run
+    assert cleanup_lines(os.getpid()) == []  # this test process is a live run
+    assert path.exists()
     finish_run(os.getpid())
     assert not path.exists()
     finish_run(os.getpid())  # already gone: fine
