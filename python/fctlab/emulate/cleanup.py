@@ -17,6 +17,7 @@ from __future__ import annotations
 import os
 import re
 import shutil
+import stat
 from pathlib import Path
 
 from fctlab.emulate.iproute import EmulationError, delete_namespaces, list_namespaces, namespace_pids
@@ -41,11 +42,26 @@ def run_dir(run: int) -> Path:
 
 def register_run(run: int) -> Path:
     """Makes RUN_ROOT/<run>/ (with `owner` and an empty `pids` file) and returns it."""
+    _check_root_dir()
     path = run_dir(run)
-    path.mkdir(parents=True, exist_ok=True)
+    path.mkdir(mode=0o700, exist_ok=True)
     (path / "owner").write_text(_record(run))
     (path / "pids").touch()
     return path
+
+
+def _check_root_dir() -> None:
+    """Makes RUN_ROOT (private to this user) or checks it is a directory of this user, not a link.
+
+    Runs as root write under it; in a shared /tmp another user could otherwise plant a link there.
+    """
+    RUN_ROOT.mkdir(mode=0o700, parents=True, exist_ok=True)
+    info = RUN_ROOT.lstat()
+    if not stat.S_ISDIR(info.st_mode) or info.st_uid != os.geteuid():
+        raise EmulationError(
+            f"FCTLAB_RUN_DIR {RUN_ROOT}: expected a directory owned by uid {os.geteuid()}, "
+            f"got a {'link' if stat.S_ISLNK(info.st_mode) else 'file or directory'} owned by uid {info.st_uid}"
+        )
 
 
 def register_pid(run: int, pid: int) -> None:
@@ -93,7 +109,7 @@ def _run_namespaces() -> dict[int, list[str]]:
 def _run_dirs() -> list[int]:
     """Runs with a directory under RUN_ROOT (only names that are all digits)."""
     try:
-        return [int(p.name) for p in RUN_ROOT.iterdir() if p.name.isdigit() and p.is_dir()]
+        return [int(p.name) for p in RUN_ROOT.iterdir() if p.name.isdigit() and p.is_dir() and not p.is_symlink()]
     except FileNotFoundError:
         return []
 

@@ -36,6 +36,8 @@ HOST_PREFIX_LEN = 30
 MAX_HOSTS = ADDRESS_RANGE.num_addresses >> (32 - HOST_PREFIX_LEN)
 #: MTU of both veth ends: a datagram (fctlab headers + a 1460-byte payload) is never fragmented.
 MTU = 9000
+#: Longest interface name Linux takes (IFNAMSIZ - 1): bounds the node ids in "h<node>" / "r<node>".
+IFNAME_MAX = 15
 #: Every namespace name starts with this, followed by the run id and "-".
 NAME_PREFIX = "fctlab-"
 
@@ -225,6 +227,11 @@ def _check_hosts(hosts: object) -> list[int]:
     for node in nodes:
         if isinstance(node, bool) or not isinstance(node, int) or node < 0:
             raise EmulationError(f"field `hosts`: expected node ids (whole numbers >= 0), got {node!r}")
+        if len(f"h{node}") > IFNAME_MAX:
+            raise EmulationError(
+                f"field `hosts`: expected node ids below 10^{IFNAME_MAX - 1} (interface names h<node> are "
+                f"at most {IFNAME_MAX} characters), got {node}"
+            )
         if node in seen:
             raise EmulationError(f"field `hosts`: expected each node once, got {node} twice")
         seen.add(node)
