@@ -50,8 +50,11 @@ RATE_BUDGET_BPS = 100e6
 START_AHEAD_S = 0.3
 #: Wall seconds a process may take to start and bind its socket.
 READY_TIMEOUT_S = 30.0
-#: Wall seconds after the end for the last ACKs (times the scale).
+#: Run seconds after the end for the last ACKs.
 GRACE_S = 0.1
+#: Run seconds after the end of a run with long-lived flows, for the packets still queued to
+#: arrive (a simulation delivers them all before it closes its records).
+LONG_LIVED_GRACE_S = 0.5
 #: Wall seconds a process may take to write its report after `stop`.
 STOP_TIMEOUT_S = 60.0
 #: A router loop iteration that found an event this late (wall ns) counts as falling behind.
@@ -357,7 +360,8 @@ class _Session:
                     finished = t >= duration if not drain else (finite <= done and (not long_lived or t >= duration))
                     if finished or t >= max_time or now_ns / 1e9 >= wall_end:
                         over_at = now_ns / 1e9
-                if over_at is not None and now_ns / 1e9 >= over_at + GRACE_S * self.scale:
+                grace = LONG_LIVED_GRACE_S if long_lived else GRACE_S
+                if over_at is not None and now_ns / 1e9 >= over_at + grace * self.scale:
                     return
                 for key, _ in sel.select(timeout=0.02):
                     p: Proc = key.data

@@ -15,7 +15,7 @@
 use super::clock::{monotonic_ns, Clock};
 use super::control::{say, Command, Control};
 use super::report::{FlowSide, HostReport};
-use super::sock::{tighten_timer_slack, wait, Sock};
+use super::sock::{tighten_timer_slack, wait, wait_until, Sock};
 use super::wire;
 use crate::net::packet::Packet;
 use crate::transport::endpoint::{Receiver, Sender};
@@ -64,6 +64,8 @@ struct Host<'w> {
     /// Send buffer.
     tx_buf: Vec<u8>,
     report: HostReport,
+    /// The latest time handed to an endpoint.
+    last: Time,
 }
 
 /// Runs host `cfg.node` of `world`'s scenario on `sock`: waits for `start`, then runs until
@@ -78,6 +80,7 @@ pub fn run_host(world: &World, sock: Sock, cfg: HostConfig, ctl: &mut Control) -
         tx: (0..n).map(|_| None).collect(),
         rx: (0..n).map(|_| None).collect(),
         live: Vec::new(),
+        last: Time::ZERO,
         out: Vec::with_capacity(64),
         buf: vec![0u8; wire::HEADER + wire::MAX_PAYLOAD as usize + 1],
         tx_buf: Vec::with_capacity(wire::HEADER + wire::MAX_PAYLOAD as usize),
@@ -115,9 +118,14 @@ impl Host<'_> {
         let mut next_start = 0;
         loop {
             let now = clock.now();
-            while let Some((len, from, prio)) = self.sock.recv(&mut self.buf)? {
-                self.on_datagram(now, len, from, prio)?;
+            while let Some(d) = self.sock.recv(&mut self.buf)? {
+                // The endpoint sees the packet when the kernel received it (not later, when this
+                // loop woke up), as long as time does not go backwards for the endpoints.
+                let at = clock.at_wall_ns(d.arrival_ns).max(self.last).min(now);
+                self.last = at;
+                self.on_datagram(at, d.len, d.from, d.prio)?;
             }
+            self.last = now;
             while let Some(&f) = starts.get(next_start) {
                 if self.world.plans()[f].start > now {
                     break;
@@ -136,8 +144,8 @@ impl Host<'_> {
             if wall >= deadline {
                 return Ok(());
             }
-            let timeout = due.map_or(deadline - wall, |t| clock.wall_ns_until(clock.now(), t).min(deadline - wall));
-            let ready = wait(&[self.sock.fd(), ctl.fd()], Some(timeout))?;
+            let until = due.map_or(deadline, |t| (wall + clock.wall_ns_until(clock.now(), t)).min(deadline));
+            let ready = wait_until(&[self.sock.fd(), ctl.fd()], until)?;
             if ready[1] && ctl.read()?.contains(&Command::Stop) {
                 return Ok(());
             }

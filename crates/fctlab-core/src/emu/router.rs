@@ -15,7 +15,7 @@ use super::clock::monotonic_ns;
 use super::control::{Command, Control};
 use super::host::wait_for_start;
 use super::report::RouterReport;
-use super::sock::{tighten_timer_slack, wait, Sock};
+use super::sock::{tighten_timer_slack, wait_until, Sock};
 use super::wire;
 use crate::net::packet::Packet;
 use crate::world::World;
@@ -64,27 +64,20 @@ pub fn run_router(world: &mut World, mut sock: Sock, cfg: RouterConfig, ctl: &mu
             report.max_lag_wall_ns = report.max_lag_wall_ns.max(lag);
         }
         world.advance(now);
-        world.take_egress(&mut egress);
-        for p in egress.drain(..) {
-            let Some(&to) = by_node.get(&p.dst) else {
-                report.lost_sends += 1;
-                continue;
-            };
-            wire::encode(&p, 0, &mut tx_buf);
-            if sock.send(&tx_buf, p.prio, to)? {
-                report.datagrams_out += 1;
-            } else {
-                report.lost_sends += 1;
-            }
-        }
+        send_egress(world, &mut egress, &mut sock, &by_node, &mut tx_buf, &mut report)?;
         let mut received = false;
-        while let Some((len, from, prio)) = sock.recv(&mut buf)? {
+        while let Some(d) = sock.recv(&mut buf)? {
             received = true;
             report.datagrams_in += 1;
-            let node = by_addr.get(&from).copied();
-            match (node, wire::decode(&buf[..len], 0, 0)) {
+            let node = by_addr.get(&d.from).copied();
+            match (node, wire::decode(&buf[..d.len], 0, 0)) {
                 (Some(node), Ok(mut pkt)) if pkt.src == node && world.is_host(pkt.dst as usize) => {
-                    pkt.prio = prio;
+                    // The packet enters the network when the kernel received it, not when this
+                    // loop woke up: the world first catches up to that instant.
+                    let at = clock.at_wall_ns(d.arrival_ns).max(world.now());
+                    world.advance(at);
+                    send_egress(world, &mut egress, &mut sock, &by_node, &mut tx_buf, &mut report)?;
+                    pkt.prio = d.prio;
                     world.inject(node as usize, pkt);
                 }
                 _ => report.bad_datagrams += 1,
@@ -97,11 +90,9 @@ pub fn run_router(world: &mut World, mut sock: Sock, cfg: RouterConfig, ctl: &mu
         if received {
             continue; // the injected packets may have events due now
         }
-        let timeout = match world.next_event_time() {
-            Some(t) => clock.wall_ns_until(clock.now(), t).min(deadline - wall),
-            None => deadline - wall,
-        };
-        let ready = wait(&[sock.fd(), ctl.fd()], Some(timeout))?;
+        let due_wall = world.next_event_time().map(|t| wall + clock.wall_ns_until(clock.now(), t));
+        let until = due_wall.unwrap_or(deadline).min(deadline);
+        let ready = wait_until(&[sock.fd(), ctl.fd()], until)?;
         if ready[1] && ctl.read()?.contains(&Command::Stop) {
             break;
         }
@@ -109,4 +100,29 @@ pub fn run_router(world: &mut World, mut sock: Sock, cfg: RouterConfig, ctl: &mu
     report.end_ps = world.now().ps();
     world.close_external();
     Ok(report)
+}
+
+/// Sends the packets that reached a host to that host's socket.
+fn send_egress(
+    world: &mut World,
+    egress: &mut Vec<Packet>,
+    sock: &mut Sock,
+    by_node: &HashMap<u32, SocketAddrV4>,
+    tx_buf: &mut Vec<u8>,
+    report: &mut RouterReport,
+) -> io::Result<()> {
+    world.take_egress(egress);
+    for p in egress.drain(..) {
+        let Some(&to) = by_node.get(&p.dst) else {
+            report.lost_sends += 1;
+            continue;
+        };
+        wire::encode(&p, 0, tx_buf);
+        if sock.send(tx_buf, p.prio, to)? {
+            report.datagrams_out += 1;
+        } else {
+            report.lost_sends += 1;
+        }
+    }
+    Ok(())
 }

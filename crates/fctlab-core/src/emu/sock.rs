@@ -13,6 +13,24 @@ use std::mem::{size_of, zeroed};
 use std::net::{Ipv4Addr, SocketAddrV4, UdpSocket};
 use std::os::fd::{AsRawFd, RawFd};
 
+/// `SO_TIMESTAMPNS` / `SCM_TIMESTAMPNS` (asm-generic value: x86, ARM, RISC-V; not exported
+/// by the `libc` crate for Linux).
+const SO_TIMESTAMPNS: i32 = 35;
+
+/// One received datagram.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub struct Datagram {
+    /// Bytes.
+    pub len: usize,
+    /// Sender.
+    pub from: SocketAddrV4,
+    /// Priority band from the DSCP bits.
+    pub prio: u8,
+    /// When the kernel received it, `CLOCK_MONOTONIC` ns (the kernel stamps it in real-time
+    /// clock; converted here), so that a process that woke late still knows when it arrived.
+    pub arrival_ns: u64,
+}
+
 /// A UDP socket whose datagrams carry a priority band.
 pub struct Sock {
     udp: UdpSocket,
@@ -48,6 +66,7 @@ impl Sock {
         udp.set_nonblocking(true)?;
         let fd = udp.as_raw_fd();
         setsockopt_int(fd, libc::IPPROTO_IP, libc::IP_RECVTOS, 1)?;
+        setsockopt_int(fd, libc::SOL_SOCKET, SO_TIMESTAMPNS, 1)?;
         // Best effort: the kernel caps these at its rmem/wmem maxima.
         let _ = setsockopt_int(fd, libc::SOL_SOCKET, libc::SO_RCVBUF, 4 << 20);
         let _ = setsockopt_int(fd, libc::SOL_SOCKET, libc::SO_SNDBUF, 4 << 20);
@@ -86,13 +105,13 @@ impl Sock {
         }
     }
 
-    /// One datagram if any is waiting: (length, sender, band from its DSCP bits).
-    pub fn recv(&self, buf: &mut [u8]) -> io::Result<Option<(usize, SocketAddrV4, u8)>> {
+    /// One datagram if any is waiting.
+    pub fn recv(&self, buf: &mut [u8]) -> io::Result<Option<Datagram>> {
         loop {
             // SAFETY: all-zero is a valid value of these plain C structs.
             let mut from: libc::sockaddr_in = unsafe { zeroed() };
             let mut iov = libc::iovec { iov_base: buf.as_mut_ptr() as *mut libc::c_void, iov_len: buf.len() };
-            let mut control = [0u64; 8];
+            let mut control = [0u64; 16];
             // SAFETY: as above.
             let mut msg: libc::msghdr = unsafe { zeroed() };
             msg.msg_name = &mut from as *mut libc::sockaddr_in as *mut libc::c_void;
@@ -100,7 +119,7 @@ impl Sock {
             msg.msg_iov = &mut iov;
             msg.msg_iovlen = 1;
             msg.msg_control = control.as_mut_ptr() as *mut libc::c_void;
-            msg.msg_controllen = size_of::<[u64; 8]>() as _;
+            msg.msg_controllen = size_of::<[u64; 16]>() as _;
             // SAFETY: msg points at live buffers of the sizes it states.
             let n = unsafe { libc::recvmsg(self.fd(), &mut msg, libc::MSG_DONTWAIT) };
             if n < 0 {
@@ -113,12 +132,15 @@ impl Sock {
                 }
             }
             let mut tos = 0u8;
+            let mut stamp: Option<libc::timespec> = None;
             // SAFETY: CMSG_* walk the control buffer the kernel filled, within msg_controllen.
             unsafe {
                 let mut c = libc::CMSG_FIRSTHDR(&msg);
                 while !c.is_null() {
                     if (*c).cmsg_level == libc::IPPROTO_IP && (*c).cmsg_type == libc::IP_TOS {
                         tos = *libc::CMSG_DATA(c);
+                    } else if (*c).cmsg_level == libc::SOL_SOCKET && (*c).cmsg_type == SO_TIMESTAMPNS {
+                        stamp = Some(std::ptr::read_unaligned(libc::CMSG_DATA(c) as *const libc::timespec));
                     }
                     c = libc::CMSG_NXTHDR(&msg, c);
                 }
@@ -129,9 +151,29 @@ impl Sock {
                 // Longer than any valid datagram: drop it, the decoder would refuse it anyway.
                 continue;
             }
-            return Ok(Some((n as usize, SocketAddrV4::new(ip, port), prio_of(tos))));
+            let mono = super::clock::monotonic_ns();
+            let arrival_ns = match stamp {
+                Some(ts) => {
+                    let real_stamp = ts.tv_sec as u64 * 1_000_000_000 + ts.tv_nsec as u64;
+                    mono.saturating_sub(realtime_ns().saturating_sub(real_stamp))
+                }
+                None => mono,
+            };
+            return Ok(Some(Datagram {
+                len: n as usize,
+                from: SocketAddrV4::new(ip, port),
+                prio: prio_of(tos),
+                arrival_ns,
+            }));
         }
     }
+}
+
+fn realtime_ns() -> u64 {
+    let mut ts = libc::timespec { tv_sec: 0, tv_nsec: 0 };
+    // SAFETY: a valid, writable timespec.
+    unsafe { libc::clock_gettime(libc::CLOCK_REALTIME, &mut ts) };
+    ts.tv_sec as u64 * 1_000_000_000 + ts.tv_nsec as u64
 }
 
 /// Asks the kernel to wake timers within 1 microsecond (default: 50).
@@ -160,6 +202,27 @@ pub fn wait(fds: &[RawFd], timeout_ns: Option<u64>) -> io::Result<Vec<bool>> {
     Ok(pfds.iter().map(|p| p.revents & (libc::POLLIN | libc::POLLHUP | libc::POLLERR) != 0).collect())
 }
 
+/// How long before a deadline [`wait_until`] stops sleeping and polls instead, wall ns: a
+/// sleeping process wakes tens of microseconds late, and whatever it sends then leaves as late.
+pub const SPIN_NS: u64 = 200_000;
+
+/// Waits until one of `fds` is readable or `CLOCK_MONOTONIC` reaches `until_ns`: sleeps until
+/// [`SPIN_NS`] before it, then polls without sleeping.
+pub fn wait_until(fds: &[RawFd], until_ns: u64) -> io::Result<Vec<bool>> {
+    let now = super::clock::monotonic_ns();
+    let sleep = until_ns.saturating_sub(now).saturating_sub(SPIN_NS);
+    if sleep > 0 {
+        return wait(fds, Some(sleep));
+    }
+    loop {
+        let ready = wait(fds, Some(0))?;
+        if ready.iter().any(|&r| r) || super::clock::monotonic_ns() >= until_ns {
+            return Ok(ready);
+        }
+        std::hint::spin_loop();
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -181,8 +244,10 @@ mod tests {
                 }
                 wait(&[b.fd()], Some(10_000_000)).unwrap();
             }
-            let (n, from, band) = got.expect("datagram within a second");
-            assert_eq!((n, from, band, buf[0]), (10, a.local_addr().unwrap(), prio, prio));
+            let d = got.expect("datagram within a second");
+            assert_eq!((d.len, d.from, d.prio, buf[0]), (10, a.local_addr().unwrap(), prio, prio));
+            let now = super::super::clock::monotonic_ns();
+            assert!(d.arrival_ns <= now && d.arrival_ns + 1_000_000_000 > now, "arrival {} vs now {now}", d.arrival_ns);
         }
         assert!(b.recv(&mut [0u8; 64]).unwrap().is_none(), "nothing more waiting");
     }
