@@ -175,3 +175,38 @@ def test_a_sigkilled_run_leaves_nothing_after_the_next_run(tmp_path):
 def test_no_namespace_of_this_process_is_left():
     """The runs above removed everything they created."""
     assert not [n for n in list_namespaces() if n.startswith(f"fctlab-{os.getpid()}-")]
+
+
+def test_time_scaling_keeps_run_time_results():
+    """At time scale 3 every wall-clock rate is a third and every delay three times longer, and
+    the FCTs in run time stay those of the simulation (seed 002's time scaling)."""
+    spec = single_flows("tcp", [1, 20], gap_s=0.3)
+    sim = run(spec)
+    t0 = time.monotonic()
+    emu = emulate(spec, mode="loopback", time_scale=3)
+    wall = time.monotonic() - t0
+    assert emu.meta["emulation"]["time_scale"] == 3
+    assert wall > 3 * 0.3 + 0.1, f"a 0.6 s run at scale 3 took only {wall:.2f} s of wall time"
+    for s, e in zip(fcts(sim), fcts(emu), strict=True):
+        assert e == pytest.approx(s, rel=0.10)
+
+
+def test_the_default_time_scale_keeps_the_fastest_flow_under_the_budget():
+    """Without --time-scale, a 1 Gb/s path runs 10 times slower than real time."""
+    from fctlab.emulate.runner import RATE_BUDGET_BPS, auto_time_scale
+
+    assert RATE_BUDGET_BPS == 100e6
+    assert [auto_time_scale(r) for r in (10e6, 100e6, 101e6, 1e9)] == [1.0, 1.0, 2.0, 10.0]
+
+
+def test_an_emulator_behind_real_time_says_so():
+    """A 10 Gb/s flow at time scale 1 is more than the machine can carry (a 1000-segment window
+    leaves the host far slower than the endpoint sent it): the run still ends, and a warning says
+    so and suggests a larger time scale."""
+    spec = single_flows("tcp", [2000])
+    spec["topology"].update(bottleneck_rate="10Gbps", access_rate="10Gbps")
+    spec["duration"] = "0.1s"
+    spec["max_time"] = "0.3s"
+    emu = emulate(spec, mode="loopback", time_scale=1)
+    warnings = emu.meta["emulation"]["warnings"]
+    assert any("could not send as fast" in w and "--time-scale" in w for w in warnings), warnings

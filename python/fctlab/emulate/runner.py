@@ -422,6 +422,14 @@ def warnings_of(reports: Mapping[str, Any], scale: float) -> list[str]:
             f"{LATE_NS / 1e6:.0f} ms late (at most {max_lag_ms:.1f} ms); results are distorted by as much: "
             f"run again with --time-scale {max(2.0, 2 * scale):g}"
         )
+    late_in, datagrams = r.get("late_arrivals", 0), max(1, r.get("datagrams_in", 0))
+    arrival_ms = r.get("max_arrival_lag_wall_ns", 0) / 1e6
+    if late_in > 0.001 * datagrams or arrival_ms > 10:
+        out.append(
+            f"the hosts could not send as fast as their endpoints: {late_in} of {datagrams} datagrams reached the "
+            f"emulator more than {LATE_NS / 1e6:.0f} ms after they were sent (at most {arrival_ms:.1f} ms): "
+            f"run again with --time-scale {max(2.0, 2 * scale):g}"
+        )
     hosts = reports.get("hosts") or []
     lag_ms = max((h.get("max_timer_lag_ps", 0) for h in hosts), default=0) / 1e9
     if lag_ms * scale > 10:

@@ -67,6 +67,10 @@ pub struct RouterReport {
     pub max_lag_wall_ns: u64,
     /// Loop iterations.
     pub iterations: u64,
+    /// Datagrams that arrived more than 1 ms (wall) after their endpoint emitted them.
+    pub late_arrivals: u64,
+    /// The latest a datagram arrived after its emission, wall ns.
+    pub max_arrival_lag_wall_ns: u64,
     /// Run time at the end, ps.
     pub end_ps: u64,
 }
