@@ -36,10 +36,18 @@ PROTOCOLS = {
     "rcp": ({"protocol": "rcp"}, {"kind": "rcp", "limit_packets": 200}),
 }
 
+#: The other explicit-feedback protocols: (transport, router queue).
+EXPLICIT = {
+    "rtcp": ({"protocol": "rtcp"}, {"kind": "rcp", "limit_packets": 200}),
+    "xcp": ({"protocol": "xcp"}, {"kind": "xcp", "limit_packets": 200}),
+    "jetmax": ({"protocol": "jetmax"}, {"kind": "jetmax", "limit_packets": 200}),
+    "piqi": ({"protocol": "piqi"}, {"kind": "piqi", "limit_packets": 200}),
+}
+
 
 def single_flows(protocol: str, sizes: list[int], gap_s: float = 0.4) -> dict:
     """Single flows of `sizes` segments, one at a time, l0 -> r0, 10 Mb/s x 20 ms RTT."""
-    transport, queue = PROTOCOLS[protocol]
+    transport, queue = {**PROTOCOLS, **EXPLICIT}[protocol]
     flows = [{"src": "l0", "dst": "r0", "start": f"{gap_s * i}s", "size": s * 1460} for i, s in enumerate(sizes)]
     return {
         "seed": 1,
@@ -83,6 +91,16 @@ def test_flows_complete_with_the_simulated_fct(mode, protocol):
     roles = sorted(p["role"] for p in emu.meta["emulation"]["processes"])
     assert roles == ["host", "host", "router"]
     assert all(p["cpu_s"] > 0 for p in emu.meta["emulation"]["processes"])
+
+
+@pytest.mark.parametrize("protocol", list(EXPLICIT))
+def test_every_explicit_protocol_runs_for_real(protocol):
+    """R-TCP, XCP, JetMax and PIQI-RCP: their headers cross the wire format both ways, the
+    routers' laws run in the router process, and the flows complete as in simulation."""
+    spec = single_flows(protocol, [1, 30])
+    sim, emu = run(spec), emulate(spec, mode="loopback")
+    for s, e in zip(fcts(sim), fcts(emu), strict=True):
+        assert e is not None and e == pytest.approx(s, rel=0.10), (protocol, s, e)
 
 
 @pytest.mark.parametrize("mode", MODES)
