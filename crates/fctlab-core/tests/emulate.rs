@@ -95,7 +95,10 @@ fn single_flows(transport: serde_json::Value) -> serde_json::Value {
 }
 
 fn compare(transport: serde_json::Value) {
-    let json = single_flows(transport);
+    compare_json(single_flows(transport));
+}
+
+fn compare_json(json: serde_json::Value) {
     let sim = common::run(json.clone());
     let (emu, router, hosts) = emulate(&json, 1.6);
     assert_eq!(router.bad_datagrams, 0);
@@ -114,4 +117,18 @@ fn compare(transport: serde_json::Value) {
 #[test]
 fn tcp_flows_complete_in_emulation_as_in_simulation() {
     compare(serde_json::json!({"cc": "newreno", "iw": 4}));
+}
+
+#[test]
+fn sequence_numbers_wrap_on_the_wire() {
+    // A seed whose flow 1 (146 KB) starts 50 KB below 2^32 in the 32-bit sequence space: its
+    // segments, ACKs and SACK blocks cross the wrap on the wire.
+    let seed = (0..1_000_000u64)
+        .find(|&s| fctlab_core::emu::wire::isn(1, s).wrapping_add(100_000) < 100_000 - 50_000)
+        .expect("some seed puts the ISN just below the wrap");
+    let isn = fctlab_core::emu::wire::isn(1, seed) as u64;
+    assert!(isn + 146_000 > 1 << 32 && isn < 1 << 32);
+    let mut json = single_flows(serde_json::json!({"cc": "newreno", "iw": 4}));
+    json["seed"] = seed.into();
+    compare_json(json);
 }
