@@ -143,7 +143,10 @@ def _per_flow(runs: Runs, name: str) -> list[dict[str, Any]]:
 
 def _why(f: dict[str, Any], worst_timer_ms: float) -> str:
     """What differs between the emulated and the simulated flow, as far as the reports show."""
-    parts = [f"{(sum(f['emu']) / len(f['emu']) - f['sim']) * 1e3:+.2f} ms"]
+    parts = [
+        f"{(sum(f['emu']) / len(f['emu']) - f['sim']) * 1e3:+.2f} ms",
+        "repetitions " + ", ".join(f"{v * 1e3:.1f}" for v in f["emu"]) + " ms",
+    ]
     if f["start_lag"]:
         parts.append(f"started {max(f['start_lag']) * 1e3:.2f} ms late at worst")
     if any(t != f["sim_timeouts"] for t in f["emu_timeouts"]):
@@ -223,7 +226,12 @@ def analyze_accuracy(runs: Runs, ctx: Context) -> str:
         + md_table(["protocol", f"flows within {BOUND_PCT:.0f}%", "claim holds"], verdicts)
         + "\n\n"
         + "\n\n".join(parts)
-        + "\n\n![FCT against size, simulated (lines) and emulated (points); deviation](fct-accuracy.png)\n\n"
+        + "\n\nA row that misses says why as far as the emulation can tell: each repetition's FCT (one slow "
+        "repetition can pull the mean out), a late flow start, timeouts and retransmissions that differ from "
+        "the simulation's (the loss episode at the end of slow start depends on the exact arrival instants, "
+        "and one more loss can turn a fast recovery into a retransmission timeout), and the hosts' timer "
+        "lag (a process that woke late: the machine busy, or the first packets of a run).\n\n"
+        "![FCT against size, simulated (lines) and emulated (points); deviation](fct-accuracy.png)\n\n"
         "What the emulations report of real time (the router's loop turns that found their event overdue, "
         "and more than 1 ms so; datagrams that reached the router more than 1 ms after they were sent; the "
         "hosts' latest timer and flow start, in run time):\n\n"
