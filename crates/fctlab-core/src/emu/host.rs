@@ -112,9 +112,27 @@ pub(crate) fn wait_for_start(ctl: &mut Control) -> io::Result<Option<(Clock, Pee
     }
 }
 
+/// Sleeps until the run's epoch (false: told to stop first). Nothing runs before run time 0,
+/// so that no process starts its work early while another still waits for the epoch.
+pub(crate) fn sleep_until_epoch(clock: &Clock, ctl: &mut Control) -> io::Result<bool> {
+    loop {
+        let now = monotonic_ns();
+        if now >= clock.epoch_ns {
+            return Ok(true);
+        }
+        let ready = wait_until(&[ctl.fd()], clock.epoch_ns)?;
+        if ready[0] && ctl.read()?.contains(&Command::Stop) {
+            return Ok(false);
+        }
+    }
+}
+
 impl Host<'_> {
     fn run(&mut self, mut clock: Clock, ctl: &mut Control) -> io::Result<()> {
         clock.scale = self.cfg.scale;
+        if !sleep_until_epoch(&clock, ctl)? {
+            return Ok(());
+        }
         let deadline = clock.epoch_ns + (self.cfg.max_wall_s * 1e9) as u64;
         let node = self.cfg.node as usize;
         let starts: Vec<usize> = (0..self.world.plans().len()).filter(|&f| self.world.plans()[f].src == node).collect();
@@ -183,6 +201,9 @@ impl Host<'_> {
         let world = self.world;
         let b = &self.buf[..len];
         let plans = world.plans();
+        if len == 0 && from == self.cfg.router {
+            return Ok(()); // the router's warm-up datagram (see `router::run_router`)
+        }
         let node = self.cfg.node as usize;
         let target = wire::peek(b).filter(|&(f, fwd)| {
             (f as usize) < plans.len()

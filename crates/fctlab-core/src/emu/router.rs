@@ -13,7 +13,7 @@
 
 use super::clock::monotonic_ns;
 use super::control::{Command, Control};
-use super::host::wait_for_start;
+use super::host::{sleep_until_epoch, wait_for_start};
 use super::report::RouterReport;
 use super::sock::{tighten_timer_slack, wait_until, Sock};
 use super::wire;
@@ -51,6 +51,15 @@ pub fn run_router(world: &mut World, mut sock: Sock, cfg: RouterConfig, ctl: &mu
     let by_node: HashMap<u32, SocketAddrV4> = hosts.iter().copied().collect();
     clock.scale = cfg.scale;
     tighten_timer_slack();
+    // Warm-up: an empty datagram to every host before run time 0 resolves the neighbours (ARP,
+    // in namespaces) both ways, so that no packet of the run waits for it.
+    for &(_, to) in &hosts {
+        sock.send(&[], 0, to)?;
+    }
+    if !sleep_until_epoch(&clock, ctl)? {
+        world.close_external();
+        return Ok(report);
+    }
     let deadline = clock.epoch_ns + (cfg.max_wall_s * 1e9) as u64;
     let mut buf = vec![0u8; wire::HEADER + wire::MAX_PAYLOAD as usize + 1];
     let mut tx_buf = Vec::with_capacity(buf.len());
