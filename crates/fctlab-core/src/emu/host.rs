@@ -239,8 +239,8 @@ impl Host<'_> {
             if self.rx[f].is_none() {
                 let plan = &plans[f];
                 let addr = flow_addr(f, plan, self.world.seed());
-                // FIN_PENDING: `None` once senders mark the stream's end.
-                let receiver = new_receiver(plan, &world.profiles()[plan.profile], addr, plan.size);
+                // No size: the receiver learns the end of the stream from its FIN.
+                let receiver = new_receiver(plan, &world.profiles()[plan.profile], addr, None);
                 self.rx[f] = Some(Rx { receiver, reported: false, watched: false });
             }
             if let Some(r) = self.rx[f].as_mut() {

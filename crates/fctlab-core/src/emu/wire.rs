@@ -221,7 +221,7 @@ pub fn encode(pkt: &Packet, isn: u32, buf: &mut Vec<u8>) {
         PacketKind::Data => 2,
         PacketKind::Ack => 3,
     };
-    b[3] = kind | if fin_of(pkt) { FIN } else { 0 };
+    b[3] = kind | if pkt.fin { FIN } else { 0 };
     let wrap = |x: u64| (x as u32).wrapping_add(isn);
     put_u32(b, 4, pkt.flow);
     put_u32(b, 8, pkt.src);
@@ -311,18 +311,9 @@ pub fn decode(b: &[u8], isn: u32, reference: u64) -> Result<Packet, WireError> {
         ts: Time::from_ps(get_u64(b, 60)),
         ts_echo: Time::from_ps(get_u64(b, 68)),
         cc: get_cc(b[33], b)?,
-    })
-    .map(|mut p| {
-        set_fin(&mut p, flags & FIN != 0);
-        p
+        fin: flags & FIN != 0,
     })
 }
-
-// FIN_PENDING: the packet's FIN flag lands with the transport change; until then no segment has one.
-fn fin_of(_p: &Packet) -> bool {
-    false
-}
-fn set_fin(_p: &mut Packet, _fin: bool) {}
 
 /// The flow id of a datagram and whether it travels forward (SYN, data: to the receiver), for
 /// looking up the endpoint that supplies the reference; None if it is not an fctlab datagram.
@@ -350,6 +341,7 @@ mod tests {
             ts: Time::from_us(1234),
             ts_echo: Time::from_us(1000),
             cc,
+            fin: kind == PacketKind::Data,
         }
     }
 
@@ -369,8 +361,8 @@ mod tests {
 
     fn same(a: &Packet, b: &Packet) {
         assert_eq!(
-            (a.flow, a.kind, a.src, a.dst, a.seq, a.len, a.wire, a.ack, a.sack, a.ts, a.ts_echo),
-            (b.flow, b.kind, b.src, b.dst, b.seq, b.len, b.wire, b.ack, b.sack, b.ts, b.ts_echo)
+            (a.flow, a.kind, a.src, a.dst, a.seq, a.len, a.wire, a.ack, a.sack, a.ts, a.ts_echo, a.fin),
+            (b.flow, b.kind, b.src, b.dst, b.seq, b.len, b.wire, b.ack, b.sack, b.ts, b.ts_echo, b.fin)
         );
         assert_eq!(a.cc, b.cc);
     }

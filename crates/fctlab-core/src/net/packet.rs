@@ -159,11 +159,26 @@ pub struct Packet {
     pub ts_echo: Time,
     /// Router-writable congestion header.
     pub cc: CongestionHeader,
+    /// This data segment ends the stream (its last byte is the flow's last): how a receiver
+    /// learns the end of a stream without being told its size.
+    pub fin: bool,
 }
 
 impl Packet {
     /// True if the packet travels from the flow's sender to its receiver.
     pub fn is_forward(&self) -> bool {
         matches!(self.kind, PacketKind::Syn | PacketKind::Data)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The packet stays within two cache lines: its in-flight read is the event loop's main
+    /// cache miss, and every queue holds packets by value.
+    #[test]
+    fn a_packet_fits_two_cache_lines() {
+        assert!(std::mem::size_of::<Packet>() <= 128, "{} bytes", std::mem::size_of::<Packet>());
     }
 }

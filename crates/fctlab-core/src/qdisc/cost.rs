@@ -98,6 +98,7 @@ fn packet(i: u64, cc: CongestionHeader, now: Time) -> Packet {
         ts: now,
         ts_echo: Time::ZERO,
         cc,
+        fin: false,
     }
 }
 

@@ -65,6 +65,7 @@ pub(crate) mod tests {
             ts: Time::ZERO,
             ts_echo: Time::ZERO,
             cc: CongestionHeader::None,
+            fin: false,
         }
     }
 

@@ -53,6 +53,7 @@ impl FlowAddr {
             ts: now,
             ts_echo: Time::ZERO,
             cc: CongestionHeader::None,
+            fin: false,
         }
     }
 

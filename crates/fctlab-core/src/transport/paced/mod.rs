@@ -257,6 +257,7 @@ impl PacedSender {
             let mut p = self.addr.forward(PacketKind::Data, now);
             p.seq = a;
             p.len = (b - a) as u32;
+            p.fin = self.app.total() == Some(b);
             p.wire = p.len + self.cfg.header;
             p.cc = self.header(PacketKind::Data, p.wire);
             out.push(p);

@@ -1,7 +1,10 @@
 //! The TCP receiver: cumulative ACK, up to three SACK blocks most recent first (RFC 2018),
 //! optional delayed ACKs (RFC 5681 sec. 4.2), immediate ACKs for out-of-order data and for
 //! data sent below the connection's normal priority (RC3's low-priority segments), each ACK
-//! at the priority of the data that triggered it.
+//! at the priority of the data that triggered it. A receiver told the flow's size completes when
+//! it holds every byte; one that is not (emulation: [`crate::emu`]) learns the size from the
+//! segment marked FIN, which senders set on the last segment of a finite stream, retransmissions
+//! and RC3's low-priority copies included.
 
 use super::config::TcpConfig;
 use crate::net::packet::{CongestionHeader, Packet, PacketKind, SackBlocks};
@@ -161,6 +164,10 @@ impl Endpoint for TcpReceiver {
             }
             PacketKind::Data => {
                 self.echo_cc = pkt.cc;
+                // A receiver not told the flow's size learns it from the FIN; the first wins.
+                if pkt.fin && pkt.len > 0 && self.size.is_none() {
+                    self.size = Some(pkt.seq + pkt.len as u64);
+                }
                 let had_holes = !self.ooo.is_empty();
                 let in_order = pkt.seq <= self.rcv_nxt;
                 // An empty packet (an RCP probe) only asks for an ACK.
@@ -220,6 +227,29 @@ mod tests {
         p.wire = 140;
         p.prio = prio;
         p
+    }
+
+    #[test]
+    fn a_receiver_not_told_the_size_completes_on_the_fin() {
+        let addr = FlowAddr { flow: 0, src: 0, dst: 1, hash: 0 };
+        let mut r = TcpReceiver::new(TcpConfig { mss: 100, ..TcpConfig::default() }, addr, None);
+        let mut out = Vec::new();
+        let mut last = data(900, 0);
+        last.fin = true;
+        // The FIN arrives first, out of order: the end is known, the stream not yet whole.
+        r.on_packet(Time::from_ms(1), &last, &mut out);
+        for k in 0..8 {
+            r.on_packet(Time::from_ms(2 + k), &data(100 * k, 0), &mut out);
+        }
+        assert_eq!(r.completed_at, None, "byte 800 is still missing");
+        r.on_packet(Time::from_ms(20), &data(800, 0), &mut out);
+        assert_eq!(r.completed_at, Some(Time::from_ms(20)));
+        // Without a FIN the same stream never completes: the end is unknown.
+        let mut blind = TcpReceiver::new(TcpConfig { mss: 100, ..TcpConfig::default() }, addr, None);
+        for k in 0..10 {
+            blind.on_packet(Time::from_ms(2 + k), &data(100 * k, 0), &mut out);
+        }
+        assert_eq!(blind.completed_at, None);
     }
 
     #[test]

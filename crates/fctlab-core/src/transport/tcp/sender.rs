@@ -299,6 +299,7 @@ impl TcpSender {
         let mut p = self.addr.forward(PacketKind::Data, now);
         p.seq = a;
         p.len = (b - a) as u32;
+        p.fin = self.app.total() == Some(b);
         p.wire = p.len + self.cfg.header;
         p.prio = prio;
         p.cc = self.header(PacketKind::Data);
