@@ -12,7 +12,9 @@ This module does the orchestrator's part:
   (`ethtool -K`), so each frame is one segment with complete checksums; in each host namespace
   a route to the other hosts (198.18.0.0/15) via its router end with `mtu lock 1500 advmss
   1460` (the veths' MTU is 9000 for fctlab's datagrams; kernel flows use an Ethernet MSS) and
-  the scenario's `iw` as `initcwnd`; IP forwarding off in the router namespace, so its kernel
+  the scenario's `iw` as `initcwnd`; TCP timestamps off in the host namespaces, so that a
+  segment carries the whole MSS as fctlab's do (with them the kernel's carry 1448 bytes, and a
+  flow of 10 x 1460 bytes needs 11 segments, one more than IW 10); IP forwarding off in the router namespace, so its kernel
   drops the frames the packet socket forwards (the router's report counts any ICMP or TCP
   frame that kernel sends anyway).
 - `router_args`, `host_args`: what the router and host processes are told (each host's
@@ -115,6 +117,12 @@ def prepare(topo: Any, hosts: Sequence[int], stacks: Sequence[Stack]) -> None:
         i = topo.iface(node)
         _ethtool(i.netns, f"h{node}")
         _ethtool(router, f"r{node}")
+        # Without TCP timestamps a segment carries the whole MSS (1460 bytes in a 1500-byte
+        # packet), as fctlab's segments do; with them the kernel's would carry 1448.
+        ip(
+            ["netns", "exec", i.netns, "sysctl", "-q", "-w", "net.ipv4.tcp_timestamps=0"],
+            step=f"{i.netns}: TCP timestamps off",
+        )
         route = f"route add {ADDRESS_RANGE} via {i.router_ip} dev h{node} mtu lock {KERNEL_MTU} advmss {KERNEL_MSS}"
         if iw is not None:
             route += f" initcwnd {iw}"
