@@ -242,7 +242,7 @@ impl Raw {
             let Some(&port) = self.by_ifindex.get(&from.sll_ifindex) else { continue };
             let frame = &self.buf[..n];
             let Some(ip) = ipv4(frame) else { continue };
-            if from.sll_pkttype == libc::PACKET_OUTGOING as u8 {
+            if from.sll_pkttype == libc::PACKET_OUTGOING {
                 match ip.proto {
                     1 => self.report.router_icmp += 1,
                     6 => self.report.router_tcp += 1,
