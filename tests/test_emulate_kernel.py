@@ -131,6 +131,7 @@ def test_a_kernel_flow_crosses_the_emulated_links():
     assert flow["delivered_bytes"] == size and flow["finish_s"] is not None
     ideal = flow["ideal_fct_s"]
     assert ideal < flow["fct_s"] < 3 * ideal, flow
+    assert flow["retx_bytes"] == 0, "nothing dropped, nothing retransmitted"
     segments = -(-size // 1460)
     links = {row["name"]: row for row in result.links.to_dicts()}
     assert segments <= links["bottleneck"]["pkts_sent"] < 2 * segments, links["bottleneck"]
@@ -154,6 +155,7 @@ def test_a_small_drop_tail_queue_drops_kernel_segments_and_the_flow_recovers():
     assert flow["delivered_bytes"] == size and flow["finish_s"] is not None, flow
     links = {row["name"]: row for row in result.links.to_dicts()}
     assert links["bottleneck"]["drops_pkts"] > 0, links["bottleneck"]
+    assert flow["retx_bytes"] > 0, "the kernel retransmitted what the queue dropped (TCP_INFO)"
     assert flow["fct_s"] > flow["ideal_fct_s"]
 
 

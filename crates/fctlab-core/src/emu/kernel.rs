@@ -9,7 +9,8 @@
 //! and `TCP_NODELAY` (fctlab's TCP has no Nagle delay either), connects, writes the flow's
 //! bytes and shuts its side down; the receiver reads to end of file and the flow completes
 //! when it holds every byte. Both report [`FlowSide`]s like fctlab's endpoints, so the router
-//! folds them into the same flow table.
+//! folds them into the same flow table; the sender's retransmitted bytes come from `TCP_INFO`
+//! (`tcpi_bytes_retrans`), its timeouts are not counted (the kernel does not say; 0).
 //!
 //! Threads, not the host's event loop: a sender thread per flow (started by one scheduling
 //! thread at the flow's start) and a reader thread per accepted connection, all blocking. The
@@ -259,7 +260,37 @@ fn send(s: &Send, sides: &Sides, clock: Clock) -> io::Result<()> {
     // The receiver closes after end of file; until then the kernel may still retransmit.
     let mut sink = [0u8; 64];
     while matches!(stream.read(&mut sink), Ok(n) if n > 0) {}
+    let retx_bytes = retransmitted_bytes(fd);
+    if let Ok(mut m) = sides.lock() {
+        if let Some(side) = m.get_mut(&(s.flow, true)) {
+            side.retx_bytes = retx_bytes;
+        }
+    }
     Ok(())
+}
+
+/// Payload bytes the kernel retransmitted on socket `fd` (`TCP_INFO`'s `tcpi_bytes_retrans`;
+/// 0 if the kernel does not say).
+fn retransmitted_bytes(fd: i32) -> u64 {
+    // SAFETY: all-zero is a valid tcp_info; the kernel fills at most `len` bytes of it.
+    let mut info: libc::tcp_info = unsafe { std::mem::zeroed() };
+    let mut len = size_of::<libc::tcp_info>() as libc::socklen_t;
+    // SAFETY: a valid fd, and a buffer of `len` bytes.
+    let r = unsafe {
+        libc::getsockopt(
+            fd,
+            libc::IPPROTO_TCP,
+            libc::TCP_INFO,
+            &mut info as *mut libc::tcp_info as *mut libc::c_void,
+            &mut len,
+        )
+    };
+    let end = std::mem::offset_of!(libc::tcp_info, tcpi_bytes_retrans) + size_of::<u64>();
+    if r == 0 && len as usize >= end {
+        info.tcpi_bytes_retrans
+    } else {
+        0
+    }
 }
 
 /// Calls `f(fd, sockaddr, len)` (bind, connect) with `ip:port`; retries on EINTR.
