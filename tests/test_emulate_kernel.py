@@ -160,6 +160,31 @@ def test_a_small_drop_tail_queue_drops_kernel_segments_and_the_flow_recovers():
 
 
 @needs_kernel_tcp
+def test_a_kernel_flow_and_an_fctlab_flow_share_the_bottleneck():
+    """Kernel CUBIC from l1 and fctlab's CUBIC from l0 at once: both complete, both counted on
+    the one bottleneck, and sharing it makes each slower than alone."""
+    size = 200_000
+    spec = kernel_flows([])
+    spec["topology"]["hosts_per_side"] = 2
+    spec["transport"] = {"cc": "cubic", "iw": 10}
+    spec["transports"] = {"kern": {"stack": "linux", "cc": "cubic"}}
+    spec["workload"] = [
+        {"kind": "flows", "flows": [{"src": "l0", "dst": "r0", "start": "0s", "size": size}]},
+        {"kind": "flows", "transport": "kern", "flows": [{"src": "l1", "dst": "r1", "start": "0s", "size": size}]},
+    ]
+    spec["duration"] = "1s"
+    result = emulate(spec, mode="netns")
+    flows = result.flows.sort("id").to_dicts()
+    assert [f["protocol"] for f in flows] == ["tcp-cubic-iw10", "kern"]
+    assert [f["delivered_bytes"] for f in flows] == [size, size], flows
+    alone = size * 8 / RATE_BPS
+    assert all(f["fct_s"] > 1.2 * alone for f in flows), "two flows share 10 Mb/s"
+    links = {row["name"]: row for row in result.links.to_dicts()}
+    assert links["bottleneck"]["bytes_sent"] >= 2 * size
+    assert kernel_report(result)["frames_in"] > size // 1460
+
+
+@needs_kernel_tcp
 @pytest.mark.skipif("bbr" not in available_cc() and "reno" not in available_cc(), reason="no reno/bbr here")
 def test_other_kernel_controllers_run():
     cc = "bbr" if "bbr" in available_cc() else "reno"
