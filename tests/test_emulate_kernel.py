@@ -81,6 +81,13 @@ def test_loopback_mode_refuses_the_kernel_stack():
         emulate(kernel_flows([1460]), mode="loopback")
 
 
+def test_long_lived_kernel_flows_are_refused_before_anything_starts():
+    spec = kernel_flows([1460])
+    spec["workload"] = [{"kind": "long_lived", "flows": [{"src": "l0", "dst": "r0", "start": "0s", "stop": "1s"}]}]
+    with pytest.raises(ScenarioError, match=r"field `transport.stack`: stack = \"linux\" needs flows of a given size"):
+        emulate(spec, mode="loopback")
+
+
 def test_a_named_transport_is_named_and_fctlab_fields_are_refused():
     spec = kernel_flows([1460])
     spec["transport"] = {"cc": "newreno"}

@@ -147,6 +147,7 @@ impl Emulation {
     fn new(scenario_json: &str, base_dir: &str) -> PyResult<Emulation> {
         let (world, info) =
             scenario::build(scenario_json, Path::new(base_dir)).map_err(|e| ScenarioError::new_err(e.to_string()))?;
+        scenario::check_kernel_flows(&world).map_err(|e| ScenarioError::new_err(e.to_string()))?;
         Ok(Emulation { world, info, sock: None, wall_s: 0.0 })
     }
 

@@ -14,9 +14,9 @@ This module does the orchestrator's part:
   1460` (the veths' MTU is 9000 for fctlab's datagrams; kernel flows use an Ethernet MSS) and
   the scenario's `iw` as `initcwnd`; TCP timestamps off in the host namespaces, so that a
   segment carries the whole MSS as fctlab's do (with them the kernel's carry 1448 bytes, and a
-  flow of 10 x 1460 bytes needs 11 segments, one more than IW 10); IP forwarding off in the router namespace, so its kernel
-  drops the frames the packet socket forwards (the router's report counts any ICMP or TCP
-  frame that kernel sends anyway).
+  flow of 10 x 1460 bytes needs 11 segments, one more than IW 10); IP forwarding off in the
+  router namespace, so its kernel drops the frames the packet socket forwards (the router's
+  report counts any ICMP or TCP frame that kernel sends anyway).
 - `router_args`, `host_args`: what the router and host processes are told (each host's
   veth, address and MAC; every host's address).
 - `warnings`: what the router's packet socket saw that distorts results.

@@ -112,8 +112,10 @@ pub fn run_router(world: &mut World, mut sock: Sock, cfg: RouterConfig, ctl: &mu
         }
         let due_wall = world.next_event_time().map(|t| wall + clock.wall_ns_until(clock.now(), t));
         let until = due_wall.unwrap_or(deadline).min(deadline);
-        let fds = [sock.fd(), ctl.fd(), raw.as_ref().map_or(ctl.fd(), |r| r.fd())];
-        let ready = wait_until(&fds, until)?;
+        let ready = match raw.as_ref() {
+            Some(r) => wait_until(&[sock.fd(), ctl.fd(), r.fd()], until)?,
+            None => wait_until(&[sock.fd(), ctl.fd()], until)?,
+        };
         if ready[1] && ctl.read()?.contains(&Command::Stop) {
             break;
         }

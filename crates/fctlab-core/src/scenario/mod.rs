@@ -33,7 +33,7 @@ pub use losses::{DropSpec, LossSpec};
 pub use names::resolve_link;
 pub use outputs::{OutputSpec, SeriesSpec};
 pub use queues::{DifferentialSpec, QueueSpec, QueuesSpec};
-pub use stack::{kernel_stacks, refuse_in_simulation, KernelStack, Stack, KERNEL_MSS};
+pub use stack::{check_kernel_flows, kernel_stacks, refuse_in_simulation, KernelStack, Stack, KERNEL_MSS};
 pub use transports::{AppSpec, DelayedAckSpec, HostTransportSpec, Protocol, TransportSpec};
 
 use crate::error::{SpecError, SpecResult};

@@ -118,3 +118,28 @@ pub fn kernel_stacks(world: &crate::world::World) -> Vec<KernelStack> {
     used.dedup();
     used.into_iter().filter_map(|p| world.kernel.get(p).cloned().flatten()).collect()
 }
+
+/// Refuses kernel flows the emulator cannot run: long-lived ones (a kernel flow writes its
+/// size, then shuts down) and flow ids beyond the source ports
+/// ([`crate::emu::kernel::MAX_FLOWS`]).
+pub fn check_kernel_flows(world: &crate::world::World) -> SpecResult<()> {
+    for (f, plan) in world.plans().iter().enumerate() {
+        let Some(k) = world.kernel_stack(f) else { continue };
+        if plan.size.is_none() {
+            return Err(SpecError::new(
+                k.field.clone(),
+                format!("stack = \"linux\" needs flows of a given size, got a long-lived flow (flow {f})"),
+            ));
+        }
+        if f >= crate::emu::kernel::MAX_FLOWS {
+            return Err(SpecError::new(
+                k.field.clone(),
+                format!(
+                    "stack = \"linux\" allows flow ids below {} (one source port each), got flow {f}",
+                    crate::emu::kernel::MAX_FLOWS
+                ),
+            ));
+        }
+    }
+    Ok(())
+}
