@@ -9,7 +9,7 @@ front end around it. Module map:
 | `topology` | topohub backbones (Topology Zoo, SNDlib, ...) turned into the core's `graph` spec |
 | `quantity` | `"40ms"`, `"10Gbps"`, `"5MB"` read on the Python side |
 | `run` | `run()`: build the core Simulation, step it with a progress bar, collect a Result |
-| `emulate` | `emulate()`: the same scenario for real, the core's endpoints and links over UDP sockets in real time (namespaces or loopback) |
+| `emulate` | `emulate()`: a scenario run for real, over UDP sockets in real time (namespaces or loopback) |
 | `result` | `Result` (flows/links/series DataFrames, meta, scenario), `load()`, Parquet I/O |
 | `analysis` | `summarize()` one run, `compare()` two (the RC3 paper's FCT reduction) |
 | `reference` | processor-sharing references: a run's flows as a max-min fluid (`ps_fct`), M/G/1-PS |

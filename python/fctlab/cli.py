@@ -164,8 +164,10 @@ def _parser() -> argparse.ArgumentParser:
     rp.add_argument(
         "paper",
         metavar="PAPER",
-        help="which paper: rc3 (the RC3 paper), rcp (the RCP thesis, chapters 3 and 4, and RC3 Fig. 14(c)) "
-        "or explicit (seed 003, explicit congestion control: XCP, RCP, JetMax, PIQI-RCP)",
+        help="which paper: rc3 (the RC3 paper), rcp (the RCP thesis, chapters 3 and 4, and RC3 Fig. 14(c)), "
+        "explicit (seed 003, explicit congestion control: XCP, RCP, JetMax, PIQI-RCP) or emulated (scenarios of "
+        "the others run both ways, simulated and emulated in real time, side by side; its emulations run one at "
+        "a time whatever --jobs says)",
     )
     rp.add_argument(
         "--quick",
@@ -173,7 +175,9 @@ def _parser() -> argparse.ArgumentParser:
         help="fewer seeds and shorter runs; reports go to results/quick/ instead of experiments/",
     )
     rp.add_argument("--only", action="append", metavar="EXPERIMENT", help="run only this experiment (repeatable)")
-    rp.add_argument("-j", "--jobs", type=_jobs, help="parallel processes (default: all cores)")
+    rp.add_argument(
+        "-j", "--jobs", type=_jobs, help="parallel processes for simulations (default: all cores; emulations: 1)"
+    )
     rp.add_argument("--list", action="store_true", help="list the experiments and exit")
     rp.set_defaults(func=cmd_reproduce)
 

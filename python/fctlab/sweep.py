@@ -23,7 +23,10 @@ into place, so a directory that exists is complete; a crash leaves only a tempor
 removed the next time. A finished run is reused on re-run only if its fingerprint matches: a
 hash of the run's resolved scenario (overrides and seed applied) and of the build (package
 version and a hash of the compiled core). After a change to the core or to the scenario, the
-affected runs are run again instead of being silently reused. Ctrl-C or SIGTERM stops a sweep
+affected runs are run again instead of being silently reused. A sweep with `emulation` set runs
+each point as a real-time emulation (`fctlab.emulate.emulate`, with those keyword arguments)
+instead of a simulation: one at a time in this process, since an emulation measures wall-clock
+time, with the emulation's settings in the fingerprint. Ctrl-C or SIGTERM stops a sweep
 within about a second, keeping every finished run, and workers die with their parent
 (`fctlab.procs`). A failing run's error goes to
 OUTDIR/<name>/seed<N>.error.txt and does not stop the others. At the end OUTDIR/sweep.parquet
@@ -95,6 +98,9 @@ class Sweep:
     scenario: Path
     seeds: list[int]
     points: list[tuple[str, dict[str, Any]]]
+    #: Keyword arguments of `fctlab.emulate.emulate` (time_scale, mode) to emulate every run
+    #: instead of simulating it; None: simulate.
+    emulation: dict[str, Any] | None = None
 
     def runs(self) -> list[RunSpec]:
         """Every (point, seed) pair, points in file order, seeds inner."""
@@ -232,11 +238,13 @@ def build_id() -> str:
     return f"{package}+core.{digest}"
 
 
-def run_fingerprint(resolved: Mapping[str, Any], seed: int) -> str:
-    """What a cached run must match to be reused: its resolved scenario, its seed and the build."""
-    blob = json.dumps(
-        {"scenario": resolved, "seed": seed, "build": build_id()}, sort_keys=True, separators=(",", ":"), default=str
-    )
+def run_fingerprint(resolved: Mapping[str, Any], seed: int, emulation: Mapping[str, Any] | None = None) -> str:
+    """What a cached run must match to be reused: its resolved scenario, its seed and the build
+    (and for an emulated run, the emulation's settings)."""
+    what: dict[str, Any] = {"scenario": resolved, "seed": seed, "build": build_id()}
+    if emulation is not None:
+        what["emulation"] = dict(emulation)
+    blob = json.dumps(what, sort_keys=True, separators=(",", ":"), default=str)
     return hashlib.sha256(blob.encode()).hexdigest()
 
 
@@ -274,7 +282,7 @@ def run_sweep(
             resolved[name] = resolve_scenario(with_overrides(base, overrides))
         except ScenarioError as e:
             raise ScenarioError(f"sweep run `{name}`: {e}") from None
-    fingerprints = {r.relpath: run_fingerprint(resolved[r.name], r.seed) for r in runs}
+    fingerprints = {r.relpath: run_fingerprint(resolved[r.name], r.seed, sweep.emulation) for r in runs}
     out.mkdir(parents=True, exist_ok=True)
     say = report or (lambda _msg: None)
 
@@ -311,8 +319,9 @@ def run_sweep(
         if bar:
             bar.update(1)
 
-    jobs = jobs or os.cpu_count() or 1
-    tasks = [(str(sweep.scenario), r, str(out), fingerprints[r.relpath]) for r in pending]
+    # Emulations measure wall-clock time: one at a time, in this process.
+    jobs = 1 if sweep.emulation is not None else jobs or os.cpu_count() or 1
+    tasks = [(str(sweep.scenario), r, str(out), fingerprints[r.relpath], sweep.emulation) for r in pending]
     try:
         if jobs == 1 or len(pending) <= 1:
             for t in tasks:
@@ -369,8 +378,15 @@ def _clear_leftovers(final: Path) -> None:
         shutil.rmtree(stale, ignore_errors=True)
 
 
-def execute(scenario: str, spec: RunSpec, outdir: str, fingerprint: str | None = None) -> Outcome:
-    """Runs one sweep run into its directory, atomically; never raises for a failing run."""
+def execute(
+    scenario: str,
+    spec: RunSpec,
+    outdir: str,
+    fingerprint: str | None = None,
+    emulation: dict[str, Any] | None = None,
+) -> Outcome:
+    """Runs one sweep run into its directory, atomically (emulated with `emulation`'s keyword
+    arguments if given); never raises for a failing run."""
     from fctlab.run import run
 
     final = Path(outdir) / spec.relpath
@@ -382,7 +398,12 @@ def execute(scenario: str, spec: RunSpec, outdir: str, fingerprint: str | None =
     tmp = final.parent / f".seed{spec.seed}.tmp-{os.getpid()}"
     try:
         _clear_leftovers(final)  # of an interrupted earlier attempt (any process id)
-        result = run(scenario, seed=spec.seed, overrides=spec.overrides)
+        if emulation is None:
+            result = run(scenario, seed=spec.seed, overrides=spec.overrides)
+        else:
+            from fctlab.emulate import emulate
+
+            result = emulate(scenario, seed=spec.seed, overrides=spec.overrides, **emulation)
         result.write(tmp)
         record = {
             "run": spec.name,
@@ -392,6 +413,9 @@ def execute(scenario: str, spec: RunSpec, outdir: str, fingerprint: str | None =
             "summary": {k: result.summary.get(k) for k in KEY_NUMBERS},
             "meta": {k: result.meta.get(k) for k in ("sim_time_s", "wall_s", "events", "packet_hops")},
         }
+        if emulation is not None:
+            emu = result.meta.get("emulation") or {}
+            record["emulation"] = {k: emu.get(k) for k in ("mode", "time_scale", "warnings")}
         # The marker goes in last: a directory with done.json has every other file.
         (tmp / DONE_MARKER).write_text(json.dumps(record, indent=2, sort_keys=True) + "\n")
         earlier = cached_record(marker, fingerprint)

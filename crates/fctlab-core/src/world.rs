@@ -593,6 +593,18 @@ impl World {
         self.sched.peek_time()
     }
 
+    /// How long the first link `pkt` takes from host `node` needs to send what it holds now:
+    /// a packet arriving that much late leaves no later than it would have.
+    pub fn first_hop_drain(&mut self, node: usize, pkt: &Packet) -> Time {
+        let seed = self.seed;
+        let hop =
+            self.routes.next_hop_with(node, pkt.dst as usize, || crate::routing::flow_hash(pkt.flow as u64, seed));
+        match hop {
+            Some(l) => self.links[l as usize].drain_time(self.now),
+            None => Time::ZERO,
+        }
+    }
+
     /// Sends `pkt`, emitted now by host `node`, into the network.
     pub fn inject(&mut self, node: usize, pkt: Packet) {
         self.counters.sent_pkts += 1;

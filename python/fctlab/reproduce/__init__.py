@@ -20,6 +20,7 @@
 | `rcp_ch7` | the RCP thesis, chapter 7: convergence after the load doubles (Fig. 7.1) |
 | `rcp_analysis`, `rcp_reports` | chapter 4's per-size ratios to PS, and its tables and plots |
 | `explicit` (+ `explicit_*`) | seed 003, explicit congestion control: Figs. 4 - 10, once per protocol of `PROTOCOLS` |
+| `emulated` (+ `emulated_*`) | scenarios run both ways, simulated and emulated (`fctlab emulate`), side by side |
 """
 
 from __future__ import annotations
@@ -31,9 +32,9 @@ from fctlab.reproduce.framework import Experiment
 
 def papers() -> dict[str, Callable[[], list[Experiment]]]:
     """Paper name -> its experiment list."""
-    from fctlab.reproduce import explicit, rc3
+    from fctlab.reproduce import emulated, explicit, rc3
 
-    return {"rc3": rc3.experiments, "rcp": _rcp, "explicit": explicit.experiments}
+    return {"rc3": rc3.experiments, "rcp": _rcp, "explicit": explicit.experiments, "emulated": emulated.experiments}
 
 
 def _rcp() -> list[Experiment]:

@@ -9,6 +9,12 @@ with "paper | fctlab" tables, plus plots - goes to `experiments/<paper>/<experim
 uses fewer seeds and shorter runs and writes everything under `results/quick/` instead, so a
 quick look never overwrites the full reproduction.
 
+An experiment with `emulate` set also runs each of its points (or those of `emulated_points`) as
+a real-time emulation (`fctlab.emulate.emulate`) under the name `<point>.emu`, after the
+simulations: one at a time in this process whatever `--jobs` says (an emulation measures
+wall-clock time), `emulate_seeds` repetitions each (quick mode: one), cached like the simulated
+runs with the emulation's settings in the fingerprint.
+
 An experiment without a base scenario (`analysis_only`) is an analytic model: no runs; its
 analysis computes everything (quick mode: on coarser grids) and the footer gives its run time.
 """
@@ -56,6 +62,17 @@ class Experiment:
     point_seeds: dict[str, int] = field(default_factory=dict)
     #: The names of the points quick mode runs (None: all of them), for large sweeps.
     quick_points: list[str] | None = None
+    #: Keyword arguments of `fctlab.emulate.emulate` (time_scale, mode) to also emulate points
+    #: (run `<point>.emu` beside `<point>`); None: simulation only.
+    emulate: dict[str, Any] | None = None
+    #: The points to emulate (None: all of them).
+    emulated_points: list[str] | None = None
+    #: Repetitions of each emulation in full mode (seeds 1..n): unlike a simulation, no two are alike.
+    emulate_seeds: int = 1
+
+
+#: The suffix of an emulated point's run name.
+EMU = ".emu"
 
 
 def analysis_only(name: str, title: str, analyze: Callable[[Runs, Context], str]) -> Experiment:
@@ -220,17 +237,28 @@ def run_experiment(
         base, _ = read_scenario(paper_dir / exp.base)
         points = [(n, {**o, **_scaled_times(with_overrides(base, o), time_scale)}) for n, o in points]
     per_name = {n: (seeds if quick else list(range(1, exp.point_seeds.get(n, exp.seeds) + 1))) for n, _ in points}
+    emulated = [
+        (n + EMU, o)
+        for n, o in points
+        if exp.emulate is not None and (exp.emulated_points is None or n in exp.emulated_points)
+    ]
+    per_name.update({n: list(range(1, (1 if quick else exp.emulate_seeds) + 1)) for n, _ in emulated})
     root = cache / exp.name
     t0 = time.perf_counter()
     say(
         f"[{exp.name}] {len(points)} configurations x {len(seeds)} seeds"
         + ("" if quick or not exp.point_seeds else f" ({', '.join(f'{k}: {v}' for k, v in exp.point_seeds.items())})")
+        + (f", {len(emulated)} emulated x {len(per_name[emulated[0][0]])}, one at a time" if emulated else "")
     )
     outcomes = []
     for count in sorted({len(v) for v in per_name.values()}):
         group = [(n, o) for n, o in points if len(per_name[n]) == count]
         sweep = Sweep(scenario=paper_dir / exp.base, seeds=list(range(1, count + 1)), points=group)
         outcomes += run_sweep(sweep, root, jobs=jobs, progress=os.isatty(2), report=say)
+    if emulated:
+        count = len(per_name[emulated[0][0]])
+        sweep = Sweep(paper_dir / exp.base, list(range(1, count + 1)), emulated, emulation=dict(exp.emulate or {}))
+        outcomes += run_sweep(sweep, root, jobs=1, progress=os.isatty(2), report=say)
     failed = [o for o in outcomes if o.status != "done"]
     out = out_root / exp.name
     out.mkdir(parents=True, exist_ok=True)
@@ -239,8 +267,11 @@ def run_experiment(
         write_text(out / "README.md", f"# {exp.title}\n\nNot reproduced: {len(failed)} runs failed ({msg}).\n")
         return {"experiment": exp.name, "status": "failed", "error": msg}
     common = sorted(set.intersection(*(set(v) for v in per_name.values()))) if per_name else seeds
-    body = exp.analyze(Runs(root, [n for n, _ in points], common, per_name), Context(out, quick, common))
-    wall = sum((o.record.get("meta") or {}).get("wall_s") or 0.0 for o in outcomes)
+    names = [n for n, _ in points + emulated]
+    body = exp.analyze(Runs(root, names, common, per_name), Context(out, quick, common))
+    simulated = [o for o in outcomes if not o.run.name.endswith(EMU)]
+    wall = sum((o.record.get("meta") or {}).get("wall_s") or 0.0 for o in simulated)
+    emu_wall = sum((o.record.get("meta") or {}).get("wall_s") or 0.0 for o in outcomes if o.run.name.endswith(EMU))
     mode = "quick (shortened runs, fewer seeds: not comparable to the paper)" if quick else "full"
     reused = sum(o.skipped for o in outcomes)
     counts = sorted({len(v) for v in per_name.values()}) or [len(seeds)]
@@ -248,7 +279,9 @@ def run_experiment(
     footer = (
         f"\n\n---\nMode: {mode}. Seeds: {seed_text} (per configuration). Runs: {len(outcomes)} "
         f"({len(outcomes) - reused} run now, {reused} reused from the run cache with the same scenario and build), "
-        f"simulation time {wall:.0f} s of one core. Base scenario: `experiments/{paper_dir.name}/{exp.base}`; "
+        f"simulation time {wall:.0f} s of one core"
+        + (f", emulation {emu_wall:.0f} s of wall-clock time" if emulated else "")
+        + f". Base scenario: `experiments/{paper_dir.name}/{exp.base}`; "
         f"regenerate with `fctlab reproduce {paper_dir.name} --only {exp.name}{' --quick' if quick else ''}`.\n"
     )
     write_text(out / "README.md", f"# {exp.title}\n\n{body.strip()}\n{footer}")

@@ -49,6 +49,8 @@ struct Tx {
 struct Rx {
     receiver: Receiver,
     reported: bool,
+    /// In `live` (its timers are watched).
+    watched: bool,
 }
 
 /// The endpoints of one host and what it counts.
@@ -58,7 +60,8 @@ struct Host<'w> {
     sock: Sock,
     tx: Vec<Option<Tx>>,
     rx: Vec<Option<Rx>>,
-    /// Flows with a live endpoint here: (flow, is sender).
+    /// Endpoints whose timers the loop watches: (flow, is sender). Senders leave when done,
+    /// receivers when complete with no timer pending (and come back if a packet arms one).
     live: Vec<(usize, bool)>,
     out: Vec<Packet>,
     /// Receive buffer (one datagram of the largest size, and a byte to spot longer ones).
@@ -228,11 +231,14 @@ impl Host<'_> {
                 let addr = flow_addr(f, plan, self.world.seed());
                 // FIN_PENDING: `None` once senders mark the stream's end.
                 let receiver = new_receiver(plan, &world.profiles()[plan.profile], addr, plan.size);
-                self.rx[f] = Some(Rx { receiver, reported: false });
-                self.live.push((f, false));
+                self.rx[f] = Some(Rx { receiver, reported: false, watched: false });
             }
             if let Some(r) = self.rx[f].as_mut() {
                 r.receiver.on_packet(now, &pkt, &mut out);
+                if !r.watched && r.receiver.poll_timeout().is_some() {
+                    r.watched = true;
+                    self.live.push((f, false));
+                }
             }
         } else if let Some(t) = self.tx[f].as_mut() {
             t.sender.on_packet(now, &pkt, &mut out);
@@ -260,7 +266,15 @@ impl Host<'_> {
             }
             k += 1;
         }
-        self.live.retain(|&(f, is_tx)| !is_tx || self.tx[f].as_ref().is_some_and(|t| !t.done));
+        let (tx, rx) = (&self.tx, &mut self.rx);
+        self.live.retain(|&(f, is_tx)| {
+            if is_tx {
+                return tx[f].as_ref().is_some_and(|t| !t.done);
+            }
+            let Some(r) = rx[f].as_mut() else { return false };
+            r.watched = r.receiver.completed_at().is_none() || r.receiver.poll_timeout().is_some();
+            r.watched
+        });
         self.out = out;
         Ok(())
     }

@@ -84,15 +84,17 @@ pub fn run_router(world: &mut World, mut sock: Sock, cfg: RouterConfig, ctl: &mu
                     // The packet enters the network when the kernel received it, not when this
                     // loop woke up: the world first catches up to that instant.
                     let at = clock.at_wall_ns(d.arrival_ns).max(world.now());
-                    // How long after its endpoint emitted it (its timestamp) the packet arrived:
-                    // a host that cannot send as fast as its endpoints delays them all.
-                    if pkt.ts > Time::ZERO && at > pkt.ts {
+                    world.advance(at);
+                    send_egress(world, &mut egress, &mut sock, &by_node, &mut tx_buf, &mut report, raw.as_mut())?;
+                    // How late the packet is: the time since its endpoint emitted it (its
+                    // timestamp), unless its host's NIC is still sending earlier packets, in
+                    // which case it leaves when it would have anyway. A host that cannot send as
+                    // fast as its endpoints delays them.
+                    if pkt.ts > Time::ZERO && at > pkt.ts && world.first_hop_drain(node as usize, &pkt) == Time::ZERO {
                         let lag = clock.wall_ns(at - pkt.ts);
                         report.late_arrivals += u64::from(lag > 1_000_000);
                         report.max_arrival_lag_wall_ns = report.max_arrival_lag_wall_ns.max(lag);
                     }
-                    world.advance(at);
-                    send_egress(world, &mut egress, &mut sock, &by_node, &mut tx_buf, &mut report, raw.as_mut())?;
                     pkt.prio = d.prio;
                     world.inject(node as usize, pkt);
                 }

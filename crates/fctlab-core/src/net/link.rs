@@ -188,6 +188,17 @@ impl Link {
         }
     }
 
+    /// How long from `now` until the port has sent everything it holds (the packet being
+    /// serialized and the waiting ones).
+    pub fn drain_time(&mut self, now: Time) -> Time {
+        let serializing = self.busy_until.saturating_sub(now);
+        match &self.port {
+            // A FIFO's waiting packets are already counted in `busy_until`.
+            Port::Fifo(_) => serializing,
+            Port::Qdisc(q) => serializing + self.rate.tx_time(q.bytes()),
+        }
+    }
+
     /// Packets waiting in the port or on the wire.
     pub fn packets_inside(&self) -> (u64, u64) {
         let wire_bytes: u64 = self.inflight.iter().map(|(_, p)| p.wire as u64).sum();
