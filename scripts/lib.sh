@@ -69,8 +69,10 @@ ensure_emulation_tools() {
         say "installing ${EMULATION_PACKAGES[*]} (Debian) for fctlab emulate's network namespaces"
         apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${EMULATION_PACKAGES[@]}" >/dev/null \
             || say "could not install ${EMULATION_PACKAGES[*]}: fctlab emulate will use loopback only"
-    else
+    elif ! command -v ip >/dev/null 2>&1; then
         say "\`ip\` (Debian package iproute2) is missing and this is not root: fctlab emulate will use loopback only"
+    else
+        say "\`ethtool\` is missing and this is not root: fctlab emulate cannot run the kernel's TCP (stack = \"linux\")"
     fi
 }
 
