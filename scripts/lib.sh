@@ -58,18 +58,21 @@ ensure_venv() {
     fi
 }
 
-# Debian packages `fctlab emulate` uses in namespace mode (iproute2's `ip`), installed when
-# missing if this runs as root with apt-get; otherwise the namespace tests skip, saying why.
-EMULATION_PACKAGES=(iproute2)
+# Debian packages `fctlab emulate` uses in namespace mode (iproute2's `ip`; ethtool turns off
+# the veths' offloads for the kernel's own TCP, `stack = "linux"`), installed when missing if
+# this runs as root with apt-get; otherwise the namespace tests skip, saying why.
+EMULATION_PACKAGES=(iproute2 ethtool)
 
 ensure_emulation_tools() {
-    command -v ip >/dev/null 2>&1 && return
+    command -v ip >/dev/null 2>&1 && command -v ethtool >/dev/null 2>&1 && return
     if [[ "$(id -u)" -eq 0 ]] && command -v apt-get >/dev/null 2>&1; then
         say "installing ${EMULATION_PACKAGES[*]} (Debian) for fctlab emulate's network namespaces"
         apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${EMULATION_PACKAGES[@]}" >/dev/null \
             || say "could not install ${EMULATION_PACKAGES[*]}: fctlab emulate will use loopback only"
-    else
+    elif ! command -v ip >/dev/null 2>&1; then
         say "\`ip\` (Debian package iproute2) is missing and this is not root: fctlab emulate will use loopback only"
+    else
+        say "\`ethtool\` is missing and this is not root: fctlab emulate cannot run the kernel's TCP (stack = \"linux\")"
     fi
 }
 

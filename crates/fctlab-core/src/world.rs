@@ -159,6 +159,9 @@ pub struct World {
     /// `egress`, flows are not started here, and the run ends when the driver says so.
     external: bool,
     egress: Vec<Packet>,
+    /// By profile id: the kernel stack that runs the profile's flows (`stack = "linux"`,
+    /// emulation only; empty or None: fctlab's endpoints).
+    pub kernel: Vec<Option<crate::scenario::KernelStack>>,
 }
 
 impl World {
@@ -212,6 +215,7 @@ impl World {
             next_rate_change: 0,
             external: false,
             egress: Vec::new(),
+            kernel: Vec::new(),
         }
     }
 
@@ -554,6 +558,12 @@ impl World {
     /// The run's limits.
     pub fn limits(&self) -> RunLimits {
         self.limits
+    }
+
+    /// The kernel stack that runs flow `f` (`stack = "linux"`), if any.
+    pub fn kernel_stack(&self, f: usize) -> Option<&crate::scenario::KernelStack> {
+        let profile = self.plans.get(f)?.profile;
+        self.kernel.get(profile).and_then(|k| k.as_ref())
     }
 
     /// Whether node `n` is a host.

@@ -48,12 +48,13 @@ fn emulate(json: &serde_json::Value, wall_s: f64) -> (World, RouterReport, Vec<H
         let json = json.clone();
         threads.push(thread::spawn(move || {
             let world = common::world(&json);
-            let cfg = HostConfig { node, router: router_addr, scale: 1.0, max_wall_s: wall_s + 5.0 };
+            let cfg = HostConfig { node, router: router_addr, scale: 1.0, max_wall_s: wall_s + 5.0, peers: Vec::new() };
             run_host(&world, sock, cfg, &mut Control::new(r)).unwrap()
         }));
     }
     let (r, w) = pipe();
-    let cfg = RouterConfig { bind: lo, hosts: host_addrs, scale: 1.0, max_wall_s: wall_s + 5.0 };
+    let cfg =
+        RouterConfig { bind: lo, hosts: host_addrs, scale: 1.0, max_wall_s: wall_s + 5.0, kernel_links: Vec::new() };
     let router = thread::spawn(move || {
         let mut world = world;
         let report = run_router(&mut world, router_sock, cfg, &mut Control::new(r)).unwrap();

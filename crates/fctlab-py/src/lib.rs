@@ -5,6 +5,7 @@ use fctlab_core::emu::{
     self,
     control::Control,
     host::{run_host, HostConfig},
+    raw::KernelLink,
     report::{absorb, HostReport},
     router::{run_router, RouterConfig},
     sock::Sock,
@@ -44,6 +45,7 @@ impl Simulation {
     fn new(scenario_json: &str, base_dir: &str) -> PyResult<Simulation> {
         let (world, info) =
             scenario::build(scenario_json, Path::new(base_dir)).map_err(|e| ScenarioError::new_err(e.to_string()))?;
+        scenario::refuse_in_simulation(&world).map_err(|e| ScenarioError::new_err(e.to_string()))?;
         Ok(Simulation { world, info, wall_s: 0.0 })
     }
 
@@ -145,6 +147,7 @@ impl Emulation {
     fn new(scenario_json: &str, base_dir: &str) -> PyResult<Emulation> {
         let (world, info) =
             scenario::build(scenario_json, Path::new(base_dir)).map_err(|e| ScenarioError::new_err(e.to_string()))?;
+        scenario::check_kernel_flows(&world).map_err(|e| ScenarioError::new_err(e.to_string()))?;
         Ok(Emulation { world, info, sock: None, wall_s: 0.0 })
     }
 
@@ -192,15 +195,34 @@ impl Emulation {
         Ok(port)
     }
 
+    /// The kernel stacks (`stack = "linux"`) the flows use: (field, cc, iw or None), each once.
+    fn kernel_stacks(&self) -> Vec<(String, String, Option<u32>)> {
+        scenario::kernel_stacks(&self.world).into_iter().map(|k| (k.field, k.cc, k.iw)).collect()
+    }
+
     /// Runs the router (after `bind`) until `stop` on standard input, its end, or `max_wall_s`;
-    /// returns its report as JSON.
-    fn run_router(&mut self, py: Python<'_>, scale: f64, max_wall_s: f64) -> PyResult<String> {
+    /// `kernel_links` ("NODE,IFNAME,IP,MAC") are the hosts whose kernel TCP frames it carries.
+    /// Returns its report as JSON.
+    #[pyo3(signature = (scale, max_wall_s, kernel_links=Vec::new()))]
+    fn run_router(
+        &mut self,
+        py: Python<'_>,
+        scale: f64,
+        max_wall_s: f64,
+        kernel_links: Vec<String>,
+    ) -> PyResult<String> {
+        let kernel_links = kernel_links
+            .iter()
+            .map(|t| KernelLink::parse(t))
+            .collect::<Result<Vec<_>, _>>()
+            .map_err(PyValueError::new_err)?;
         let sock = self.sock.take().ok_or_else(|| PyValueError::new_err("run_router: call bind first"))?;
         let cfg = RouterConfig {
             bind: sock.local_addr().map_err(|e| io_err("socket", e))?,
             hosts: Vec::new(),
             scale,
             max_wall_s,
+            kernel_links,
         };
         let world = &mut self.world;
         let t0 = Instant::now();
@@ -211,13 +233,31 @@ impl Emulation {
     }
 
     /// Runs host `node` (after `bind`) against the router at `router` (IP:PORT) until `stop`, the
-    /// end of standard input, or `max_wall_s`; returns its report as JSON.
-    fn run_host(&mut self, py: Python<'_>, node: u32, router: &str, scale: f64, max_wall_s: f64) -> PyResult<String> {
+    /// end of standard input, or `max_wall_s`; `peers` (node, IPv4) are the hosts' addresses
+    /// for its kernel TCP flows. Returns its report as JSON.
+    #[pyo3(signature = (node, router, scale, max_wall_s, peers=Vec::new()))]
+    fn run_host(
+        &mut self,
+        py: Python<'_>,
+        node: u32,
+        router: &str,
+        scale: f64,
+        max_wall_s: f64,
+        peers: Vec<(u32, String)>,
+    ) -> PyResult<String> {
+        let peers = peers
+            .iter()
+            .map(|(n, ip)| {
+                ip.parse().map(|ip| (*n, ip)).map_err(|_| {
+                    PyValueError::new_err(format!("field `peers`: expected IPv4 addresses, got {ip:?} for node {n}"))
+                })
+            })
+            .collect::<PyResult<Vec<_>>>()?;
         let sock = self.sock.take().ok_or_else(|| PyValueError::new_err("run_host: call bind first"))?;
         if !self.world.is_host(node as usize) {
             return Err(PyValueError::new_err(format!("field `node`: expected the node id of a host, got {node}")));
         }
-        let cfg = HostConfig { node, router: addr("router", router)?, scale, max_wall_s };
+        let cfg = HostConfig { node, router: addr("router", router)?, scale, max_wall_s, peers };
         let world = &self.world;
         let report = py.detach(|| run_host(world, sock, cfg, &mut Control::stdin())).map_err(|e| io_err("host", e))?;
         serde_json::to_string(&report).map_err(|e| PyValueError::new_err(e.to_string()))

@@ -37,6 +37,8 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("--router", help="host: the router's IP:PORT")
     p.add_argument("--host-reports", nargs="*", type=Path, default=[], help="router: the hosts' reports")
     p.add_argument("--result", type=Path, help="router: results directory to write")
+    p.add_argument("--kernel-link", action="append", default=[], help="router: NODE,IFNAME,IP,MAC of a kernel TCP host")
+    p.add_argument("--peer", action="append", default=[], help="host: NODE=IP of a host, for kernel TCP flows")
     return p
 
 
@@ -57,10 +59,11 @@ def main(argv: list[str] | None = None) -> int:
     emu = _core.Emulation(spec_text, args.base)
     emu.bind(args.bind)
     if args.role == "host":
-        report = emu.run_host(args.node, args.router, args.scale, args.max_wall)
+        peers = [(int(n), ip) for n, ip in (p.split("=", 1) for p in args.peer)]
+        report = emu.run_host(args.node, args.router, args.scale, args.max_wall, peers)
         _write(args.report, report)
         return 0
-    report = emu.run_router(args.scale, args.max_wall)
+    report = emu.run_router(args.scale, args.max_wall, args.kernel_link)
     _write(args.report, report)
     for path in args.host_reports:
         if path.is_file():

@@ -144,6 +144,10 @@ def emulate(
         raise field_error("max_wall", "a number of seconds > 0", max_wall_s)
     scale = float(time_scale) if time_scale is not None else auto_time_scale(probe.max_flow_rate())
     chosen = choose_mode(mode)
+    from fctlab.emulate import kernel as kernel_tcp
+
+    stacks = list(probe.kernel_stacks())  # stack = "linux": the kernel's TCP
+    kernel_tcp.check(stacks, chosen, scale)
     hosts = list(probe.hosts())
     if not hosts:
         raise ScenarioError("emulate: the scenario has no flows, so no host to run")
@@ -167,6 +171,9 @@ def emulate(
             topo = NetnsTopology(hosts, run=run)
             topo.create()
         session = _Session(probe, spec_file, base_dir, run_dir, run, scale, wall_limit, topo, procs)
+        if stacks:
+            kernel_tcp.prepare(topo, hosts, stacks)
+            session.kernel_args = (kernel_tcp.router_args(topo, hosts), kernel_tcp.host_args(topo, hosts))
         raw_meta = session.run(duration, max_time, progress)
         result = load(run_dir / "result")
         result.meta["emulation"] = {
@@ -215,6 +222,8 @@ class _Session:
         self.topo = topo
         self.procs = procs
         self.names = list(probe.node_names())
+        #: Extra arguments of the router and of every host for kernel TCP flows (`fctlab.emulate.kernel`).
+        self.kernel_args: tuple[list[str], list[str]] = ([], [])
 
     def _argv(self, role: str, bind: str, report: Path, extra: list[str]) -> list[str]:
         return [
@@ -301,7 +310,13 @@ class _Session:
                 "router",
                 router_bind,
                 self.run_dir / "router.json",
-                ["--host-reports", *map(str, host_reports), "--result", str(self.run_dir / "result")],
+                [
+                    "--host-reports",
+                    *map(str, host_reports),
+                    "--result",
+                    str(self.run_dir / "result"),
+                    *self.kernel_args[0],
+                ],
             ),
         )
         port = self._read_ready(router)
@@ -312,7 +327,9 @@ class _Session:
                 bind, router_ip, ns = iface.host_ip, iface.router_ip, iface.netns
             else:
                 bind, router_ip, ns = "127.0.0.1", "127.0.0.1", None
-            argv = self._argv("host", bind, report, ["--node", str(node), "--router", f"{router_ip}:{port}"])
+            argv = self._argv(
+                "host", bind, report, ["--node", str(node), "--router", f"{router_ip}:{port}", *self.kernel_args[1]]
+            )
             host_procs.append((self._spawn("host", node, ns, argv), bind))
         for p, bind in host_procs:
             router.send(f"host {p.node} {bind}:{self._read_ready(p)}")
@@ -438,4 +455,6 @@ def warnings_of(reports: Mapping[str, Any], scale: float) -> list[str]:
     lost = r.get("lost_sends", 0) + sum(h.get("lost_sends", 0) for h in hosts)
     if bad or lost:
         out.append(f"{bad} datagrams were refused and {lost} sends were lost in the kernel (socket buffers full?)")
-    return out
+    from fctlab.emulate.kernel import warnings as kernel_warnings
+
+    return out + kernel_warnings(reports)

@@ -36,6 +36,8 @@ pub struct HostConfig {
     pub scale: f64,
     /// Wall seconds after the start at which the host ends the run by itself.
     pub max_wall_s: f64,
+    /// Every host's address by node id, for the kernel's TCP flows (`stack = "linux"`).
+    pub peers: Vec<(u32, std::net::Ipv4Addr)>,
 }
 
 struct Tx {
@@ -88,10 +90,17 @@ pub fn run_host(world: &World, sock: Sock, cfg: HostConfig, ctl: &mut Control) -
         buf: vec![0u8; wire::HEADER + wire::MAX_PAYLOAD as usize + 1],
         tx_buf: Vec::with_capacity(wire::HEADER + wire::MAX_PAYLOAD as usize),
     };
+    // The kernel's TCP flows (`stack = "linux"`) run beside the loop, on their own sockets.
+    let mut kernel = super::kernel::prepare(world, host.cfg.node, &host.cfg.peers)?;
     let Some((clock, _)) = wait_for_start(ctl)? else { return Ok(host.finish()) };
     tighten_timer_slack();
+    if let Some(k) = kernel.as_mut() {
+        k.launch(Clock { scale: host.cfg.scale, ..clock })?;
+    }
     host.run(clock, ctl)?;
-    Ok(host.finish())
+    let mut report = host.finish();
+    report.flows.extend(kernel.iter().flat_map(|k| k.sides()));
+    Ok(report)
 }
 
 /// Sockets of hosts by node id.
@@ -135,7 +144,9 @@ impl Host<'_> {
         }
         let deadline = clock.epoch_ns + (self.cfg.max_wall_s * 1e9) as u64;
         let node = self.cfg.node as usize;
-        let starts: Vec<usize> = (0..self.world.plans().len()).filter(|&f| self.world.plans()[f].src == node).collect();
+        let starts: Vec<usize> = (0..self.world.plans().len())
+            .filter(|&f| self.world.plans()[f].src == node && self.world.kernel_stack(f).is_none())
+            .collect();
         let mut next_start = 0;
         loop {
             let now = clock.now();

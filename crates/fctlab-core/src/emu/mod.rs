@@ -18,11 +18,15 @@
 //! | [`control`] | `start` / `stop` on standard input (end of file stops), event lines out |
 //! | [`host`] | a host's endpoints in real time |
 //! | [`router`] | the topology's links and queues in real time ([`crate::world::World`], hosts detached) |
+//! | [`kernel`] | the kernel's own TCP as a host's endpoints (`stack = "linux"`) |
+//! | [`raw`] | the router's packet socket: kernel TCP frames through the same links and queues |
 //! | [`report`] | what each process reports; folding the hosts' reports into flow records |
 
 pub mod clock;
 pub mod control;
 pub mod host;
+pub mod kernel;
+pub mod raw;
 pub mod report;
 pub mod router;
 pub mod sock;

@@ -73,6 +73,9 @@ pub struct RouterReport {
     pub max_arrival_lag_wall_ns: u64,
     /// Run time at the end, ps.
     pub end_ps: u64,
+    /// The packet socket of kernel TCP flows, if the run had any.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub kernel: Option<super::raw::RawReport>,
 }
 
 /// Copies the hosts' halves of each flow into the world's flow records.

@@ -7,6 +7,9 @@
 //! that reaches a host leaves as a datagram to that host's socket. Between datagrams the loop
 //! sleeps until the world's next event is due on the wall clock.
 //!
+//! Kernel TCP flows (`stack = "linux"`): their frames arrive on a packet socket ([`Raw`]),
+//! enter the world like datagrams, and leave as frames on the destination host's veth.
+//!
 //! Falling behind: an event handled after its due time makes every later packet late by as
 //! much. The report counts the loop iterations that found an event overdue, and those more
 //! than 1 ms (wall) overdue; the orchestrator warns from them and suggests a time scale.
@@ -14,6 +17,7 @@
 use super::clock::monotonic_ns;
 use super::control::{Command, Control};
 use super::host::{sleep_until_epoch, wait_for_start};
+use super::raw::Raw;
 use super::report::RouterReport;
 use super::sock::{tighten_timer_slack, wait_until, Sock};
 use super::wire;
@@ -35,6 +39,8 @@ pub struct RouterConfig {
     pub scale: f64,
     /// Wall seconds after the start at which the router ends the run by itself.
     pub max_wall_s: f64,
+    /// The hosts whose kernel TCP flows (`stack = "linux"`) cross this router's packet socket.
+    pub kernel_links: Vec<super::raw::KernelLink>,
 }
 
 /// Runs the network of `world` between the hosts until `stop`, end of input, or the time
@@ -42,8 +48,10 @@ pub struct RouterConfig {
 pub fn run_router(world: &mut World, mut sock: Sock, cfg: RouterConfig, ctl: &mut Control) -> io::Result<RouterReport> {
     let mut report = RouterReport::default();
     world.detach_hosts();
+    let mut raw = if cfg.kernel_links.is_empty() { None } else { Some(Raw::open(&cfg.kernel_links)?) };
     let Some((mut clock, more)) = wait_for_start(ctl)? else {
         world.close_external();
+        report.kernel = raw.map(|r| r.report);
         return Ok(report);
     };
     let hosts: Vec<(u32, SocketAddrV4)> = cfg.hosts.iter().copied().chain(more).collect();
@@ -74,7 +82,7 @@ pub fn run_router(world: &mut World, mut sock: Sock, cfg: RouterConfig, ctl: &mu
             report.max_lag_wall_ns = report.max_lag_wall_ns.max(lag);
         }
         world.advance(now);
-        send_egress(world, &mut egress, &mut sock, &by_node, &mut tx_buf, &mut report)?;
+        send_egress(world, &mut egress, &mut sock, &by_node, &mut tx_buf, &mut report, raw.as_mut())?;
         let mut received = false;
         while let Some(d) = sock.recv(&mut buf)? {
             received = true;
@@ -86,7 +94,7 @@ pub fn run_router(world: &mut World, mut sock: Sock, cfg: RouterConfig, ctl: &mu
                     // loop woke up: the world first catches up to that instant.
                     let at = clock.at_wall_ns(d.arrival_ns).max(world.now());
                     world.advance(at);
-                    send_egress(world, &mut egress, &mut sock, &by_node, &mut tx_buf, &mut report)?;
+                    send_egress(world, &mut egress, &mut sock, &by_node, &mut tx_buf, &mut report, raw.as_mut())?;
                     // How late the packet is: the time since its endpoint emitted it (its
                     // timestamp), unless its host's NIC is still sending earlier packets, in
                     // which case it leaves when it would have anyway. A host that cannot send as
@@ -102,6 +110,10 @@ pub fn run_router(world: &mut World, mut sock: Sock, cfg: RouterConfig, ctl: &mu
                 _ => report.bad_datagrams += 1,
             }
         }
+        if let Some(r) = raw.as_mut() {
+            received |=
+                take_kernel_frames(world, r, &clock, &mut egress, &mut sock, &by_node, &mut tx_buf, &mut report)?;
+        }
         let wall = monotonic_ns();
         if wall >= deadline {
             break;
@@ -111,17 +123,45 @@ pub fn run_router(world: &mut World, mut sock: Sock, cfg: RouterConfig, ctl: &mu
         }
         let due_wall = world.next_event_time().map(|t| wall + clock.wall_ns_until(clock.now(), t));
         let until = due_wall.unwrap_or(deadline).min(deadline);
-        let ready = wait_until(&[sock.fd(), ctl.fd()], until)?;
+        let ready = match raw.as_ref() {
+            Some(r) => wait_until(&[sock.fd(), ctl.fd(), r.fd()], until)?,
+            None => wait_until(&[sock.fd(), ctl.fd()], until)?,
+        };
         if ready[1] && ctl.read()?.contains(&Command::Stop) {
             break;
         }
     }
     report.end_ps = world.now().ps();
     world.close_external();
+    report.kernel = raw.map(|r| r.report);
     Ok(report)
 }
 
-/// Sends the packets that reached a host to that host's socket.
+/// Sends the kernel TCP frames waiting on the packet socket into the world, each at its
+/// arrival instant (as datagrams are); true if there were any.
+#[allow(clippy::too_many_arguments)]
+fn take_kernel_frames(
+    world: &mut World,
+    raw: &mut Raw,
+    clock: &super::clock::Clock,
+    egress: &mut Vec<Packet>,
+    sock: &mut Sock,
+    by_node: &HashMap<u32, SocketAddrV4>,
+    tx_buf: &mut Vec<u8>,
+    report: &mut RouterReport,
+) -> io::Result<bool> {
+    let mut any = false;
+    while let Some(c) = raw.recv(world)? {
+        any = true;
+        let at = clock.at_wall_ns(c.arrival_ns).max(world.now());
+        world.advance(at);
+        send_egress(world, egress, sock, by_node, tx_buf, report, Some(&mut *raw))?;
+        world.inject(c.node as usize, c.pkt);
+    }
+    Ok(any)
+}
+
+/// Sends the packets that reached a host to that host's socket (kernel TCP frames to its veth).
 fn send_egress(
     world: &mut World,
     egress: &mut Vec<Packet>,
@@ -129,9 +169,14 @@ fn send_egress(
     by_node: &HashMap<u32, SocketAddrV4>,
     tx_buf: &mut Vec<u8>,
     report: &mut RouterReport,
+    mut raw: Option<&mut Raw>,
 ) -> io::Result<()> {
     world.take_egress(egress);
     for p in egress.drain(..) {
+        if let (Some(r), true) = (raw.as_deref_mut(), world.kernel_stack(p.flow as usize).is_some()) {
+            r.send(&p)?; // a kernel TCP frame: back onto its host's veth
+            continue;
+        }
         let Some(&to) = by_node.get(&p.dst) else {
             report.lost_sends += 1;
             continue;

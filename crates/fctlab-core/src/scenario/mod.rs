@@ -13,6 +13,7 @@
 //! | `names.rs` | link names: [`resolve_link`], the unknown-link error |
 //! | `queues.rs` | [`QueuesSpec`], [`QueueSpec`] (one port per kind), [`DifferentialSpec`]; the links and their ports |
 //! | `transports.rs` | [`Protocol`], [`TransportSpec`] (one profile per protocol), [`HostTransportSpec`]; the profiles and which flow gets which |
+//! | `stack.rs` | [`Stack`], [`KernelStack`]: transports run by the kernel's TCP (`stack = "linux"`, emulation only) |
 //! | `flows.rs` | the flow plan: arrivals, paths, propagation RTT and ideal FCT of every flow; the memory of flows and RC3 bursts |
 //! | `losses.rs` | [`LossSpec`], [`DropSpec`]: random and scripted losses on links |
 //! | `link_rates.rs` | [`LinkRateSpec`]: links whose rate changes at given times |
@@ -24,6 +25,7 @@ mod losses;
 mod names;
 mod outputs;
 mod queues;
+mod stack;
 mod transports;
 
 pub use link_rates::LinkRateSpec;
@@ -31,6 +33,7 @@ pub use losses::{DropSpec, LossSpec};
 pub use names::resolve_link;
 pub use outputs::{OutputSpec, SeriesSpec};
 pub use queues::{DifferentialSpec, QueueSpec, QueuesSpec};
+pub use stack::{check_kernel_flows, kernel_stacks, refuse_in_simulation, KernelStack, Stack, KERNEL_MSS};
 pub use transports::{AppSpec, DelayedAckSpec, HostTransportSpec, Protocol, TransportSpec};
 
 use crate::error::{SpecError, SpecResult};
@@ -190,7 +193,9 @@ pub fn build_spec(spec: &ScenarioSpec, base_dir: &Path) -> SpecResult<(World, Ru
     let info = RunInfo::of(spec, &topo, nodes.names, profiles.labels);
     let is_host = topo.nodes.iter().map(|n| n.kind == NodeKind::Host).collect();
     let limits = RunLimits { duration, drain: spec.drain, max_time };
+    let kernel = profiles.kernel;
     let mut world = World::new(links, is_host, routes, profiles.list, flows.plans, flows.records, limits, seed, series);
+    world.kernel = kernel;
     world.schedule_rate_changes(rate_changes);
     Ok((world, info))
 }

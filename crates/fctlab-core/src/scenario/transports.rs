@@ -2,6 +2,7 @@
 //! protocol's profile, and the build steps that pick a profile for every flow (named
 //! transports, per-entry transports and mixes, per-host assignment).
 
+use super::stack::{kernel_stack, KernelStack, Stack};
 use super::{Nodes, ScenarioSpec};
 use crate::error::{SpecError, SpecResult};
 use crate::limits::{MAX_HEADER, MAX_MSS};
@@ -90,9 +91,14 @@ pub struct TransportSpec {
     /// Protocol.
     #[serde(default)]
     pub protocol: Option<Protocol>,
-    /// Congestion controller.
+    /// Which stack runs the flows: fctlab's own endpoints (default) or the kernel's TCP
+    /// (`"linux"`, `fctlab emulate` in namespaces only; see [`KernelStack`]).
     #[serde(default)]
-    pub cc: Option<CcKind>,
+    pub stack: Option<Stack>,
+    /// Congestion controller: "newreno" or "cubic" for fctlab's stack; for `stack = "linux"`
+    /// the name of a kernel module ("cubic", "reno", "bbr", ...; default "cubic").
+    #[serde(default)]
+    pub cc: Option<String>,
     /// Initial window, segments.
     #[serde(default)]
     pub iw: Option<u32>,
@@ -175,6 +181,7 @@ impl TransportSpec {
             ($($f:ident),*) => { TransportSpec { $($f: self.$f.clone().or_else(|| base.$f.clone()),)* } };
         }
         let mut t = pick!(
+            stack,
             protocol,
             cc,
             iw,
@@ -239,7 +246,7 @@ impl TransportSpec {
             // a new flow starts from one segment unless `iw` says otherwise.
             cfg.header = header.unwrap_or(d.header + XCP_HEADER);
             cfg.iw = self.iw.unwrap_or(1);
-            cfg.cc = CcConfig::Xcp { loss: self.cc.unwrap_or(CcKind::NewReno), desired_bps: 100e9 };
+            cfg.cc = CcConfig::Xcp { loss: self.cc_kind()?.unwrap_or(CcKind::NewReno), desired_bps: 100e9 };
         }
         Ok(Profile::Tcp { cfg, app })
     }
@@ -280,7 +287,7 @@ impl TransportSpec {
                 }
             },
             dupthresh: d.dupthresh,
-            cc: self.cc.map_or(d.cc, CcConfig::Loss),
+            cc: self.cc_kind()?.map_or(d.cc, CcConfig::Loss),
             prio: self.priority.unwrap_or(0),
             rc3: None,
         };
@@ -290,6 +297,22 @@ impl TransportSpec {
             }
         }
         Ok((cfg, header))
+    }
+
+    /// The `cc` field as one of fctlab's controllers.
+    fn cc_kind(&self) -> SpecResult<Option<CcKind>> {
+        match self.cc.as_deref() {
+            None => Ok(None),
+            Some("newreno") => Ok(Some(CcKind::NewReno)),
+            Some("cubic") => Ok(Some(CcKind::Cubic)),
+            Some(other) => Err(SpecError::new(
+                "cc",
+                format!(
+                    "expected \"newreno\" or \"cubic\" (fctlab's stack; the kernel's controllers need \
+                     stack = \"linux\"), got {other:?}"
+                ),
+            )),
+        }
     }
 
     /// The `header` field, checked before it is narrowed to the packet's u32 (it used to
@@ -449,6 +472,8 @@ pub(super) struct Profiles<'a> {
     pub list: Vec<Profile>,
     /// Their labels: derived for the default, the name for named transports.
     pub labels: Vec<String>,
+    /// By profile id: the kernel stack that runs its flows (`stack = "linux"`), if any.
+    pub kernel: Vec<Option<KernelStack>>,
     /// Named transport -> profile id.
     index: BTreeMap<&'a str, usize>,
 }
@@ -456,14 +481,34 @@ pub(super) struct Profiles<'a> {
 impl<'a> Profiles<'a> {
     /// Build step: the default transport's profile, then each named one over it.
     pub fn build(spec: &'a ScenarioSpec) -> SpecResult<Profiles<'a>> {
-        let first = spec.transport.build().map_err(|e| e.within("transport"))?;
-        let mut p = Profiles { labels: vec![first.label()], list: vec![first], index: BTreeMap::new() };
+        let mut p = Profiles { labels: Vec::new(), list: Vec::new(), kernel: Vec::new(), index: BTreeMap::new() };
+        p.push(&spec.transport, "transport", None)?;
         for (name, t) in &spec.transports {
             p.index.insert(name, p.list.len());
-            p.list.push(t.over(&spec.transport).build().map_err(|e| e.within(&format!("transports.{name}")))?);
-            p.labels.push(name.clone());
+            p.push(&t.over(&spec.transport), &format!("transports.{name}"), Some(name.clone()))?;
         }
         Ok(p)
+    }
+
+    /// Adds the profile of transport `t` (at field path `within`), labelled `name` or by its
+    /// settings.
+    fn push(&mut self, t: &TransportSpec, within: &str, name: Option<String>) -> SpecResult<()> {
+        let kernel = kernel_stack(t, within)?;
+        let profile = match &kernel {
+            // The kernel runs these flows; the profile only fills the plan (a TCP of that IW).
+            Some(k) => TransportSpec { iw: Some(k.iw.unwrap_or(10)), ..TransportSpec::default() }.build(),
+            None => t.build(),
+        }
+        .map_err(|e| e.within(within))?;
+        let label = match (&kernel, name) {
+            (_, Some(name)) => name,
+            (Some(k), None) => format!("linux-{}", k.cc),
+            (None, None) => profile.label(),
+        };
+        self.labels.push(label);
+        self.list.push(profile);
+        self.kernel.push(kernel);
+        Ok(())
     }
 
     /// The profile id of named transport `name`, which `field` gives.

@@ -1,0 +1,145 @@
+//! `stack = "linux"`: flows run by the kernel's own TCP instead of fctlab's endpoints.
+//!
+//! Only `fctlab emulate` in network namespaces can run them: each host's namespace runs real
+//! kernel TCP sockets ([`crate::emu::kernel`]) whose packets the router process captures and
+//! sends through the same emulated links and queues as fctlab's datagrams
+//! ([`crate::emu::raw`]). A simulation (`fctlab run`) refuses them: there is no kernel to
+//! simulate. Of the transport's fields, a kernel flow takes `cc` (any controller the kernel
+//! offers, default "cubic"), `iw` (the route's `initcwnd`; default the kernel's 10) and
+//! `priority` (the DSCP of its packets); the others configure fctlab's TCP and are refused.
+
+use super::TransportSpec;
+use crate::error::{SpecError, SpecResult};
+use serde::Deserialize;
+
+/// Which TCP stack runs a transport's flows.
+#[derive(Copy, Clone, Debug, Default, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Stack {
+    /// fctlab's own endpoints (simulation and emulation).
+    #[default]
+    Fctlab,
+    /// The kernel's TCP (`fctlab emulate --mode netns` only).
+    Linux,
+}
+
+/// A transport run by the kernel's TCP.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct KernelStack {
+    /// The kernel's congestion control module (`TCP_CONGESTION`), e.g. "cubic".
+    pub cc: String,
+    /// Initial window in segments (the route's `initcwnd`), None: the kernel's own (10).
+    pub iw: Option<u32>,
+    /// Priority band, sent as the DSCP of the flow's packets.
+    pub prio: u8,
+    /// The scenario field that asked for it (`transport.stack`, `transports.NAME.stack`).
+    pub field: String,
+}
+
+/// Longest congestion control name the kernel takes (TCP_CA_NAME_MAX - 1).
+const CC_NAME_MAX: usize = 15;
+/// Largest route `initcwnd` accepted.
+const MAX_IW: u32 = 1000;
+/// The only segment size the kernel flows use (route `advmss`; an Ethernet MTU).
+pub const KERNEL_MSS: u64 = 1460;
+
+/// The kernel stack `t` asks for (None: fctlab's), checked; `within` is its field path.
+pub(super) fn kernel_stack(t: &TransportSpec, within: &str) -> SpecResult<Option<KernelStack>> {
+    if t.stack.unwrap_or_default() != Stack::Linux {
+        return Ok(None);
+    }
+    let err = |f: &str, m: String| Err(SpecError::new(f, m).within(within));
+    if let Some(p) = t.protocol.filter(|&p| p != super::Protocol::Tcp) {
+        return err("protocol", format!("expected \"tcp\" with stack = \"linux\" (the kernel runs TCP), got {p:?}"));
+    }
+    let cc = t.cc.clone().unwrap_or_else(|| "cubic".to_string());
+    let cc = if cc == "newreno" { "reno".to_string() } else { cc };
+    let name_ok = |c: char| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '_';
+    if cc.is_empty() || cc.len() > CC_NAME_MAX || !cc.chars().all(name_ok) {
+        return err(
+            "cc",
+            format!("expected a kernel congestion control name (e.g. \"cubic\", \"reno\", \"bbr\"), got {cc:?}"),
+        );
+    }
+    if let Some(iw) = t.iw.filter(|iw| !(1..=MAX_IW).contains(iw)) {
+        return err("iw", format!("expected 1 <= iw <= {MAX_IW} segments, got {iw}"));
+    }
+    if let Some(m) = t.mss.filter(|m| m.0 != KERNEL_MSS) {
+        return err("mss", format!("expected {KERNEL_MSS} (or unset) with stack = \"linux\", got {}", m.0));
+    }
+    let prio = t.priority.unwrap_or(0);
+    if prio > 63 {
+        return err("priority", format!("expected a band <= 63 (a DSCP) with stack = \"linux\", got {prio}"));
+    }
+    let fctlab_only = [
+        ("header", t.header.is_some()),
+        ("ssthresh", t.ssthresh.is_some()),
+        ("rwnd", t.rwnd.is_some()),
+        ("initial_rto", t.initial_rto.is_some()),
+        ("min_rto", t.min_rto.is_some()),
+        ("max_rto", t.max_rto.is_some()),
+        ("rto_granularity", t.rto_granularity.is_some()),
+        ("delayed_ack", t.delayed_ack.is_some()),
+        ("abc", t.abc.is_some()),
+        ("rc3_buckets", t.rc3_buckets.is_some()),
+        ("rc3_window", t.rc3_window.is_some()),
+        ("fixed_rate", t.fixed_rate.is_some()),
+        ("handshake", t.handshake.is_some()),
+        ("fallback", t.fallback.is_some()),
+        ("app", !matches!(t.app, None | Some(super::AppSpec::Bulk {}))),
+    ];
+    if let Some((f, _)) = fctlab_only.iter().find(|(_, set)| *set) {
+        return err(
+            f,
+            "set, but stack = \"linux\" takes only cc, iw and priority (this field configures fctlab's TCP)"
+                .to_string(),
+        );
+    }
+    Ok(Some(KernelStack { cc, iw: t.iw, prio, field: format!("{within}.stack") }))
+}
+
+/// Refuses a world some of whose flows the kernel runs: a simulation (`fctlab run`) has no
+/// kernel. The error names the field that asked for it.
+pub fn refuse_in_simulation(world: &crate::world::World) -> SpecResult<()> {
+    match (0..world.plans().len()).find_map(|f| world.kernel_stack(f)) {
+        Some(k) => Err(SpecError::new(
+            k.field.clone(),
+            "stack = \"linux\" runs only in `fctlab emulate` (namespace mode, root): the kernel's TCP \
+             cannot be simulated; use stack = \"fctlab\" (the default) for `fctlab run`",
+        )),
+        None => Ok(()),
+    }
+}
+
+/// The kernel stacks the flows of `world` use, each once, in profile order.
+pub fn kernel_stacks(world: &crate::world::World) -> Vec<KernelStack> {
+    let mut used: Vec<usize> = world.plans().iter().map(|p| p.profile).collect();
+    used.sort_unstable();
+    used.dedup();
+    used.into_iter().filter_map(|p| world.kernel.get(p).cloned().flatten()).collect()
+}
+
+/// Refuses kernel flows the emulator cannot run: long-lived ones (a kernel flow writes its
+/// size, then shuts down) and flow ids beyond the source ports
+/// ([`crate::emu::kernel::MAX_FLOWS`]).
+pub fn check_kernel_flows(world: &crate::world::World) -> SpecResult<()> {
+    for (f, plan) in world.plans().iter().enumerate() {
+        let Some(k) = world.kernel_stack(f) else { continue };
+        if plan.size.is_none() {
+            return Err(SpecError::new(
+                k.field.clone(),
+                format!("stack = \"linux\" needs flows of a given size, got a long-lived flow (flow {f})"),
+            ));
+        }
+        if f >= crate::emu::kernel::MAX_FLOWS {
+            return Err(SpecError::new(
+                k.field.clone(),
+                format!(
+                    "stack = \"linux\" allows flow ids below {} (one source port each), got flow {f}",
+                    crate::emu::kernel::MAX_FLOWS
+                ),
+            ));
+        }
+    }
+    Ok(())
+}
