@@ -35,3 +35,32 @@ class Simulation:
         """Advances to simulated time t (s) with the GIL released; True once finished."""
     def results(self) -> dict[str, Any]:
         """{"flows": {col: list}, "links": {col: list}, "series": {col: list}, "meta": {...}}."""
+
+class Emulation:
+    """One process of an emulation (`fctlab.emulate`): the router (every link of the scenario) or
+    one host (its endpoints), in real time over a UDP socket, with the GIL released."""
+
+    def __init__(self, scenario_json: str, base_dir: str) -> None:
+        """Validates and builds the scenario as Simulation does; raises ScenarioError."""
+    def hosts(self) -> list[int]:
+        """Node ids of the hosts that send or receive a flow, ascending."""
+    def node_names(self) -> list[str]:
+        """Node names by node id."""
+    def flow_plan(self) -> list[tuple[float, int | None]]:
+        """(start s, size bytes or None for long-lived) of every planned flow."""
+    def limits(self) -> tuple[float, float]:
+        """(arrival window end, hard stop), s."""
+    def max_flow_rate(self) -> float:
+        """The fastest rate a flow can reach (its path's slowest link), bit/s."""
+    def kernel_stacks(self) -> list[tuple[str, str, int | None]]:
+        """The kernel stacks (`stack = "linux"`) the flows use: (field, cc, iw or None)."""
+    def bind(self, ip: str) -> int:
+        """Binds this process's UDP socket to `ip` (any port), prints `ready PORT`; the port."""
+    def run_router(self, scale: float, max_wall_s: float, kernel_links: list[str]) -> str:
+        """Runs the router until `stop` on standard input, its end, or the limit; its report (JSON)."""
+    def run_host(self, node: int, router: str, scale: float, max_wall_s: float, peers: list[tuple[int, str]]) -> str:
+        """Runs host `node` against the router at IP:PORT until stopped; its report (JSON)."""
+    def absorb(self, report_json: str) -> None:
+        """Folds a host's report into the flow records."""
+    def results(self) -> dict[str, Any]:
+        """The result tables, as Simulation.results."""
