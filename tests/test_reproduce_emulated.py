@@ -90,6 +90,20 @@ def test_emulated_points_run_here_one_at_a_time_and_are_reused(calls, tmp_path: 
     assert "Runs: 3 (2 run now, 1 reused" in (tmp_path / "out" / "tiny" / "README.md").read_text()
 
 
+def test_an_emulated_only_point_is_emulated_and_never_simulated(calls, tmp_path: Path):
+    """A point that only runs for real (a kernel stack) is emulated as `<name>.emu` and has no
+    simulated run."""
+    import dataclasses
+
+    names: list[list[str]] = []
+    exp = dataclasses.replace(_experiment(1.0, names), emulated_only=[("kernel", ONE_FLOW)])
+    assert _run(exp, tmp_path, [])["status"] == "done"
+    assert names == [["tcp", "tcp" + EMU, "kernel" + EMU]]
+    assert len(calls) == 4  # two repetitions each of tcp and kernel
+    assert not (tmp_path / "runs" / "tiny" / "kernel").exists()
+    assert (tmp_path / "runs" / "tiny" / ("kernel" + EMU) / "seed2" / "done.json").is_file()
+
+
 def test_an_emulated_runs_fingerprint_holds_its_settings():
     base, _ = read_scenario(PAPER / "single-flows.toml")
     resolved = with_overrides(base, ONE_FLOW)

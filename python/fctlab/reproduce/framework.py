@@ -67,6 +67,9 @@ class Experiment:
     emulate: dict[str, Any] | None = None
     #: The points to emulate (None: all of them).
     emulated_points: list[str] | None = None
+    #: Points that only run as emulations (`<name>.emu`), never simulated: a kernel TCP stack
+    #: (`stack = "linux"`) exists only for real. Their overrides go through `quick` as points do.
+    emulated_only: list[tuple[str, dict[str, Any]]] = field(default_factory=list)
     #: Repetitions of each emulation in full mode (seeds 1..n): unlike a simulation, no two are alike.
     emulate_seeds: int = 1
 
@@ -233,15 +236,17 @@ def run_experiment(
         exp.points if not quick or exp.quick_points is None else [p for p in exp.points if p[0] in exp.quick_points]
     )
     points = [(n, {**o, **shortened(n, o)}) for n, o in chosen]
+    only = [(n, {**o, **shortened(n, o)}) for n, o in exp.emulated_only]
     if time_scale is not None:
         base, _ = read_scenario(paper_dir / exp.base)
         points = [(n, {**o, **_scaled_times(with_overrides(base, o), time_scale)}) for n, o in points]
+        only = [(n, {**o, **_scaled_times(with_overrides(base, o), time_scale)}) for n, o in only]
     per_name = {n: (seeds if quick else list(range(1, exp.point_seeds.get(n, exp.seeds) + 1))) for n, _ in points}
     emulated = [
         (n + EMU, o)
         for n, o in points
         if exp.emulate is not None and (exp.emulated_points is None or n in exp.emulated_points)
-    ]
+    ] + [(n + EMU, o) for n, o in only]
     per_name.update({n: list(range(1, (1 if quick else exp.emulate_seeds) + 1)) for n, _ in emulated})
     root = cache / exp.name
     t0 = time.perf_counter()
