@@ -69,8 +69,9 @@ FIG15_VARIANTS: dict[str, dict[str, Any]] = {
     "tcp": {"transport.protocol": "tcp"},
     "rc3": {"transport.protocol": "rc3"},
 }
-# Linux kernel TCP (the paper's testbed): another change adds these runs as a variant named
-# "linux" (FIG15_LINUX); until then no run has that name and the table has no Linux column.
+# Linux kernel TCP (the paper's testbed) cannot run here: its timers follow the wall clock, so it
+# cannot be time-scaled to 1 Gb/s; it runs at 10 Mb/s x 20 ms in fct-accuracy. A run named
+# FIG15_LINUX would add a column.
 FIG15_LINUX = "linux"
 
 
@@ -355,8 +356,9 @@ def analyze_fig15(runs: Runs, ctx: Context) -> str:
         f"on the wall), {reps} repetitions, and its FCTs are in run time, so they compare with the simulation "
         "directly. The paper's figure gives no numbers; its shape: RC3 below TCP as soon as a flow exceeds "
         "the initial window, the gap shrinking at 1 Gb/s for the largest flows as serialization dominates "
-        "(`experiments/rc3/fig15-single-flows/` has the simulated 10 Gb/s side). A Linux kernel TCP column "
-        "is not in this table yet (no such runs).\n\n"
+        "(`experiments/rc3/fig15-single-flows/` has the simulated 10 Gb/s side). Linux's kernel TCP "
+        "cannot be time-scaled (its timers follow the wall clock): it is set beside fctlab's TCP at 10 Mb/s x "
+        "20 ms in [fct-accuracy](../fct-accuracy/README.md).\n\n"
         + md_table(header, rows)
         + "\n\n![FCT against size: simulated (lines), emulated (points); deviation](fig15.png)\n\n"
         + lateness_table(runs, names)
