@@ -111,58 +111,103 @@ fn lossy_dumbbell(queue: serde_json::Value) -> (World, impl Fn(&str) -> usize) {
 }
 
 /// ```text
-///   l0, l1 --1G-- rl ==100M, 10 ms, 20-packet drop-tail== rr --1G-- r0, r1
+///   l0, l1 --1G-- rl ==100M, 10 ms, 20-packet queue== rr --1G-- r0, r1
 /// ```
-/// A drop-tail port counts `bytes_sent` at admission, so input - throughput is exactly what the
-/// queue dropped: never negative, and summing to the link's queue drops; a link that drops
-/// nothing (the host's NIC) has input = throughput.
+/// What a port is offered either leaves on the wire, is dropped, or is still inside it (waiting,
+/// or partly serialized): sample by sample, input - throughput is the drops plus the growth of
+/// what is inside, which is the queue's growth up to one packet in serialization; over the run
+/// the sum is the drops plus what is inside at the end. The same for a drop-tail port (counted
+/// at admission, on the FIFO fast path) and a `prio` port (counted at dequeue): the series do
+/// not depend on where the counters count. A link that drops nothing and hardly queues (the
+/// ACKs' `bottleneck_rev`, the sender's NIC) has its input as throughput up to one packet.
 #[test]
-fn input_of_a_drop_tail_port_is_its_throughput_plus_its_drops() {
-    let (w, id) = lossy_dumbbell(json!({"kind": "droptail", "limit_packets": 20}));
-    let dt = 0.01;
-    let input = values(&w, "input_bps", "bottleneck");
-    let thr = values(&w, "throughput_bps", "bottleneck");
-    assert_eq!(input.len(), 200);
-    let mut dropped_bits = 0.0;
-    for (i, t) in input.iter().zip(&thr) {
-        assert!(i >= t, "input {i} < throughput {t}");
-        dropped_bits += (i - t) * dt;
+fn input_is_throughput_plus_drops_plus_what_the_port_holds() {
+    for queue in [json!({"kind": "droptail", "limit_packets": 20}), json!({"kind": "prio", "limit_packets": 20})] {
+        let (w, id) = lossy_dumbbell(queue.clone());
+        let dt = 0.01;
+        let end = w.now();
+        for (name, lossy) in [("bottleneck", true), ("bottleneck_rev", false), ("l0->rl", false)] {
+            let input = values(&w, "input_bps", name);
+            let thr = values(&w, "throughput_bps", name);
+            let queue_bytes = values(&w, "queue_bytes", name);
+            assert_eq!(input.len(), 200);
+            let link = &w.links[id(name)];
+            let wire_bits = 1500.0 * 8.0;
+            let (mut offered_minus_sent, mut before, mut grew) = (0.0, 0.0, 0);
+            for k in 0..input.len() {
+                let growth = (queue_bytes[k] - before) * 8.0;
+                before = queue_bytes[k];
+                let surplus = (input[k] - thr[k]) * dt;
+                // Drops are never negative; the packet in serialization moves by at most one packet.
+                assert!(surplus - growth > -wire_bits - 1e-3, "{queue} {name} sample {k}: {surplus} - {growth}");
+                offered_minus_sent += surplus;
+                grew += (growth > 0.0) as usize;
+            }
+            let drops = link.stats.drops_bytes as f64 * 8.0;
+            let inside = link.offered_bytes() as f64 * 8.0
+                - drops
+                - link.serialized_bit_ps(fctlab_core::units::Time::from_secs(2)) as f64 / 1e12;
+            let want = drops + inside;
+            assert!(
+                (offered_minus_sent - want).abs() <= 1e-6 * want.max(1.0) + 1e-3,
+                "{queue} {name}: input - throughput summed to {offered_minus_sent} bits, drops + inside {want}"
+            );
+            if lossy {
+                assert!(drops > 10.0 * wire_bits && grew > 10, "the test needs drops and a growing queue");
+            } else {
+                assert_eq!(drops, 0.0, "{name} drops nothing");
+            }
+            assert!(end >= fctlab_core::units::Time::from_secs(2));
+        }
     }
-    let stats = &w.links[id("bottleneck")].stats;
-    assert!(stats.drops_bytes > 10 * 1500, "the test needs drops: {}", stats.drops_bytes);
-    let want = stats.drops_bytes as f64 * 8.0;
-    assert!((dropped_bits - want).abs() < 1e-6 * want, "{dropped_bits} bits against {want} dropped");
-    assert_eq!(values(&w, "input_bps", "l0->rl"), values(&w, "throughput_bps", "l0->rl"));
 }
 
-/// The same with a `prio` queue, a qdisc port that counts `bytes_sent` at dequeue: input -
-/// throughput is the change of the queue plus the drops, sample by sample; on the ACKs' link,
-/// which drops nothing and barely queues, input equals throughput plus the change of its queue.
+/// ```text
+///   4 hosts --10G-- rl ==1G, 10 ms== rr --10G-- 4 hosts     web-search flows at 50% (quickstart)
+/// ```
+/// No link ever reports a throughput above its rate, sample by sample, on drop-tail ports (timed
+/// at admission), `prio` ports (at dequeue), RCP ports and a link whose rate drops mid-run; and
+/// the bottleneck is busy enough that the bound is tight (some sample above 95% of the rate;
+/// 75% for RCP, whose routers start at 5% of the rate and whose hosts pace below it).
 #[test]
-fn input_of_a_qdisc_port_adds_the_growth_of_its_queue() {
-    let (w, id) = lossy_dumbbell(json!({"kind": "prio", "limit_packets": 20}));
-    let dt = 0.01;
-    for (name, lossy) in [("bottleneck", true), ("bottleneck_rev", false)] {
-        let input = values(&w, "input_bps", name);
-        let thr = values(&w, "throughput_bps", name);
-        let queue = values(&w, "queue_bytes", name);
-        assert_eq!(input.len(), 200);
-        let (mut dropped_bits, mut grew) = (0.0, 0);
-        let mut before = 0.0;
-        for k in 0..input.len() {
-            let growth = (queue[k] - before) * 8.0;
-            before = queue[k];
-            let drops = (input[k] - thr[k]) * dt - growth;
-            assert!(drops > -1e-3, "{name} sample {k}: {drops} bits dropped");
-            dropped_bits += drops;
-            grew += (growth > 0.0) as usize;
+fn no_link_reports_more_than_its_rate() {
+    let queues = [
+        json!({"kind": "droptail", "limit": "2.5MB"}),
+        json!({"kind": "prio", "limit": "2.5MB"}),
+        json!({"kind": "rcp", "limit": "2.5MB"}),
+    ];
+    for (k, queue) in queues.into_iter().enumerate() {
+        let protocol = if k == 2 { "rcp" } else { "tcp" };
+        let mut spec = json!({
+            "seed": 1,
+            "duration": "3s",
+            "topology": {"kind": "dumbbell", "hosts_per_side": 4, "bottleneck_rate": "1Gbps",
+                         "bottleneck_delay": "10ms"},
+            "queues": {"router": queue},
+            "transport": {"protocol": protocol, "cc": "cubic", "iw": 10},
+            "workload": [{"kind": "poisson", "load": 0.5, "load_on": "bottleneck",
+                          "sizes": {"kind": "cdf", "name": "websearch"}}],
+            "output": {"series": {"interval": "10ms", "links": ["bottleneck", "bottleneck_rev", "l0->rl", "rr->r0"]}},
+        });
+        if k == 1 {
+            spec["link_rate"] = json!([{"link": "bottleneck", "at": "1500ms", "rate": "400Mbps"}]);
         }
-        let stats = &w.links[id(name)].stats;
-        let want = stats.drops_bytes as f64 * 8.0;
-        assert!((dropped_bits - want).abs() <= 1e-6 * want.max(1.0), "{name}: {dropped_bits} bits against {want}");
-        if lossy {
-            assert!(want > 10.0 * 1500.0 * 8.0 && grew > 10, "the test needs drops and a growing queue");
+        let (mut w, info) = scenario::build(&spec.to_string(), Path::new(".")).unwrap_or_else(|e| panic!("{e}"));
+        w.run();
+        let mut busiest: f64 = 0.0;
+        for name in ["bottleneck", "bottleneck_rev", "l0->rl", "rr->r0"] {
+            let link = &w.links[info.link_names.iter().position(|n| n == name).unwrap()];
+            for (t, v) in rows(&w, "throughput_bps", name) {
+                // After a rate change the link's rate is the new one; the bound is the rate in force.
+                let rate = if k == 1 && name == "bottleneck" && t <= 1.5 { 1e9 } else { link.rate.0 as f64 };
+                assert!(v <= rate, "queue {k}: {name} reports {v} b/s at {t} s, above its rate {rate}");
+                if name == "bottleneck" && t <= 1.5 {
+                    busiest = busiest.max(v / rate);
+                }
+            }
         }
+        let busy = if k == 2 { 0.75 } else { 0.95 };
+        assert!(busiest > busy, "queue {k}: the bottleneck never got busy ({busiest})");
     }
 }
 

@@ -325,8 +325,9 @@ def fig6_18() -> Experiment:
 
 def _drops_after(s: pl.DataFrame, t0: float) -> float | None:
     """Packets dropped after `t0`, from an `rcp` port's series: what was offered and neither
-    sent nor left queued (its `input_bps` - `throughput_bps` is the dropped rate plus the queue's
-    growth, docs/results.md)."""
+    sent nor left queued (its `input_bps` - `throughput_bps` is the dropped rate plus the growth
+    of what the port holds, docs/results.md: the queue, and the unsent part of the packet in
+    serialization, which moves the count by less than one packet)."""
     before, after = s.filter(pl.col("time_s") <= t0), s.filter(pl.col("time_s") > t0)
     if s.height < 2 or before.height == 0 or after.height == 0:
         return None

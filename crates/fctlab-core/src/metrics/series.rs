@@ -12,7 +12,8 @@ use crate::units::Time;
 pub enum Metric {
     /// Bytes queued at the link's output.
     QueueBytes,
-    /// Bits per second serialized since the last sample.
+    /// Bits per second serialized onto the wire since the last sample (a packet being serialized
+    /// counts for the part of it already sent): never more than the link's rate.
     ThroughputBps,
     /// Bits per second offered to the link's queue (admitted plus dropped) since the last
     /// sample: seed 003's "input traffic".
@@ -113,7 +114,8 @@ pub struct SeriesRecorder {
     /// Per sampled link: flows crossing it, started and not complete.
     active: Vec<u32>,
     flows: Vec<u32>,
-    last_bytes: Vec<u64>,
+    /// Per sampled link: [`Link::serialized_bit_ps`] at the last sample.
+    last_serialized: Vec<u128>,
     /// Per sampled link: bytes offered to its port up to the last sample.
     last_offered: Vec<u64>,
     last_time: Time,
@@ -142,7 +144,7 @@ impl SeriesRecorder {
         }
         SeriesRecorder {
             interval: Some(interval),
-            last_bytes: vec![0; ids.len()],
+            last_serialized: vec![0; ids.len()],
             last_offered: vec![0; ids.len()],
             active: vec![0; ids.len()],
             slot,
@@ -197,14 +199,17 @@ impl SeriesRecorder {
     pub fn sample(&mut self, now: Time, links: &mut [Link], flows: &[(u32, Option<FlowSample>)]) -> Time {
         let dt = (now - self.last_time).as_secs_f64();
         let per_s = |bytes: u64| if dt > 0.0 { bytes as f64 * 8.0 / dt } else { 0.0 };
+        let dt_ps = (now - self.last_time).0 as u128;
         for k in 0..self.links.len() {
             let l = &mut links[self.links[k] as usize];
             let name = std::mem::take(&mut self.link_names[k]);
             let queued = l.queued_bytes(now);
             self.push(now, Metric::QueueBytes, &name, queued as f64);
-            let sent = l.stats.bytes_sent;
-            self.push(now, Metric::ThroughputBps, &name, per_s(sent - self.last_bytes[k]));
-            self.last_bytes[k] = sent;
+            // An admission can lower the count by under one bit (its serialization time is
+            // rounded up to the picosecond): never report that as a negative rate.
+            let serialized = l.serialized_bit_ps(now).max(self.last_serialized[k]);
+            self.push(now, Metric::ThroughputBps, &name, bit_ps_per_s(serialized - self.last_serialized[k], dt_ps));
+            self.last_serialized[k] = serialized;
             let offered = l.offered_bytes();
             self.push(now, Metric::InputBps, &name, per_s(offered - self.last_offered[k]));
             self.last_offered[k] = offered;
@@ -226,9 +231,30 @@ impl SeriesRecorder {
     }
 }
 
+/// Bits per second from bit-picoseconds serialized over `dt_ps` picoseconds, as the integer
+/// quotient plus the fraction: when the bits are at most rate x time, the result is at most the
+/// rate also after rounding (the quotient is then at most the rate, and equals it only with no
+/// remainder).
+fn bit_ps_per_s(bit_ps: u128, dt_ps: u128) -> f64 {
+    if dt_ps == 0 {
+        return 0.0;
+    }
+    (bit_ps / dt_ps) as f64 + (bit_ps % dt_ps) as f64 / dt_ps as f64
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn bits_per_second_never_round_above_the_rate() {
+        // 10^9 bit/s for 3 ps is 3e9 bit-ps: exactly the rate, and a bit-ps less stays below.
+        assert_eq!(bit_ps_per_s(3_000_000_000, 3), 1e9);
+        assert!(bit_ps_per_s(2_999_999_999, 3) <= 1e9);
+        assert_eq!(bit_ps_per_s(5, 0), 0.0);
+        // 1500 bytes over 12 us is 1 Gb/s.
+        assert_eq!(bit_ps_per_s(1500 * 8 * 1_000_000_000_000, 12_000_000), 1e9);
+    }
 
     #[test]
     fn active_flows_count_only_flows_crossing_a_sampled_link() {

@@ -94,6 +94,9 @@ pub struct Link {
     /// Counters.
     pub stats: LinkStats,
     busy_until: Time,
+    /// Rate at which the packet on the wire (for a FIFO port: every packet scheduled onto it)
+    /// is serialized: a qdisc port's rate may change between packets.
+    wire_rate: Rate,
     free_pending: bool,
     inflight: VecDeque<(Time, Packet)>,
     loss: Option<(f64, Rng)>,
@@ -120,6 +123,7 @@ impl Link {
             port,
             stats: LinkStats::default(),
             busy_until: Time::ZERO,
+            wire_rate: rate,
             free_pending: false,
             inflight: VecDeque::new(),
             loss: None,
@@ -199,6 +203,18 @@ impl Link {
         }
     }
 
+    /// Bits serialized onto the wire by `now`, times 10^12 (bit-picoseconds, so that the part of
+    /// a packet serialized so far is exact): every wire byte put on the wire, less the bits still
+    /// to serialize at `now`. Those are `wire_rate x (busy_until - now)`: a FIFO port counts its
+    /// packets at admission and `busy_until` ends the last one scheduled (the wire is busy until
+    /// then), a qdisc port counts a packet as it starts and `busy_until` ends that packet.
+    /// Serialization times are rounded up, so between two instants this grows by at most the
+    /// rate times the time between them: the series' `throughput_bps` never exceeds the rate.
+    pub fn serialized_bit_ps(&self, now: Time) -> u128 {
+        let remaining = self.wire_rate.0 as u128 * self.busy_until.saturating_sub(now).0 as u128;
+        (self.stats.bytes_sent as u128 * 8_000_000_000_000).saturating_sub(remaining)
+    }
+
     /// Packets waiting in the port or on the wire.
     pub fn packets_inside(&self) -> (u64, u64) {
         let wire_bytes: u64 = self.inflight.iter().map(|(_, p)| p.wire as u64).sum();
@@ -238,6 +254,7 @@ impl Link {
     fn transmit(&mut self, id: u32, start: Time, pkt: Packet, sched: &mut Scheduler, drops: &mut Vec<Packet>) {
         let done = start + self.rate.tx_time(pkt.wire as u64);
         self.busy_until = done;
+        self.wire_rate = self.rate;
         self.stats.pkts_sent += 1;
         self.stats.bytes_sent += pkt.wire as u64;
         if self.lost_on_wire(pkt.wire) {
