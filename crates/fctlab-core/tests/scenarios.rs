@@ -124,3 +124,26 @@ fn scheduled_writes_end_after_the_last_write() {
     // serialization) later.
     assert!(fct > Time::from_ms(1000) && fct < Time::from_ms(1100), "{fct}");
 }
+
+/// `initial = 0` is a valid request: nothing at start, the first 1 KB chunk one interval (0.8 ms)
+/// later. 100 chunks: the last is written at 80 ms. Each chunk leaves as a segment of its own
+/// and the window counts segments (IW 10, then slow start), so the 100 segments take four
+/// round trips of 40 ms after the handshake: the flow ends at 180 ms, as with `initial = 1024`.
+/// Before, the flow delivered nothing and never finished.
+#[test]
+fn a_scheduled_writer_without_an_initial_write_sends_its_chunks() {
+    let flows = json!([{"src": "l0", "dst": "r0", "start": 0, "size": 102_400},
+                       {"src": "l1", "dst": "r1", "start": "1ms", "size": 102_400}]);
+    let mut s = common::dumbbell(
+        flows,
+        json!({"iw": 10, "app": {"kind": "scheduled", "initial": 0, "chunk": 1024, "interval": "0.8ms"}}),
+        10_000,
+    );
+    s["duration"] = json!("1s");
+    let w = run(s);
+    for r in &w.records {
+        let fct = r.fct().expect("the flow completes");
+        assert_eq!(r.delivered, 102_400);
+        assert!(fct > Time::from_ms(160) && fct < Time::from_ms(200), "{fct}");
+    }
+}

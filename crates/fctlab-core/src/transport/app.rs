@@ -11,7 +11,8 @@ pub enum App {
         size: u64,
     },
     /// `initial` bytes at start, then `chunk` bytes every `interval` until `total` is written
-    /// (e.g. video: 1.5 MB then 64 KB every 100 ms).
+    /// (e.g. video: 1.5 MB then 64 KB every 100 ms). With `initial = 0` nothing is written at
+    /// start and the first chunk comes one interval later.
     Scheduled {
         /// Bytes written at start.
         initial: u64,
@@ -37,13 +38,15 @@ pub const LONG_LIVED_CHUNK: u64 = 1 << 50;
 pub struct AppState {
     app: App,
     written: u64,
+    /// Whether the write at start (which may be empty) has been made.
+    started: bool,
     next_write: Option<Time>,
 }
 
 impl AppState {
     /// The application of a flow that starts at `start`.
     pub fn new(app: App, start: Time) -> AppState {
-        AppState { app, written: 0, next_write: Some(start) }
+        AppState { app, written: 0, started: false, next_write: Some(start) }
     }
 
     /// Total size of the flow in bytes, if it is finite.
@@ -74,7 +77,8 @@ impl AppState {
                 (size, false)
             }
             App::Scheduled { initial, chunk, interval, total } => {
-                let n = if self.written == 0 { initial.min(total) } else { chunk.min(total - self.written) };
+                let n = if self.started { chunk.min(total - self.written) } else { initial.min(total) };
+                self.started = true;
                 self.written += n;
                 self.next_write = if self.written < total { Some(at + interval) } else { None };
                 (n, false)
@@ -107,6 +111,19 @@ mod tests {
         assert_eq!(s.poll(Time::from_ms(105)), (300, false));
         assert_eq!(s.poll(Time::from_ms(205)), (300, false));
         assert_eq!(s.poll(Time::from_ms(305)), (100, false));
+        assert_eq!(s.next_event(), None);
+    }
+
+    #[test]
+    fn an_empty_initial_write_starts_with_the_first_chunk_one_interval_later() {
+        // initial = 0 used to leave `written` at 0, so every later write was the initial one
+        // again: the application wrote nothing, forever.
+        let app = App::Scheduled { initial: 0, chunk: 1024, interval: Time::from_us(800), total: 2048 };
+        let mut s = AppState::new(app, Time::ZERO);
+        assert_eq!(s.poll(Time::ZERO), (0, false));
+        assert_eq!(s.next_event(), Some(Time::from_us(800)));
+        assert_eq!(s.poll(Time::from_us(800)), (1024, false));
+        assert_eq!(s.poll(Time::from_us(1600)), (1024, false));
         assert_eq!(s.next_event(), None);
     }
 
