@@ -48,6 +48,12 @@ pub const MAX_NODES: u64 = 1 << 20;
 /// generating): more is a mistake (a rate in bits/s given as flows/s, say).
 pub const MAX_FLOWS_PER_ENTRY: f64 = 20e6;
 
+/// Most writes the scheduled applications of one run may make (`app = { kind = "scheduled" }`:
+/// the initial write, then one per `chunk` of the rest of each flow). Each write is an event of
+/// the run, and usually a segment of its own: 10^9 of them take many minutes, more is a mistake
+/// (a chunk of a few bytes, say) rather than a study.
+pub const MAX_APP_WRITES: u64 = 1_000_000_000;
+
 /// Largest estimated memory of one run: 16 GiB.
 pub const MAX_RUN_MEMORY: u64 = 16 << 30;
 

@@ -185,3 +185,16 @@ fn a_dumbbell_of_20000_hosts_per_side_builds_and_runs() {
     world.run_until(Time::from_secs(10));
     assert!(world.records[0].finish.is_some(), "the flow across it completes");
 }
+
+#[test]
+fn scheduled_writes_beyond_the_limit_are_refused_with_the_estimate() {
+    // 1-byte chunks of a 10 GB flow: 1e10 writes, each an event (a run that would not end).
+    let app = json!({"app": {"kind": "scheduled", "initial": 0, "chunk": 1, "interval": "1ps"}});
+    let e = build_err(&one_flow("1Gbps", Some("10GB"), app));
+    assert_eq!(e.field, "workload[0]");
+    assert!(e.message.contains("would make 10000000001 writes"), "{e}");
+    assert!(e.message.contains("expected at most 1000000000 per run"), "{e}");
+    // 1 KB chunks of the same flow: 1e7 writes, allowed however short the interval.
+    let app = json!({"app": {"kind": "scheduled", "initial": 0, "chunk": "1KB", "interval": "1ps"}});
+    assert!(scenario::build(&one_flow("1Gbps", Some("10GB"), app).to_string(), Path::new(".")).is_ok());
+}

@@ -1,17 +1,18 @@
 //! The flow plan: the workload's arrivals on the built network, each flow's profile, paths,
-//! propagation RTT and ideal FCT, and the memory the flows (and RC3's bursts) will take.
+//! propagation RTT and ideal FCT, and the memory the flows (and RC3's bursts) will take, and
+//! the writes their scheduled applications will make.
 
 use super::transports::ProfileChoice;
 use super::{Nodes, ScenarioSpec};
 use crate::error::{SpecError, SpecResult};
-use crate::limits::{Memory, BYTES_PER_FLOW, BYTES_PER_RLP_SEGMENT, MAX_FLOW_SEGMENTS};
+use crate::limits::{shown, Memory, BYTES_PER_FLOW, BYTES_PER_RLP_SEGMENT, MAX_APP_WRITES, MAX_FLOW_SEGMENTS};
 use crate::metrics::FlowRecord;
 use crate::routing::{flow_hash, Routes};
 use crate::topology::Topology;
 use crate::transport::app::LONG_LIVED_CHUNK;
 use crate::units::{Rate, Time};
 use crate::workload::{self, FlowArrival, WorkloadCtx};
-use crate::world::{FlowPlan, Profile};
+use crate::world::{AppTemplate, FlowPlan, Profile};
 use std::collections::BTreeMap;
 use std::path::Path;
 
@@ -71,6 +72,31 @@ pub(super) struct FlowSet {
     pub records: Vec<FlowRecord>,
     /// The largest burst an RC3 flow's low-priority loop queues at once.
     pub largest_rlp_burst: RlpBurst,
+    /// Per workload entry: the writes its flows' scheduled applications make.
+    pub app_writes: Vec<u64>,
+}
+
+impl FlowSet {
+    /// Refuses a run whose scheduled applications would make more than [`MAX_APP_WRITES`]
+    /// writes, naming the workload entry with the most, and the estimate.
+    pub fn check_app_writes(&self) -> SpecResult<()> {
+        let total = self.app_writes.iter().fold(0u64, |t, &w| t.saturating_add(w));
+        if total <= MAX_APP_WRITES {
+            return Ok(());
+        }
+        let (entry, &most) = self.app_writes.iter().enumerate().max_by_key(|e| *e.1).unwrap_or((0, &0));
+        Err(SpecError::new(
+            format!("workload[{entry}]"),
+            format!(
+                "its flows' scheduled applications (transport.app) would make {} writes ({} in the whole run: \
+                 the initial write, then one per chunk of the rest of each flow), each an event of the run; \
+                 expected at most {} per run: write larger chunks",
+                shown(most as f64),
+                shown(total as f64),
+                shown(MAX_APP_WRITES as f64)
+            ),
+        ))
+    }
 }
 
 /// The largest burst of an RC3 flow: its segments, flow id, workload entry, and whether it
@@ -120,6 +146,7 @@ impl Planner<'_> {
             plans: Vec::with_capacity(arrivals.len()),
             records: Vec::with_capacity(arrivals.len()),
             largest_rlp_burst: RlpBurst::default(),
+            app_writes: Vec::new(),
         };
         for (f, a) in arrivals.iter().enumerate() {
             if !self.routes.reachable(a.src, a.dst) || !self.routes.reachable(a.dst, a.src) {
@@ -139,10 +166,17 @@ impl Planner<'_> {
         let hash = flow_hash(f as u64, self.seed);
         let fwd = self.routes.path(a.src, a.dst, hash);
         let rev = self.routes.path(a.dst, a.src, hash);
-        let (mss, header, handshake, rc3) = match &self.profiles[profile] {
-            Profile::Tcp { cfg, .. } => (cfg.mss, cfg.header, true, cfg.rc3.is_some()),
-            Profile::Paced { cfg, .. } => (cfg.mss, cfg.header, cfg.handshake, false),
+        let (mss, header, handshake, rc3, app) = match &self.profiles[profile] {
+            Profile::Tcp { cfg, app } => (cfg.mss, cfg.header, true, cfg.rc3.is_some(), *app),
+            Profile::Paced { cfg, app, .. } => (cfg.mss, cfg.header, cfg.handshake, false, *app),
         };
+        if let (Some(size), Some(AppTemplate::Scheduled { initial, chunk, .. })) = (a.size, app) {
+            if set.app_writes.len() <= a.entry {
+                set.app_writes.resize(a.entry + 1, 0);
+            }
+            let writes = 1 + (size - initial.min(size)).div_ceil(chunk);
+            set.app_writes[a.entry] = set.app_writes[a.entry].saturating_add(writes);
+        }
         let stop = a.stop.unwrap_or(self.duration);
         let flow = FlowShape { size: a.size, start: a.start, stop, mss, header, handshake };
         let (rtt_prop, ideal, segments) = flow.timing(self.topo, &fwd, &rev).map_err(|m| {

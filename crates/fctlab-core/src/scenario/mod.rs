@@ -180,6 +180,7 @@ pub fn build_spec(spec: &ScenarioSpec, base_dir: &Path) -> SpecResult<(World, Ru
     let planner =
         Planner { topo: &topo, routes: &routes, names: &nodes.names, profiles: &profiles.list, seed, duration };
     let flows = planner.plan(&arrivals, &mut choice)?;
+    flows.check_app_writes()?;
     losses::apply_losses(&spec.loss, &topo, &flows.plans, &profiles.list, &mut links, seed)?;
     let rate_changes = link_rates::schedule(&spec.link_rate, &topo, &mut links)?;
     let max_time = spec.max_time.map_or(duration + Time::from_secs(300), |t| t.0);
