@@ -276,3 +276,40 @@ def test_bad_override_value_is_refused_by_the_core(tmp_path):
     assert "transport.iw" in line and "got 0" in line
     ok = cli("validate", str(path))
     assert ok.returncode == 0 and ok.stdout.startswith("ok: "), ok.stderr
+
+
+def _address_space_limit(gib: int):
+    """A preexec_fn that caps the child's address space (what `ulimit -v` does)."""
+
+    def limit() -> None:
+        import resource
+
+        resource.setrlimit(resource.RLIMIT_AS, (gib << 30, gib << 30))
+
+    return limit
+
+
+def test_a_topology_beyond_the_address_space_limit_is_refused_not_aborted(tmp_path):
+    """Under a 3 GiB address-space limit an Internet-2 of 10^6 hosts (3 GB at its peak) is refused
+    with the count that sized it and the limit; it used to abort on an 891 MB allocation."""
+    import subprocess
+    import sys
+
+    scenario = {
+        "duration": "10ms",
+        "topology": {"kind": "internet2-rc3", "hosts_per_router": 100_000},
+        "workload": [{"kind": "flows", "flows": [{"src": "h0", "dst": "h1", "start": 0, "size": 1000}]}],
+    }
+    path = tmp_path / "big.json"
+    path.write_text(json.dumps(scenario))
+    done = subprocess.run(
+        [sys.executable, "-m", "fctlab.cli", "run", str(path), "-o", str(tmp_path / "out"), "-q"],
+        capture_output=True,
+        text=True,
+        timeout=300,
+        preexec_fn=_address_space_limit(3),
+    )
+    line = one_line(done)
+    assert "topology.hosts_per_router" in line and "100000 gives 1000010 nodes and 2000032 links" in line, line
+    assert "under its address-space limit of 3.0 GiB" in line, line
+    assert not (tmp_path / "out").exists()

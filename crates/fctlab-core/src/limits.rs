@@ -64,9 +64,19 @@ pub const BYTES_PER_FLOW: u64 = 2048;
 /// Estimated bytes per row of the time series, core and Python (measured: about 370).
 pub const BYTES_PER_SERIES_ROW: u64 = 400;
 
-/// Estimated bytes per segment of an RC3 flow: its low-priority loop sends every segment of a
-/// write at once, so each is a packet queued at the host at the same moment (measured: 290).
-pub const BYTES_PER_RLP_SEGMENT: u64 = 320;
+/// Estimated bytes per segment a flow queues at its host at once (RC3's low-priority loop sends
+/// every segment of a write at once, any window its initial window): each is a packet queued at
+/// the host at the same moment (measured: 290).
+pub const BYTES_PER_QUEUED_SEGMENT: u64 = 320;
+
+/// Estimated bytes per directed link over a run's life: its port, counters and in-flight list
+/// in the core (`Link`: 464 B), its description, its row of the links table in Python, and its
+/// node's share (measured: an Internet-2 of 10^6 hosts, 2 x 10^6 links, peaks at 3.0 GB of
+/// address space beyond the interpreter's, results included).
+pub const BYTES_PER_LINK: u64 = 1536;
+
+/// Estimated bytes per node: its name, kind, routing and attachment entries.
+pub const BYTES_PER_NODE: u64 = 128;
 
 /// Bytes per routing-table entry (destination group x node): a u32 offset and, on average, about
 /// one u32 next hop (see `routing.rs`, "Memory").
@@ -112,23 +122,75 @@ impl Memory {
         self.parts.iter().fold(0u64, |t, p| t.saturating_add(p.2))
     }
 
-    /// Refuses an estimate beyond [`MAX_RUN_MEMORY`], naming the field of the largest part.
+    /// Refuses an estimate beyond [`MAX_RUN_MEMORY`], or beyond what this process can still
+    /// allocate ([`allocatable`]), naming the field of the largest part.
     pub fn check(&self) -> SpecResult<()> {
+        self.check_within(allocatable())
+    }
+
+    /// [`Memory::check`] against a given allocatable amount (None: no machine bound).
+    fn check_within(&self, machine: Option<(u64, String)>) -> SpecResult<()> {
         let total = self.total();
-        if total <= MAX_RUN_MEMORY {
+        let (bound, why) = match machine {
+            Some((bytes, why)) if bytes < MAX_RUN_MEMORY => (bytes, format!(" ({why})")),
+            _ => (MAX_RUN_MEMORY, String::new()),
+        };
+        if total <= bound {
             return Ok(());
         }
         let Some((field, what, bytes)) = self.parts.iter().max_by_key(|p| p.2) else { return Ok(()) };
         Err(SpecError::new(
             field.clone(),
             format!(
-                "{what} would take about {} of memory ({} for the whole run); expected at most {} per run",
+                "{what} would take about {} of memory ({} for the whole run); expected at most {} per run{why}",
                 gib(*bytes),
                 gib(total),
-                gib(MAX_RUN_MEMORY)
+                gib(bound)
             ),
         ))
     }
+}
+
+/// What this process can still allocate, and why, where the machine says: the room left under
+/// its address-space limit (`RLIMIT_AS`, as `ulimit -v` sets it: beyond it an allocation fails
+/// and the process aborts), or the system's available memory (`MemAvailable`: beyond it the
+/// kernel's OOM killer ends the process), whichever is less. None where neither is known.
+pub fn allocatable() -> Option<(u64, String)> {
+    let mut bounds: Vec<(u64, String)> = Vec::new();
+    if let Some(room) = address_space_room() {
+        bounds.push(room);
+    }
+    if let Some(avail) = meminfo_available() {
+        bounds.push((avail, format!("the {} of memory the system has available", gib(avail))));
+    }
+    bounds.into_iter().min_by_key(|b| b.0)
+}
+
+/// The room left under `RLIMIT_AS`: the limit less the address space in use.
+fn address_space_room() -> Option<(u64, String)> {
+    let mut lim = libc::rlimit { rlim_cur: 0, rlim_max: 0 };
+    // SAFETY: getrlimit writes the struct it is given and reads nothing else.
+    if unsafe { libc::getrlimit(libc::RLIMIT_AS, &mut lim) } != 0 || lim.rlim_cur == libc::RLIM_INFINITY {
+        return None;
+    }
+    let statm = std::fs::read_to_string("/proc/self/statm").ok()?;
+    let pages: u64 = statm.split_whitespace().next()?.parse().ok()?;
+    // SAFETY: sysconf reads a constant of the system.
+    let page = unsafe { libc::sysconf(libc::_SC_PAGESIZE) }.max(4096) as u64;
+    let limit: u64 = lim.rlim_cur;
+    let room = limit.saturating_sub(pages * page);
+    Some((
+        room,
+        format!("the {} this process may still map under its address-space limit of {}", gib(room), gib(limit)),
+    ))
+}
+
+/// `MemAvailable` of /proc/meminfo, in bytes.
+fn meminfo_available() -> Option<u64> {
+    let info = std::fs::read_to_string("/proc/meminfo").ok()?;
+    let line = info.lines().find(|l| l.starts_with("MemAvailable:"))?;
+    let kib: u64 = line.split_whitespace().nth(1)?.parse().ok()?;
+    Some(kib * 1024)
 }
 
 /// Bytes as GiB for messages.
@@ -168,9 +230,22 @@ mod tests {
         m.add("workload[0]", "1000 flows", 1000, BYTES_PER_FLOW);
         assert!(m.check().is_ok());
         m.add("output.series.interval", "1e12 series rows", 1_000_000_000_000, BYTES_PER_SERIES_ROW);
-        let e = m.check().unwrap_err();
+        let e = m.check_within(None).unwrap_err();
         assert_eq!(e.field, "output.series.interval");
         assert!(e.message.contains("1e12 series rows would take about 372529.0 GiB"), "{e}");
         assert!(e.message.contains("expected at most 16.0 GiB per run"), "{e}");
+    }
+
+    #[test]
+    fn the_machine_can_lower_the_bound_and_says_why() {
+        let mut m = Memory::new();
+        m.add("workload[0]", "1000000 flows", 1_000_000, BYTES_PER_FLOW);
+        assert!(m.check_within(None).is_ok());
+        assert!(m.check_within(Some((64 << 30, "plenty".into()))).is_ok(), "a larger machine bound changes nothing");
+        let e = m.check_within(Some((1 << 30, "the 1.0 GiB left".into()))).unwrap_err();
+        assert!(e.message.contains("expected at most 1.0 GiB per run (the 1.0 GiB left)"), "{e}");
+        // This machine knows its available memory.
+        let (bytes, why) = allocatable().expect("Linux reports MemAvailable");
+        assert!(bytes > 0 && why.contains("GiB"), "{why}");
     }
 }

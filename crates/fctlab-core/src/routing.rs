@@ -21,9 +21,14 @@
 //! reached through R: the route to it from any node other than R is the route to R, and at R it
 //! is the host's own access link, so every host behind R shares R's table (one Dijkstra from R).
 //! A host attached otherwise (multi-homed, or behind another host) is a destination group of its
-//! own. So the tables hold one u32 offset per (destination group, node), plus one u32 per
-//! candidate next hop: O(nodes x routers with hosts) instead of O(nodes x hosts) (a dumbbell of
-//! 20,000 hosts per side needs 2 rows of 40,002 entries, not 40,000 of them, which was 6.4 GB).
+//! own. Such a single-homed host also needs no entry as a *source*: its next hop is its one
+//! uplink, whatever the destination (when its router has a route there). So a table row holds
+//! one entry per *transit column*: the routers, and the hosts that are not single-homed. And
+//! only the rows of destination groups that some flow sends to (or acknowledges to) are
+//! computed: [`Routes::compute_for`]. The tables hold one u32 offset per (used destination
+//! group, column), plus one u32 per candidate next hop: an Internet-2 of 10^6 hosts and one
+//! flow needs 2 rows of 10 entries, not 10 rows of 10^6 (80 MB), and a graph of 50,000
+//! multi-homed hosts with one flow 2 rows of 50,002, not 50,000 of them.
 //! [`Routes::table_entries`] gives the size before anything is computed, for the run's memory
 //! estimate.
 
@@ -31,10 +36,13 @@ use crate::topology::{NodeKind, Topology};
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;
 
-/// Marks a node that is not a host in [`Dest::row`].
+/// Marks a node that is not a destination in [`Dest::base`]: not a host, or a host whose row
+/// was not computed.
 const NOT_A_HOST: u32 = u32::MAX;
 /// Marks a host reached through no single router in [`Dest::attach`].
 const NO_ROUTER: u32 = u32::MAX;
+/// Marks a node without a transit column (a single-homed host) in [`Routes::col`].
+const NO_COL: u32 = u32::MAX;
 
 /// Path length to a destination: total propagation delay (ps), then hop count; compared in that order.
 type Dist = (u64, u32);
@@ -45,18 +53,24 @@ const UNREACHED: Dist = (u64::MAX, u32::MAX);
 /// How a node is reached as a destination: read once per forwarding decision.
 #[derive(Copy, Clone, Debug)]
 struct Dest {
-    /// Its destination group (the table row), or [`NOT_A_HOST`].
-    row: u32,
+    /// Where its destination group's row starts in [`Routes::start`], or [`NOT_A_HOST`].
+    base: u32,
     /// The router it hangs off when it shares that router's row, else [`NO_ROUTER`].
     attach: u32,
 }
 
-/// The destination groups of a topology: which row each host uses, and each row's anchor (the
-/// node its Dijkstra starts from: the shared router, or the host itself).
+/// The destination groups of a topology: which group each host is in, each group's anchor (the
+/// node its Dijkstra starts from: the shared router, or the host itself), and the hosts that
+/// hang off one router.
 struct Groups {
-    dest: Vec<Dest>,
-    /// Per node: the link from its attachment router to it (hosts that share a row only).
+    /// Per node: its group, or [`NOT_A_HOST`].
+    group: Vec<u32>,
+    /// Per node: the router a single-homed host hangs off, else [`NO_ROUTER`].
+    attach: Vec<u32>,
+    /// Per node: the link from its attachment router to it (single-homed hosts only).
     last_hop: Vec<u32>,
+    /// Per node: a single-homed host's one link out (its uplink).
+    uplink: Vec<u32>,
     anchors: Vec<usize>,
 }
 
@@ -69,48 +83,87 @@ impl Groups {
             out_links[l.from].push(id as u32);
             in_links[l.to].push(id as u32);
         }
-        let mut dest = vec![Dest { row: NOT_A_HOST, attach: NO_ROUTER }; n];
-        let mut last_hop = vec![u32::MAX; n];
-        let mut anchors = Vec::new();
-        let mut row_of_router = vec![NOT_A_HOST; n];
+        let mut g = Groups {
+            group: vec![NOT_A_HOST; n],
+            attach: vec![NO_ROUTER; n],
+            last_hop: vec![u32::MAX; n],
+            uplink: vec![u32::MAX; n],
+            anchors: Vec::new(),
+        };
+        let mut group_of_router = vec![NOT_A_HOST; n];
         for h in topo.hosts() {
             // Behind one router: a single link in, from a router, and a single link out, to it.
             let single = match (in_links[h].as_slice(), out_links[h].as_slice()) {
                 (&[i], &[o]) => {
                     let r = topo.links[i as usize].from;
-                    (topo.nodes[r].kind == NodeKind::Router && topo.links[o as usize].to == r).then_some((r, i))
+                    (topo.nodes[r].kind == NodeKind::Router && topo.links[o as usize].to == r).then_some((r, i, o))
                 }
                 _ => None,
             };
-            dest[h] = match single {
-                Some((r, link)) => {
-                    if row_of_router[r] == NOT_A_HOST {
-                        row_of_router[r] = anchors.len() as u32;
-                        anchors.push(r);
+            match single {
+                Some((r, link, up)) => {
+                    if group_of_router[r] == NOT_A_HOST {
+                        group_of_router[r] = g.anchors.len() as u32;
+                        g.anchors.push(r);
                     }
-                    last_hop[h] = link;
-                    Dest { row: row_of_router[r], attach: r as u32 }
+                    g.group[h] = group_of_router[r];
+                    g.attach[h] = r as u32;
+                    g.last_hop[h] = link;
+                    g.uplink[h] = up;
                 }
                 None => {
-                    anchors.push(h);
-                    Dest { row: anchors.len() as u32 - 1, attach: NO_ROUTER }
+                    g.group[h] = g.anchors.len() as u32;
+                    g.anchors.push(h);
                 }
-            };
+            }
         }
-        Groups { dest, last_hop, anchors }
+        g
+    }
+
+    /// Per node: its transit column (routers and hosts that are not single-homed, in node
+    /// order), or [`NO_COL`]; and the number of columns.
+    fn columns(&self, topo: &Topology) -> (Vec<u32>, usize) {
+        let mut cols = 0;
+        let col = (0..topo.nodes.len())
+            .map(|v| {
+                if self.attach[v] != NO_ROUTER {
+                    return NO_COL;
+                }
+                cols += 1;
+                cols as u32 - 1
+            })
+            .collect();
+        (col, cols)
+    }
+
+    /// Per group: whether a host of `used` is in it.
+    fn used(&self, used: impl IntoIterator<Item = usize>) -> Vec<bool> {
+        let mut out = vec![false; self.anchors.len()];
+        for h in used {
+            if let Some(&g) = self.group.get(h) {
+                if g != NOT_A_HOST {
+                    out[g as usize] = true;
+                }
+            }
+        }
+        out
     }
 }
 
-/// Forwarding tables for every (node, destination host).
+/// Forwarding tables for every (node, destination host) that a flow uses.
 #[derive(Clone, Debug)]
 pub struct Routes {
-    /// Number of nodes: the row length of the tables.
+    /// Number of nodes.
     n_nodes: usize,
     /// Per node: how it is reached as a destination.
     dest: Vec<Dest>,
-    /// Per node: the access link into it from its attachment router (hosts sharing a row).
+    /// Per node: the access link into it from its attachment router (single-homed hosts).
     last_hop: Vec<u32>,
-    /// Candidates of (row d, node n) are `hops[start[d * n_nodes + n]..start[d * n_nodes + n + 1]]`.
+    /// Per node: a single-homed host's uplink, its next hop to anywhere its router reaches.
+    uplink: Vec<u32>,
+    /// Per node: its transit column, or [`NO_COL`] for a single-homed host.
+    col: Vec<u32>,
+    /// Candidates of (row starting at base b, column c) are `hops[start[b + c]..start[b + c + 1]]`.
     start: Vec<u32>,
     /// Candidate next hops (directed link ids), ascending within each entry.
     hops: Vec<u32>,
@@ -121,18 +174,27 @@ pub struct Routes {
 }
 
 impl Routes {
-    /// Entries of the offset table [`Routes::compute`] would build (destination groups x nodes):
-    /// what routing memory grows with, known before computing anything.
-    pub fn table_entries(topo: &Topology) -> u64 {
-        Groups::of(topo).anchors.len() as u64 * topo.nodes.len() as u64 + 1
+    /// Entries of the offset table [`Routes::compute_for`] would build for flows between the
+    /// hosts of `used` (used destination groups x transit columns): what routing memory grows
+    /// with, known before computing anything.
+    pub fn table_entries(topo: &Topology, used: impl IntoIterator<Item = usize>) -> u64 {
+        let groups = Groups::of(topo);
+        let rows = groups.used(used).iter().filter(|&&u| u).count() as u64;
+        rows * groups.columns(topo).1 as u64 + 1
     }
 
-    /// Computes the tables; with `ecmp` false, keeps one next hop per entry (towards the lowest
-    /// node id, then the lowest link id).
+    /// The tables towards every host; see [`Routes::compute_for`].
+    pub fn compute(topo: &Topology, ecmp: bool) -> Routes {
+        Routes::compute_for(topo, ecmp, topo.hosts())
+    }
+
+    /// Computes the tables towards the hosts of `used` (every other host is unreachable); with
+    /// `ecmp` false, keeps one next hop per entry (towards the lowest node id, then the lowest
+    /// link id).
     ///
     /// Panics only if the tables would exceed 2^32 entries; the scenario build refuses such a
     /// topology first, through the run's memory estimate ([`Routes::table_entries`]).
-    pub fn compute(topo: &Topology, ecmp: bool) -> Routes {
+    pub fn compute_for(topo: &Topology, ecmp: bool, used: impl IntoIterator<Item = usize>) -> Routes {
         let n = topo.nodes.len();
         let is_router: Vec<bool> = topo.nodes.iter().map(|x| x.kind == NodeKind::Router).collect();
         let mut outgoing: Vec<Vec<u32>> = vec![Vec::new(); n];
@@ -146,16 +208,24 @@ impl Routes {
             out.sort_by_key(|&l| (topo.links[l as usize].to, l));
         }
         let groups = Groups::of(topo);
+        let (col, cols) = groups.columns(topo);
+        let used = groups.used(used);
+        let rows = used.iter().filter(|&&u| u).count();
 
-        let mut start: Vec<u32> = Vec::with_capacity(groups.anchors.len() * n + 1);
+        let mut base = vec![NOT_A_HOST; groups.anchors.len()];
+        let mut start: Vec<u32> = Vec::with_capacity(rows * cols + 1);
         let mut hops: Vec<u32> = Vec::new();
         start.push(0);
         let mut dist = vec![UNREACHED; n];
         // Towards a router anchor the distances are those towards each host behind it less the
         // host's access link, a constant: the same links tie, so the same next hops are kept.
-        for &dst in &groups.anchors {
+        for (g, &dst) in groups.anchors.iter().enumerate() {
+            if !used[g] {
+                continue;
+            }
+            base[g] = u32::try_from(start.len() - 1).expect("routing table exceeds 2^32 entries");
             distances_to(topo, &incoming, &is_router, dst, &mut dist);
-            for v in 0..n {
+            for v in (0..n).filter(|&v| col[v] != NO_COL) {
                 if v != dst && dist[v] != UNREACHED {
                     for &l in &outgoing[v] {
                         let link = &topo.links[l as usize];
@@ -172,9 +242,16 @@ impl Routes {
                 start.push(u32::try_from(hops.len()).expect("routing table exceeds 2^32 next hops"));
             }
         }
+        let dest = (0..n)
+            .map(|v| {
+                let g = groups.group[v];
+                let base = if g == NOT_A_HOST { NOT_A_HOST } else { base[g as usize] };
+                Dest { base, attach: groups.attach[v] }
+            })
+            .collect();
         let link_to = topo.links.iter().map(|l| l.to as u32).collect();
         let salt = (0..n as u64).map(|v| mix64(v ^ 0x6E6F_6465_5F73_616C)).collect();
-        Routes { n_nodes: n, dest: groups.dest, last_hop: groups.last_hop, start, hops, link_to, salt }
+        Routes { n_nodes: n, dest, last_hop: groups.last_hop, uplink: groups.uplink, col, start, hops, link_to, salt }
     }
 
     /// Bytes the tables take (for tests and the memory estimate's per-entry figure).
@@ -182,6 +259,8 @@ impl Routes {
         use std::mem::size_of;
         self.dest.len() * size_of::<Dest>()
             + self.last_hop.len() * 4
+            + self.uplink.len() * 4
+            + self.col.len() * 4
             + self.start.len() * 4
             + self.hops.len() * 4
             + self.link_to.len() * 4
@@ -189,17 +268,31 @@ impl Routes {
     }
 
     /// Every next hop (directed link id) from `node` on a shortest path to host `dst_host`;
-    /// empty at the destination, when it is unreachable, or when `dst_host` is not a host.
+    /// empty at the destination, when it is unreachable (or its row was not computed), or when
+    /// `dst_host` is not a host.
     #[inline]
     pub fn next_hops(&self, node: usize, dst_host: usize) -> &[u32] {
-        let Dest { row, attach } = self.dest[dst_host];
+        let Dest { base, attach } = self.dest[dst_host];
         if node as u32 == attach {
             return std::slice::from_ref(&self.last_hop[dst_host]);
         }
-        if row == NOT_A_HOST || node == dst_host {
+        if base == NOT_A_HOST || node == dst_host {
             return &[];
         }
-        let i = row as usize * self.n_nodes + node;
+        let c = self.col[node];
+        if c == NO_COL {
+            // A single-homed host: its uplink, if its router gets there.
+            let router = self.dest[node].attach as usize;
+            let onward = router as u32 == attach || !self.entry(base, self.col[router]).is_empty();
+            return if onward { std::slice::from_ref(&self.uplink[node]) } else { &[] };
+        }
+        self.entry(base, c)
+    }
+
+    /// The candidates of column `c` in the row starting at `base`.
+    #[inline]
+    fn entry(&self, base: u32, c: u32) -> &[u32] {
+        let i = base as usize + c as usize;
         &self.hops[self.start[i] as usize..self.start[i + 1] as usize]
     }
 
@@ -245,7 +338,7 @@ impl Routes {
 
     /// Whether host `dst` can be reached from `src` (a host reaches itself).
     pub fn reachable(&self, src: usize, dst: usize) -> bool {
-        self.dest[dst].row != NOT_A_HOST && (src == dst || !self.next_hops(src, dst).is_empty())
+        self.dest[dst].base != NOT_A_HOST && (src == dst || !self.next_hops(src, dst).is_empty())
     }
 }
 
@@ -482,7 +575,25 @@ mod tests {
             ],
         );
         assert_same_as_reference(&t, "graph");
-        assert_eq!(Routes::table_entries(&t), 6 * t.nodes.len() as u64 + 1, "rows r1, r4 and the hosts m, x, y, z");
+        // Rows r1, r4 and the hosts m, x, y, z (y has z behind it); columns the five routers and
+        // m, x, y, z (a, b and c hang off one router each and use their uplink).
+        assert_eq!(Routes::table_entries(&t, t.hosts()), 6 * 9 + 1);
+        // Only the rows flows use: to and from a and b, the rows of r1 and r4.
+        let (a, b) = (t.node_by_name("a").unwrap(), t.node_by_name("b").unwrap());
+        assert_eq!(Routes::table_entries(&t, [a, b]), 2 * 9 + 1);
+        let full = Routes::compute(&t, true);
+        let some = Routes::compute_for(&t, true, [a, b]);
+        for v in 0..t.nodes.len() {
+            for dst in [a, b] {
+                assert_eq!(some.next_hops(v, dst), full.next_hops(v, dst), "node {v} -> {dst}");
+            }
+        }
+        assert_eq!(some.path(a, b, 3), full.path(a, b, 3));
+        let c = t.node_by_name("c").unwrap();
+        assert!(full.reachable(a, c), "c shares b's row, which was computed");
+        assert!(some.reachable(a, c));
+        let m = t.node_by_name("m").unwrap();
+        assert!(full.reachable(a, m) && !some.reachable(a, m), "m's row was not computed");
     }
 
     #[test]
@@ -490,9 +601,12 @@ mod tests {
         let t = built(
             r#"{"kind": "dumbbell", "hosts_per_side": 20000, "bottleneck_rate": "1Gbps", "bottleneck_delay": "5ms"}"#,
         );
-        assert_eq!(Routes::table_entries(&t), 2 * 40_002 + 1);
+        assert_eq!(Routes::table_entries(&t, t.hosts()), 2 * 2 + 1, "two rows of the two routers");
         let routes = Routes::compute(&t, false);
-        assert!(routes.memory_bytes() < 4 << 20, "{} bytes", routes.memory_bytes());
+        // What is left is linear: a few words per node and per link (it was 6.4 GB per host, then
+        // 640 kB of tables).
+        let linear = 40 * (t.nodes.len() + t.links.len());
+        assert!(routes.memory_bytes() < linear, "{} bytes", routes.memory_bytes());
         let (l0, r19999) = (t.node_by_name("l0").unwrap(), t.node_by_name("r19999").unwrap());
         assert_eq!(routes.path(l0, r19999, 0).len(), 3);
     }

@@ -147,8 +147,9 @@ fn an_internet2_core_rate_scaled_beyond_the_largest_rate_is_refused() {
 }
 
 /// A graph of `hosts` hosts, each multi-homed to two routers: every host is a destination group
-/// of its own, so routing needs hosts x nodes entries.
-fn multi_homed(hosts: usize) -> Value {
+/// of its own and a transit column, so routing needs (hosts flows use) x (hosts + 2) entries.
+/// With `all`, Poisson flows between random pairs use nearly every host; else one flow.
+fn multi_homed(hosts: usize, all: bool) -> Value {
     let mut nodes = vec![json!({"name": "r0", "kind": "router"}), json!({"name": "r1", "kind": "router"})];
     let mut links = vec![json!({"a": "r0", "b": "r1", "rate": "1Gbps", "delay": "1ms"})];
     for h in 0..hosts {
@@ -157,21 +158,65 @@ fn multi_homed(hosts: usize) -> Value {
             links.push(json!({"a": format!("h{h}"), "b": r, "rate": "1Gbps", "delay": "1ms"}));
         }
     }
-    json!({
-        "duration": "1s",
-        "topology": {"kind": "graph", "nodes": nodes, "links": links},
-        "workload": [{"kind": "flows", "flows": [{"src": "h0", "dst": "h1", "start": 0, "size": 1000}]}],
-    })
+    let workload = if all {
+        json!([{"kind": "poisson", "rate": 200_000, "sizes": {"kind": "fixed", "size": 1000},
+                "pairs": {"kind": "uniform"}}])
+    } else {
+        json!([{"kind": "flows", "flows": [{"src": "h0", "dst": "h1", "start": 0, "size": 1000}]}])
+    };
+    json!({"duration": "1s", "topology": {"kind": "graph", "nodes": nodes, "links": links}, "workload": workload})
 }
 
 #[test]
 fn routing_tables_beyond_the_memory_limit_are_refused_before_they_are_built() {
-    // 50,000 multi-homed hosts: 2.5e9 entries, about 20 GB (the process used to abort).
-    let e = build_err(&multi_homed(50_000));
+    // 50,000 multi-homed hosts, flows to nearly all of them: about 2.5e9 entries, 20 GB (the
+    // process used to abort).
+    let e = build_err(&multi_homed(50_000, true));
     assert_eq!(e.field, "topology");
-    assert!(e.message.contains("its routing tables (2500100001 entries) would take about"), "{e}");
+    assert!(e.message.contains("its routing tables (24"), "{e}");
+    assert!(e.message.contains("entries) would take about"), "{e}");
     // The same shape at a size that fits builds.
-    assert!(scenario::build(&multi_homed(100).to_string(), Path::new(".")).is_ok());
+    assert!(scenario::build(&multi_homed(100, true).to_string(), Path::new(".")).is_ok());
+}
+
+#[test]
+fn routing_memory_follows_the_hosts_flows_use() {
+    // The same 50,000 hosts with one flow: two rows of 50,002 entries.
+    let (mut world, _) = scenario::build(&multi_homed(50_000, false).to_string(), Path::new(".")).expect("builds");
+    world.run_until(Time::from_secs(1));
+    assert!(world.records[0].finish.is_some());
+}
+
+#[test]
+fn a_huge_initial_window_is_refused_by_the_memory_estimate() {
+    // iw = 2^32 - 1 sends a long-lived flow's whole write at once: 4e9 packets at the host
+    // (the process used to abort on a 4 GiB allocation).
+    let mut s = one_flow("1Gbps", None, json!({"iw": 4_294_967_295u64}));
+    s["duration"] = json!("10s");
+    s["max_time"] = json!("20s");
+    let e = build_err(&s);
+    assert_eq!(e.field, "workload[0]");
+    assert!(e.message.contains("flow 0's initial window (iw = 4294967295): 4294967295 segments queued at once"), "{e}");
+    // A finite flow's burst is at most its segments: 1 MB is 685 of them, whatever the iw.
+    assert!(scenario::build(
+        &one_flow("1Gbps", Some("1MB"), json!({"iw": 4_294_967_295u64})).to_string(),
+        Path::new(".")
+    )
+    .is_ok());
+}
+
+#[test]
+fn a_topology_beyond_the_memory_estimate_is_refused_before_it_is_built() {
+    // 10 routers x 10^5 hosts is 1,000,010 nodes (under the 2^20 node limit) and 2,000,032 links
+    // (about 2 GB); 2^20 nodes of a fat tree's k = 160 would be 1.5 x 10^7 links.
+    let s = json!({
+        "duration": "1ms",
+        "topology": {"kind": "fat_tree", "k": 160, "rate": "1Gbps", "delay": "1us"},
+        "workload": [{"kind": "flows", "flows": [{"src": "h0", "dst": "h1", "start": 0, "size": 1000}]}],
+    });
+    let e = build_err(&s);
+    assert_eq!(e.field, "topology.k");
+    assert!(e.message.contains("160 gives 1056000 nodes"), "{e}");
 }
 
 #[test]

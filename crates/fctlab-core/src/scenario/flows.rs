@@ -5,7 +5,7 @@
 use super::transports::ProfileChoice;
 use super::{Nodes, ScenarioSpec};
 use crate::error::{SpecError, SpecResult};
-use crate::limits::{shown, Memory, BYTES_PER_FLOW, BYTES_PER_RLP_SEGMENT, MAX_APP_WRITES, MAX_FLOW_SEGMENTS};
+use crate::limits::{shown, Memory, BYTES_PER_FLOW, BYTES_PER_QUEUED_SEGMENT, MAX_APP_WRITES, MAX_FLOW_SEGMENTS};
 use crate::metrics::FlowRecord;
 use crate::routing::{flow_hash, Routes};
 use crate::topology::Topology;
@@ -70,8 +70,8 @@ pub(super) struct FlowSet {
     pub plans: Vec<FlowPlan>,
     /// By flow id: the flow's record.
     pub records: Vec<FlowRecord>,
-    /// The largest burst an RC3 flow's low-priority loop queues at once.
-    pub largest_rlp_burst: RlpBurst,
+    /// The largest burst a flow queues at its host at once.
+    pub largest_burst: Burst,
     /// Per workload entry: the writes its flows' scheduled applications make.
     pub app_writes: Vec<u64>,
 }
@@ -99,27 +99,46 @@ impl FlowSet {
     }
 }
 
-/// The largest burst of an RC3 flow: its segments, flow id, workload entry, and whether it
-/// is a long-lived writer's one write.
+/// The largest burst of segments a flow queues at its host at once: RC3's low-priority loop
+/// sends every segment of a write (a long-lived writer's one endless write included), and any
+/// window-based sender sends its initial window (up to the flow's size) as one burst.
 #[derive(Default)]
-pub(super) struct RlpBurst {
+pub(super) struct Burst {
     segments: u64,
     flow: usize,
     entry: usize,
-    long_lived: bool,
+    cause: BurstCause,
 }
 
-impl RlpBurst {
+/// What sends a [`Burst`].
+#[derive(Default, Clone, Copy)]
+enum BurstCause {
+    /// RC3's low-priority loop, for a flow with a size.
+    #[default]
+    Rc3,
+    /// RC3's low-priority loop, for a long-lived writer's one write.
+    Rc3LongLived,
+    /// A window-based sender's initial window of this many segments.
+    InitialWindow(u32),
+}
+
+impl Burst {
     /// Counts the burst's segments into `memory`.
     pub fn add_to(&self, memory: &mut Memory) {
-        let RlpBurst { segments, flow, entry, long_lived } = *self;
-        let write = if long_lived { "its long-lived writer's one write, " } else { "" };
-        memory.add(
-            format!("workload[{entry}]"),
-            format!("RC3 flow {flow}'s {segments} segments ({write}queued at once by its low-priority loop)"),
-            segments,
-            BYTES_PER_RLP_SEGMENT,
-        );
+        let Burst { segments, flow, entry, cause } = *self;
+        let what = match cause {
+            BurstCause::Rc3 => {
+                format!("RC3 flow {flow}'s {segments} segments (queued at once by its low-priority loop)")
+            }
+            BurstCause::Rc3LongLived => format!(
+                "RC3 flow {flow}'s {segments} segments (its long-lived writer's one write, queued at once by its \
+                 low-priority loop)"
+            ),
+            BurstCause::InitialWindow(iw) => {
+                format!("flow {flow}'s initial window (iw = {iw}): {segments} segments queued at once at its host")
+            }
+        };
+        memory.add(format!("workload[{entry}]"), what, segments, BYTES_PER_QUEUED_SEGMENT);
     }
 }
 
@@ -145,7 +164,7 @@ impl Planner<'_> {
         let mut set = FlowSet {
             plans: Vec::with_capacity(arrivals.len()),
             records: Vec::with_capacity(arrivals.len()),
-            largest_rlp_burst: RlpBurst::default(),
+            largest_burst: Burst::default(),
             app_writes: Vec::new(),
         };
         for (f, a) in arrivals.iter().enumerate() {
@@ -166,9 +185,10 @@ impl Planner<'_> {
         let hash = flow_hash(f as u64, self.seed);
         let fwd = self.routes.path(a.src, a.dst, hash);
         let rev = self.routes.path(a.dst, a.src, hash);
-        let (mss, header, handshake, rc3, app) = match &self.profiles[profile] {
-            Profile::Tcp { cfg, app } => (cfg.mss, cfg.header, true, cfg.rc3.is_some(), *app),
-            Profile::Paced { cfg, app, .. } => (cfg.mss, cfg.header, cfg.handshake, false, *app),
+        // The initial window of a window-based sender (a paced sender has none).
+        let (mss, header, handshake, rc3, iw, app) = match &self.profiles[profile] {
+            Profile::Tcp { cfg, app } => (cfg.mss, cfg.header, true, cfg.rc3.is_some(), Some(cfg.iw), *app),
+            Profile::Paced { cfg, app, .. } => (cfg.mss, cfg.header, cfg.handshake, false, None, *app),
         };
         if let (Some(size), Some(AppTemplate::Scheduled { initial, chunk, .. })) = (a.size, app) {
             if set.app_writes.len() <= a.entry {
@@ -186,15 +206,18 @@ impl Planner<'_> {
             )
         })?;
         // RC3's low-priority loop queues every segment of a write at once (rc3.rs), a
-        // long-lived writer's one endless write included.
-        let burst = if a.size.is_some() { segments } else { LONG_LIVED_CHUNK.div_ceil(mss as u64) };
-        if rc3 && burst > set.largest_rlp_burst.segments {
-            set.largest_rlp_burst = RlpBurst {
-                segments: burst.min(MAX_FLOW_SEGMENTS),
-                flow: f,
-                entry: a.entry,
-                long_lived: a.size.is_none(),
-            };
+        // long-lived writer's one endless write included; any window sends its first window.
+        let long_lived = a.size.is_none();
+        let all = if long_lived { LONG_LIVED_CHUNK.div_ceil(mss as u64) } else { segments };
+        let burst = match iw {
+            _ if rc3 => Some((all, if long_lived { BurstCause::Rc3LongLived } else { BurstCause::Rc3 })),
+            Some(iw) => Some((all.min(iw as u64), BurstCause::InitialWindow(iw))),
+            None => None,
+        };
+        if let Some((segments, cause)) = burst {
+            if segments > set.largest_burst.segments {
+                set.largest_burst = Burst { segments: segments.min(MAX_FLOW_SEGMENTS), flow: f, entry: a.entry, cause };
+            }
         }
         set.plans.push(FlowPlan {
             start: a.start,

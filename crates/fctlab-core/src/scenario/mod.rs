@@ -169,11 +169,12 @@ pub fn build_spec(spec: &ScenarioSpec, base_dir: &Path) -> SpecResult<(World, Ru
     }
     let topo = spec.topology.build(base_dir, seed).map_err(|e| e.within("topology"))?;
     topo.validate().map_err(|e| e.within("topology"))?;
-    let routes = build_routes(&topo, spec.routing.ecmp)?;
     let mut links = queues::build_links(&spec.queues, &topo, seed)?;
     let profiles = Profiles::build(spec)?;
     let nodes = Nodes::of(&topo);
     let arrivals = flows::arrivals(spec, &topo, &nodes, base_dir)?;
+    // Routes towards the hosts flows send to (data) and from (ACKs) only.
+    let routes = build_routes(&topo, spec.routing.ecmp, arrivals.iter().flat_map(|a| [a.src, a.dst]))?;
     let mut choice = ProfileChoice::build(spec, &profiles, &topo, &nodes)?;
     // Memory that grows with user numbers, estimated before it is allocated (crate::limits).
     let mut memory = flows::flow_memory(spec.workload.len(), &arrivals)?;
@@ -187,7 +188,7 @@ pub fn build_spec(spec: &ScenarioSpec, base_dir: &Path) -> SpecResult<(World, Ru
     if max_time < duration {
         return Err(SpecError::new("max_time", format!("expected max_time >= duration ({duration}), got {max_time}")));
     }
-    flows.largest_rlp_burst.add_to(&mut memory);
+    flows.largest_burst.add_to(&mut memory);
     let series =
         outputs::build_series(&spec.output, &topo, &links, &flows.records, spec.workload.len(), max_time, &mut memory)?;
     memory.check()?;
@@ -201,14 +202,14 @@ pub fn build_spec(spec: &ScenarioSpec, base_dir: &Path) -> SpecResult<(World, Ru
     Ok((world, info))
 }
 
-/// Build step: the routes of `topo`, refused before allocating if their tables (destination
-/// groups x nodes) would take too much memory.
-fn build_routes(topo: &Topology, ecmp: bool) -> SpecResult<Routes> {
+/// Build step: the routes of `topo` between the hosts of `used`, refused before allocating if
+/// their tables (used destination groups x transit columns) would take too much memory.
+fn build_routes(topo: &Topology, ecmp: bool, used: impl Iterator<Item = usize> + Clone) -> SpecResult<Routes> {
     let mut routing_memory = Memory::new();
-    let entries = Routes::table_entries(topo);
+    let entries = Routes::table_entries(topo, used.clone());
     routing_memory.add("topology", format!("its routing tables ({entries} entries)"), entries, BYTES_PER_ROUTE_ENTRY);
     routing_memory.check()?;
-    Ok(Routes::compute(topo, ecmp))
+    Ok(Routes::compute_for(topo, ecmp, used))
 }
 
 /// What several build steps read of the topology's nodes.

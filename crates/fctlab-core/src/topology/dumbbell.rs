@@ -38,7 +38,7 @@ impl DumbbellSpec {
         if n == 0 {
             return Err(SpecError::new("hosts_per_side", "expected at least 1 host per side, got 0"));
         }
-        check_size("hosts_per_side", n as u64, 2 * n as u64 + 2)?;
+        check_size("hosts_per_side", n as u64, 2 * n as u64 + 2, 2 * (2 * n as u64 + 1))?;
         let mut b = Builder::new();
         let rl = b.node("rl".into(), NodeKind::Router);
         let rr = b.node("rr".into(), NodeKind::Router);

@@ -39,10 +39,12 @@ impl FatTreeSpec {
             return Err(SpecError::new("k", format!("expected an even number >= 2, got {k}")));
         }
         let k64 = self.k as u64;
+        // k^3/4 host links, and k^3/4 each between edge and aggregation, aggregation and core.
         check_size(
             "k",
             k64,
             (k64.saturating_mul(k64).saturating_mul(5) / 4).saturating_add(k64.saturating_pow(3) / 4),
+            k64.saturating_pow(3).saturating_mul(3) / 2,
         )?;
         let half = k / 2;
         let (rate, delay) = (self.rate.0, self.delay.0);

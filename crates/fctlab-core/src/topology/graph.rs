@@ -186,7 +186,8 @@ fn attach_hosts(mut b: Builder, attach: Option<(u32, RateQ, Time)>) -> SpecResul
         let routers: Vec<usize> =
             (0..b.topo.nodes.len()).filter(|&n| b.topo.nodes[n].kind == NodeKind::Router).collect();
         let total = b.topo.nodes.len() as u64 + routers.len() as u64 * count as u64;
-        check_size("hosts_per_router", count as u64, total)?;
+        let links = b.topo.links.len() as u64 + 2 * routers.len() as u64 * count as u64;
+        check_size("hosts_per_router", count as u64, total, links)?;
         let mut names: std::collections::BTreeSet<String> = b.topo.nodes.iter().map(|n| n.name.clone()).collect();
         for r in routers {
             let router = b.topo.nodes[r].name.clone();

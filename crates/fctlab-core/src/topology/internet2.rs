@@ -92,7 +92,8 @@ impl Internet2Spec {
         if hpr == 0 {
             return Err(SpecError::new("hosts_per_router", "expected at least 1 host per router, got 0"));
         }
-        check_size("hosts_per_router", hpr as u64, ROUTERS as u64 * (hpr as u64 + 1))?;
+        let hosts = ROUTERS as u64 * hpr as u64;
+        check_size("hosts_per_router", hpr as u64, ROUTERS as u64 + hosts, 2 * (RC3_CORE_LINKS.len() as u64 + hosts))?;
         let scale = self.core_rate_scale;
         if !(scale.is_finite() && scale > 0.0) {
             return Err(SpecError::new("core_rate_scale", format!("expected a number > 0, got {scale}")));

@@ -282,16 +282,21 @@ impl Topology {
 }
 
 pub use crate::limits::MAX_NODES;
+use crate::limits::{BYTES_PER_LINK, BYTES_PER_NODE};
 
-/// Refuses a node count that would not fit in memory; `field` is the count the user gave.
-fn check_size(field: &str, value: u64, nodes: u64) -> SpecResult<()> {
+/// Refuses a topology of `nodes` nodes and `links` directed links that would not fit in
+/// memory, before anything is allocated; `field` is the count the user gave.
+fn check_size(field: &str, value: u64, nodes: u64, links: u64) -> SpecResult<()> {
     if nodes > MAX_NODES {
         return Err(SpecError::new(
             field,
             format!("{value} gives {nodes} nodes; expected at most {MAX_NODES} nodes in all"),
         ));
     }
-    Ok(())
+    let mut memory = crate::limits::Memory::new();
+    memory.add(field, format!("{value} gives {nodes} nodes and {links} links, which"), links, BYTES_PER_LINK);
+    memory.add(field, format!("{value} gives {nodes} nodes, which"), nodes, BYTES_PER_NODE);
+    memory.check()
 }
 
 /// Default access rate of dumbbell and parking lot: 10 Gb/s.

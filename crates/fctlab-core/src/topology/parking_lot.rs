@@ -56,7 +56,8 @@ impl ParkingLotSpec {
             return Err(SpecError::new("long_hosts", "expected at least 1 host at each end of the long path, got 0"));
         }
         let nodes = (n as u64 + 1) + 2 * self.long_hosts as u64 + 2 * n as u64 * self.cross_hosts as u64;
-        check_size("bottlenecks", n as u64, nodes)?;
+        // A tree (the chain's hops, one access link per host): nodes - 1 duplex links.
+        check_size("bottlenecks", n as u64, nodes, 2 * (nodes - 1))?;
         let mut b = Builder::new();
         let chain: Vec<usize> = (0..=n).map(|i| b.node(format!("c{i}"), NodeKind::Router)).collect();
         for i in 0..n as usize {
