@@ -2,8 +2,8 @@
 # The tests: build fctlab into .venv (with the test and topohub extras; as root, iproute2 for
 # the emulation tests in network namespaces when `ip` is missing), the linters and
 # formatters (cargo fmt --check, cargo clippy -D warnings, ruff check, ruff format --check), then
-# the Rust tests of the core and the Python tests (which run the compiled core). Exits non-zero
-# on any failure, and when pytest finds no tests at all.
+# the Rust tests of the core and of the emulation crate, and the Python tests (which run the
+# compiled core). Exits non-zero on any failure, and when pytest finds no tests at all.
 
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 
@@ -18,12 +18,12 @@ for tool in fmt clippy; do
         || die "cargo $tool is missing: install it with \`rustup component add ${tool/fmt/rustfmt}\` (Debian: apt-get install rust-clippy rustfmt)"
 done
 cargo fmt --all --check || die "Rust code is not formatted: run \`cargo fmt --all\`"
-cargo clippy --release --all-targets -p fctlab-core -p fctlab-py -- -D warnings
+cargo clippy --release --all-targets -p fctlab-core -p fctlab-emu -p fctlab-py -- -D warnings
 "$VENV/bin/ruff" check python tests
 "$VENV/bin/ruff" format --check python tests || die "Python code is not formatted: run \`ruff format python tests\`"
 
-say "cargo test --release -p fctlab-core"
-cargo test --release -p fctlab-core
+say "cargo test --release -p fctlab-core -p fctlab-emu"
+cargo test --release -p fctlab-core -p fctlab-emu
 
 say "python -m pytest -q"
 status=0

@@ -17,15 +17,18 @@
 //! | [`qdisc`] | queue disciplines, the router plug-in: drop-tail, strict priority, deficit round robin (`drr`), and explicit-feedback FIFOs run by a router law (`law`: RCP in `rcp`, XCP in `xcp`, JetMax in `jetmax`, PIQI-RCP in `piqi`); `cost`, the per-packet cost micro-benchmark of each law |
 //! | [`transport`] | sans-IO endpoints: TCP (`tcp/`), congestion controllers (`cc/`: NewReno, CUBIC, XCP, R-TCP), paced rate-based senders (`paced/`: RCP, fixed rate, JetMax, PIQI-RCP), RC3, applications |
 //! | [`world`] | the event loop: hosts hand packets to endpoints, routers forward |
-//! | [`emu`] | emulation: the same endpoints and links in real time over UDP sockets (wire format, host and router processes) |
 //! | [`scenario`] | the one scenario schema and the build from spec to `World`, one file per concern: queues, transports, the flow plan, losses, outputs (`scenario/`) |
 //! | [`metrics`] | flow records, link counters, time series, result tables |
 //! | [`reference`] | idealized references computed without packets: processor sharing (`ps`), max-min fluid |
 //!
 //! How a run flows: scenario JSON -> [`scenario::parse`] -> [`scenario::build_spec`]
 //! (topology, routes, queues, flow plans) -> [`world::World::run_until`] -> tables.
+//!
+//! This crate only simulates. Emulation, the same endpoints and queue disciplines in real time
+//! over UDP sockets (wire format, host and router processes, the kernel's TCP), is the
+//! `fctlab-emu` crate, which drives a [`world::World`] through its public methods
+//! (`detach_hosts`, `inject`, `advance`, `take_egress`); the Python bindings are `fctlab-py`.
 
-pub mod emu;
 pub mod error;
 pub mod limits;
 pub mod metrics;

@@ -1,8 +1,14 @@
 //! PyO3 glue only: `fctlab._core.Simulation` wraps a built `World`; the GIL is released while
-//! the simulation runs. All logic lives in `fctlab-core`.
+//! the simulation runs. All logic lives in `fctlab-core` (simulation) and `fctlab-emu`
+//! (emulation processes).
 
-use fctlab_core::emu::{
-    self,
+use fctlab_core::metrics::tables::{flow_table, link_table, series_columns, Column, TABLES};
+use fctlab_core::reference::ps::{max_min_fct, PsFlow};
+use fctlab_core::scenario::{self, RunInfo};
+use fctlab_core::units::Time;
+use fctlab_core::world::World;
+use fctlab_emu::{
+    self as emu,
     control::Control,
     host::{run_host, HostConfig},
     raw::KernelLink,
@@ -10,11 +16,6 @@ use fctlab_core::emu::{
     router::{run_router, RouterConfig},
     sock::Sock,
 };
-use fctlab_core::metrics::tables::{flow_table, link_table, series_columns, Column, TABLES};
-use fctlab_core::reference::ps::{max_min_fct, PsFlow};
-use fctlab_core::scenario::{self, RunInfo};
-use fctlab_core::units::Time;
-use fctlab_core::world::World;
 use pyo3::create_exception;
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;

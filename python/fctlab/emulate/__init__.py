@@ -3,7 +3,7 @@
 `emulate(scenario)` runs a scenario for real and returns the same Result as `fctlab.run.run`,
 with `meta["emulation"]` added (mode, time scale, CPU time and load of each process, the
 processes' reports, warnings). The real-time loops are in the compiled core
-(`fctlab_core::emu`); this package starts, feeds and cleans up after them.
+(the `fctlab-emu` crate); this package starts, feeds and cleans up after them.
 
 | module | what it holds |
 |---|---|

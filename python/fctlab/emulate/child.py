@@ -3,7 +3,7 @@
 Started by the orchestrator (`fctlab.emulate.runner`), never by hand. The process builds the
 scenario (the same resolved JSON the orchestrator wrote), binds its UDP socket (printing
 `ready PORT`), then hands control to the compiled core, which reads `host` / `start` / `stop`
-lines on standard input and reports events on standard output (`fctlab_core::emu::control`).
+lines on standard input and reports events on standard output (`fctlab_emu::control`).
 
 - A host writes its report (JSON) to `--report` and exits.
 - The router, once stopped, writes its own report, folds in the hosts' reports (their files

@@ -1,8 +1,8 @@
 """The kernel's own TCP (`stack = "linux"`) in `fctlab emulate`: checks and namespace setup.
 
-Kernel flows run on real TCP sockets in the hosts' namespaces (`fctlab_core::emu::kernel`);
+Kernel flows run on real TCP sockets in the hosts' namespaces (`fctlab_emu::kernel`);
 the router process captures their frames on its veth ends with a packet socket and carries
-them through the same emulated links and queues as fctlab's datagrams (`fctlab_core::emu::raw`).
+them through the same emulated links and queues as fctlab's datagrams (`fctlab_emu::raw`).
 This module does the orchestrator's part:
 
 - `check`: namespace mode only (root), time scale 1 (the kernel's timers run on the wall

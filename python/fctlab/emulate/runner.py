@@ -3,7 +3,7 @@
 One router process (every link and queue discipline of the topology: the simulator's own
 network code with its hosts detached) and one process per host that sends or receives a flow
 (that host's endpoints: the simulator's own TCP, RC3, RCP, XCP, ... code), exchanging UDP
-datagrams (`fctlab_core::emu`). Where the processes live:
+datagrams (the `fctlab-emu` crate). Where the processes live:
 
 - `netns` (root, and iproute2): the router in namespace `fctlab-<run>-r`, each host in its own
   namespace `fctlab-<run>-h<node>`, joined by veth pairs (`fctlab.emulate.netns`).

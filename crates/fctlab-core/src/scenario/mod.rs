@@ -33,7 +33,10 @@ pub use losses::{DropSpec, LossSpec};
 pub use names::resolve_link;
 pub use outputs::{OutputSpec, SeriesSpec};
 pub use queues::{DifferentialSpec, QueueSpec, QueuesSpec};
-pub use stack::{check_kernel_flows, kernel_stacks, refuse_in_simulation, KernelStack, Stack, KERNEL_MSS};
+pub use stack::{
+    check_kernel_flows, kernel_stacks, refuse_in_simulation, KernelStack, Stack, KERNEL_MAX_FLOWS, KERNEL_MSS,
+    KERNEL_PORT_BASE,
+};
 pub use transports::{AppSpec, DelayedAckSpec, HostTransportSpec, Protocol, TransportSpec};
 
 use crate::error::{SpecError, SpecResult};

@@ -1,9 +1,9 @@
 //! `stack = "linux"`: flows run by the kernel's own TCP instead of fctlab's endpoints.
 //!
 //! Only `fctlab emulate` in network namespaces can run them: each host's namespace runs real
-//! kernel TCP sockets ([`crate::emu::kernel`]) whose packets the router process captures and
-//! sends through the same emulated links and queues as fctlab's datagrams
-//! ([`crate::emu::raw`]). A simulation (`fctlab run`) refuses them: there is no kernel to
+//! kernel TCP sockets (the `fctlab-emu` crate's `kernel`) whose packets the router process
+//! captures and sends through the same emulated links and queues as fctlab's datagrams (its
+//! `raw`). A simulation (`fctlab run`) refuses them: there is no kernel to
 //! simulate. Of the transport's fields, a kernel flow takes `cc` (any controller the kernel
 //! offers, default "cubic"), `iw` (the route's `initcwnd`; default the kernel's 10) and
 //! `priority` (the DSCP of its packets); the others configure fctlab's TCP and are refused.
@@ -42,6 +42,10 @@ const CC_NAME_MAX: usize = 15;
 const MAX_IW: u32 = 1000;
 /// The only segment size the kernel flows use (route `advmss`; an Ethernet MTU).
 pub const KERNEL_MSS: u64 = 1460;
+/// Kernel flow `f` sends from port `KERNEL_PORT_BASE + f`.
+pub const KERNEL_PORT_BASE: u16 = 10000;
+/// Kernel flows a run may have (flow ids below this), one source port each.
+pub const KERNEL_MAX_FLOWS: usize = (u16::MAX - KERNEL_PORT_BASE) as usize;
 
 /// The kernel stack `t` asks for (None: fctlab's), checked; `within` is its field path.
 pub(super) fn kernel_stack(t: &TransportSpec, within: &str) -> SpecResult<Option<KernelStack>> {
@@ -121,7 +125,7 @@ pub fn kernel_stacks(world: &crate::world::World) -> Vec<KernelStack> {
 
 /// Refuses kernel flows the emulator cannot run: long-lived ones (a kernel flow writes its
 /// size, then shuts down) and flow ids beyond the source ports
-/// ([`crate::emu::kernel::MAX_FLOWS`]).
+/// ([`KERNEL_MAX_FLOWS`]).
 pub fn check_kernel_flows(world: &crate::world::World) -> SpecResult<()> {
     for (f, plan) in world.plans().iter().enumerate() {
         let Some(k) = world.kernel_stack(f) else { continue };
@@ -131,12 +135,12 @@ pub fn check_kernel_flows(world: &crate::world::World) -> SpecResult<()> {
                 format!("stack = \"linux\" needs flows of a given size, got a long-lived flow (flow {f})"),
             ));
         }
-        if f >= crate::emu::kernel::MAX_FLOWS {
+        if f >= KERNEL_MAX_FLOWS {
             return Err(SpecError::new(
                 k.field.clone(),
                 format!(
                     "stack = \"linux\" allows flow ids below {} (one source port each), got flow {f}",
-                    crate::emu::kernel::MAX_FLOWS
+                    KERNEL_MAX_FLOWS
                 ),
             ));
         }

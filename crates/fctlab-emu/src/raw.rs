@@ -21,9 +21,9 @@
 //! largest frame seen.
 
 use super::kernel::flow_of_ports;
-use crate::net::packet::{CongestionHeader, Packet, PacketKind, SackBlocks};
-use crate::units::Time;
-use crate::world::World;
+use fctlab_core::net::packet::{CongestionHeader, Packet, PacketKind, SackBlocks};
+use fctlab_core::units::Time;
+use fctlab_core::world::World;
 use serde::{Deserialize, Serialize};
 use std::collections::HashMap;
 use std::io;

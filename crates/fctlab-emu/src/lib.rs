@@ -17,7 +17,7 @@
 //! | [`sock`] | UDP sockets with DSCP priority; the `ppoll` wait |
 //! | [`control`] | `start` / `stop` on standard input (end of file stops), event lines out |
 //! | [`host`] | a host's endpoints in real time |
-//! | [`router`] | the topology's links and queues in real time ([`crate::world::World`], hosts detached) |
+//! | [`router`] | the topology's links and queues in real time ([`fctlab_core::world::World`], hosts detached) |
 //! | [`kernel`] | the kernel's own TCP as a host's endpoints (`stack = "linux"`) |
 //! | [`raw`] | the router's packet socket: kernel TCP frames through the same links and queues |
 //! | [`report`] | what each process reports; folding the hosts' reports into flow records |

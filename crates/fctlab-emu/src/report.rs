@@ -1,8 +1,8 @@
 //! What the processes of an emulation report, and how the router folds the hosts' reports
 //! into the run's flow records (so that the result tables are those of `fctlab run`).
 
-use crate::units::Time;
-use crate::world::World;
+use fctlab_core::units::Time;
+use fctlab_core::world::World;
 use serde::{Deserialize, Serialize};
 
 /// One side of one flow, as its host saw it. Times are run-time picoseconds.

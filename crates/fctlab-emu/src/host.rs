@@ -17,11 +17,11 @@ use super::control::{say, Command, Control};
 use super::report::{FlowSide, HostReport};
 use super::sock::{tighten_timer_slack, wait, wait_until, Sock};
 use super::wire;
-use crate::net::packet::Packet;
-use crate::transport::endpoint::{Receiver, Sender};
-use crate::transport::Endpoint;
-use crate::units::Time;
-use crate::world::{flow_addr, new_receiver, new_sender, World};
+use fctlab_core::net::packet::Packet;
+use fctlab_core::transport::endpoint::{Receiver, Sender};
+use fctlab_core::transport::Endpoint;
+use fctlab_core::units::Time;
+use fctlab_core::world::{flow_addr, new_receiver, new_sender, World};
 use std::io;
 use std::net::SocketAddrV4;
 

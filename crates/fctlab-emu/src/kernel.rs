@@ -24,7 +24,7 @@ use super::clock::{monotonic_ns, Clock};
 use super::control::say;
 use super::report::FlowSide;
 use super::sock::{tighten_timer_slack, SPIN_NS};
-use crate::world::World;
+use fctlab_core::world::World;
 use std::collections::BTreeMap;
 use std::io::{self, Read, Write};
 use std::mem::size_of;
@@ -35,10 +35,9 @@ use std::time::Duration;
 
 /// The port every host's kernel receiver listens on.
 pub const LISTEN_PORT: u16 = 5001;
-/// Kernel flow `f` sends from port `PORT_BASE + f`.
-pub const PORT_BASE: u16 = 10000;
-/// Kernel flows a run may have (flow ids below this), one source port each.
-pub const MAX_FLOWS: usize = (u16::MAX - PORT_BASE) as usize;
+/// Kernel flow `f` sends from port `PORT_BASE + f`; flow ids are below `MAX_FLOWS` (the
+/// scenario's check, `fctlab_core::scenario::check_kernel_flows`, refuses more).
+pub use fctlab_core::scenario::{KERNEL_MAX_FLOWS as MAX_FLOWS, KERNEL_PORT_BASE as PORT_BASE};
 
 /// The flow of a TCP segment between `sport` and `dport`, and whether it goes forward
 /// (sender to receiver); None for a segment that is not a kernel flow's.
@@ -184,7 +183,7 @@ fn schedule(mut sends: Vec<Send>, sides: Sides, clock: Clock) {
     tighten_timer_slack();
     sends.sort_by_key(|s| (s.start_ps, s.flow));
     for s in sends {
-        let due = clock.epoch_ns + clock.wall_ns(crate::units::Time::from_ps(s.start_ps));
+        let due = clock.epoch_ns + clock.wall_ns(fctlab_core::units::Time::from_ps(s.start_ps));
         sleep_until(due);
         let sides = sides.clone();
         let f = s.flow;

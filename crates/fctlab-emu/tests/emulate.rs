@@ -1,15 +1,16 @@
 //! Emulation in one process: the router and each host on its own thread, real UDP sockets on
 //! loopback, real time. Flows must complete, and their FCTs must match the simulation's.
 
+#[path = "../../fctlab-core/tests/common/mod.rs"]
 mod common;
 
-use fctlab_core::emu::bind;
-use fctlab_core::emu::clock::monotonic_ns;
-use fctlab_core::emu::control::Control;
-use fctlab_core::emu::host::{run_host, HostConfig};
-use fctlab_core::emu::report::{absorb, HostReport, RouterReport};
-use fctlab_core::emu::router::{run_router, RouterConfig};
 use fctlab_core::world::World;
+use fctlab_emu::bind;
+use fctlab_emu::clock::monotonic_ns;
+use fctlab_emu::control::Control;
+use fctlab_emu::host::{run_host, HostConfig};
+use fctlab_emu::report::{absorb, HostReport, RouterReport};
+use fctlab_emu::router::{run_router, RouterConfig};
 use std::net::{Ipv4Addr, SocketAddrV4};
 use std::os::fd::RawFd;
 use std::thread;
@@ -133,9 +134,9 @@ fn sequence_numbers_wrap_on_the_wire() {
     // A seed whose flow 1 (146 KB) starts 50 KB below 2^32 in the 32-bit sequence space: its
     // segments, ACKs and SACK blocks cross the wrap on the wire.
     let seed = (0..1_000_000u64)
-        .find(|&s| fctlab_core::emu::wire::isn(1, s).wrapping_add(100_000) < 100_000 - 50_000)
+        .find(|&s| fctlab_emu::wire::isn(1, s).wrapping_add(100_000) < 100_000 - 50_000)
         .expect("some seed puts the ISN just below the wrap");
-    let isn = fctlab_core::emu::wire::isn(1, seed) as u64;
+    let isn = fctlab_emu::wire::isn(1, seed) as u64;
     assert!(isn + 146_000 > 1 << 32 && isn < 1 << 32);
     let mut json = single_flows(serde_json::json!({"cc": "newreno", "iw": 4}));
     json["seed"] = seed.into();

@@ -36,8 +36,8 @@
 //! [`decode`] never panics: every length, tag, flag and float is checked, and anything else is a
 //! [`WireError`]. The randomized tests below feed it garbage and mutated datagrams.
 
-use crate::net::packet::{CongestionHeader, Packet, PacketKind, SackBlocks};
-use crate::units::Time;
+use fctlab_core::net::packet::{CongestionHeader, Packet, PacketKind, SackBlocks};
+use fctlab_core::units::Time;
 use std::fmt;
 
 /// The version this code speaks.
@@ -78,7 +78,7 @@ impl std::error::Error for WireError {}
 /// The flow's initial sequence number: a hash of the flow id and the run's seed, so both ends
 /// agree without a negotiation and sequence numbers start anywhere in the 32-bit space.
 pub fn isn(flow: u32, seed: u64) -> u32 {
-    (crate::routing::flow_hash(flow as u64 ^ 0x5EC0_F1A5_0000_0000, seed) >> 17) as u32
+    (fctlab_core::routing::flow_hash(flow as u64 ^ 0x5EC0_F1A5_0000_0000, seed) >> 17) as u32
 }
 
 /// The 64-bit offset congruent to `x` modulo 2^32 nearest to `reference` (never negative).
@@ -324,7 +324,7 @@ pub fn peek(b: &[u8]) -> Option<(u32, bool)> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::rng::Rng;
+    use fctlab_core::rng::Rng;
 
     fn sample(kind: PacketKind, cc: CongestionHeader) -> Packet {
         Packet {

@@ -9,7 +9,7 @@
 //! them in run time, which on the wall makes every rate k times lower and every delay k times
 //! longer, together, so queues, windows and FCTs in run time are unchanged.
 
-use crate::units::Time;
+use fctlab_core::units::Time;
 
 /// Nanoseconds of `CLOCK_MONOTONIC`.
 pub fn monotonic_ns() -> u64 {
