@@ -289,6 +289,23 @@ impl Routes {
         self.entry(base, c)
     }
 
+    /// [`Routes::next_hops`] on the forwarding path: the same candidates for a packet not at
+    /// `dst_host`, with fewer checks (see [`Routes::next_hop_with`]).
+    #[inline]
+    fn forwarding_hops(&self, node: usize, dst_host: usize) -> &[u32] {
+        let Dest { base, attach } = self.dest[dst_host];
+        if node as u32 == attach {
+            return std::slice::from_ref(&self.last_hop[dst_host]);
+        }
+        if base == NOT_A_HOST {
+            return &[];
+        }
+        match self.col[node] {
+            NO_COL => std::slice::from_ref(&self.uplink[node]),
+            c => self.entry(base, c),
+        }
+    }
+
     /// The candidates of column `c` in the row starting at `base`.
     #[inline]
     fn entry(&self, base: u32, c: u32) -> &[u32] {
@@ -299,14 +316,21 @@ impl Routes {
     /// The next hop of a flow with hash `flow_hash` at `node` towards `dst_host`, if any.
     #[inline]
     pub fn next_hop(&self, node: usize, dst_host: usize, flow_hash: u64) -> Option<u32> {
-        self.next_hop_with(node, dst_host, || flow_hash)
+        self.pick(node, self.next_hops(node, dst_host), || flow_hash)
     }
 
-    /// [`Routes::next_hop`] with the flow hash computed only where there is a choice of next
-    /// hops (the forwarding path: most hops have one).
+    /// [`Routes::next_hop`] for forwarding a packet that is not at its destination, with the
+    /// flow hash computed only where there is a choice of next hops (most hops have one). A
+    /// single-homed host answers its uplink without asking whether its router gets there (a
+    /// flow is planned only if it does; a packet of no flow is dropped at that router).
     #[inline]
     pub fn next_hop_with(&self, node: usize, dst_host: usize, flow_hash: impl FnOnce() -> u64) -> Option<u32> {
-        let c = self.next_hops(node, dst_host);
+        self.pick(node, self.forwarding_hops(node, dst_host), flow_hash)
+    }
+
+    /// One of the candidates `c` at `node`, by the flow's hash where there is a choice.
+    #[inline]
+    fn pick(&self, node: usize, c: &[u32], flow_hash: impl FnOnce() -> u64) -> Option<u32> {
         match c.len() {
             0 => None,
             1 => Some(c[0]),

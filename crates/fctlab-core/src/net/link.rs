@@ -94,9 +94,10 @@ pub struct Link {
     /// Counters.
     pub stats: LinkStats,
     busy_until: Time,
-    /// Rate at which the packet on the wire (for a FIFO port: every packet scheduled onto it)
-    /// is serialized: a qdisc port's rate may change between packets.
-    wire_rate: Rate,
+    /// The rate before the last [`Link::set_rate`], at which the packet on the wire then
+    /// (ending at `old_rate_until`) finishes; every later packet goes at `rate`.
+    old_rate: Rate,
+    old_rate_until: Time,
     free_pending: bool,
     inflight: VecDeque<(Time, Packet)>,
     loss: Option<(f64, Rng)>,
@@ -123,7 +124,8 @@ impl Link {
             port,
             stats: LinkStats::default(),
             busy_until: Time::ZERO,
-            wire_rate: rate,
+            old_rate: rate,
+            old_rate_until: Time::ZERO,
             free_pending: false,
             inflight: VecDeque::new(),
             loss: None,
@@ -160,6 +162,8 @@ impl Link {
     /// [`Link::use_qdisc_port`] first.
     pub fn set_rate(&mut self, rate: Rate, notify_queue: bool) {
         debug_assert!(matches!(self.port, Port::Qdisc(_)), "a FIFO port has timed its packets already");
+        // A qdisc port has at most the packet on the wire started at the old rate.
+        (self.old_rate, self.old_rate_until) = (self.rate, self.busy_until);
         self.rate = rate;
         if let (true, Port::Qdisc(q)) = (notify_queue, &mut self.port) {
             q.set_capacity(rate);
@@ -205,13 +209,15 @@ impl Link {
 
     /// Bits serialized onto the wire by `now`, times 10^12 (bit-picoseconds, so that the part of
     /// a packet serialized so far is exact): every wire byte put on the wire, less the bits still
-    /// to serialize at `now`. Those are `wire_rate x (busy_until - now)`: a FIFO port counts its
+    /// to serialize at `now`. Those are `rate x (busy_until - now)`: a FIFO port counts its
     /// packets at admission and `busy_until` ends the last one scheduled (the wire is busy until
-    /// then), a qdisc port counts a packet as it starts and `busy_until` ends that packet.
+    /// then), a qdisc port counts a packet as it starts and `busy_until` ends that packet (which
+    /// goes at the old rate when it started before a rate change).
     /// Serialization times are rounded up, so between two instants this grows by at most the
     /// rate times the time between them: the series' `throughput_bps` never exceeds the rate.
     pub fn serialized_bit_ps(&self, now: Time) -> u128 {
-        let remaining = self.wire_rate.0 as u128 * self.busy_until.saturating_sub(now).0 as u128;
+        let wire_rate = if self.busy_until <= self.old_rate_until { self.old_rate } else { self.rate };
+        let remaining = wire_rate.0 as u128 * self.busy_until.saturating_sub(now).0 as u128;
         (self.stats.bytes_sent as u128 * 8_000_000_000_000).saturating_sub(remaining)
     }
 
@@ -254,7 +260,6 @@ impl Link {
     fn transmit(&mut self, id: u32, start: Time, pkt: Packet, sched: &mut Scheduler, drops: &mut Vec<Packet>) {
         let done = start + self.rate.tx_time(pkt.wire as u64);
         self.busy_until = done;
-        self.wire_rate = self.rate;
         self.stats.pkts_sent += 1;
         self.stats.bytes_sent += pkt.wire as u64;
         if self.lost_on_wire(pkt.wire) {
