@@ -77,6 +77,7 @@ pub(super) fn kernel_stack(t: &TransportSpec, within: &str) -> SpecResult<Option
     }
     let fctlab_only = [
         ("header", t.header.is_some()),
+        ("hystart", t.hystart.is_some()),
         ("ssthresh", t.ssthresh.is_some()),
         ("rwnd", t.rwnd.is_some()),
         ("initial_rto", t.initial_rto.is_some()),

@@ -9,7 +9,7 @@ use crate::limits::{MAX_HEADER, MAX_MSS};
 use crate::quantity::{BytesQ, RateQ, TimeQ};
 use crate::rng::Rng;
 use crate::topology::{NodeKind, Topology};
-use crate::transport::cc::{CcConfig, CcKind, RtcpConfig};
+use crate::transport::cc::{CcConfig, CcKind, HyStartMode, RtcpConfig};
 use crate::transport::paced::law::RateConfig;
 use crate::transport::paced::PacedConfig;
 use crate::transport::rc3::{Rc3Config, Rc3Window};
@@ -99,6 +99,11 @@ pub struct TransportSpec {
     /// the name of a kernel module ("cubic", "reno", "bbr", ...; default "cubic").
     #[serde(default)]
     pub cc: Option<String>,
+    /// How slow start ends before a loss: "linux" (HyStart's ACK-train and delay detectors,
+    /// the default with `cc = "cubic"`, as in Linux), "hystart++" (RFC 9406) or "off" (the
+    /// default with `cc = "newreno"`).
+    #[serde(default)]
+    pub hystart: Option<HyStartMode>,
     /// Initial window, segments.
     #[serde(default)]
     pub iw: Option<u32>,
@@ -184,6 +189,7 @@ impl TransportSpec {
             stack,
             protocol,
             cc,
+            hystart,
             iw,
             mss,
             header,
@@ -241,6 +247,12 @@ impl TransportSpec {
             let d = RtcpConfig::default();
             cfg.cc = CcConfig::Rtcp(RtcpConfig { fallback: self.fallback.unwrap_or(d.fallback), ..d });
         }
+        if matches!(protocol, Protocol::Rtcp | Protocol::Xcp) && self.hystart.is_some() {
+            return Err(SpecError::new(
+                "hystart",
+                "only meaningful with protocol = \"tcp\" or \"rc3\" (a loss-based window's slow start)",
+            ));
+        }
         if protocol == Protocol::Xcp {
             // The XCP header (cwnd, RTT, feedback: 20 bytes in seed 003) rides on TCP/IP's;
             // a new flow starts from one segment unless `iw` says otherwise.
@@ -288,6 +300,10 @@ impl TransportSpec {
             },
             dupthresh: d.dupthresh,
             cc: self.cc_kind()?.map_or(d.cc, CcConfig::Loss),
+            hystart: self.hystart.unwrap_or(match self.cc_kind()? {
+                Some(CcKind::Cubic) => HyStartMode::Off,
+                Some(CcKind::NewReno) | None => d.hystart,
+            }),
             prio: self.priority.unwrap_or(0),
             rc3: None,
         };

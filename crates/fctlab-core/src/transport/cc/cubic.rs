@@ -1,5 +1,6 @@
 //! CUBIC window growth (RFC 9438), with C = 0.4, beta_cubic = 0.7, fast convergence and the
-//! Reno-friendly region on, and Reno slow start (RFC 5681) below ssthresh.
+//! Reno-friendly region on, and Reno slow start (RFC 5681) below ssthresh, which HyStart may
+//! end early (`hystart.rs`: Linux turns it on with CUBIC).
 //!
 //! "Fig. N" in the comments is the RFC's numbered equation (RFC 9438 numbers its equations
 //! as figures: Fig. 1 W_cubic, Fig. 2 K, Fig. 4 W_est, Fig. 5 multiplicative decrease).
@@ -30,7 +31,8 @@
 //! periods from t (sec. 4.2; harmless while every flow is a bulk transfer) and undoing
 //! spurious congestion events (sec. 4.9, a MAY).
 
-use super::{CcState, CongestionControl};
+use super::hystart::EPOCH_QUIET;
+use super::{CcState, CongestionControl, HyStart, HyStartMode, RttSample};
 use crate::units::Time;
 
 /// C, the aggressiveness of the cubic function, in segments per second cubed (sec. 5).
@@ -58,6 +60,8 @@ pub struct Cubic {
     epoch: Option<Epoch>,
     /// Fraction of a byte of window growth not yet added to the integer cwnd, in [0, 1).
     carry: f64,
+    /// The slow-start exit (Linux's HyStart by default in scenarios; off in `default()`).
+    hystart: HyStart,
 }
 
 /// One congestion-avoidance stage: the quantities fixed at its start, and W_est.
@@ -72,6 +76,11 @@ struct Epoch {
 }
 
 impl Cubic {
+    /// CUBIC leaving slow start as `hystart` says.
+    pub fn new(hystart: HyStartMode) -> Cubic {
+        Cubic { hystart: HyStart::new(hystart), ..Cubic::default() }
+    }
+
     /// Starts a congestion-avoidance stage at `now` with cwnd_epoch = `cwnd` bytes.
     fn start_epoch(&mut self, now: Time, cwnd: f64, mss: f64) -> Epoch {
         let k = match self.w_max {
@@ -117,6 +126,12 @@ impl Cubic {
 }
 
 impl CongestionControl for Cubic {
+    fn on_rtt_sample(&mut self, st: &mut CcState, s: &RttSample) {
+        // Linux discards samples within a second of an epoch's start for the minimum RTT.
+        let quiet = self.epoch.is_some_and(|e| s.now.saturating_sub(e.start) < EPOCH_QUIET);
+        self.hystart.on_rtt_sample(st, s, quiet);
+    }
+
     fn on_ack(&mut self, st: &mut CcState, now: Time, acked: u64, srtt: Option<Time>) {
         if acked == 0 {
             return;
@@ -124,7 +139,8 @@ impl CongestionControl for Cubic {
         if st.in_slow_start() {
             // Sec. 4.10 with Reno slow start, RFC 5681 eq. 2: cwnd += min(N, SMSS) (RFC 3465:
             // min(N, L x SMSS)).
-            st.cwnd += acked.min(st.abc);
+            // HyStart++'s Conservative Slow Start grows by a quarter of that.
+            st.cwnd += self.hystart.growth(acked.min(st.abc));
             return;
         }
         let mss = st.mss as f64;
@@ -163,6 +179,7 @@ impl CongestionControl for Cubic {
         self.reduce(st, flight);
         // Fig. 5: cwnd = max(ssthresh, 2 MSS) on loss; ssthresh already carries the floor.
         st.cwnd = st.ssthresh;
+        self.hystart.on_congestion();
     }
 
     fn on_timeout(&mut self, st: &mut CcState, _now: Time, flight: u64) {
@@ -171,6 +188,7 @@ impl CongestionControl for Cubic {
         st.cwnd = st.mss;
         // Sec. 4.8: the next stage starts with K = 0 and W_max = cwnd_epoch.
         self.w_max = None;
+        self.hystart.on_timeout();
     }
 }
 
@@ -329,7 +347,7 @@ mod tests {
                 one_round(&mut cubic, s, t, rtt);
             }
         });
-        let mut reno = NewReno;
+        let mut reno = NewReno::default();
         let (reno_avg, _) = run(&mut |s, t, lose| {
             if lose {
                 let flight = s.cwnd;

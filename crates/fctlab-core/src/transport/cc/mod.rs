@@ -15,10 +15,12 @@
 //! |---|---|
 //! | `newreno.rs` | NewReno window growth (RFC 5681, RFC 6582) |
 //! | `cubic.rs` | CUBIC (RFC 9438) |
+//! | `hystart.rs` | leaving slow start early: Linux's HyStart, HyStart++ (RFC 9406) |
 //! | `xcp.rs` | XCP: the window moved by the routers' feedback (seed 003 eq. 2) |
 //! | `rtcp.rs` | R-TCP: the window is RCP's rate x RTT, packets paced at the rate (RCP thesis sec. 6.1.1) |
 
 pub mod cubic;
+pub mod hystart;
 pub mod newreno;
 pub mod rtcp;
 pub mod xcp;
@@ -26,6 +28,7 @@ pub mod xcp;
 use crate::net::packet::{CongestionHeader, PacketKind};
 use crate::units::{Rate, Time};
 pub use cubic::Cubic;
+pub use hystart::{HyStart, HyStartMode, RttSample};
 pub use newreno::NewReno;
 pub use rtcp::{Rtcp, RtcpConfig};
 pub use xcp::Xcp;
@@ -64,6 +67,9 @@ pub struct HeaderCtx {
 
 /// The hooks of a congestion-control algorithm; every hook has a no-op or standard default.
 pub trait CongestionControl {
+    /// An ACK that advanced the cumulative point gave an RTT sample; called before the ACK's
+    /// window hooks (Linux's `pkts_acked` before `cong_avoid`).
+    fn on_rtt_sample(&mut self, _st: &mut CcState, _s: &RttSample) {}
     /// An ACK acknowledged `acked` new bytes outside loss recovery.
     fn on_ack(&mut self, st: &mut CcState, now: Time, acked: u64, srtt: Option<Time>);
     /// Loss detected by duplicate ACKs / SACK: entering fast recovery with `flight` bytes out.
@@ -148,11 +154,11 @@ pub enum LossBased {
 }
 
 impl LossBased {
-    /// A fresh controller of the given kind.
-    pub fn new(kind: CcKind) -> LossBased {
+    /// A fresh controller of the given kind, leaving slow start as `hystart` says.
+    pub fn new(kind: CcKind, hystart: HyStartMode) -> LossBased {
         match kind {
-            CcKind::NewReno => LossBased::NewReno(NewReno),
-            CcKind::Cubic => LossBased::Cubic(Cubic::default()),
+            CcKind::NewReno => LossBased::NewReno(NewReno::new(hystart)),
+            CcKind::Cubic => LossBased::Cubic(Cubic::new(hystart)),
         }
     }
 }
@@ -167,6 +173,9 @@ macro_rules! each_loss {
 }
 
 impl CongestionControl for LossBased {
+    fn on_rtt_sample(&mut self, st: &mut CcState, s: &RttSample) {
+        each_loss!(self, c => c.on_rtt_sample(st, s))
+    }
     fn on_ack(&mut self, st: &mut CcState, now: Time, acked: u64, srtt: Option<Time>) {
         each_loss!(self, c => c.on_ack(st, now, acked, srtt))
     }
@@ -194,10 +203,11 @@ pub enum Controller {
 
 impl Controller {
     /// A fresh controller for a connection of `mss`-byte segments under `header` bytes of
-    /// headers and a receive window of `rwnd` bytes.
-    pub fn new(cfg: CcConfig, mss: u32, header: u32, rwnd: u64) -> Controller {
+    /// headers and a receive window of `rwnd` bytes; a loss-based one leaves slow start as
+    /// `hystart` says.
+    pub fn new(cfg: CcConfig, hystart: HyStartMode, mss: u32, header: u32, rwnd: u64) -> Controller {
         match cfg {
-            CcConfig::Loss(kind) => Controller::Loss(LossBased::new(kind)),
+            CcConfig::Loss(kind) => Controller::Loss(LossBased::new(kind, hystart)),
             CcConfig::Xcp { loss, desired_bps } => Controller::Xcp(Xcp::new(loss, desired_bps)),
             CcConfig::Rtcp(r) => Controller::Rtcp(Rtcp::new(r, mss, header, rwnd)),
         }
@@ -215,6 +225,10 @@ macro_rules! each_cc {
 }
 
 impl CongestionControl for Controller {
+    #[inline]
+    fn on_rtt_sample(&mut self, st: &mut CcState, s: &RttSample) {
+        each_cc!(self, c => c.on_rtt_sample(st, s))
+    }
     #[inline]
     fn on_ack(&mut self, st: &mut CcState, now: Time, acked: u64, srtt: Option<Time>) {
         each_cc!(self, c => c.on_ack(st, now, acked, srtt))

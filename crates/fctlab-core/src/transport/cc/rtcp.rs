@@ -42,7 +42,7 @@
 //! [`Rtcp`] is this law as a congestion controller: it stamps the header, takes the echoed
 //! rate as feedback, gives the pacing rate, and does not react to loss until it falls back.
 
-use super::{CcKind, CcState, CongestionControl, HeaderCtx, LossBased};
+use super::{CcKind, CcState, CongestionControl, HeaderCtx, HyStartMode, LossBased};
 use crate::net::packet::CongestionHeader;
 use crate::transport::paced::law::rcp::{echoed_rate, forward_header};
 use crate::units::{Rate, Time};
@@ -100,7 +100,7 @@ impl Rtcp {
     }
 
     fn fall_back(&mut self) {
-        self.tcp = Some(LossBased::new(CcKind::NewReno));
+        self.tcp = Some(LossBased::new(CcKind::NewReno, HyStartMode::Off));
     }
 
     /// True if the echoed rate has not dropped with the queue the RTT or a loss shows.

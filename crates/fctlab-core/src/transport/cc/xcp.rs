@@ -10,7 +10,7 @@
 //!   (NewReno by default) does: halved on fast recovery, one segment on a timeout, and grown
 //!   by that controller's ACK rule until the timeout's recovery ends.
 
-use super::{CcKind, CcState, CongestionControl, HeaderCtx, LossBased};
+use super::{CcKind, CcState, CongestionControl, HeaderCtx, HyStartMode, LossBased};
 use crate::net::packet::{CongestionHeader, PacketKind};
 use crate::units::Time;
 
@@ -28,7 +28,7 @@ pub struct Xcp {
 impl Xcp {
     /// An XCP window asking for `desired_bps`, reacting to loss as `loss` does.
     pub fn new(loss: CcKind, desired_bps: f64) -> Xcp {
-        Xcp { loss: LossBased::new(loss), desired_bps, carry: 0.0 }
+        Xcp { loss: LossBased::new(loss, HyStartMode::Off), desired_bps, carry: 0.0 }
     }
 }
 

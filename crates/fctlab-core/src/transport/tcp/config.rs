@@ -1,6 +1,6 @@
 //! Per-flow TCP settings (config, not state: one value can build many connections).
 
-use crate::transport::cc::{CcConfig, CcKind};
+use crate::transport::cc::{CcConfig, CcKind, HyStartMode};
 use crate::transport::rc3::Rc3Config;
 use crate::units::Time;
 
@@ -38,6 +38,9 @@ pub struct TcpConfig {
     /// The congestion controller: loss-based (NewReno, CUBIC) or explicit-feedback (XCP,
     /// R-TCP); see [`crate::transport::cc`].
     pub cc: CcConfig,
+    /// How a loss-based controller leaves slow start early (HyStart; off by default here, on
+    /// for CUBIC in scenarios, as in Linux).
+    pub hystart: HyStartMode,
     /// Priority band of the primary (normal) loop's packets.
     pub prio: u8,
     /// RC3: run the low-priority RLP loop beside the primary loop. RC3 is not a congestion
@@ -63,6 +66,7 @@ impl Default for TcpConfig {
             abc: 1,
             dupthresh: 3,
             cc: CcConfig::Loss(CcKind::NewReno),
+            hystart: HyStartMode::Off,
             prio: 0,
             rc3: None,
         }

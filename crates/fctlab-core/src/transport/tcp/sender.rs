@@ -12,7 +12,7 @@ use super::scoreboard::{Scoreboard, LP_SENT, SACKED, SENT};
 use super::segments::Segments;
 use crate::net::packet::{CongestionHeader, Packet, PacketKind, SackBlocks};
 use crate::transport::app::{App, AppState};
-use crate::transport::cc::{CcState, CongestionControl, Controller, HeaderCtx};
+use crate::transport::cc::{CcState, CongestionControl, Controller, HeaderCtx, RttSample};
 use crate::transport::rc3::{Rc3Window, RlpLoop};
 use crate::transport::{Endpoint, FlowAddr};
 use crate::units::Time;
@@ -106,7 +106,7 @@ pub struct TcpSender {
 impl TcpSender {
     /// A sender for `app` that will start at `start`.
     pub fn new(cfg: TcpConfig, addr: FlowAddr, app: App, start: Time) -> TcpSender {
-        let ctrl = Controller::new(cfg.cc, cfg.mss, cfg.header, cfg.rwnd);
+        let ctrl = Controller::new(cfg.cc, cfg.hystart, cfg.mss, cfg.header, cfg.rwnd);
         TcpSender {
             cfg,
             addr,
@@ -538,7 +538,10 @@ impl TcpSender {
         let mut acked = 0;
         if ack_seg > una0 {
             acked = self.take_cumulative(ack_seg, pkt.ack);
-            self.rtt.sample(now - pkt.ts_echo);
+            let rtt = now - pkt.ts_echo;
+            self.rtt.sample(rtt);
+            let high = self.segs.bytes_below(self.nxt);
+            self.ctrl.on_rtt_sample(&mut self.cc, &RttSample { now, rtt, una: pkt.ack, high });
             self.dupacks = 0;
             self.rto_at = None;
         } else if una0 < self.nxt && (new_sack || pkt.sack.n == 0) {
