@@ -301,7 +301,8 @@ impl TransportSpec {
             dupthresh: d.dupthresh,
             cc: self.cc_kind()?.map_or(d.cc, CcConfig::Loss),
             hystart: self.hystart.unwrap_or(match self.cc_kind()? {
-                Some(CcKind::Cubic) => HyStartMode::Off,
+                // Linux turns HyStart on with CUBIC (`tcp_cubic.hystart = 1`).
+                Some(CcKind::Cubic) => HyStartMode::Linux,
                 Some(CcKind::NewReno) | None => d.hystart,
             }),
             prio: self.priority.unwrap_or(0),
