@@ -10,6 +10,11 @@ def router_cost(law: str, packets: int) -> float:
     """Wall-clock ns per packet (enqueue + dequeue + the control ticks due) through a 1 Gb/s port
     run by `law`, one of `ROUTER_LAWS`; GIL released; ValueError naming the field."""
 
+#: The protocol registry (crates/fctlab-core/src/protocol/mod.rs): one dict per protocol with its
+#: name, title, host_key (the scenario key naming it), queue (its router's queue kind or None),
+#: header_bytes (its congestion header on top of TCP/IP's), metrics (its router's series metrics)
+#: and folder.
+PROTOCOLS: list[dict[str, Any]]
 #: The ports `router_cost` times: "droptail" (the baseline) and the explicit router laws.
 ROUTER_LAWS: list[str]
 

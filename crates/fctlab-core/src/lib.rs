@@ -14,8 +14,9 @@
 //! | [`routing`] | static shortest paths (delay, then hops), optional ECMP by flow hash |
 //! | [`sched`] | the event queue: (time, insertion order), FIFO among ties |
 //! | [`net`] | `Packet` (one `Copy` struct) and `Link` (queue + serializer + propagation) |
-//! | [`qdisc`] | queue disciplines, the router plug-in: drop-tail, strict priority, deficit round robin (`drr`), and explicit-feedback FIFOs run by a router law (`law`: RCP in `rcp`, XCP in `xcp`, JetMax in `jetmax`, PIQI-RCP in `piqi`); `cost`, the per-packet cost micro-benchmark of each law |
-//! | [`transport`] | sans-IO endpoints: TCP (`tcp/`), congestion controllers (`cc/`: NewReno, CUBIC, XCP, R-TCP), paced rate-based senders (`paced/`: RCP, fixed rate, JetMax, PIQI-RCP), RC3, applications |
+//! | [`protocol`] | the protocol registry, one folder per protocol (`newreno/`, `cubic/`, `rc3/`, `rcp/`, `rtcp/`, `xcp/`, `jetmax/`, `piqi/`): each its host law, router law and header, joined to the rest by `protocol/mod.rs` |
+//! | [`qdisc`] | queue disciplines, the router plug-in: drop-tail, strict priority, deficit round robin (`drr`), and explicit-feedback FIFOs run by a protocol's router law (`law`: the interface); `cost`, the per-packet cost micro-benchmark of each law |
+//! | [`transport`] | sans-IO endpoints: the TCP connection (`tcp/`), the window host law's interface (`cc/`), paced rate-based senders and the rate host law's interface (`paced/`), applications |
 //! | [`world`] | the event loop: hosts hand packets to endpoints, routers forward |
 //! | [`scenario`] | the one scenario schema and the build from spec to `World`, one file per concern: queues, transports, the flow plan, losses, outputs (`scenario/`) |
 //! | [`metrics`] | flow records, link counters, time series, result tables |
@@ -33,6 +34,7 @@ pub mod error;
 pub mod limits;
 pub mod metrics;
 pub mod net;
+pub mod protocol;
 pub mod qdisc;
 pub mod quantity;
 pub mod reference;

@@ -21,7 +21,7 @@
 //! | 36 | 24 | three SACK blocks (start, end), sequence space; unused blocks zero |
 //! | 60 | 8 | timestamp (TSval), picoseconds of the run's clock |
 //! | 68 | 8 | echoed timestamp (TSecr) |
-//! | 76 | 16 | congestion header fields (per tag, in declaration order; u32 / f32 / u16; rest zero) |
+//! | 76 | 16 | congestion header fields: three 32-bit words in each protocol's encoding (`protocol/<name>/header.rs` in the core), then a reserved zero word |
 //!
 //! The priority band is not in the header: it travels in the IP header's DSCP bits (as RC3's
 //! Linux implementation marks its low-priority packets), set and read by the socket layer
@@ -37,6 +37,7 @@
 //! [`WireError`]. The randomized tests below feed it garbage and mutated datagrams.
 
 use fctlab_core::net::packet::{CongestionHeader, Packet, PacketKind, SackBlocks};
+use fctlab_core::protocol::{header_from_wire, header_to_wire};
 use fctlab_core::units::Time;
 use std::fmt;
 
@@ -116,95 +117,24 @@ fn get_u16(b: &[u8], at: usize) -> u16 {
     u16::from_be_bytes([b[at], b[at + 1]])
 }
 
-/// Writes the congestion header's tag and fields.
+/// Writes the congestion header's tag and fields (each protocol's encoding,
+/// `fctlab_core::protocol::header_to_wire`).
 fn put_cc(b: &mut [u8], cc: CongestionHeader) -> u8 {
     let body = &mut b[76..92];
-    let f = |x: f32| x.to_bits();
-    let (tag, words): (u8, [u32; 3]) = match cc {
-        CongestionHeader::None => (0, [0; 3]),
-        CongestionHeader::Rcp { rate_kbps, rtt_us, age_kib } => (1, [rate_kbps, rtt_us, age_kib]),
-        CongestionHeader::RcpFeedback { rate_kbps } => (2, [rate_kbps, 0, 0]),
-        CongestionHeader::Xcp { cwnd, rtt_us, feedback } => (3, [f(cwnd), rtt_us, f(feedback)]),
-        CongestionHeader::XcpFeedback { feedback } => (4, [f(feedback), 0, 0]),
-        CongestionHeader::JetMax { rt, rs, rate, ipi } => (5, [(rt as u32) << 16 | rs as u32, f(rate), f(ipi)]),
-        CongestionHeader::JetMaxFeedback { rs, rate } => (6, [(rs as u32) << 16, f(rate), 0]),
-        CongestionHeader::Piqi { rate, interval, id } => (7, [f(rate), interval, id]),
-        CongestionHeader::PiqiFeedback { rate, interval, id } => (8, [f(rate), interval, id]),
-    };
+    let (tag, words) = header_to_wire(cc);
     for (k, w) in words.iter().enumerate() {
         put_u32(body, 4 * k, *w);
     }
     tag
 }
 
-/// A float field: any value but NaN (infinity means "no rate yet" in JetMax and PIQI-RCP).
-fn float(bits: u32, name: &'static str) -> Result<f32, WireError> {
-    let x = f32::from_bits(bits);
-    if x.is_nan() {
-        Err(WireError::Field(name))
-    } else {
-        Ok(x)
-    }
-}
-
+/// The congestion header of tag `tag` (each protocol's decoding,
+/// `fctlab_core::protocol::header_from_wire`); the fourth word is reserved and must be zero.
 fn get_cc(tag: u8, b: &[u8]) -> Result<CongestionHeader, WireError> {
-    let w = [get_u32(b, 76), get_u32(b, 80), get_u32(b, 84)];
-    let unused_zero = |from: usize| {
-        if w[from..].iter().all(|&x| x == 0) && get_u32(b, 88) == 0 {
-            Ok(())
-        } else {
-            Err(WireError::Field("cc"))
-        }
-    };
-    let cc = match tag {
-        0 => {
-            unused_zero(0)?;
-            CongestionHeader::None
-        }
-        1 => {
-            unused_zero(3)?;
-            CongestionHeader::Rcp { rate_kbps: w[0], rtt_us: w[1], age_kib: w[2] }
-        }
-        2 => {
-            unused_zero(1)?;
-            CongestionHeader::RcpFeedback { rate_kbps: w[0] }
-        }
-        3 => {
-            unused_zero(3)?;
-            CongestionHeader::Xcp { cwnd: float(w[0], "cc.cwnd")?, rtt_us: w[1], feedback: float(w[2], "cc.feedback")? }
-        }
-        4 => {
-            unused_zero(1)?;
-            CongestionHeader::XcpFeedback { feedback: float(w[0], "cc.feedback")? }
-        }
-        5 => {
-            unused_zero(3)?;
-            CongestionHeader::JetMax {
-                rt: (w[0] >> 16) as u16,
-                rs: w[0] as u16,
-                rate: float(w[1], "cc.rate")?,
-                ipi: float(w[2], "cc.ipi")?,
-            }
-        }
-        6 => {
-            unused_zero(2)?;
-            if w[0] & 0xFFFF != 0 {
-                return Err(WireError::Field("cc"));
-            }
-            CongestionHeader::JetMaxFeedback { rs: (w[0] >> 16) as u16, rate: float(w[1], "cc.rate")? }
-        }
-        7 | 8 => {
-            unused_zero(3)?;
-            let (rate, interval, id) = (float(w[0], "cc.rate")?, w[1], w[2]);
-            if tag == 7 {
-                CongestionHeader::Piqi { rate, interval, id }
-            } else {
-                CongestionHeader::PiqiFeedback { rate, interval, id }
-            }
-        }
-        _ => return Err(WireError::Field("cc_tag")),
-    };
-    Ok(cc)
+    if get_u32(b, 88) != 0 {
+        return Err(WireError::Field("cc"));
+    }
+    header_from_wire(tag, [get_u32(b, 76), get_u32(b, 80), get_u32(b, 84)]).map_err(WireError::Field)
 }
 
 /// Appends `pkt` as a datagram to `buf` (cleared first): header, then `len` zero bytes.

@@ -349,6 +349,24 @@ fn router_cost(py: Python<'_>, law: &str, packets: u64) -> PyResult<f64> {
     })
 }
 
+/// The protocol registry (`fctlab_core::protocol::PROTOCOLS`), one dict per protocol.
+fn protocols(py: Python<'_>) -> PyResult<Vec<Bound<'_, pyo3::types::PyDict>>> {
+    fctlab_core::protocol::PROTOCOLS
+        .iter()
+        .map(|p| {
+            let d = pyo3::types::PyDict::new(py);
+            d.set_item("name", p.name)?;
+            d.set_item("title", p.title)?;
+            d.set_item("host_key", p.host_key)?;
+            d.set_item("queue", p.queue)?;
+            d.set_item("header_bytes", p.header_bytes)?;
+            d.set_item("metrics", p.metrics.to_vec())?;
+            d.set_item("folder", p.folder)?;
+            Ok(d)
+        })
+        .collect()
+}
+
 /// The compiled core of fctlab.
 #[pymodule]
 fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
@@ -357,6 +375,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(ps_fct, m)?)?;
     m.add_function(wrap_pyfunction!(router_cost, m)?)?;
     m.add("ROUTER_LAWS", fctlab_core::qdisc::cost::LAWS.to_vec())?;
+    m.add("PROTOCOLS", protocols(m.py())?)?;
     m.add("ScenarioError", m.py().get_type::<ScenarioError>())?;
     m.add("COLUMNS", columns(m.py())?)?;
     Ok(())

@@ -38,6 +38,18 @@ JETMAX_GAMMA = 0.98
 #: PIQI-RCP's virtual capacity gamma (seed 003 sec. IV).
 PIQI_GAMMA = 0.95
 
+#: TCP/IP's header bytes, under each protocol's congestion header.
+TCP_IP_HEADER = 40
+
+
+def _header(protocol: str) -> int:
+    """Header bytes on the wire of `protocol`'s packets: TCP/IP's and its congestion header (the
+    protocol registry's size, seed 003 sec. III-D/E)."""
+    from fctlab._core import PROTOCOLS as REGISTRY
+
+    return TCP_IP_HEADER + next(p["header_bytes"] for p in REGISTRY if p["name"] == protocol)
+
+
 #: Protocol name -> how to run it: `transport` keys (protocol, header bytes on the wire),
 #: `queue` keys of the router port on each bottleneck (kind and the law's parameters), and
 #: optionally `utilization`, the fraction of capacity its router aims at (a virtual capacity,
@@ -46,25 +58,26 @@ PROTOCOLS: dict[str, dict[str, Any]] = {
     # alpha = 0.4, beta = 0.226; control interval = the mean RTT; 20-byte header (sec. III-D);
     # shuffling gamma = 0.1 (Katabi et al.'s; seed 003 gives none).
     "xcp": {
-        "transport": {"protocol": "xcp", "header": 60},
+        "transport": {"protocol": "xcp", "header": _header("xcp")},
         "queue": {"kind": "xcp", "alpha": 0.4, "beta": 0.226, "gamma": 0.1},
     },
-    # alpha = 0.1, beta = 1; 16-byte header; seed 003's router (`variant = "seed003"`: a fixed
+    # alpha = 0.1, beta = 1; seed 003's 16-byte header (the thesis's, in the registry, has 12);
+    # seed 003's router (`variant = "seed003"`: a fixed
     # 10 ms interval, d a moving average of the RTT fields, the same way up and down).
     "rcp": {
-        "transport": {"protocol": "rcp", "header": 56},
+        "transport": {"protocol": "rcp", "header": TCP_IP_HEADER + 16},
         "queue": {"kind": "rcp", "alpha": 0.1, "beta": 1.0, "interval": "10ms", "variant": "seed003"},
     },
     # tau = 0.6 (the host's default), interval 100 ms, 32-byte header.
     "jetmax": {
-        "transport": {"protocol": "jetmax", "header": 72},
+        "transport": {"protocol": "jetmax", "header": _header("jetmax")},
         "queue": {"kind": "jetmax", "gamma": JETMAX_GAMMA, "interval": "100ms"},
         "utilization": JETMAX_GAMMA,
     },
     # tau1 = 0.01, tau2 = 0.1 (the host's defaults), gamma = 0.95, T = 10 ms, 24-byte header; eq. 6's
     # gains are fctlab's reading of alpha = 0.5 (docs/scenario.md, PIQI-RCP).
     "piqi": {
-        "transport": {"protocol": "piqi", "header": 64},
+        "transport": {"protocol": "piqi", "header": _header("piqi")},
         "queue": {"kind": "piqi", "gamma": PIQI_GAMMA, "interval": "10ms"},
         "utilization": PIQI_GAMMA,
     },

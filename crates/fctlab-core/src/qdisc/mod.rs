@@ -12,12 +12,12 @@
 //! every departure (where the law stamps the header), a periodic control tick, and each series
 //! sample (the law's extra rows, e.g. RCP's R and d, JetMax's g and N). A law is only the
 //! protocol's arithmetic and state; it sees the port through a [`PortCtx`] (router, link,
-//! capacity). To add one: write `qdisc/law/<name>.rs` with a struct implementing
-//! [`law::RouterLaw`], declare it and add a variant to [`Law`] and its arm in `law/mod.rs`, and
-//! build it in `scenario/queues.rs` (`QueueSpec::build`, a new `kind`). Nothing in the link, the
+//! capacity). A law lives in its protocol's folder
+//! (`protocol/<name>/router.rs`, a struct implementing [`law::RouterLaw`]), is listed in the
+//! registry's [`Law`] (`protocol/mod.rs`), and is built in `scenario/queues.rs`
+//! (`QueueSpec::build`, a new `kind`). Nothing in the link, the
 //! world or the metrics changes.
 
-pub mod coexist;
 pub mod cost;
 pub mod droptail;
 pub mod drr;
@@ -26,8 +26,8 @@ pub mod prio;
 pub mod zombie;
 
 use crate::net::packet::Packet;
+pub use crate::protocol::rcp::{CoexistMode, RcpTcpParams, RcpTcpQueue, TcRule};
 use crate::units::{Rate, Time};
-pub use coexist::{CoexistMode, RcpTcpParams, RcpTcpQueue, TcRule};
 pub use droptail::DropTail;
 pub use drr::{Classify, Drr};
 pub use law::*;

@@ -6,13 +6,14 @@ use super::stack::{kernel_stack, KernelStack, Stack};
 use super::{Nodes, ScenarioSpec};
 use crate::error::{SpecError, SpecResult};
 use crate::limits::{MAX_HEADER, MAX_MSS};
+use crate::protocol::rc3::{Rc3Config, Rc3Window};
+use crate::protocol::{JETMAX_HEADER, PIQI_HEADER, RCP_HEADER, XCP_HEADER};
 use crate::quantity::{BytesQ, RateQ, TimeQ};
 use crate::rng::Rng;
 use crate::topology::{NodeKind, Topology};
 use crate::transport::cc::{CcConfig, CcKind, HyStartMode, RtcpConfig};
 use crate::transport::paced::law::RateConfig;
 use crate::transport::paced::PacedConfig;
-use crate::transport::rc3::{Rc3Config, Rc3Window};
 use crate::transport::tcp::TcpConfig;
 use crate::units::{Rate, Time};
 use crate::world::{AppTemplate, Profile};
@@ -166,17 +167,6 @@ const MAX_ABC: u32 = 64;
 
 /// The rate of a rate-based sender on a path where no router gives one.
 const UNLIMITED: Rate = Rate::from_gbps(10);
-
-/// Bytes of the RCP header (rate, reverse rate, RTT, protocol; thesis Fig. 6.2) on top of
-/// the TCP/IP headers, for RCP and R-TCP.
-const RCP_HEADER: u32 = 12;
-/// Bytes of the XCP header (cwnd, RTT, feedback; seed 003) on top of the TCP/IP headers.
-const XCP_HEADER: u32 = 20;
-/// JetMax's congestion header (seed 003 sec. III-D: 32 bytes, the fields of both directions).
-const JETMAX_HEADER: u32 = 32;
-/// PIQI-RCP's congestion header (seed 003 sec. III-E: 24 bytes, RCP's fields plus Interval
-/// Number, Reverse Interval Number and ID).
-const PIQI_HEADER: u32 = 24;
 
 impl TransportSpec {
     /// `self` with every unset field taken from `base` (RC3's buckets only if the result is RC3,

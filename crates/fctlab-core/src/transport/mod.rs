@@ -6,7 +6,6 @@ pub mod app;
 pub mod cc;
 pub mod endpoint;
 pub mod paced;
-pub mod rc3;
 pub mod tcp;
 
 use crate::net::packet::{CongestionHeader, FlowId, Packet, PacketKind, SackBlocks};

@@ -15,22 +15,16 @@
 //!
 //! A law sees the port through a [`PortCtx`] (owning router, link id, capacity) and never
 //! touches the buffer, so it cannot get admission or accounting wrong. [`Law`] lists the laws
-//! fctlab has and dispatches them statically (a `match`, no virtual call).
+//! fctlab has (from the registry) and dispatches them statically (a `match`, no virtual call).
 //!
-//! Adding a protocol's router: write `qdisc/law/<name>.rs` with a struct implementing
-//! [`RouterLaw`]; here, declare the module, re-export its types and add one variant to [`Law`]
-//! (and one arm to `each_law!`); then build an
-//! `ExplicitQueue::new(ctx, limit, Law::<Name>(..))` in `scenario/queues.rs`'s `QueueSpec::build`.
+//! The laws live with their protocols (`protocol/<name>/router.rs`); [`Law`], their closed
+//! list, is the registry's (`crate::protocol`).
 
-pub mod jetmax;
-pub mod piqi;
-pub mod rcp;
-pub mod xcp;
-
-pub use jetmax::{JetMaxLaw, JetMaxParams};
-pub use piqi::{PiqiLaw, PiqiParams};
-pub use rcp::{RcpLaw, RcpParams, RcpVariant};
-pub use xcp::{XcpLaw, XcpParams};
+pub use crate::protocol::jetmax::{JetMaxLaw, JetMaxParams};
+pub use crate::protocol::piqi::{PiqiLaw, PiqiParams};
+pub use crate::protocol::rcp::{RcpLaw, RcpParams, RcpVariant};
+pub use crate::protocol::xcp::{XcpLaw, XcpParams};
+pub use crate::protocol::Law;
 
 use super::{DropTail, Limit, QueueDiscipline};
 use crate::metrics::series::Metric;
@@ -73,53 +67,6 @@ pub trait RouterLaw {
     /// Emits the law's state on the port `ctx` as series rows, `metric_count()` calls of `out`,
     /// in a fixed order.
     fn metrics(&self, _ctx: &PortCtx, _out: &mut impl FnMut(Metric, f64)) {}
-}
-
-/// The router laws fctlab has, dispatched statically.
-#[derive(Debug)]
-pub enum Law {
-    /// RCP: one fair rate per interval, stamped into forward packets.
-    Rcp(RcpLaw),
-    /// XCP: per-packet window feedback from efficiency and fairness controllers.
-    Xcp(XcpLaw),
-    /// JetMax: eq. 4's fair rate for the flows bottlenecked here, bottleneck selection.
-    JetMax(JetMaxLaw),
-    /// PIQI-RCP: eq. 6's PI rate on the virtual capacity, with interval numbers.
-    Piqi(PiqiLaw),
-}
-
-macro_rules! each_law {
-    ($self:ident, $l:ident => $body:expr) => {
-        match $self {
-            Law::Rcp($l) => $body,
-            Law::Xcp($l) => $body,
-            Law::JetMax($l) => $body,
-            Law::Piqi($l) => $body,
-        }
-    };
-}
-
-impl RouterLaw for Law {
-    #[inline]
-    fn on_arrival(&mut self, ctx: &PortCtx, now: Time, pkt: &Packet, queued_bytes_before: u64) {
-        each_law!(self, l => l.on_arrival(ctx, now, pkt, queued_bytes_before))
-    }
-    #[inline]
-    fn on_departure(&mut self, ctx: &PortCtx, now: Time, pkt: &mut Packet, queued_bytes_after: u64) {
-        each_law!(self, l => l.on_departure(ctx, now, pkt, queued_bytes_after))
-    }
-    fn first_tick(&self) -> Option<Time> {
-        each_law!(self, l => l.first_tick())
-    }
-    fn tick(&mut self, ctx: &PortCtx, now: Time, queued_bytes: u64) -> Option<Time> {
-        each_law!(self, l => l.tick(ctx, now, queued_bytes))
-    }
-    fn metric_count(&self) -> usize {
-        each_law!(self, l => l.metric_count())
-    }
-    fn metrics(&self, ctx: &PortCtx, out: &mut impl FnMut(Metric, f64)) {
-        each_law!(self, l => l.metrics(ctx, out))
-    }
 }
 
 /// The queue of an explicit-feedback port: a drop-tail FIFO that calls a law (one of [`Law`]

@@ -1,9 +1,10 @@
-//! Congestion controllers: the algorithm, kept apart from the connection state.
+//! The window host law's interface: a congestion controller, kept apart from the connection
+//! state.
 //!
 //! A controller reads and writes only [`CcState`] (cwnd and ssthresh in bytes); the TCP
 //! sender owns the sequence space, the scoreboard, the RTT estimator and the recovery state,
 //! and calls the hooks below at the moments RFC 5681 / RFC 6675 name. Dispatch is static
-//! through [`Controller`].
+//! through [`Controller`], the registry's list (`crate::protocol`).
 //!
 //! Window-based explicit-feedback protocols are controllers too (the shape of ns-3's
 //! `CongControl` and smoltcp's `pacing_rate`): besides the loss hooks a controller may stamp a
@@ -11,27 +12,17 @@
 //! receiver echoes ([`CongestionControl::on_feedback`]), give a pacing rate, and declare that
 //! losses do not move its window ([`CongestionControl::reacts_to_loss`]).
 //!
-//! | file | controller |
-//! |---|---|
-//! | `newreno.rs` | NewReno window growth (RFC 5681, RFC 6582) |
-//! | `cubic.rs` | CUBIC (RFC 9438) |
-//! | `hystart.rs` | leaving slow start early: Linux's HyStart, HyStart++ (RFC 9406) |
-//! | `xcp.rs` | XCP: the window moved by the routers' feedback (seed 003 eq. 2) |
-//! | `rtcp.rs` | R-TCP: the window is RCP's rate x RTT, packets paced at the rate (RCP thesis sec. 6.1.1) |
-
-pub mod cubic;
-pub mod hystart;
-pub mod newreno;
-pub mod rtcp;
-pub mod xcp;
+//! The controllers live with their protocols: `protocol/newreno/`, `protocol/cubic/` (and
+//! HyStart, `protocol/cubic/hystart.rs`), `protocol/xcp/host.rs`, `protocol/rtcp/`.
 
 use crate::net::packet::{CongestionHeader, PacketKind};
+pub use crate::protocol::cubic::hystart::{HyStart, HyStartMode, RttSample};
+pub use crate::protocol::cubic::Cubic;
+pub use crate::protocol::newreno::NewReno;
+pub use crate::protocol::rtcp::{Rtcp, RtcpConfig};
+pub use crate::protocol::xcp::Xcp;
+pub use crate::protocol::{CcConfig, CcKind, Controller, LossBased};
 use crate::units::{Rate, Time};
-pub use cubic::Cubic;
-pub use hystart::{HyStart, HyStartMode, RttSample};
-pub use newreno::NewReno;
-pub use rtcp::{Rtcp, RtcpConfig};
-pub use xcp::Xcp;
 
 /// The window state a controller may change.
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
@@ -105,159 +96,5 @@ pub trait CongestionControl {
     /// recovery, no collapse on a timeout, no hook called for either.
     fn reacts_to_loss(&self) -> bool {
         true
-    }
-}
-
-/// Which controller a flow uses.
-#[derive(Copy, Clone, Debug, PartialEq, Eq, serde::Deserialize)]
-#[serde(rename_all = "lowercase")]
-pub enum CcKind {
-    /// NewReno (RFC 6582) window growth; loss recovery is SACK-based (RFC 6675).
-    NewReno,
-    /// CUBIC (RFC 9438).
-    Cubic,
-}
-
-/// How a connection's window moves: the controller it builds (config, not state).
-#[derive(Copy, Clone, Debug, PartialEq)]
-pub enum CcConfig {
-    /// A loss-based controller (NewReno, CUBIC).
-    Loss(CcKind),
-    /// XCP's feedback-driven window over a loss-based reaction, asking for `desired_bps`.
-    Xcp {
-        /// The reaction to loss.
-        loss: CcKind,
-        /// The rate the sender asks the routers for, bit/s.
-        desired_bps: f64,
-    },
-    /// R-TCP: RCP's rate x RTT as the window, paced at the rate.
-    Rtcp(RtcpConfig),
-}
-
-impl CcConfig {
-    /// The loss-based controller underneath, if any (for labels).
-    pub fn loss_kind(&self) -> Option<CcKind> {
-        match *self {
-            CcConfig::Loss(k) | CcConfig::Xcp { loss: k, .. } => Some(k),
-            CcConfig::Rtcp(_) => None,
-        }
-    }
-}
-
-/// A loss-based controller, statically dispatched (what XCP falls back on for losses).
-#[derive(Clone, Debug)]
-pub enum LossBased {
-    /// NewReno.
-    NewReno(NewReno),
-    /// CUBIC.
-    Cubic(Cubic),
-}
-
-impl LossBased {
-    /// A fresh controller of the given kind, leaving slow start as `hystart` says.
-    pub fn new(kind: CcKind, hystart: HyStartMode) -> LossBased {
-        match kind {
-            CcKind::NewReno => LossBased::NewReno(NewReno::new(hystart)),
-            CcKind::Cubic => LossBased::Cubic(Cubic::new(hystart)),
-        }
-    }
-}
-
-macro_rules! each_loss {
-    ($self:ident, $c:ident => $body:expr) => {
-        match $self {
-            LossBased::NewReno($c) => $body,
-            LossBased::Cubic($c) => $body,
-        }
-    };
-}
-
-impl CongestionControl for LossBased {
-    fn on_rtt_sample(&mut self, st: &mut CcState, s: &RttSample) {
-        each_loss!(self, c => c.on_rtt_sample(st, s))
-    }
-    fn on_ack(&mut self, st: &mut CcState, now: Time, acked: u64, srtt: Option<Time>) {
-        each_loss!(self, c => c.on_ack(st, now, acked, srtt))
-    }
-    fn on_congestion(&mut self, st: &mut CcState, now: Time, flight: u64) {
-        each_loss!(self, c => c.on_congestion(st, now, flight))
-    }
-    fn on_timeout(&mut self, st: &mut CcState, now: Time, flight: u64) {
-        each_loss!(self, c => c.on_timeout(st, now, flight))
-    }
-    fn on_recovery_end(&mut self, st: &mut CcState, now: Time) {
-        each_loss!(self, c => c.on_recovery_end(st, now))
-    }
-}
-
-/// A connection's controller, statically dispatched.
-#[derive(Clone, Debug)]
-pub enum Controller {
-    /// NewReno or CUBIC.
-    Loss(LossBased),
-    /// XCP.
-    Xcp(Xcp),
-    /// R-TCP.
-    Rtcp(Rtcp),
-}
-
-impl Controller {
-    /// A fresh controller for a connection of `mss`-byte segments under `header` bytes of
-    /// headers and a receive window of `rwnd` bytes; a loss-based one leaves slow start as
-    /// `hystart` says.
-    pub fn new(cfg: CcConfig, hystart: HyStartMode, mss: u32, header: u32, rwnd: u64) -> Controller {
-        match cfg {
-            CcConfig::Loss(kind) => Controller::Loss(LossBased::new(kind, hystart)),
-            CcConfig::Xcp { loss, desired_bps } => Controller::Xcp(Xcp::new(loss, desired_bps)),
-            CcConfig::Rtcp(r) => Controller::Rtcp(Rtcp::new(r, mss, header, rwnd)),
-        }
-    }
-}
-
-macro_rules! each_cc {
-    ($self:ident, $c:ident => $body:expr) => {
-        match $self {
-            Controller::Loss($c) => $body,
-            Controller::Xcp($c) => $body,
-            Controller::Rtcp($c) => $body,
-        }
-    };
-}
-
-impl CongestionControl for Controller {
-    #[inline]
-    fn on_rtt_sample(&mut self, st: &mut CcState, s: &RttSample) {
-        each_cc!(self, c => c.on_rtt_sample(st, s))
-    }
-    #[inline]
-    fn on_ack(&mut self, st: &mut CcState, now: Time, acked: u64, srtt: Option<Time>) {
-        each_cc!(self, c => c.on_ack(st, now, acked, srtt))
-    }
-    fn on_loss_signal(&mut self, st: &mut CcState, now: Time) {
-        each_cc!(self, c => c.on_loss_signal(st, now))
-    }
-    fn on_congestion(&mut self, st: &mut CcState, now: Time, flight: u64) {
-        each_cc!(self, c => c.on_congestion(st, now, flight))
-    }
-    fn on_timeout(&mut self, st: &mut CcState, now: Time, flight: u64) {
-        each_cc!(self, c => c.on_timeout(st, now, flight))
-    }
-    fn on_recovery_end(&mut self, st: &mut CcState, now: Time) {
-        each_cc!(self, c => c.on_recovery_end(st, now))
-    }
-    #[inline]
-    fn header(&self, st: &CcState, ctx: HeaderCtx) -> CongestionHeader {
-        each_cc!(self, c => c.header(st, ctx))
-    }
-    #[inline]
-    fn on_feedback(&mut self, st: &mut CcState, echo: CongestionHeader, srtt: Option<Time>) -> bool {
-        each_cc!(self, c => c.on_feedback(st, echo, srtt))
-    }
-    fn pacing_rate(&self) -> Option<Rate> {
-        each_cc!(self, c => c.pacing_rate())
-    }
-    #[inline]
-    fn reacts_to_loss(&self) -> bool {
-        each_cc!(self, c => c.reacts_to_loss())
     }
 }

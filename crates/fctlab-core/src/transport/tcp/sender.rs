@@ -11,9 +11,9 @@ use super::rtt::RttEstimator;
 use super::scoreboard::{Scoreboard, LP_SENT, SACKED, SENT};
 use super::segments::Segments;
 use crate::net::packet::{CongestionHeader, Packet, PacketKind, SackBlocks};
+use crate::protocol::rc3::{Rc3Window, RlpLoop};
 use crate::transport::app::{App, AppState};
 use crate::transport::cc::{CcState, CongestionControl, Controller, HeaderCtx, RttSample};
-use crate::transport::rc3::{Rc3Window, RlpLoop};
 use crate::transport::{Endpoint, FlowAddr};
 use crate::units::Time;
 
@@ -754,7 +754,7 @@ mod tests {
         let cfg = TcpConfig {
             mss: MSS as u32,
             iw: 4,
-            rc3: Some(crate::transport::rc3::Rc3Config::default()),
+            rc3: Some(crate::protocol::rc3::Rc3Config::default()),
             ..TcpConfig::default()
         };
         established(cfg, segments)
@@ -882,7 +882,7 @@ mod tests {
             mss: MSS as u32,
             iw: 8,
             rwnd: 8 * MSS,
-            rc3: Some(crate::transport::rc3::Rc3Config::default()),
+            rc3: Some(crate::protocol::rc3::Rc3Config::default()),
             ..TcpConfig::default()
         };
         let (mut s, out) = established(cfg, 100);
@@ -911,7 +911,7 @@ mod tests {
     /// priority-0 ACK that covers 20.
     #[test]
     fn span_window_repairs_far_apart_holes_one_per_priority0_ack() {
-        use crate::transport::rc3::{Rc3Config, Rc3Window};
+        use crate::protocol::rc3::{Rc3Config, Rc3Window};
         let holes = [(20, [(21, 50), (51, 100)])];
         let mut sent = Vec::new();
         for window in [Rc3Window::Pipe, Rc3Window::Span] {

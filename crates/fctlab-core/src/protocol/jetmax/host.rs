@@ -15,8 +15,8 @@
 //! used to follow RS); a path without a JetMax router echoes no rate and the flow sends at
 //! `unlimited`.
 
-use super::{LawCtx, RateControl};
 use crate::net::packet::{CongestionHeader, JETMAX_NO_ROUTER};
+use crate::transport::paced::law::{LawCtx, RateControl};
 use crate::units::{Rate, Time};
 
 /// The JetMax end host.

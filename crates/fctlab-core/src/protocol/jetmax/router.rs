@@ -49,10 +49,10 @@
 //! - Router ids travel in 16 bits (the packet stays within two cache lines): JetMax queues need
 //!   routers with node ids below 65535.
 
-use super::{PortCtx, RouterLaw};
 use crate::error::{SpecError, SpecResult};
 use crate::metrics::series::Metric;
 use crate::net::packet::{CongestionHeader, Packet, PacketKind, JETMAX_NO_ROUTER};
+use crate::qdisc::law::{PortCtx, RouterLaw};
 use crate::units::{Rate, Time};
 
 /// The port's router id as JetMax's 16-bit RT/RS fields carry it (the scenario build refuses

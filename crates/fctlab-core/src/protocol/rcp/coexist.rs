@@ -62,12 +62,13 @@
 //! packets for seconds, most TCP flows fell into repeated timeouts, and the zombie list then
 //! counted only the few still sending, which kept w_R high.
 
-use super::law::{PortCtx, RcpLaw, RcpParams, RouterLaw};
-use super::zombie::ZombieList;
-use super::{Classify, DropTail, Drr, Limit, QueueDiscipline};
+use super::router::{RcpLaw, RcpParams};
 use crate::error::{SpecError, SpecResult};
 use crate::metrics::series::Metric;
 use crate::net::packet::{CongestionHeader, Packet};
+use crate::qdisc::law::{PortCtx, RouterLaw};
+use crate::qdisc::zombie::ZombieList;
+use crate::qdisc::{Classify, DropTail, Drr, Limit, QueueDiscipline};
 use crate::rng::Rng;
 use crate::units::{Rate, Time};
 

@@ -42,9 +42,10 @@
 //! [`Rtcp`] is this law as a congestion controller: it stamps the header, takes the echoed
 //! rate as feedback, gives the pacing rate, and does not react to loss until it falls back.
 
-use super::{CcKind, CcState, CongestionControl, HeaderCtx, HyStartMode, LossBased};
 use crate::net::packet::CongestionHeader;
-use crate::transport::paced::law::rcp::{echoed_rate, forward_header};
+use crate::protocol::cubic::hystart::HyStartMode;
+use crate::protocol::rcp::host::{echoed_rate, forward_header};
+use crate::transport::cc::{CcKind, CcState, CongestionControl, HeaderCtx, LossBased};
 use crate::units::{Rate, Time};
 
 /// R-TCP settings beyond TCP's.

@@ -10,8 +10,8 @@
 //! RC3 (low-priority ACKs update only the scoreboard, the ACK bump, loss detection from
 //! priority-0 evidence only) lives in `tcp::sender`.
 
-use super::tcp::TcpSender;
 use crate::net::packet::Packet;
+use crate::transport::tcp::TcpSender;
 use crate::units::Time;
 use std::collections::BTreeSet;
 

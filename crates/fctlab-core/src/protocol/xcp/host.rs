@@ -10,8 +10,9 @@
 //!   (NewReno by default) does: halved on fast recovery, one segment on a timeout, and grown
 //!   by that controller's ACK rule until the timeout's recovery ends.
 
-use super::{CcKind, CcState, CongestionControl, HeaderCtx, HyStartMode, LossBased};
 use crate::net::packet::{CongestionHeader, PacketKind};
+use crate::protocol::cubic::hystart::HyStartMode;
+use crate::transport::cc::{CcKind, CcState, CongestionControl, HeaderCtx, LossBased};
 use crate::units::Time;
 
 /// XCP's window law over a loss-based controller.

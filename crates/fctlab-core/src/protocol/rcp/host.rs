@@ -6,13 +6,13 @@
 //!   bandwidth sharing); routers lower the rate to their fair rate; the receiver echoes the
 //!   path's smallest rate, which becomes the sending rate. "Unlimited" echoed back in the
 //!   SYN-ACK means no RCP router is on the path: the sender falls back to TCP (thesis sec.
-//!   6.2.2, [`super::super::PacedConfig::fallback`]), or without the fallback uses `unlimited`
+//!   6.2.2, [`crate::transport::paced::PacedConfig::fallback`]), or without the fallback uses `unlimited`
 //!   (10 Gb/s by default).
 //! - Fixed: every flow sends at one rate and ignores feedback. Its packets still carry RCP's
 //!   header, so RCP routers on the path measure them as they measure RCP flows.
 
-use super::{LawCtx, RateControl};
 use crate::net::packet::CongestionHeader;
+use crate::transport::paced::law::{LawCtx, RateControl};
 use crate::units::{Rate, Time};
 
 /// RCP's forward header: no rate limit yet, the RTT in microseconds, the KiB sent so far.

@@ -1,5 +1,5 @@
 //! The XCP router law (Katabi et al. 2002; seed 003 eq. 1-2), run on the port's FIFO
-//! ([`super::ExplicitQueue`]): the efficiency controller sizes the aggregate window change of
+//! ([`crate::qdisc::ExplicitQueue`]): the efficiency controller sizes the aggregate window change of
 //! the next control interval and the fairness controller spreads it over packets, writing each
 //! packet's share into its feedback field (only ever lowering it).
 //!
@@ -15,9 +15,9 @@
 //! and each packet i of the next interval gets `p_i - n_i` with `p_i = xi_p rtt_i^2 s_i / cwnd_i`,
 //! `n_i = xi_n rtt_i s_i` (eq. 2), sizes in bytes, rates in bytes/s.
 
-use super::{PortCtx, RouterLaw};
 use crate::error::{SpecError, SpecResult};
 use crate::net::packet::{CongestionHeader, Packet};
+use crate::qdisc::law::{PortCtx, RouterLaw};
 use crate::units::Time;
 
 /// XCP router gains.

@@ -1,5 +1,5 @@
 //! The RCP router law (Dukkipati's thesis, ch. 3 and 6): one fair rate R per control interval,
-//! stamped into forward packets on their way out of the port's FIFO ([`super::ExplicitQueue`]).
+//! stamped into forward packets on their way out of the port's FIFO ([`crate::qdisc::ExplicitQueue`]).
 //!
 //! Once per interval T = min(T_max, d) (eq. 3.3):
 //!
@@ -44,10 +44,10 @@
 //! On departure, a forward RCP packet whose rate field is above R gets R (theta R for flows
 //! older than the threshold), so the receiver sees the path's smallest rate.
 
-use super::{PortCtx, RouterLaw};
 use crate::error::{SpecError, SpecResult};
 use crate::metrics::series::Metric;
 use crate::net::packet::{CongestionHeader, Packet};
+use crate::qdisc::law::{PortCtx, RouterLaw};
 use crate::units::{Rate, Time};
 
 /// RCP router parameters (thesis values as defaults).

@@ -29,10 +29,10 @@
 //!   on a port that is nobody's bottleneck e stays positive and R would grow without bound.
 //! - The interval number wraps at 2^32 (4.3e7 s of 10 ms intervals).
 
-use super::{PortCtx, RouterLaw};
 use crate::error::{SpecError, SpecResult};
 use crate::metrics::series::Metric;
 use crate::net::packet::{CongestionHeader, Packet};
+use crate::qdisc::law::{PortCtx, RouterLaw};
 use crate::units::{Rate, Time};
 
 /// PIQI-RCP router parameters (seed 003's values as defaults where it gives them).

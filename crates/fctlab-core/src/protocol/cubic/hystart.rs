@@ -30,7 +30,7 @@
 //! 4.3): after a loss or a timeout the connection uses standard slow start. The per-ACK limit L
 //! is the sender's appropriate-byte-counting limit ([`CcState::abc`]).
 
-use super::CcState;
+use crate::transport::cc::CcState;
 use crate::units::Time;
 
 /// Linux's `hystart_low_window`: the detectors run from this window (segments) on.

@@ -21,8 +21,8 @@
 //!   change of one.
 //! - A path without a PIQI-RCP router echoes no rate, and the flow sends at `unlimited`.
 
-use super::{LawCtx, RateControl};
 use crate::net::packet::CongestionHeader;
+use crate::transport::paced::law::{LawCtx, RateControl};
 use crate::units::{Rate, Time};
 
 /// Longest gap, in intervals, one echo may apply (the host's state is settled long before).

@@ -31,8 +31,8 @@
 //! periods from t (sec. 4.2; harmless while every flow is a bulk transfer) and undoing
 //! spurious congestion events (sec. 4.9, a MAY).
 
-use super::hystart::EPOCH_QUIET;
-use super::{CcState, CongestionControl, HyStart, HyStartMode, RttSample};
+use super::hystart::{HyStart, HyStartMode, RttSample, EPOCH_QUIET};
+use crate::transport::cc::{CcState, CongestionControl};
 use crate::units::Time;
 
 /// C, the aggressiveness of the cubic function, in segments per second cubed (sec. 5).
@@ -213,8 +213,8 @@ fn cube_root(x: f64) -> f64 {
 
 #[cfg(test)]
 mod tests {
-    use super::super::NewReno;
     use super::*;
+    use crate::protocol::newreno::NewReno;
 
     const MSS: u64 = 1000;
 

@@ -1,0 +1,17 @@
+//! JetMax (Zhang, Leonard, Loguinov; seed 003): routers offer the fair rate of the flows
+//! bottlenecked at them; hosts close 60% of the gap to the smallest offer every RTT.
+//!
+//! | part | file |
+//! |---|---|
+//! | header | `header.rs`: RT, RS, rate, IPI forward; RS and the rate echoed back; wire encoding |
+//! | router law | `router.rs`: [`JetMaxLaw`] (seed 003 eq. 4) |
+//! | host law (rate) | `host.rs`: [`JetMaxHost`] (seed 003 eq. 3) |
+//! | scenario keys | `queues.*.kind = "jetmax"` (`scenario/queues.rs`), `transport.protocol = "jetmax"` (`scenario/transports.rs`) |
+//! | metrics | `jetmax_rate_bps`, `jetmax_flows` |
+
+pub mod header;
+pub mod host;
+pub mod router;
+
+pub use host::JetMaxHost;
+pub use router::{JetMaxLaw, JetMaxParams};

@@ -1,0 +1,591 @@
+//! The protocol registry: every protocol fctlab has, one folder each, joined to the rest here.
+//!
+//! A protocol is at most three parts behind the project's interfaces, plus its scenario keys
+//! and metric names:
+//!
+//! | part | interface | what it decides |
+//! |---|---|---|
+//! | host law, window | [`crate::transport::cc::CongestionControl`] | cwnd (and a pacing rate) from ACKs, RTT samples, losses, timeouts and the echoed header |
+//! | host law, rate | [`crate::transport::paced::law::RateControl`] | the pacing rate from the echoed header |
+//! | router law | [`crate::qdisc::law::RouterLaw`] | per packet at arrival and departure, per control interval: reads and stamps its header, sees its port's rate and queue, emits its metrics |
+//! | header | the [`CongestionHeader`] variants, wire encoding in `<name>/header.rs` | what routers and hosts tell each other |
+//!
+//! The connection around a host law (handshake, segments, SACK scoreboard, RTO, what to
+//! retransmit, the pacing clock) is the transport's (`transport/tcp/`, `transport/paced/`),
+//! and the FIFO around a router law is [`crate::qdisc::ExplicitQueue`]'s: a protocol never
+//! repeats them.
+//!
+//! | folder | protocol | parts |
+//! |---|---|---|
+//! | `newreno/` | NewReno (RFC 5681, RFC 6582) | window host law |
+//! | `cubic/` | CUBIC (RFC 9438), HyStart and HyStart++ (RFC 9406) | window host law, slow-start exit |
+//! | `rc3/` | RC3 (the RC3 paper) | the low-priority loop beside TCP's window; priority queues |
+//! | `rcp/` | RCP (Dukkipati's thesis) | header, router law (and RCP beside TCP), rate host law (and the fixed rate) |
+//! | `rtcp/` | R-TCP (thesis sec. 6.1.1) | window host law over RCP's header and router |
+//! | `xcp/` | XCP (Katabi et al.; seed 003) | header, router law, window host law |
+//! | `jetmax/` | JetMax (seed 003) | header, router law, rate host law |
+//! | `piqi/` | PIQI-RCP (seed 003) | header, router law, rate host law |
+//!
+//! This file is the registry: [`PROTOCOLS`] describes each protocol (its scenario names,
+//! header bytes, metrics and folder), and the closed lists below dispatch to each part
+//! statically (a `match`, no virtual call on the hot path): [`Controller`] the window host
+//! laws, [`RateLaw`] the rate host laws, [`Law`] the router laws, and
+//! [`header_to_wire`] / [`header_from_wire`] the headers' wire encodings. Adding a protocol is
+//! its folder, its arms here, and its scenario keys (`scenario/transports.rs`,
+//! `scenario/queues.rs`); `docs/extending.md` counts the files.
+
+pub mod cubic;
+pub mod jetmax;
+pub mod newreno;
+pub mod piqi;
+pub mod rc3;
+pub mod rcp;
+pub mod rtcp;
+pub mod xcp;
+
+use crate::metrics::series::Metric;
+use crate::net::packet::{CongestionHeader, Packet};
+use crate::qdisc::law::{PortCtx, RouterLaw};
+use crate::transport::cc::{CcState, CongestionControl, HeaderCtx};
+use crate::transport::paced::law::{LawCtx, RateControl};
+use crate::units::{Rate, Time};
+use cubic::{Cubic, HyStartMode, RttSample};
+use jetmax::{JetMaxHost, JetMaxLaw};
+use newreno::NewReno;
+use piqi::{PiqiHost, PiqiLaw};
+use rcp::{FixedRate, RcpHost, RcpLaw};
+use rtcp::{Rtcp, RtcpConfig};
+use xcp::{Xcp, XcpLaw};
+
+/// What the registry knows of a protocol.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub struct ProtocolInfo {
+    /// Its name, as `transport.protocol` or `transport.cc` spells it.
+    pub name: &'static str,
+    /// What it is, and where it comes from.
+    pub title: &'static str,
+    /// The scenario key that selects it on hosts (`transport.protocol = ...` or `transport.cc = ...`).
+    pub host_key: &'static str,
+    /// The queue kind of its router law (`queues.*.kind`), if it has one.
+    pub queue: Option<&'static str>,
+    /// Its congestion header's bytes on the wire, on top of TCP/IP's (0: none).
+    pub header_bytes: u32,
+    /// The series metrics its router law emits, in order.
+    pub metrics: &'static [&'static str],
+    /// Its folder under `crates/fctlab-core/src/protocol/`.
+    pub folder: &'static str,
+}
+
+/// Every protocol fctlab has.
+pub const PROTOCOLS: [ProtocolInfo; 8] = [
+    ProtocolInfo {
+        name: "newreno",
+        title: "TCP NewReno with SACK (RFC 5681, RFC 6582, RFC 6675)",
+        host_key: "transport.cc",
+        queue: None,
+        header_bytes: 0,
+        metrics: &[],
+        folder: "newreno",
+    },
+    ProtocolInfo {
+        name: "cubic",
+        title: "TCP CUBIC (RFC 9438) with HyStart (Linux) or HyStart++ (RFC 9406)",
+        host_key: "transport.cc",
+        queue: None,
+        header_bytes: 0,
+        metrics: &[],
+        folder: "cubic",
+    },
+    ProtocolInfo {
+        name: "rc3",
+        title: "RC3, recursively cautious congestion control (the RC3 paper)",
+        host_key: "transport.protocol",
+        queue: Some("prio"),
+        header_bytes: 0,
+        metrics: &[],
+        folder: "rc3",
+    },
+    ProtocolInfo {
+        name: "rcp",
+        title: "RCP, the rate control protocol (Dukkipati's thesis)",
+        host_key: "transport.protocol",
+        queue: Some("rcp"),
+        header_bytes: RCP_HEADER,
+        metrics: &["rcp_rate_bps", "rcp_avg_rtt_s", "rcp_interval_rtt_s"],
+        folder: "rcp",
+    },
+    ProtocolInfo {
+        name: "rtcp",
+        title: "R-TCP, TCP with RCP's rate as its window (RCP thesis sec. 6.1.1)",
+        host_key: "transport.protocol",
+        queue: Some("rcp"),
+        header_bytes: RCP_HEADER,
+        metrics: &[],
+        folder: "rtcp",
+    },
+    ProtocolInfo {
+        name: "xcp",
+        title: "XCP, the explicit control protocol (Katabi et al. 2002; seed 003)",
+        host_key: "transport.protocol",
+        queue: Some("xcp"),
+        header_bytes: XCP_HEADER,
+        metrics: &[],
+        folder: "xcp",
+    },
+    ProtocolInfo {
+        name: "jetmax",
+        title: "JetMax (Zhang, Leonard, Loguinov; seed 003)",
+        host_key: "transport.protocol",
+        queue: Some("jetmax"),
+        header_bytes: JETMAX_HEADER,
+        metrics: &["jetmax_rate_bps", "jetmax_flows"],
+        folder: "jetmax",
+    },
+    ProtocolInfo {
+        name: "piqi",
+        title: "PIQI-RCP (Jain and Loguinov, IWQoS 2007; seed 003)",
+        host_key: "transport.protocol",
+        queue: Some("piqi"),
+        header_bytes: PIQI_HEADER,
+        metrics: &["piqi_rate_bps"],
+        folder: "piqi",
+    },
+];
+
+/// The protocol named `name`, if fctlab has it.
+pub fn info(name: &str) -> Option<&'static ProtocolInfo> {
+    PROTOCOLS.iter().find(|p| p.name == name)
+}
+
+/// Bytes of the RCP header (rate, reverse rate, RTT, protocol; thesis Fig. 6.2) on top of the
+/// TCP/IP headers, for RCP and R-TCP.
+pub const RCP_HEADER: u32 = 12;
+/// Bytes of the XCP header (cwnd, RTT, feedback; seed 003) on top of the TCP/IP headers.
+pub const XCP_HEADER: u32 = 20;
+/// JetMax's congestion header (seed 003 sec. III-D: 32 bytes, the fields of both directions).
+pub const JETMAX_HEADER: u32 = 32;
+/// PIQI-RCP's congestion header (seed 003 sec. III-E: 24 bytes, RCP's fields plus Interval
+/// Number, Reverse Interval Number and ID).
+pub const PIQI_HEADER: u32 = 24;
+
+// ---------------------------------------------------------------------------------------------
+// Headers on the wire.
+
+/// A congestion header's fields on the wire: three 32-bit words after a one-byte tag.
+pub type Words = [u32; 3];
+
+/// Refuses words a header leaves unused unless they are zero (a garbage value is not ignored).
+pub(crate) fn unused_zero(w: &[u32]) -> Result<(), &'static str> {
+    if w.iter().all(|&x| x == 0) {
+        Ok(())
+    } else {
+        Err("cc")
+    }
+}
+
+/// A float field: any value but NaN (infinity means "no rate yet" in JetMax and PIQI-RCP).
+pub(crate) fn float(bits: u32, name: &'static str) -> Result<f32, &'static str> {
+    let x = f32::from_bits(bits);
+    if x.is_nan() {
+        Err(name)
+    } else {
+        Ok(x)
+    }
+}
+
+/// The wire tag and words of a congestion header (tag 0, zeros: none).
+pub fn header_to_wire(h: CongestionHeader) -> (u8, Words) {
+    if h == CongestionHeader::None {
+        return (0, [0; 3]);
+    }
+    rcp::header::to_wire(h)
+        .or_else(|| xcp::header::to_wire(h))
+        .or_else(|| jetmax::header::to_wire(h))
+        .or_else(|| piqi::header::to_wire(h))
+        .expect("every congestion header has a wire encoding")
+}
+
+/// The congestion header of wire tag `tag` and words `w`; Err names the field refused (an
+/// unknown tag, a NaN, a non-zero unused word).
+pub fn header_from_wire(tag: u8, w: Words) -> Result<CongestionHeader, &'static str> {
+    match tag {
+        0 => unused_zero(&w).map(|_| CongestionHeader::None),
+        rcp::header::TAG | rcp::header::TAG_ECHO => rcp::header::from_wire(tag, w),
+        xcp::header::TAG | xcp::header::TAG_ECHO => xcp::header::from_wire(tag, w),
+        jetmax::header::TAG | jetmax::header::TAG_ECHO => jetmax::header::from_wire(tag, w),
+        piqi::header::TAG | piqi::header::TAG_ECHO => piqi::header::from_wire(tag, w),
+        _ => Err("cc_tag"),
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Window host laws.
+
+/// Which controller a flow uses.
+#[derive(Copy, Clone, Debug, PartialEq, Eq, serde::Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum CcKind {
+    /// NewReno (RFC 6582) window growth; loss recovery is SACK-based (RFC 6675).
+    NewReno,
+    /// CUBIC (RFC 9438).
+    Cubic,
+}
+
+/// How a connection's window moves: the controller it builds (config, not state).
+#[derive(Copy, Clone, Debug, PartialEq)]
+pub enum CcConfig {
+    /// A loss-based controller (NewReno, CUBIC).
+    Loss(CcKind),
+    /// XCP's feedback-driven window over a loss-based reaction, asking for `desired_bps`.
+    Xcp {
+        /// The reaction to loss.
+        loss: CcKind,
+        /// The rate the sender asks the routers for, bit/s.
+        desired_bps: f64,
+    },
+    /// R-TCP: RCP's rate x RTT as the window, paced at the rate.
+    Rtcp(RtcpConfig),
+}
+
+impl CcConfig {
+    /// The loss-based controller underneath, if any (for labels).
+    pub fn loss_kind(&self) -> Option<CcKind> {
+        match *self {
+            CcConfig::Loss(k) | CcConfig::Xcp { loss: k, .. } => Some(k),
+            CcConfig::Rtcp(_) => None,
+        }
+    }
+}
+
+/// A loss-based controller, statically dispatched (what XCP falls back on for losses).
+#[derive(Clone, Debug)]
+pub enum LossBased {
+    /// NewReno.
+    NewReno(NewReno),
+    /// CUBIC.
+    Cubic(Cubic),
+}
+
+impl LossBased {
+    /// A fresh controller of the given kind, leaving slow start as `hystart` says.
+    pub fn new(kind: CcKind, hystart: HyStartMode) -> LossBased {
+        match kind {
+            CcKind::NewReno => LossBased::NewReno(NewReno::new(hystart)),
+            CcKind::Cubic => LossBased::Cubic(Cubic::new(hystart)),
+        }
+    }
+}
+
+macro_rules! each_loss {
+    ($self:ident, $c:ident => $body:expr) => {
+        match $self {
+            LossBased::NewReno($c) => $body,
+            LossBased::Cubic($c) => $body,
+        }
+    };
+}
+
+impl CongestionControl for LossBased {
+    fn on_rtt_sample(&mut self, st: &mut CcState, s: &RttSample) {
+        each_loss!(self, c => c.on_rtt_sample(st, s))
+    }
+    fn on_ack(&mut self, st: &mut CcState, now: Time, acked: u64, srtt: Option<Time>) {
+        each_loss!(self, c => c.on_ack(st, now, acked, srtt))
+    }
+    fn on_congestion(&mut self, st: &mut CcState, now: Time, flight: u64) {
+        each_loss!(self, c => c.on_congestion(st, now, flight))
+    }
+    fn on_timeout(&mut self, st: &mut CcState, now: Time, flight: u64) {
+        each_loss!(self, c => c.on_timeout(st, now, flight))
+    }
+    fn on_recovery_end(&mut self, st: &mut CcState, now: Time) {
+        each_loss!(self, c => c.on_recovery_end(st, now))
+    }
+}
+
+/// A connection's controller, statically dispatched.
+#[derive(Clone, Debug)]
+pub enum Controller {
+    /// NewReno or CUBIC.
+    Loss(LossBased),
+    /// XCP.
+    Xcp(Xcp),
+    /// R-TCP.
+    Rtcp(Rtcp),
+}
+
+impl Controller {
+    /// A fresh controller for a connection of `mss`-byte segments under `header` bytes of
+    /// headers and a receive window of `rwnd` bytes; a loss-based one leaves slow start as
+    /// `hystart` says.
+    pub fn new(cfg: CcConfig, hystart: HyStartMode, mss: u32, header: u32, rwnd: u64) -> Controller {
+        match cfg {
+            CcConfig::Loss(kind) => Controller::Loss(LossBased::new(kind, hystart)),
+            CcConfig::Xcp { loss, desired_bps } => Controller::Xcp(Xcp::new(loss, desired_bps)),
+            CcConfig::Rtcp(r) => Controller::Rtcp(Rtcp::new(r, mss, header, rwnd)),
+        }
+    }
+}
+
+macro_rules! each_cc {
+    ($self:ident, $c:ident => $body:expr) => {
+        match $self {
+            Controller::Loss($c) => $body,
+            Controller::Xcp($c) => $body,
+            Controller::Rtcp($c) => $body,
+        }
+    };
+}
+
+impl CongestionControl for Controller {
+    #[inline]
+    fn on_rtt_sample(&mut self, st: &mut CcState, s: &RttSample) {
+        each_cc!(self, c => c.on_rtt_sample(st, s))
+    }
+    #[inline]
+    fn on_ack(&mut self, st: &mut CcState, now: Time, acked: u64, srtt: Option<Time>) {
+        each_cc!(self, c => c.on_ack(st, now, acked, srtt))
+    }
+    fn on_loss_signal(&mut self, st: &mut CcState, now: Time) {
+        each_cc!(self, c => c.on_loss_signal(st, now))
+    }
+    fn on_congestion(&mut self, st: &mut CcState, now: Time, flight: u64) {
+        each_cc!(self, c => c.on_congestion(st, now, flight))
+    }
+    fn on_timeout(&mut self, st: &mut CcState, now: Time, flight: u64) {
+        each_cc!(self, c => c.on_timeout(st, now, flight))
+    }
+    fn on_recovery_end(&mut self, st: &mut CcState, now: Time) {
+        each_cc!(self, c => c.on_recovery_end(st, now))
+    }
+    #[inline]
+    fn header(&self, st: &CcState, ctx: HeaderCtx) -> CongestionHeader {
+        each_cc!(self, c => c.header(st, ctx))
+    }
+    #[inline]
+    fn on_feedback(&mut self, st: &mut CcState, echo: CongestionHeader, srtt: Option<Time>) -> bool {
+        each_cc!(self, c => c.on_feedback(st, echo, srtt))
+    }
+    fn pacing_rate(&self) -> Option<Rate> {
+        each_cc!(self, c => c.pacing_rate())
+    }
+    #[inline]
+    fn reacts_to_loss(&self) -> bool {
+        each_cc!(self, c => c.reacts_to_loss())
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Rate host laws.
+
+/// Which law a paced sender runs (config, not state).
+#[derive(Copy, Clone, Debug, PartialEq)]
+pub enum RateConfig {
+    /// RCP (thesis sec. 3.1): the rate the routers stamped; `unlimited` when none did.
+    Rcp {
+        /// The rate used when no router on the path stamped one.
+        unlimited: Rate,
+    },
+    /// One rate for every flow, feedback ignored (the thesis's fixed-rate study).
+    Fixed(Rate),
+    /// JetMax (seed 003 eq. 3): gain `tau`; `unlimited` on a path without JetMax routers.
+    JetMax {
+        /// The gain tau, 0 < tau < 2 (seed 003: 0.6).
+        tau: f64,
+        /// The rate used when no router offered one.
+        unlimited: Rate,
+    },
+    /// PIQI-RCP (seed 003 eqs. 7-8): gains `tau1`, `tau2`; `unlimited` on a path without
+    /// PIQI-RCP routers.
+    Piqi {
+        /// Gain on the gap to the router's rate (seed 003: 0.01).
+        tau1: f64,
+        /// Gain on the router's last change of rate (seed 003: 0.1).
+        tau2: f64,
+        /// The rate used when no router gave one.
+        unlimited: Rate,
+    },
+}
+
+impl RateConfig {
+    /// The flow table's `protocol` label of the default transport.
+    pub fn label(&self) -> String {
+        match self {
+            RateConfig::Rcp { .. } => "rcp".to_string(),
+            RateConfig::Fixed(r) => format!("fixed-{}bps", r.bps()),
+            RateConfig::JetMax { .. } => "jetmax".to_string(),
+            RateConfig::Piqi { .. } => "piqi".to_string(),
+        }
+    }
+}
+
+/// A paced sender's law, statically dispatched.
+#[derive(Clone, Debug)]
+pub enum RateLaw {
+    /// RCP.
+    Rcp(RcpHost),
+    /// A fixed rate.
+    Fixed(FixedRate),
+    /// JetMax.
+    JetMax(JetMaxHost),
+    /// PIQI-RCP.
+    Piqi(PiqiHost),
+}
+
+impl RateLaw {
+    /// A fresh law.
+    pub fn new(cfg: RateConfig) -> RateLaw {
+        match cfg {
+            RateConfig::Rcp { unlimited } => RateLaw::Rcp(RcpHost::new(unlimited)),
+            RateConfig::Fixed(r) => RateLaw::Fixed(FixedRate::new(r)),
+            RateConfig::JetMax { tau, unlimited } => RateLaw::JetMax(JetMaxHost::new(tau, unlimited)),
+            RateConfig::Piqi { tau1, tau2, unlimited } => RateLaw::Piqi(PiqiHost::new(tau1, tau2, unlimited)),
+        }
+    }
+}
+
+macro_rules! each_rate_law {
+    ($self:ident, $l:ident => $body:expr) => {
+        match $self {
+            RateLaw::Rcp($l) => $body,
+            RateLaw::Fixed($l) => $body,
+            RateLaw::JetMax($l) => $body,
+            RateLaw::Piqi($l) => $body,
+        }
+    };
+}
+
+impl RateControl for RateLaw {
+    fn initial_rate(&self) -> f64 {
+        each_rate_law!(self, l => l.initial_rate())
+    }
+    #[inline]
+    fn header(&self, ctx: LawCtx) -> CongestionHeader {
+        each_rate_law!(self, l => l.header(ctx))
+    }
+    #[inline]
+    fn on_feedback(&mut self, now: Time, echo: CongestionHeader, srtt: Option<Time>) -> Option<f64> {
+        each_rate_law!(self, l => l.on_feedback(now, echo, srtt))
+    }
+    fn path_has_routers(&self, echo: CongestionHeader) -> bool {
+        each_rate_law!(self, l => l.path_has_routers(echo))
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Router laws.
+
+/// The router laws fctlab has, dispatched statically.
+#[derive(Debug)]
+pub enum Law {
+    /// RCP: one fair rate per interval, stamped into forward packets.
+    Rcp(RcpLaw),
+    /// XCP: per-packet window feedback from efficiency and fairness controllers.
+    Xcp(XcpLaw),
+    /// JetMax: eq. 4's fair rate for the flows bottlenecked here, bottleneck selection.
+    JetMax(JetMaxLaw),
+    /// PIQI-RCP: eq. 6's PI rate on the virtual capacity, with interval numbers.
+    Piqi(PiqiLaw),
+}
+
+macro_rules! each_law {
+    ($self:ident, $l:ident => $body:expr) => {
+        match $self {
+            Law::Rcp($l) => $body,
+            Law::Xcp($l) => $body,
+            Law::JetMax($l) => $body,
+            Law::Piqi($l) => $body,
+        }
+    };
+}
+
+impl RouterLaw for Law {
+    #[inline]
+    fn on_arrival(&mut self, ctx: &PortCtx, now: Time, pkt: &Packet, queued_bytes_before: u64) {
+        each_law!(self, l => l.on_arrival(ctx, now, pkt, queued_bytes_before))
+    }
+    #[inline]
+    fn on_departure(&mut self, ctx: &PortCtx, now: Time, pkt: &mut Packet, queued_bytes_after: u64) {
+        each_law!(self, l => l.on_departure(ctx, now, pkt, queued_bytes_after))
+    }
+    fn first_tick(&self) -> Option<Time> {
+        each_law!(self, l => l.first_tick())
+    }
+    fn tick(&mut self, ctx: &PortCtx, now: Time, queued_bytes: u64) -> Option<Time> {
+        each_law!(self, l => l.tick(ctx, now, queued_bytes))
+    }
+    fn metric_count(&self) -> usize {
+        each_law!(self, l => l.metric_count())
+    }
+    fn metrics(&self, ctx: &PortCtx, out: &mut impl FnMut(Metric, f64)) {
+        each_law!(self, l => l.metrics(ctx, out))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::net::packet::JETMAX_NO_ROUTER;
+    use crate::qdisc::cost::LAWS;
+    use crate::qdisc::law::{JetMaxParams, PiqiParams, RcpParams, XcpParams};
+
+    #[test]
+    fn names_and_folders_are_unique() {
+        for (i, p) in PROTOCOLS.iter().enumerate() {
+            assert!(PROTOCOLS[..i].iter().all(|q| q.name != p.name && q.folder != p.folder), "{}", p.name);
+            assert_eq!(info(p.name), Some(p));
+        }
+        assert_eq!(info("bbr"), None);
+    }
+
+    /// Every header crosses the wire and comes back bit for bit, under a tag no other
+    /// protocol uses.
+    #[test]
+    fn every_header_round_trips_through_its_wire_encoding() {
+        let headers = [
+            CongestionHeader::None,
+            CongestionHeader::Rcp { rate_kbps: u32::MAX, rtt_us: 20_000, age_kib: 5 },
+            CongestionHeader::RcpFeedback { rate_kbps: 10_000 },
+            CongestionHeader::Xcp { cwnd: 14600.0, rtt_us: 40_000, feedback: -3.5 },
+            CongestionHeader::XcpFeedback { feedback: 12.25 },
+            CongestionHeader::JetMax { rt: 4, rs: JETMAX_NO_ROUTER, rate: f32::INFINITY, ipi: 0.001 },
+            CongestionHeader::JetMaxFeedback { rs: 2, rate: 1e7 },
+            CongestionHeader::Piqi { rate: f32::INFINITY, interval: 9, id: 3 },
+            CongestionHeader::PiqiFeedback { rate: 5e6, interval: 10, id: 4 },
+        ];
+        let mut tags = Vec::new();
+        for h in headers {
+            let (tag, w) = header_to_wire(h);
+            assert!(!tags.contains(&tag), "tag {tag} used twice");
+            tags.push(tag);
+            assert_eq!(header_from_wire(tag, w), Ok(h));
+        }
+        assert_eq!(header_from_wire(9, [0; 3]), Err("cc_tag"));
+        assert_eq!(header_from_wire(0, [0, 1, 0]), Err("cc"));
+        assert_eq!(header_from_wire(xcp::header::TAG, [f32::NAN.to_bits(), 0, 0]), Err("cc.cwnd"));
+        assert_eq!(header_from_wire(rcp::header::TAG_ECHO, [1, 2, 0]), Err("cc"));
+    }
+
+    /// The registry's metric names are what each router law emits, in order, and every
+    /// explicit-feedback router is in the router-cost benchmark.
+    #[test]
+    fn the_registry_names_each_router_laws_metrics() {
+        let ctx = PortCtx { router: 1, link: 0, capacity: Rate::from_gbps(1) };
+        let laws = [
+            ("rcp", Law::Rcp(RcpLaw::new(ctx.capacity, RcpParams::default()))),
+            ("xcp", Law::Xcp(XcpLaw::new(XcpParams::default()))),
+            ("jetmax", Law::JetMax(JetMaxLaw::new(JetMaxParams::default()))),
+            ("piqi", Law::Piqi(PiqiLaw::new(ctx.capacity, PiqiParams::default()))),
+        ];
+        for (name, law) in laws {
+            let mut names = Vec::new();
+            law.metrics(&ctx, &mut |m, _| names.push(m.name()));
+            assert_eq!(names, info(name).unwrap().metrics, "{name}");
+            assert_eq!(law.metric_count(), names.len());
+            assert!(
+                LAWS.contains(&info(name).unwrap().queue.unwrap()),
+                "{name} missing from the router-cost benchmark"
+            );
+        }
+    }
+}

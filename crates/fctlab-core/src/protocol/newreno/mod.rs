@@ -1,0 +1,12 @@
+//! NewReno (RFC 5681, RFC 6582): a host law only, the window of plain TCP.
+//!
+//! | part | file |
+//! |---|---|
+//! | host law (window) | `host.rs`: [`NewReno`], slow start (optionally ended by HyStart, `../cubic/hystart.rs`) and congestion avoidance |
+//! | router law | none: any queue |
+//! | header | none |
+//! | scenario keys | `transport.cc = "newreno"` and the TCP keys (`scenario/transports.rs`) |
+
+pub mod host;
+
+pub use host::NewReno;

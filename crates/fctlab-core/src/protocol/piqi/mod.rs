@@ -1,0 +1,17 @@
+//! PIQI-RCP (Jain and Loguinov, IWQoS 2007; seed 003): a PI controller of the router's input
+//! rate against a virtual capacity, and hosts that follow it once per router interval.
+//!
+//! | part | file |
+//! |---|---|
+//! | header | `header.rs`: rate, interval number, router id, both ways; wire encoding |
+//! | router law | `router.rs`: [`PiqiLaw`] (seed 003 eq. 6) |
+//! | host law (rate) | `host.rs`: [`PiqiHost`] (seed 003 eqs. 7-8) |
+//! | scenario keys | `queues.*.kind = "piqi"` (`scenario/queues.rs`), `transport.protocol = "piqi"` (`scenario/transports.rs`) |
+//! | metrics | `piqi_rate_bps` |
+
+pub mod header;
+pub mod host;
+pub mod router;
+
+pub use host::PiqiHost;
+pub use router::{PiqiLaw, PiqiParams};

@@ -1,0 +1,13 @@
+//! RC3, recursively cautious congestion control (RC3 paper): TCP plus a second sending loop
+//! that fills spare capacity from the tail of the flow at lower priorities.
+//!
+//! | part | file |
+//! |---|---|
+//! | host law | `host.rs`: the recursive low-priority loop ([`RlpLoop`]), run by the TCP sender beside its window (`transport/tcp/sender.rs`) |
+//! | router law | none of its own: strict-priority queues (`qdisc/prio.rs`, WQoS) |
+//! | header | none: the packet's priority band |
+//! | scenario keys | `transport.protocol = "rc3"`, `rc3_buckets`, `rc3_window` (`scenario/transports.rs`) |
+
+pub mod host;
+
+pub use host::{Rc3Config, Rc3Window, RlpLoop, MAX_LEVELS};

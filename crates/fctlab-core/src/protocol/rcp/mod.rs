@@ -1,0 +1,20 @@
+//! RCP, the rate control protocol (Dukkipati's thesis): routers compute one fair rate per
+//! control interval and stamp it into packets; hosts send at the rate the path returns.
+//!
+//! | part | file |
+//! |---|---|
+//! | header | `header.rs`: rate, RTT, age forward; the rate echoed back; wire encoding |
+//! | router law | `router.rs`: [`RcpLaw`] (thesis eq. 3.1 and its variants) |
+//! | router, RCP beside TCP | `coexist.rs`: [`RcpTcpQueue`] (thesis sec. 6.2.1) |
+//! | host law (rate) | `host.rs`: [`RcpHost`], and [`FixedRate`] of the fixed-rate study |
+//! | scenario keys | `queues.*.kind = "rcp"` / `"rcp_tcp"` (`scenario/queues.rs`), `transport.protocol = "rcp"`, `fixed_rate`, `fallback` (`scenario/transports.rs`) |
+//! | metrics | `rcp_rate_bps`, `rcp_avg_rtt_s`, `rcp_interval_rtt_s`, `rcp_tcp_*` |
+
+pub mod coexist;
+pub mod header;
+pub mod host;
+pub mod router;
+
+pub use coexist::{CoexistMode, RcpTcpParams, RcpTcpQueue, TcRule};
+pub use host::{FixedRate, RcpHost};
+pub use router::{RcpLaw, RcpParams, RcpVariant};

@@ -1,0 +1,30 @@
+//! XCP's congestion header (seed 003: 20 bytes): forward, the sender's window and RTT and the
+//! window change routers allow; reverse, that feedback echoed. The fields are variants of
+//! [`CongestionHeader`]; here is their wire encoding, three 32-bit words.
+
+use crate::net::packet::CongestionHeader;
+use crate::protocol::{float, unused_zero, Words};
+
+/// Wire tag of the forward header.
+pub const TAG: u8 = 3;
+/// Wire tag of the echo.
+pub const TAG_ECHO: u8 = 4;
+
+/// The header's tag and words, None if it is not XCP's.
+pub fn to_wire(h: CongestionHeader) -> Option<(u8, Words)> {
+    match h {
+        CongestionHeader::Xcp { cwnd, rtt_us, feedback } => Some((TAG, [cwnd.to_bits(), rtt_us, feedback.to_bits()])),
+        CongestionHeader::XcpFeedback { feedback } => Some((TAG_ECHO, [feedback.to_bits(), 0, 0])),
+        _ => None,
+    }
+}
+
+/// The header of tag `tag` (one of XCP's) from its words; Err names the field refused.
+pub fn from_wire(tag: u8, w: Words) -> Result<CongestionHeader, &'static str> {
+    if tag == TAG {
+        Ok(CongestionHeader::Xcp { cwnd: float(w[0], "cc.cwnd")?, rtt_us: w[1], feedback: float(w[2], "cc.feedback")? })
+    } else {
+        unused_zero(&w[1..])?;
+        Ok(CongestionHeader::XcpFeedback { feedback: float(w[0], "cc.feedback")? })
+    }
+}

@@ -1,0 +1,16 @@
+//! XCP (Katabi et al. 2002; seed 003): routers give each packet a window change from an
+//! efficiency and a fairness controller; hosts add it to their window.
+//!
+//! | part | file |
+//! |---|---|
+//! | header | `header.rs`: window, RTT, feedback forward; the feedback echoed back; wire encoding |
+//! | router law | `router.rs`: [`XcpLaw`] (seed 003 eqs. 1-2) |
+//! | host law (window) | `host.rs`: [`Xcp`] |
+//! | scenario keys | `queues.*.kind = "xcp"` (`scenario/queues.rs`), `transport.protocol = "xcp"` (`scenario/transports.rs`) |
+
+pub mod header;
+pub mod host;
+pub mod router;
+
+pub use host::Xcp;
+pub use router::{XcpLaw, XcpParams};
