@@ -1,7 +1,7 @@
 """The RCP thesis (Dukkipati), sec. 6.2.1: RCP sharing routers with TCP (Figs. 6.11, 6.13-6.16).
 
 Fig. 6.11 is the problem: on a plain RCP port TCP fills the buffer and RCP throttles itself.
-Figs. 6.13-6.16 are the thesis's fix, fctlab's `rcp-tcp` queue (`qdisc/coexist.rs`): RCP and
+Figs. 6.13-6.16 are the thesis's fix, fctlab's `rcp-tcp` queue (`protocol/rcp/coexist.rs`): RCP and
 TCP queues served by WFQ (DRR) whose weights equalize the two classes' average flow rates, with
 RCP's law run on C_R(t) = max(C - y_T, C w_R); or one shared queue ("soft isolation", Fig.
 6.14). Base scenarios: `experiments/rcp/ch6-coexist.toml` (one bottleneck, Figs. 6.11, 6.13,
@@ -407,7 +407,7 @@ def _analyze_share(runs: Runs, ctx: Context, fig: str) -> str:
         intro
         + table
         + claims
-        + "\nHow the scheme reads the thesis (`qdisc/coexist.rs`): N_R, N_T are 1/hit probability of one zombie list "
+        + "\nHow the scheme reads the thesis (`protocol/rcp/coexist.rs`): N_R, N_T are 1/hit probability of one zombie list "
         "per class, which counts flows of unequal rates as fewer (1/sum of squared shares); a class that sent "
         "nothing in an interval holds w_R; in single-queue mode RCP's q is a virtual queue drained at C_R (the RCP "
         "bytes in the shared FIFO wait behind TCP's standing queue and hold RCP down: 19% of the link for 5 + 5 "

@@ -144,7 +144,7 @@ pub enum QueueSpec {
     },
     /// RCP sharing the port with TCP by the RCP thesis's coexistence scheme (sec. 6.2.1):
     /// RCP and TCP queues served by WFQ with adaptive weights, RCP's law on C_R(t)
-    /// (`qdisc/coexist.rs`).
+    /// (`protocol/rcp/coexist.rs`).
     #[serde(rename = "rcp-tcp")]
     RcpTcp {
         /// Limit in bytes (wire size): each queue's in two-queue mode, the shared one's in

@@ -4,7 +4,7 @@
 //!   x_i(t) = x_i(t - D_i) - tau (x_i(t - D_i) - g_l(t - D_i<-))      (eq. 3), 0 < tau < 2
 //! ```
 //! once per RTT D_i, with g_l the rate the flow's bottleneck router offered (the smallest on the
-//! path: see `qdisc/law/jetmax.rs`). The flow starts from x = 0, so its first rate is tau g and it
+//! path: see `protocol/jetmax/router.rs`). The flow starts from x = 0, so its first rate is tau g and it
 //! closes (1 - tau) of the remaining gap every RTT: within 1% of g after six updates with tau =
 //! 0.6, whatever the link's capacity (the paper's capacity-independent convergence).
 //!

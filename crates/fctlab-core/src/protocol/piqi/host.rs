@@ -6,7 +6,7 @@
 //!   delta_i(t) = R_l(t - D_i<-) - R_l(t - T - D_i<-)                   (eq. 8)
 //! ```
 //! run once per control interval T of the flow's bottleneck router l, whose rate R_l comes
-//! back with its Interval Number and router ID (`qdisc/law/piqi.rs`): the first echo of a new
+//! back with its Interval Number and router ID (`protocol/piqi/router.rs`): the first echo of a new
 //! interval number runs the law, the other echoes of that interval change nothing. tau1 = 0.01,
 //! tau2 = 0.1 (seed 003).
 //!

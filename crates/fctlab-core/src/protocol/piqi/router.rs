@@ -10,7 +10,7 @@
 //! T, and gamma = 0.95. Each interval has a number (the Interval Number field); a forward packet
 //! leaving the port gets R_l, the interval number and the router's id when R_l is below the rate
 //! it carries, so the receiver sees the path's smallest rate, from which interval of which
-//! router. The end host runs its law once per new interval number (`transport/paced/law/piqi.rs`).
+//! router. The end host runs its law once per new interval number (`protocol/piqi/host.rs`).
 //!
 //! Assumptions, where seed 003 is silent:
 //! - kappa1 and kappa2. Seed 003 gives "alpha = 0.5" and "alpha1 = alpha2 = alpha" but not how
