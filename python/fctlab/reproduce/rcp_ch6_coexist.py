@@ -407,7 +407,8 @@ def _analyze_share(runs: Runs, ctx: Context, fig: str) -> str:
         intro
         + table
         + claims
-        + "\nHow the scheme reads the thesis (`protocol/rcp/coexist.rs`): N_R, N_T are 1/hit probability of one zombie list "
+        + "\nHow the scheme reads the thesis (`protocol/rcp/coexist.rs`): N_R, N_T are 1/hit probability of one "
+        "zombie list "
         "per class, which counts flows of unequal rates as fewer (1/sum of squared shares); a class that sent "
         "nothing in an interval holds w_R; in single-queue mode RCP's q is a virtual queue drained at C_R (the RCP "
         "bytes in the shared FIFO wait behind TCP's standing queue and hold RCP down: 19% of the link for 5 + 5 "
