@@ -25,10 +25,12 @@ QUICK_SIZES = [1, 10, 50]
 BOUND_PCT = 5.0
 #: The acceptance test's bottleneck (b/s) and the protocols it runs.
 ACCURACY_RATE = 10e6
-#: Protocol -> overrides: TCP NewReno with Linux's IW 10 (what RC3's Fig. 15 testbed ran), RC3
-#: on it with priority queues at the hosts and the router, RCP with its router on the bottleneck.
+#: Protocol -> overrides: TCP NewReno with Linux's IW 10 (what RC3's Fig. 15 testbed ran), TCP
+#: CUBIC (with HyStart, its default, as Linux's), RC3 on NewReno with priority queues at the hosts
+#: and the router, RCP with its router on the bottleneck.
 PROTOCOLS: dict[str, dict[str, Any]] = {
     "tcp": {"transport.protocol": "tcp"},
+    "cubic": {"transport.protocol": "tcp", "transport.cc": "cubic"},
     "rc3": {
         "transport.protocol": "rc3",
         "queues.router": {"kind": "prio", "limit_packets": 100},
@@ -36,17 +38,27 @@ PROTOCOLS: dict[str, dict[str, Any]] = {
     },
     "rcp": {"transport.protocol": "rcp", "queues.links.bottleneck": {"kind": "rcp", "limit_packets": 100}},
 }
-#: Linux's own TCP (kernel Reno, IW 10) beside fctlab's TCP NewReno: emulated only (a kernel
-#: stack cannot be simulated), in namespaces only (left out, and said so, where they cannot be
-#: made).
+#: Linux's own TCP (kernel Reno and kernel CUBIC, IW 10) beside fctlab's TCP NewReno and CUBIC:
+#: emulated only (a kernel stack cannot be simulated), in namespaces only (left out, and said so,
+#: where they cannot be made).
 LINUX = "linux"
 LINUX_OVERRIDES: dict[str, Any] = {"transport": {"stack": "linux", "cc": "reno", "iw": 10}}
+LINUX_CUBIC = "linux-cubic"
+LINUX_CUBIC_OVERRIDES: dict[str, Any] = {"transport": {"stack": "linux", "cc": "cubic", "iw": 10}}
+#: Kernel run -> (fctlab's run it stands beside, the kernel's controller, fctlab's).
+LINUX_PAIRS: dict[str, tuple[str, str, str]] = {
+    LINUX: ("tcp", "Reno", "NewReno"),
+    LINUX_CUBIC: ("cubic", "CUBIC (HyStart on)", "CUBIC (HyStart, Linux's detectors)"),
+}
+LINUX_RUNS: dict[str, dict[str, Any]] = {LINUX: LINUX_OVERRIDES, LINUX_CUBIC: LINUX_CUBIC_OVERRIDES}
 
 
-def _linux_points(overrides: dict[str, Any]) -> list[tuple[str, dict[str, Any]]]:
+def _linux_points(sizes: list[int], gap_s: float) -> list[tuple[str, dict[str, Any]]]:
     from fctlab.emulate.netns import netns_available
 
-    return [(LINUX, overrides)] if netns_available()[0] else []
+    if not netns_available()[0]:
+        return []
+    return [(n, _single(sizes, ACCURACY_RATE, gap_s, o)) for n, o in LINUX_RUNS.items()]
 
 
 #: Repetitions of each emulation (full mode).
@@ -99,10 +111,10 @@ def fct_accuracy() -> Experiment:
         points=[(p, _single(ACCURACY_SIZES, ACCURACY_RATE, 0.3, o)) for p, o in PROTOCOLS.items()],
         seeds=1,
         analyze=analyze_accuracy,
-        quick=lambda n, o: _single(QUICK_SIZES, ACCURACY_RATE, 0.1, {**PROTOCOLS, LINUX: LINUX_OVERRIDES}[n]),
+        quick=lambda n, o: _single(QUICK_SIZES, ACCURACY_RATE, 0.1, {**PROTOCOLS, **LINUX_RUNS}[n]),
         emulate={"time_scale": 1.0},
         emulate_seeds=REPEATS,
-        emulated_only=_linux_points(_single(ACCURACY_SIZES, ACCURACY_RATE, 0.3, LINUX_OVERRIDES)),
+        emulated_only=_linux_points(ACCURACY_SIZES, 0.3),
     )
 
 
@@ -227,24 +239,31 @@ def analyze_accuracy(runs: Runs, ctx: Context) -> str:
             )
         )
     _plot_fct(ctx, per, "fct-accuracy.png")
-    return _accuracy_text(ctx, verdicts, parts, runs, names) + "\n\n" + _linux_text(runs, per.get("tcp"), ctx)
+    linux = "\n\n".join(_linux_text(runs, k, per.get(LINUX_PAIRS[k][0])) for k in LINUX_PAIRS)
+    return _accuracy_text(ctx, verdicts, parts, runs, names) + "\n\n" + linux
 
 
-def _linux_text(runs: Runs, tcp: list[dict[str, Any]] | None, ctx: Context) -> str:
-    """Linux's TCP (kernel Reno, emulated) beside fctlab's TCP NewReno (simulated and emulated)."""
-    head = "### Linux's own TCP beside fctlab's\n\n"
-    if LINUX + EMU not in runs.names or tcp is None:
+def _mean(xs: list[float]) -> float | None:
+    return sum(xs) / len(xs) if xs else None
+
+
+def _linux_text(runs: Runs, kernel_run: str, ours: list[dict[str, Any]] | None) -> str:
+    """Linux's TCP (a kernel controller, emulated) beside fctlab's (simulated and emulated), FCTs
+    and retransmitted segments."""
+    fctlab_run, kernel_cc, fctlab_cc = LINUX_PAIRS[kernel_run]
+    head = f"### Linux's {kernel_cc.split()[0]} beside fctlab's {fctlab_cc.split()[0]}\n\n"
+    if kernel_run + EMU not in runs.names or ours is None:
         return head + (
             "Not run here: Linux's TCP runs only in network namespaces (root), which this machine did not "
             "offer (`fctlab.emulate.netns.netns_available`)."
         )
-    kernel = [runs.flows(LINUX + EMU, s).sort("id") for s in runs.seeds_of(LINUX + EMU)]
+    kernel = [runs.flows(kernel_run + EMU, s).sort("id") for s in runs.seeds_of(kernel_run + EMU)]
     rows = []
-    for i, f in enumerate(tcp):
-        k = [e.row(i, named=True)["fct_s"] for e in kernel if e.height > i]
-        k = [v for v in k if v is not None]
-        km = sum(k) / len(k) if k else None
-        em = sum(f["emu"]) / len(f["emu"]) if f["emu"] else None
+    for i, f in enumerate(ours):
+        krows = [e.row(i, named=True) for e in kernel if e.height > i]
+        km = _mean([r["fct_s"] for r in krows if r["fct_s"] is not None])
+        kretx = [r["retx_bytes"] // SEG for r in krows if r["retx_bytes"] is not None]
+        em = _mean(f["emu"])
         rows.append(
             [
                 str(f["segments"]),
@@ -252,11 +271,13 @@ def _linux_text(runs: Runs, tcp: list[dict[str, Any]] | None, ctx: Context) -> s
                 fmt(em * 1e3, ".2f") if em is not None else "-",
                 fmt(km * 1e3, ".2f") if km is not None else "-",
                 f"{100 * (km - f['sim']) / f['sim']:+.1f}" if km is not None else "-",
+                str(f["sim_retx"] // SEG),
+                ", ".join(str(r) for r in kretx) or "-",
             ]
         )
     return head + (
-        f'The same flows on the kernel\'s TCP (Reno, IW 10, `stack = "linux"`, mean of {len(kernel)} '
-        "emulations), over the same emulated links and queues, beside fctlab's TCP NewReno (IW 10):\n\n"
+        f'The same flows on the kernel\'s TCP ({kernel_cc}, IW 10, `stack = "linux"`, mean of {len(kernel)} '
+        f"emulations), over the same emulated links and queues, beside fctlab's TCP {fctlab_cc}, IW 10:\n\n"
         + md_table(
             [
                 "segments",
@@ -264,6 +285,8 @@ def _linux_text(runs: Runs, tcp: list[dict[str, Any]] | None, ctx: Context) -> s
                 "fctlab, emulated (ms)",
                 "Linux, emulated (ms)",
                 "Linux against fctlab simulated %",
+                "fctlab retransmitted (segments, simulated)",
+                "Linux retransmitted (segments, each emulation)",
             ],
             rows,
         )
@@ -276,7 +299,8 @@ def _accuracy_text(ctx: Context, verdicts: list, parts: list, runs: Runs, names:
         + ", ".join(str(s) for s in (QUICK_SIZES if ctx.quick else ACCURACY_SIZES))
         + " segments of 1460 B, one at a time, on a 10 Mb/s bottleneck with a 20 ms round trip (dumbbell, "
         "100 Mb/s access links, buffers of 100 packets: four bandwidth-delay products), for TCP NewReno with "
-        "IW 10 (Linux's, which RC3's Fig. 15 testbed ran), RC3 (priority queues at the hosts and the router) "
+        "IW 10 (Linux's, which RC3's Fig. 15 testbed ran), TCP CUBIC with IW 10 and HyStart, RC3 (priority "
+        "queues at the hosts and the router) "
         "and RCP (its router on the bottleneck). Each flow starts 0.3 s plus twice its predecessor's "
         "serialization time after it, so none overlap. The simulation is deterministic on an idle path, so "
         "one run; the emulation (`fctlab emulate`, network namespaces, time scale 1) is repeated. The claim "

@@ -289,6 +289,9 @@ impl CongestionControl for LossBased {
     fn on_rtt_sample(&mut self, st: &mut CcState, s: &RttSample) {
         each_loss!(self, c => c.on_rtt_sample(st, s))
     }
+    fn wants_rtt_samples(&self) -> bool {
+        each_loss!(self, c => c.wants_rtt_samples())
+    }
     fn on_ack(&mut self, st: &mut CcState, now: Time, acked: u64, srtt: Option<Time>) {
         each_loss!(self, c => c.on_ack(st, now, acked, srtt))
     }
@@ -341,6 +344,9 @@ impl CongestionControl for Controller {
     #[inline]
     fn on_rtt_sample(&mut self, st: &mut CcState, s: &RttSample) {
         each_cc!(self, c => c.on_rtt_sample(st, s))
+    }
+    fn wants_rtt_samples(&self) -> bool {
+        each_cc!(self, c => c.wants_rtt_samples())
     }
     #[inline]
     fn on_ack(&mut self, st: &mut CcState, now: Time, acked: u64, srtt: Option<Time>) {

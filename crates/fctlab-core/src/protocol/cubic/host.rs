@@ -126,6 +126,10 @@ impl Cubic {
 }
 
 impl CongestionControl for Cubic {
+    fn wants_rtt_samples(&self) -> bool {
+        self.hystart.is_on()
+    }
+
     fn on_rtt_sample(&mut self, st: &mut CcState, s: &RttSample) {
         // Linux discards samples within a second of an epoch's start for the minimum RTT.
         let quiet = self.epoch.is_some_and(|e| s.now.saturating_sub(e.start) < EPOCH_QUIET);

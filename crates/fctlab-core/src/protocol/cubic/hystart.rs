@@ -130,6 +130,11 @@ impl HyStart {
         HyStart { mode, ..HyStart::default() }
     }
 
+    /// Whether the exit runs at all (not `Off`).
+    pub fn is_on(&self) -> bool {
+        self.mode != HyStartMode::Off
+    }
+
     /// Takes one RTT sample, before the ACK's window growth (Linux's `pkts_acked` runs before
     /// `cong_avoid`); may end slow start by setting ssthresh = cwnd. `quiet`: the sample falls
     /// within [`EPOCH_QUIET`] of a congestion-avoidance epoch's start.

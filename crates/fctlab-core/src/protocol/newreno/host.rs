@@ -20,6 +20,10 @@ impl NewReno {
 }
 
 impl CongestionControl for NewReno {
+    fn wants_rtt_samples(&self) -> bool {
+        self.hystart.is_on()
+    }
+
     fn on_rtt_sample(&mut self, st: &mut CcState, s: &RttSample) {
         self.hystart.on_rtt_sample(st, s, false);
     }

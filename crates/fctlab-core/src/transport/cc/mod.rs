@@ -61,6 +61,11 @@ pub trait CongestionControl {
     /// An ACK that advanced the cumulative point gave an RTT sample; called before the ACK's
     /// window hooks (Linux's `pkts_acked` before `cong_avoid`).
     fn on_rtt_sample(&mut self, _st: &mut CcState, _s: &RttSample) {}
+    /// Whether [`CongestionControl::on_rtt_sample`] does anything (the sender asks once, at
+    /// the start, and skips the hook's per-ACK cost otherwise).
+    fn wants_rtt_samples(&self) -> bool {
+        false
+    }
     /// An ACK acknowledged `acked` new bytes outside loss recovery.
     fn on_ack(&mut self, st: &mut CcState, now: Time, acked: u64, srtt: Option<Time>);
     /// Loss detected by duplicate ACKs / SACK: entering fast recovery with `flight` bytes out.

@@ -81,6 +81,8 @@ pub struct TcpSender {
     board: Scoreboard,
     cc: CcState,
     ctrl: Controller,
+    /// The controller takes RTT samples ([`CongestionControl::wants_rtt_samples`], asked once).
+    rtt_samples: bool,
     rtt: RttEstimator,
     rto_at: Option<Time>,
     recovery: Recovery,
@@ -122,6 +124,7 @@ impl TcpSender {
                 abc: cfg.abc as u64 * cfg.mss as u64,
             },
             pacer: ctrl.pacing_rate().map(Pacer::new),
+            rtt_samples: ctrl.wants_rtt_samples(),
             ctrl,
             rtt: RttEstimator::new(cfg.initial_rto, cfg.min_rto, cfg.max_rto).with_granularity(cfg.rto_granularity),
             rto_at: None,
@@ -540,8 +543,10 @@ impl TcpSender {
             acked = self.take_cumulative(ack_seg, pkt.ack);
             let rtt = now - pkt.ts_echo;
             self.rtt.sample(rtt);
-            let high = self.segs.bytes_below(self.nxt);
-            self.ctrl.on_rtt_sample(&mut self.cc, &RttSample { now, rtt, una: pkt.ack, high });
+            if self.rtt_samples {
+                let high = self.segs.bytes_below(self.nxt);
+                self.ctrl.on_rtt_sample(&mut self.cc, &RttSample { now, rtt, una: pkt.ack, high });
+            }
             self.dupacks = 0;
             self.rto_at = None;
         } else if una0 < self.nxt && (new_sack || pkt.sack.n == 0) {
