@@ -4,12 +4,16 @@
 //! A host hands each arriving packet to the flow's sender or receiver (flow ids index an
 //! arena: no lookup), sends what comes out through its NIC, and keeps one wake-up per
 //! endpoint in the heap. A router looks up the next hop and offers the packet to that link.
+//!
+//! Each flow is carried by a [`Profile`]: fctlab's TCP, a paced sender, or the kernel's own TCP
+//! ([`Profile::Kernel`], `stack = "linux"`), which only an emulation runs.
 
 use crate::metrics::series::FlowSample;
 use crate::metrics::{FlowRecord, SeriesRecorder};
 use crate::net::link::Link;
 use crate::net::packet::Packet;
 use crate::routing::Routes;
+use crate::scenario::KernelStack;
 use crate::sched::{Event, Scheduler};
 use crate::transport::app::App;
 use crate::transport::cc::CcConfig;
@@ -30,6 +34,12 @@ pub enum Profile {
     /// A paced, rate-based sender (RCP, fixed rate, ...); `rx` configures the (TCP) receiver
     /// that echoes the congestion header.
     Paced { cfg: PacedConfig, rx: TcpConfig, app: Option<AppTemplate> },
+    /// The kernel's own TCP (`stack = "linux"`): only an emulation runs these flows, on real
+    /// sockets (the `fctlab-emu` crate); a simulation refuses the world
+    /// ([`crate::scenario::refuse_in_simulation`]). The build plans the flows (their timing,
+    /// bursts, scripted drops) as [`KernelStack::planned_tcp`], and a world run without that
+    /// check would run them as that TCP.
+    Kernel(KernelStack),
 }
 
 impl Profile {
@@ -47,6 +57,15 @@ impl Profile {
                 format!("{name}-{kind:?}-iw{}{prio}", cfg.iw).to_lowercase()
             }
             Profile::Paced { cfg, .. } => cfg.law.label(),
+            Profile::Kernel(k) => format!("linux-{}", k.cc),
+        }
+    }
+
+    /// The kernel stack that runs this profile's flows, if it is one.
+    pub fn kernel_stack(&self) -> Option<&KernelStack> {
+        match self {
+            Profile::Kernel(k) => Some(k),
+            Profile::Tcp { .. } | Profile::Paced { .. } => None,
         }
     }
 }
@@ -159,9 +178,6 @@ pub struct World {
     /// `egress`, flows are not started here, and the run ends when the driver says so.
     external: bool,
     egress: Vec<Packet>,
-    /// By profile id: the kernel stack that runs the profile's flows (`stack = "linux"`,
-    /// emulation only; empty or None: fctlab's endpoints).
-    pub kernel: Vec<Option<crate::scenario::KernelStack>>,
 }
 
 impl World {
@@ -215,7 +231,6 @@ impl World {
             next_rate_change: 0,
             external: false,
             egress: Vec::new(),
-            kernel: Vec::new(),
         }
     }
 
@@ -560,10 +575,9 @@ impl World {
         self.limits
     }
 
-    /// The kernel stack that runs flow `f` (`stack = "linux"`), if any.
-    pub fn kernel_stack(&self, f: usize) -> Option<&crate::scenario::KernelStack> {
-        let profile = self.plans.get(f)?.profile;
-        self.kernel.get(profile).and_then(|k| k.as_ref())
+    /// The kernel stack that runs flow `f` (its profile is [`Profile::Kernel`]), if any.
+    pub fn kernel_stack(&self, f: usize) -> Option<&KernelStack> {
+        self.profiles.get(self.plans.get(f)?.profile)?.kernel_stack()
     }
 
     /// Whether node `n` is a host.
@@ -642,6 +656,8 @@ impl World {
 fn app_of(plan: &FlowPlan, profile: &Profile, duration: Time) -> App {
     let template = match profile {
         Profile::Tcp { app, .. } | Profile::Paced { app, .. } => *app,
+        // The kernel's flows write their size at once (stack.rs refuses any other app).
+        Profile::Kernel(_) => None,
     };
     match (plan.size, plan.stop, template) {
         (None, stop, _) => App::LongLived { stop: stop.unwrap_or(duration) },
@@ -659,6 +675,7 @@ pub fn new_sender(plan: &FlowPlan, profile: &Profile, addr: FlowAddr, start: Tim
     match profile {
         Profile::Tcp { cfg, .. } => Sender::Tcp(TcpSender::new(*cfg, addr, app, start)),
         Profile::Paced { cfg, .. } => Sender::Paced(PacedSender::new(*cfg, addr, app, start)),
+        Profile::Kernel(k) => Sender::Tcp(TcpSender::new(k.planned_tcp(), addr, app, start)),
     }
 }
 
@@ -668,6 +685,7 @@ pub fn new_receiver(plan: &FlowPlan, profile: &Profile, addr: FlowAddr, size: Op
     let cfg = match profile {
         Profile::Tcp { cfg, .. } => *cfg,
         Profile::Paced { rx, .. } => *rx,
+        Profile::Kernel(k) => k.planned_tcp(),
     };
     let mut receiver = TcpReceiver::new(cfg, addr, size);
     // Measurement only: when the application's first write was held in full.
