@@ -7,6 +7,20 @@
 //!
 //! Each flow is carried by a [`Profile`]: fctlab's TCP, a paced sender, or the kernel's own TCP
 //! ([`Profile::Kernel`], `stack = "linux"`), which only an emulation runs.
+//!
+//! Emulation (the `fctlab-emu` crate) drives a world through a few public methods, in their
+//! own `impl` block: it detaches the hosts ([`World::detach_hosts`]), moves time
+//! ([`World::advance`], [`World::next_event_time`]), puts the real hosts' packets in
+//! ([`World::inject`], [`World::first_hop_drain`]), takes those that reach a host
+//! ([`World::take_egress`]) and ends the run ([`World::close_external`]). Two fields serve it
+//! alone, the `external` flag and the `egress` queue, and they stay in the world: the event
+//! handler, which simulation and emulation share, must send a packet reaching a detached host
+//! to the queue instead of to its endpoint (and start no flow), which costs one predictable
+//! branch where a packet reaches a host and one where a flow starts. Moving them out would
+//! cost more than they do: a trait object for the host side would put an indirect call on
+//! every delivery, a type parameter would spread to every user of `World` (the tables, the
+//! bindings, the tests), and a queue owned by the emulator would have to be passed through
+//! the handler of every event.
 
 use crate::metrics::series::FlowSample;
 use crate::metrics::{FlowRecord, SeriesRecorder};
@@ -174,8 +188,8 @@ pub struct World {
     /// Scheduled link-rate changes in time order, and the next one to apply.
     rate_changes: Vec<RateChange>,
     next_rate_change: usize,
-    /// Hosts are outside (real processes, [`crate::emu`]): packets reaching a host wait in
-    /// `egress`, flows are not started here, and the run ends when the driver says so.
+    /// Hosts are outside (real processes, [`World::detach_hosts`]): packets reaching a host
+    /// wait in `egress`, flows are not started here, and the run ends when the driver says so.
     external: bool,
     egress: Vec<Packet>,
 }
@@ -585,7 +599,23 @@ impl World {
         self.is_host.get(n).copied().unwrap_or(false)
     }
 
-    /// Hands the hosts to outside drivers ([`crate::emu`]): from now on packets reaching a host
+    /// Packets queued or on the wire anywhere.
+    pub fn packets_in_network(&self) -> (u64, u64) {
+        let mut pk = 0;
+        let mut by = 0;
+        for l in &self.links {
+            let (p, b) = l.packets_inside();
+            pk += p;
+            by += b;
+        }
+        (pk, by)
+    }
+}
+
+/// Driving the world from outside: emulation (the `fctlab-emu` crate) runs the hosts as real
+/// processes and the network here (see the module doc).
+impl World {
+    /// Hands the hosts to outside drivers (emulation): from now on packets reaching a host
     /// are queued for [`World::take_egress`], packets enter through [`World::inject`], no flow
     /// starts here, and time moves only through [`World::advance`].
     pub fn detach_hosts(&mut self) {
@@ -637,18 +667,6 @@ impl World {
         for l in &mut self.links {
             l.settle(self.now);
         }
-    }
-
-    /// Packets queued or on the wire anywhere.
-    pub fn packets_in_network(&self) -> (u64, u64) {
-        let mut pk = 0;
-        let mut by = 0;
-        for l in &self.links {
-            let (p, b) = l.packets_inside();
-            pk += p;
-            by += b;
-        }
-        (pk, by)
     }
 }
 
