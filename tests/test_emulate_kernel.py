@@ -6,16 +6,19 @@ checks of the scenario fields and of the modes run anywhere.
 
 from __future__ import annotations
 
+import json
 import os
 import shutil
 from pathlib import Path
 
 import pytest
 
-from fctlab.emulate import emulate
+from fctlab import _core
+from fctlab.emulate import child, emulate
+from fctlab.emulate import kernel as kernel_tcp
 from fctlab.emulate.iproute import list_namespaces
 from fctlab.emulate.kernel import MAX_FRAME, available_cc, initcwnd
-from fctlab.emulate.netns import netns_available
+from fctlab.emulate.netns import HostIface, netns_available
 from fctlab.errors import ScenarioError
 from fctlab.run import run
 from realcore import fake  # noqa: F401  (fake: the compiled core)
@@ -116,6 +119,75 @@ def test_one_initial_window_for_all_kernel_flows():
     assert initcwnd([("a.stack", "cubic", 4), ("b.stack", "reno", 4)]) == 4
     with pytest.raises(ScenarioError, match=r"field `iw`: expected one initial window.*\[4, 10\]"):
         initcwnd([("a.stack", "cubic", 4), ("b.stack", "reno", 10)])
+
+
+@pytest.mark.parametrize(
+    ("fields", "error", "message"),
+    [
+        (
+            {"ifname": "r0123456789abcdef"},
+            ValueError,
+            r"field `kernel_link.ifname`: expected a Linux interface name "
+            r"\(1 to 15 bytes.*got \"r0123456789abcdef\" \(17 bytes\)",
+        ),
+        ({"ifname": ""}, ValueError, r"field `kernel_link.ifname`: expected a Linux interface name"),
+        ({"ifname": "r 3"}, ValueError, r"field `kernel_link.ifname`:.*got \"r 3\""),
+        (
+            {"host_ip": "198.18.0.256"},
+            ValueError,
+            r"field `kernel_link.host_ip`: expected an IPv4 address.*198\.18\.0\.256",
+        ),
+        ({"host_ip": "fe80::1"}, ValueError, r"field `kernel_link.host_ip`: expected an IPv4 address"),
+        ({"host_mac": "02:00:00:00:00"}, ValueError, r"field `kernel_link.host_mac`: expected a MAC address \(six"),
+        ({"host_mac": "zz:00:00:00:00:03"}, ValueError, r"field `kernel_link.host_mac`:.*got \"zz:00:00:00:00:03\""),
+        ({"host_mac": "ff:ff:ff:ff:ff:ff"}, ValueError, r"field `kernel_link.host_mac`: expected a unicast MAC"),
+        ({"host_mac": b"\x02\x00"}, ValueError, r"field `kernel_link.host_mac`: expected 6 bytes.*\(2 bytes\)"),
+        ({"node": -1}, ValueError, r"field `kernel_link.node`: expected a node id.*got -1"),
+        ({"node": "3"}, TypeError, r"field `kernel_link.node`: expected a node id.*got '3'"),
+        ({"host_ip": None}, TypeError, r"field `kernel_link.host_ip`: expected an IPv4 address \(str\), got None"),
+    ],
+)
+def test_a_kernel_link_is_checked_when_made(fields, error, message):
+    """The router's view of a kernel TCP host is checked in the orchestrator, naming the field."""
+    good = {"node": 3, "ifname": "r3", "host_ip": "198.18.0.14", "host_mac": "02:00:00:00:00:03"}
+    link = _core.KernelLink(**good)
+    assert (link.node, link.ifname, link.host_ip, link.host_mac) == tuple(good.values())
+    assert _core.KernelLink(**{**good, "host_mac": b"\x02\x00\x00\x00\x00\x03"}) == link
+    with pytest.raises(error, match=message):
+        _core.KernelLink(**{**good, **fields})
+
+
+class _Topo:
+    """What `kernel.router_args` reads of a NetnsTopology: each host's interface."""
+
+    def iface(self, node: int) -> HostIface:
+        return HostIface(node, f"fctlab-1-h{node}", f"198.18.0.{4 * node + 2}", f"198.18.0.{4 * node + 1}")
+
+
+def test_the_kernel_links_reach_the_router_as_json(tmp_path, monkeypatch):
+    """The orchestrator writes the links as JSON; the router process reads back the same
+    objects, and an entry changed on the way is refused naming it."""
+    monkeypatch.setattr(kernel_tcp, "_mac", lambda netns, dev: f"02:00:00:00:00:0{dev[1:]}")
+    path = tmp_path / "kernel-links.json"
+    argv = kernel_tcp.router_args(_Topo(), [1, 2], path)
+    assert argv == ["--kernel-links", str(path)]
+    assert json.loads(path.read_text()) == [
+        {"node": 1, "ifname": "r1", "host_ip": "198.18.0.6", "host_mac": "02:00:00:00:00:01"},
+        {"node": 2, "ifname": "r2", "host_ip": "198.18.0.10", "host_mac": "02:00:00:00:00:02"},
+    ]
+    args = child._parser().parse_args(
+        ["router", "--spec", "s", "--base", ".", "--bind", "0.0.0.0", "--scale", "1", "--max-wall", "1"]
+        + ["--parent", "1", "--report", "r", *argv]
+    )
+    links = _core.KernelLink.list_from_json(args.kernel_links.read_text())
+    assert links == kernel_tcp.router_links(_Topo(), [1, 2])
+    assert repr(links[0]) == 'KernelLink(node=1, ifname="r1", host_ip="198.18.0.6", host_mac="02:00:00:00:00:01")'
+    tampered = json.loads(path.read_text())
+    tampered[1]["host_ip"] = "198.18.0"
+    with pytest.raises(ValueError, match=r"field `kernel_links\[1\].host_ip`: expected an IPv4 address"):
+        _core.KernelLink.list_from_json(json.dumps(tampered))
+    with pytest.raises(ValueError, match=r"field `kernel_links`: invalid type: string"):
+        _core.KernelLink.list_from_json(json.dumps("1,r1,198.18.0.6,02:00:00:00:00:01"))
 
 
 @needs_kernel_tcp

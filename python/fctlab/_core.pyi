@@ -61,11 +61,36 @@ class Emulation:
         """The kernel stacks (`stack = "linux"`) the flows use: (field, cc, iw or None)."""
     def bind(self, ip: str) -> int:
         """Binds this process's UDP socket to `ip` (any port), prints `ready PORT`; the port."""
-    def run_router(self, scale: float, max_wall_s: float, kernel_links: list[str]) -> str:
-        """Runs the router until `stop` on standard input, its end, or the limit; its report (JSON)."""
+    def run_router(self, scale: float, max_wall_s: float, kernel_links: list[KernelLink] = ...) -> str:
+        """Runs the router until `stop` on standard input, its end, or the limit; its report (JSON).
+        `kernel_links`: the hosts whose kernel TCP frames (`stack = "linux"`) it carries."""
     def run_host(self, node: int, router: str, scale: float, max_wall_s: float, peers: list[tuple[int, str]]) -> str:
         """Runs host `node` against the router at IP:PORT until stopped; its report (JSON)."""
     def absorb(self, report_json: str) -> None:
         """Folds a host's report into the flow records."""
     def results(self) -> dict[str, Any]:
         """The result tables, as Simulation.results."""
+
+class KernelLink:
+    """What the router process is told of a host whose kernel TCP (`stack = "linux"`) it carries,
+    checked when made: ValueError (TypeError for a wrong type) naming `kernel_link.FIELD`, the
+    value and what was expected."""
+
+    node: int
+    """Topology node id of the host."""
+    ifname: str
+    """The router end of its veth, e.g. "r3" (a Linux interface name: 1 to 15 bytes)."""
+    host_ip: str
+    """The host end's IPv4 address, e.g. "198.18.0.2"."""
+    host_mac: str
+    """The host end's MAC address, lower case, e.g. "02:00:00:00:00:03"."""
+
+    def __init__(self, node: int, ifname: str, host_ip: str, host_mac: str | bytes) -> None:
+        """`host_mac`: text "02:00:00:00:00:03" (either case) or 6 bytes."""
+    @staticmethod
+    def list_to_json(links: list[KernelLink]) -> str:
+        """The JSON list of `links`: how the orchestrator hands them to the router process."""
+    @staticmethod
+    def list_from_json(text: str) -> list[KernelLink]:
+        """The links of a JSON list from `list_to_json`, checked again; ValueError naming
+        `kernel_links[i].FIELD`."""

@@ -4,12 +4,30 @@
 //! A host hands each arriving packet to the flow's sender or receiver (flow ids index an
 //! arena: no lookup), sends what comes out through its NIC, and keeps one wake-up per
 //! endpoint in the heap. A router looks up the next hop and offers the packet to that link.
+//!
+//! Each flow is carried by a [`Profile`]: fctlab's TCP, a paced sender, or the kernel's own TCP
+//! ([`Profile::Kernel`], `stack = "linux"`), which only an emulation runs.
+//!
+//! Emulation (the `fctlab-emu` crate) drives a world through a few public methods, in their
+//! own `impl` block: it detaches the hosts ([`World::detach_hosts`]), moves time
+//! ([`World::advance`], [`World::next_event_time`]), puts the real hosts' packets in
+//! ([`World::inject`], [`World::first_hop_drain`]), takes those that reach a host
+//! ([`World::take_egress`]) and ends the run ([`World::close_external`]). Two fields serve it
+//! alone, the `external` flag and the `egress` queue, and they stay in the world: the event
+//! handler, which simulation and emulation share, must send a packet reaching a detached host
+//! to the queue instead of to its endpoint (and start no flow), which costs one predictable
+//! branch where a packet reaches a host and one where a flow starts. Moving them out would
+//! cost more than they do: a trait object for the host side would put an indirect call on
+//! every delivery, a type parameter would spread to every user of `World` (the tables, the
+//! bindings, the tests), and a queue owned by the emulator would have to be passed through
+//! the handler of every event.
 
 use crate::metrics::series::FlowSample;
 use crate::metrics::{FlowRecord, SeriesRecorder};
 use crate::net::link::Link;
 use crate::net::packet::Packet;
 use crate::routing::Routes;
+use crate::scenario::KernelStack;
 use crate::sched::{Event, Scheduler};
 use crate::transport::app::App;
 use crate::transport::cc::CcConfig;
@@ -30,6 +48,12 @@ pub enum Profile {
     /// A paced, rate-based sender (RCP, fixed rate, ...); `rx` configures the (TCP) receiver
     /// that echoes the congestion header.
     Paced { cfg: PacedConfig, rx: TcpConfig, app: Option<AppTemplate> },
+    /// The kernel's own TCP (`stack = "linux"`): only an emulation runs these flows, on real
+    /// sockets (the `fctlab-emu` crate); a simulation refuses the world
+    /// ([`crate::scenario::refuse_in_simulation`]). The build plans the flows (their timing,
+    /// bursts, scripted drops) as [`KernelStack::planned_tcp`], and a world run without that
+    /// check would run them as that TCP.
+    Kernel(KernelStack),
 }
 
 impl Profile {
@@ -47,6 +71,15 @@ impl Profile {
                 format!("{name}-{kind:?}-iw{}{prio}", cfg.iw).to_lowercase()
             }
             Profile::Paced { cfg, .. } => cfg.law.label(),
+            Profile::Kernel(k) => format!("linux-{}", k.cc),
+        }
+    }
+
+    /// The kernel stack that runs this profile's flows, if it is one.
+    pub fn kernel_stack(&self) -> Option<&KernelStack> {
+        match self {
+            Profile::Kernel(k) => Some(k),
+            Profile::Tcp { .. } | Profile::Paced { .. } => None,
         }
     }
 }
@@ -155,13 +188,10 @@ pub struct World {
     /// Scheduled link-rate changes in time order, and the next one to apply.
     rate_changes: Vec<RateChange>,
     next_rate_change: usize,
-    /// Hosts are outside (real processes, [`crate::emu`]): packets reaching a host wait in
-    /// `egress`, flows are not started here, and the run ends when the driver says so.
+    /// Hosts are outside (real processes, [`World::detach_hosts`]): packets reaching a host
+    /// wait in `egress`, flows are not started here, and the run ends when the driver says so.
     external: bool,
     egress: Vec<Packet>,
-    /// By profile id: the kernel stack that runs the profile's flows (`stack = "linux"`,
-    /// emulation only; empty or None: fctlab's endpoints).
-    pub kernel: Vec<Option<crate::scenario::KernelStack>>,
 }
 
 impl World {
@@ -215,7 +245,6 @@ impl World {
             next_rate_change: 0,
             external: false,
             egress: Vec::new(),
-            kernel: Vec::new(),
         }
     }
 
@@ -560,10 +589,9 @@ impl World {
         self.limits
     }
 
-    /// The kernel stack that runs flow `f` (`stack = "linux"`), if any.
-    pub fn kernel_stack(&self, f: usize) -> Option<&crate::scenario::KernelStack> {
-        let profile = self.plans.get(f)?.profile;
-        self.kernel.get(profile).and_then(|k| k.as_ref())
+    /// The kernel stack that runs flow `f` (its profile is [`Profile::Kernel`]), if any.
+    pub fn kernel_stack(&self, f: usize) -> Option<&KernelStack> {
+        self.profiles.get(self.plans.get(f)?.profile)?.kernel_stack()
     }
 
     /// Whether node `n` is a host.
@@ -571,7 +599,23 @@ impl World {
         self.is_host.get(n).copied().unwrap_or(false)
     }
 
-    /// Hands the hosts to outside drivers ([`crate::emu`]): from now on packets reaching a host
+    /// Packets queued or on the wire anywhere.
+    pub fn packets_in_network(&self) -> (u64, u64) {
+        let mut pk = 0;
+        let mut by = 0;
+        for l in &self.links {
+            let (p, b) = l.packets_inside();
+            pk += p;
+            by += b;
+        }
+        (pk, by)
+    }
+}
+
+/// Driving the world from outside: emulation (the `fctlab-emu` crate) runs the hosts as real
+/// processes and the network here (see the module doc).
+impl World {
+    /// Hands the hosts to outside drivers (emulation): from now on packets reaching a host
     /// are queued for [`World::take_egress`], packets enter through [`World::inject`], no flow
     /// starts here, and time moves only through [`World::advance`].
     pub fn detach_hosts(&mut self) {
@@ -624,24 +668,14 @@ impl World {
             l.settle(self.now);
         }
     }
-
-    /// Packets queued or on the wire anywhere.
-    pub fn packets_in_network(&self) -> (u64, u64) {
-        let mut pk = 0;
-        let mut by = 0;
-        for l in &self.links {
-            let (p, b) = l.packets_inside();
-            pk += p;
-            by += b;
-        }
-        (pk, by)
-    }
 }
 
 /// The application a plan's flow runs (`duration`: when a long-lived flow without `stop` stops).
 fn app_of(plan: &FlowPlan, profile: &Profile, duration: Time) -> App {
     let template = match profile {
         Profile::Tcp { app, .. } | Profile::Paced { app, .. } => *app,
+        // The kernel's flows write their size at once (stack.rs refuses any other app).
+        Profile::Kernel(_) => None,
     };
     match (plan.size, plan.stop, template) {
         (None, stop, _) => App::LongLived { stop: stop.unwrap_or(duration) },
@@ -659,6 +693,7 @@ pub fn new_sender(plan: &FlowPlan, profile: &Profile, addr: FlowAddr, start: Tim
     match profile {
         Profile::Tcp { cfg, .. } => Sender::Tcp(TcpSender::new(*cfg, addr, app, start)),
         Profile::Paced { cfg, .. } => Sender::Paced(PacedSender::new(*cfg, addr, app, start)),
+        Profile::Kernel(k) => Sender::Tcp(TcpSender::new(k.planned_tcp(), addr, app, start)),
     }
 }
 
@@ -668,6 +703,7 @@ pub fn new_receiver(plan: &FlowPlan, profile: &Profile, addr: FlowAddr, size: Op
     let cfg = match profile {
         Profile::Tcp { cfg, .. } => *cfg,
         Profile::Paced { rx, .. } => *rx,
+        Profile::Kernel(k) => k.planned_tcp(),
     };
     let mut receiver = TcpReceiver::new(cfg, addr, size);
     // Measurement only: when the application's first write was held in full.

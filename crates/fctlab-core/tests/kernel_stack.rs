@@ -4,6 +4,7 @@
 mod common;
 
 use fctlab_core::scenario::{self, kernel_stacks, refuse_in_simulation, KernelStack};
+use fctlab_core::world::Profile;
 use serde_json::{json, Value};
 use std::path::Path;
 
@@ -31,6 +32,9 @@ fn a_named_kernel_transport_runs_only_its_flows_and_a_simulation_refuses_it() {
     let (w, info) = scenario::build(&s.to_string(), Path::new(".")).unwrap();
     assert!(w.kernel_stack(0).is_none(), "flow 0 uses fctlab's TCP");
     let k = w.kernel_stack(1).expect("flow 1 is the kernel's");
+    // The kernel's transport is a profile of its own.
+    assert!(matches!(&w.profiles()[w.plans()[1].profile], Profile::Kernel(p) if p == k));
+    assert!(matches!(w.profiles()[w.plans()[0].profile], Profile::Tcp { .. }));
     // iw is inherited from [transport], as every field a named transport leaves out.
     assert_eq!(k, &KernelStack { cc: "bbr".into(), iw: Some(4), prio: 0, field: "transports.kern.stack".into() });
     assert_eq!(kernel_stacks(&w), vec![k.clone()]);

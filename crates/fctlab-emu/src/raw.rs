@@ -21,6 +21,7 @@
 //! largest frame seen.
 
 use super::kernel::flow_of_ports;
+use super::kernel_link::KernelLink;
 use fctlab_core::net::packet::{CongestionHeader, Packet, PacketKind, SackBlocks};
 use fctlab_core::units::Time;
 use fctlab_core::world::World;
@@ -39,41 +40,6 @@ const ETH_P_IP: u16 = 0x0800;
 const ETH_P_ALL: u16 = 0x0003;
 /// `SO_TIMESTAMPNS` (asm-generic value; as in [`super::sock`]).
 const SO_TIMESTAMPNS: i32 = 35;
-
-/// One host reached over a veth whose router end is in this namespace.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct KernelLink {
-    /// Topology node id of the host.
-    pub node: u32,
-    /// The router end of its veth, e.g. "r3".
-    pub ifname: String,
-    /// The host's address.
-    pub host_ip: Ipv4Addr,
-    /// The host end's MAC address.
-    pub host_mac: [u8; 6],
-}
-
-impl KernelLink {
-    /// Parses `NODE,IFNAME,IP,MAC` (the orchestrator's `--kernel-link`).
-    pub fn parse(text: &str) -> Result<KernelLink, String> {
-        let bad = || {
-            format!("field `kernel_link`: expected NODE,IFNAME,IPV4,MAC (e.g. 3,r3,198.18.0.2,02:00:00:00:00:03), got {text:?}")
-        };
-        let parts: Vec<&str> = text.split(',').collect();
-        let [node, ifname, ip, mac] = parts.as_slice() else { return Err(bad()) };
-        let octets: Vec<u8> = mac.split(':').filter_map(|o| u8::from_str_radix(o, 16).ok()).collect();
-        let host_mac: [u8; 6] = octets.try_into().map_err(|_| bad())?;
-        if ifname.is_empty() || ifname.len() > 15 {
-            return Err(bad());
-        }
-        Ok(KernelLink {
-            node: node.parse().map_err(|_| bad())?,
-            ifname: ifname.to_string(),
-            host_ip: ip.parse().map_err(|_| bad())?,
-            host_mac,
-        })
-    }
-}
 
 /// What the packet socket saw.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
@@ -175,23 +141,24 @@ impl Raw {
             report: RawReport::default(),
         };
         for l in links {
-            let name = std::ffi::CString::new(l.ifname.as_str()).map_err(|_| io::Error::other("interface name"))?;
+            // A KernelLink's name holds no NUL (kernel_link::check_ifname).
+            let name = std::ffi::CString::new(l.ifname()).map_err(|_| io::Error::other("interface name"))?;
             // SAFETY: a NUL-terminated string.
             let ifindex = unsafe { libc::if_nametoindex(name.as_ptr()) } as i32;
             if ifindex == 0 {
-                return Err(io::Error::other(format!("interface {} is not in this namespace", l.ifname)));
+                return Err(io::Error::other(format!("interface {} is not in this namespace", l.ifname())));
             }
             let k = raw.ports.len();
             raw.ports.push(Port {
-                node: l.node,
-                host_ip: l.host_ip,
+                node: l.node(),
+                host_ip: l.host_ip(),
                 ifindex,
-                host_mac: l.host_mac,
-                router_mac: mac_of(&l.ifname)?,
+                host_mac: l.host_mac(),
+                router_mac: mac_of(l.ifname())?,
             });
             raw.by_ifindex.insert(ifindex, k);
-            raw.by_ip.insert(l.host_ip, l.node);
-            raw.by_node.insert(l.node, k);
+            raw.by_ip.insert(l.host_ip(), l.node());
+            raw.by_node.insert(l.node(), k);
         }
         Ok(raw)
     }
@@ -501,13 +468,5 @@ mod tests {
         let mut arp = f.clone();
         arp[12..14].copy_from_slice(&0x0806u16.to_be_bytes());
         assert!(ipv4(&arp).is_none());
-    }
-
-    #[test]
-    fn kernel_links_parse_or_name_the_field() {
-        let l = KernelLink::parse("3,r3,198.18.0.2,02:ab:00:00:00:03").unwrap();
-        assert_eq!((l.node, l.ifname.as_str(), l.host_mac[1]), (3, "r3", 0xab));
-        assert!(KernelLink::parse("3,r3,198.18.0.2").unwrap_err().contains("kernel_link"));
-        assert!(KernelLink::parse("3,r3,198.18.0.2,zz:00:00:00:00:03").is_err());
     }
 }

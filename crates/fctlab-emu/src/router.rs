@@ -40,7 +40,7 @@ pub struct RouterConfig {
     /// Wall seconds after the start at which the router ends the run by itself.
     pub max_wall_s: f64,
     /// The hosts whose kernel TCP flows (`stack = "linux"`) cross this router's packet socket.
-    pub kernel_links: Vec<super::raw::KernelLink>,
+    pub kernel_links: Vec<super::kernel_link::KernelLink>,
 }
 
 /// Runs the network of `world` between the hosts until `stop`, end of input, or the time

@@ -11,15 +11,15 @@ use fctlab_emu::{
     self as emu,
     control::Control,
     host::{run_host, HostConfig},
-    raw::KernelLink,
+    kernel_link::{self, KernelLink},
     report::{absorb, HostReport},
     router::{run_router, RouterConfig},
     sock::Sock,
 };
 use pyo3::create_exception;
-use pyo3::exceptions::PyValueError;
+use pyo3::exceptions::{PyTypeError, PyValueError};
 use pyo3::prelude::*;
-use pyo3::types::PyDict;
+use pyo3::types::{PyBool, PyBytes, PyDict, PyInt, PyString};
 use std::net::SocketAddrV4;
 use std::path::Path;
 use std::time::Instant;
@@ -202,7 +202,7 @@ impl Emulation {
     }
 
     /// Runs the router (after `bind`) until `stop` on standard input, its end, or `max_wall_s`;
-    /// `kernel_links` ("NODE,IFNAME,IP,MAC") are the hosts whose kernel TCP frames it carries.
+    /// `kernel_links` (`KernelLink`s) are the hosts whose kernel TCP frames it carries.
     /// Returns its report as JSON.
     #[pyo3(signature = (scale, max_wall_s, kernel_links=Vec::new()))]
     fn run_router(
@@ -210,13 +210,9 @@ impl Emulation {
         py: Python<'_>,
         scale: f64,
         max_wall_s: f64,
-        kernel_links: Vec<String>,
+        kernel_links: Vec<PyRef<'_, PyKernelLink>>,
     ) -> PyResult<String> {
-        let kernel_links = kernel_links
-            .iter()
-            .map(|t| KernelLink::parse(t))
-            .collect::<Result<Vec<_>, _>>()
-            .map_err(PyValueError::new_err)?;
+        let kernel_links = kernel_links.iter().map(|l| l.0.clone()).collect();
         let sock = self.sock.take().ok_or_else(|| PyValueError::new_err("run_router: call bind first"))?;
         let cfg = RouterConfig {
             bind: sock.local_addr().map_err(|e| io_err("socket", e))?,
@@ -275,6 +271,113 @@ impl Emulation {
     /// The result tables, as `Simulation.results`.
     fn results<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
         results_dict(py, &self.world, &self.info, self.wall_s)
+    }
+}
+
+/// `fctlab._core.KernelLink`: what the router process is told of a host whose kernel TCP it
+/// carries (`fctlab_emu::kernel_link`), checked when it is made.
+#[pyclass(module = "fctlab._core", name = "KernelLink", frozen, eq)]
+#[derive(PartialEq)]
+struct PyKernelLink(KernelLink);
+
+/// `field `kernel_link.NAME`: MESSAGE, got VALUE` as `exc`.
+fn link_err<E: pyo3::PyTypeInfo>(name: &str, expected: &str, value: &Bound<'_, PyAny>) -> PyErr {
+    let got = value.repr().map_or_else(|_| "?".to_string(), |r| r.to_string());
+    PyErr::new::<E, _>(format!("field `kernel_link.{name}`: expected {expected}, got {got}"))
+}
+
+/// The text of a `str` argument, or a TypeError naming the field.
+fn link_text(name: &str, expected: &str, value: &Bound<'_, PyAny>) -> PyResult<String> {
+    match value.cast::<PyString>() {
+        Ok(s) => Ok(s.to_str()?.to_string()),
+        Err(_) => Err(link_err::<PyTypeError>(name, expected, value)),
+    }
+}
+
+#[pymethods]
+impl PyKernelLink {
+    /// Host `node` reached over the veth whose router end is `ifname` (a Linux interface name),
+    /// the host end's address `host_ip` (IPv4 text) and `host_mac` (text "02:00:00:00:00:03" or
+    /// 6 bytes). A bad value raises ValueError (a wrong type TypeError) naming the field, the
+    /// value and what was expected.
+    #[new]
+    fn new(
+        node: &Bound<'_, PyAny>,
+        ifname: &Bound<'_, PyAny>,
+        host_ip: &Bound<'_, PyAny>,
+        host_mac: &Bound<'_, PyAny>,
+    ) -> PyResult<PyKernelLink> {
+        const NODE: &str = "a node id (an int, 0 <= node < 2^32)";
+        if !node.is_instance_of::<PyInt>() || node.is_instance_of::<PyBool>() {
+            return Err(link_err::<PyTypeError>("node", NODE, node));
+        }
+        let node: u32 = node.extract().map_err(|_| link_err::<PyValueError>("node", NODE, node))?;
+        let ifname = link_text("ifname", "an interface name (str)", ifname)?;
+        let ip_text = link_text("host_ip", "an IPv4 address (str)", host_ip)?;
+        let within = |e: fctlab_core::error::SpecError| PyValueError::new_err(e.within("kernel_link").to_string());
+        let ip = kernel_link::parse_ip(&ip_text).map_err(within)?;
+        let mac = if let Ok(b) = host_mac.cast::<PyBytes>() {
+            <[u8; 6]>::try_from(b.as_bytes()).map_err(|_| {
+                let got = host_mac.repr().map_or_else(|_| "?".to_string(), |r| r.to_string());
+                PyValueError::new_err(format!(
+                    "field `kernel_link.host_mac`: expected 6 bytes or text like \"02:00:00:00:00:03\", got {got} ({} bytes)",
+                    b.as_bytes().len()
+                ))
+            })?
+        } else {
+            let text = link_text("host_mac", "a MAC address (str, or 6 bytes)", host_mac)?;
+            kernel_link::parse_mac(&text).map_err(within)?
+        };
+        KernelLink::new(node, &ifname, ip, mac).map(PyKernelLink).map_err(within)
+    }
+
+    /// Topology node id of the host.
+    #[getter]
+    fn node(&self) -> u32 {
+        self.0.node()
+    }
+
+    /// The router end of its veth, e.g. "r3".
+    #[getter]
+    fn ifname(&self) -> &str {
+        self.0.ifname()
+    }
+
+    /// The host's IPv4 address, e.g. "198.18.0.2".
+    #[getter]
+    fn host_ip(&self) -> String {
+        self.0.host_ip().to_string()
+    }
+
+    /// The host end's MAC address, e.g. "02:00:00:00:00:03".
+    #[getter]
+    fn host_mac(&self) -> String {
+        kernel_link::format_mac(self.0.host_mac())
+    }
+
+    fn __repr__(&self) -> String {
+        format!(
+            "KernelLink(node={}, ifname={:?}, host_ip={:?}, host_mac={:?})",
+            self.0.node(),
+            self.0.ifname(),
+            self.0.host_ip().to_string(),
+            kernel_link::format_mac(self.0.host_mac())
+        )
+    }
+
+    /// The JSON list of `links`, for the router process (`list_from_json` reads it back).
+    #[staticmethod]
+    fn list_to_json(links: Vec<PyRef<'_, PyKernelLink>>) -> String {
+        let links: Vec<KernelLink> = links.iter().map(|l| l.0.clone()).collect();
+        kernel_link::to_json(&links)
+    }
+
+    /// The links of a JSON list written by `list_to_json`, checked again; ValueError naming
+    /// `kernel_links[i].FIELD`.
+    #[staticmethod]
+    fn list_from_json(text: &str) -> PyResult<Vec<PyKernelLink>> {
+        let links = kernel_link::from_json(text).map_err(|e| PyValueError::new_err(e.to_string()))?;
+        Ok(links.into_iter().map(PyKernelLink).collect())
     }
 }
 
@@ -372,6 +475,7 @@ fn protocols(py: Python<'_>) -> PyResult<Vec<Bound<'_, pyo3::types::PyDict>>> {
 fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<Simulation>()?;
     m.add_class::<Emulation>()?;
+    m.add_class::<PyKernelLink>()?;
     m.add_function(wrap_pyfunction!(ps_fct, m)?)?;
     m.add_function(wrap_pyfunction!(router_cost, m)?)?;
     m.add("ROUTER_LAWS", fctlab_core::qdisc::cost::LAWS.to_vec())?;

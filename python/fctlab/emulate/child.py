@@ -6,6 +6,8 @@ scenario (the same resolved JSON the orchestrator wrote), binds its UDP socket (
 lines on standard input and reports events on standard output (`fctlab_emu::control`).
 
 - A host writes its report (JSON) to `--report` and exits.
+- The router reads the links of the hosts whose kernel TCP it carries (`stack = "linux"`) from
+  `--kernel-links`, a JSON list of `fctlab._core.KernelLink` (`fctlab.emulate.kernel`).
 - The router, once stopped, writes its own report, folds in the hosts' reports (their files
   exist by then: the orchestrator stops the hosts first) and writes the run's Result into
   `--result`, the same tables `fctlab run` writes.
@@ -37,7 +39,9 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("--router", help="host: the router's IP:PORT")
     p.add_argument("--host-reports", nargs="*", type=Path, default=[], help="router: the hosts' reports")
     p.add_argument("--result", type=Path, help="router: results directory to write")
-    p.add_argument("--kernel-link", action="append", default=[], help="router: NODE,IFNAME,IP,MAC of a kernel TCP host")
+    p.add_argument(
+        "--kernel-links", type=Path, help="router: the kernel TCP hosts' links (JSON of fctlab._core.KernelLink)"
+    )
     p.add_argument("--peer", action="append", default=[], help="host: NODE=IP of a host, for kernel TCP flows")
     return p
 
@@ -63,7 +67,8 @@ def main(argv: list[str] | None = None) -> int:
         report = emu.run_host(args.node, args.router, args.scale, args.max_wall, peers)
         _write(args.report, report)
         return 0
-    report = emu.run_router(args.scale, args.max_wall, args.kernel_link)
+    links = _core.KernelLink.list_from_json(args.kernel_links.read_text()) if args.kernel_links else []
+    report = emu.run_router(args.scale, args.max_wall, links)
     _write(args.report, report)
     for path in args.host_reports:
         if path.is_file():

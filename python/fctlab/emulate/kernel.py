@@ -17,8 +17,11 @@ This module does the orchestrator's part:
   flow of 10 x 1460 bytes needs 11 segments, one more than IW 10); IP forwarding off in the
   router namespace, so its kernel drops the frames the packet socket forwards (the router's
   report counts any ICMP or TCP frame that kernel sends anyway).
-- `router_args`, `host_args`: what the router and host processes are told (each host's
-  veth, address and MAC; every host's address).
+- `router_links`, `router_args`, `host_args`: what the router and host processes are told.
+  The router gets one `fctlab._core.KernelLink` per host (its veth's router end, the host end's
+  address and MAC), checked when it is made, in a JSON file (`--kernel-links`) that it reads
+  back into the same objects (`KernelLink.list_from_json`); each host gets every host's
+  address.
 - `warnings`: what the router's packet socket saw that distorts results.
 """
 
@@ -134,13 +137,25 @@ def _mac(netns: str, dev: str) -> str:
     return json.loads(out)[0]["address"]
 
 
-def router_args(topo: Any, hosts: Sequence[int]) -> list[str]:
-    """The router's `--kernel-link NODE,IFNAME,IP,MAC` arguments, one per host."""
-    out = []
+def router_links(topo: Any, hosts: Sequence[int]) -> list[Any]:
+    """The router's `fctlab._core.KernelLink`s, one per host: node, the router end `r<node>` of
+    its veth, the host end's address and MAC."""
+    from fctlab.run import core
+
+    links = []
     for node in hosts:
         i = topo.iface(node)
-        out += ["--kernel-link", f"{node},r{node},{i.host_ip},{_mac(i.netns, f'h{node}')}"]
-    return out
+        links.append(core().KernelLink(node, f"r{node}", i.host_ip, _mac(i.netns, f"h{node}")))
+    return links
+
+
+def router_args(topo: Any, hosts: Sequence[int], path: Path) -> list[str]:
+    """Writes the router's kernel links (`router_links`) to `path` as JSON; its arguments
+    (`--kernel-links PATH`)."""
+    from fctlab.run import core
+
+    path.write_text(core().KernelLink.list_to_json(router_links(topo, hosts)))
+    return ["--kernel-links", str(path)]
 
 
 def host_args(topo: Any, hosts: Sequence[int]) -> list[str]:

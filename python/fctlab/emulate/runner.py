@@ -173,7 +173,10 @@ def emulate(
         session = _Session(probe, spec_file, base_dir, run_dir, run, scale, wall_limit, topo, procs)
         if stacks:
             kernel_tcp.prepare(topo, hosts, stacks)
-            session.kernel_args = (kernel_tcp.router_args(topo, hosts), kernel_tcp.host_args(topo, hosts))
+            session.kernel_args = (
+                kernel_tcp.router_args(topo, hosts, run_dir / "kernel-links.json"),
+                kernel_tcp.host_args(topo, hosts),
+            )
         raw_meta = session.run(duration, max_time, progress)
         result = load(run_dir / "result")
         result.meta["emulation"] = {

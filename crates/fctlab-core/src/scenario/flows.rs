@@ -189,6 +189,10 @@ impl Planner<'_> {
         let (mss, header, handshake, rc3, iw, app) = match &self.profiles[profile] {
             Profile::Tcp { cfg, app } => (cfg.mss, cfg.header, true, cfg.rc3.is_some(), Some(cfg.iw), *app),
             Profile::Paced { cfg, app, .. } => (cfg.mss, cfg.header, cfg.handshake, false, None, *app),
+            Profile::Kernel(k) => {
+                let cfg = k.planned_tcp();
+                (cfg.mss, cfg.header, true, false, Some(cfg.iw), None)
+            }
         };
         if let (Some(size), Some(AppTemplate::Scheduled { initial, chunk, .. })) = (a.size, app) {
             if set.app_writes.len() <= a.entry {

@@ -108,6 +108,7 @@ fn drop_seq(d: &DropSpec, dfield: &str, plans: &[FlowPlan], profiles: &[Profile]
     let mss = match &profiles[plan.profile] {
         Profile::Tcp { cfg, .. } => cfg.mss,
         Profile::Paced { cfg, .. } => cfg.mss,
+        Profile::Kernel(k) => k.planned_tcp().mss,
     };
     Ok((d.segment - 1) * mss as u64)
 }

@@ -34,8 +34,8 @@ pub use names::resolve_link;
 pub use outputs::{OutputSpec, SeriesSpec};
 pub use queues::{DifferentialSpec, QueueSpec, QueuesSpec};
 pub use stack::{
-    check_kernel_flows, kernel_stacks, refuse_in_simulation, KernelStack, Stack, KERNEL_MAX_FLOWS, KERNEL_MSS,
-    KERNEL_PORT_BASE,
+    check_kernel_flows, kernel_stacks, refuse_in_simulation, KernelStack, Stack, KERNEL_IW, KERNEL_MAX_FLOWS,
+    KERNEL_MSS, KERNEL_PORT_BASE,
 };
 pub use transports::{AppSpec, DelayedAckSpec, HostTransportSpec, Protocol, TransportSpec};
 
@@ -198,9 +198,7 @@ pub fn build_spec(spec: &ScenarioSpec, base_dir: &Path) -> SpecResult<(World, Ru
     let info = RunInfo::of(spec, &topo, nodes.names, profiles.labels);
     let is_host = topo.nodes.iter().map(|n| n.kind == NodeKind::Host).collect();
     let limits = RunLimits { duration, drain: spec.drain, max_time };
-    let kernel = profiles.kernel;
     let mut world = World::new(links, is_host, routes, profiles.list, flows.plans, flows.records, limits, seed, series);
-    world.kernel = kernel;
     world.schedule_rate_changes(rate_changes);
     Ok((world, info))
 }

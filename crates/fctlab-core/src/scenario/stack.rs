@@ -1,5 +1,8 @@
 //! `stack = "linux"`: flows run by the kernel's own TCP instead of fctlab's endpoints.
 //!
+//! Such a transport is a profile of its own, [`crate::world::Profile::Kernel`], holding the
+//! [`KernelStack`] built here; [`crate::world::World::kernel_stack`] tells which flows it runs.
+//!
 //! Only `fctlab emulate` in network namespaces can run them: each host's namespace runs real
 //! kernel TCP sockets (the `fctlab-emu` crate's `kernel`) whose packets the router process
 //! captures and sends through the same emulated links and queues as fctlab's datagrams (its
@@ -10,6 +13,7 @@
 
 use super::TransportSpec;
 use crate::error::{SpecError, SpecResult};
+use crate::transport::tcp::TcpConfig;
 use serde::Deserialize;
 
 /// Which TCP stack runs a transport's flows.
@@ -36,12 +40,23 @@ pub struct KernelStack {
     pub field: String,
 }
 
+impl KernelStack {
+    /// The TCP the build plans these flows with (ideal completion time, largest burst,
+    /// scripted drops' offsets): fctlab's default TCP with the kernel's segment size and this
+    /// initial window (default the kernel's [`KERNEL_IW`]).
+    pub fn planned_tcp(&self) -> TcpConfig {
+        TcpConfig { mss: KERNEL_MSS as u32, iw: self.iw.unwrap_or(KERNEL_IW), ..TcpConfig::default() }
+    }
+}
+
 /// Longest congestion control name the kernel takes (TCP_CA_NAME_MAX - 1).
 const CC_NAME_MAX: usize = 15;
 /// Largest route `initcwnd` accepted.
 const MAX_IW: u32 = 1000;
 /// The only segment size the kernel flows use (route `advmss`; an Ethernet MTU).
 pub const KERNEL_MSS: u64 = 1460;
+/// The kernel's initial window, segments (`TCP_INIT_CWND`), where `iw` is unset.
+pub const KERNEL_IW: u32 = 10;
 /// Kernel flow `f` sends from port `KERNEL_PORT_BASE + f`.
 pub const KERNEL_PORT_BASE: u16 = 10000;
 /// Kernel flows a run may have (flow ids below this), one source port each.
@@ -121,7 +136,7 @@ pub fn kernel_stacks(world: &crate::world::World) -> Vec<KernelStack> {
     let mut used: Vec<usize> = world.plans().iter().map(|p| p.profile).collect();
     used.sort_unstable();
     used.dedup();
-    used.into_iter().filter_map(|p| world.kernel.get(p).cloned().flatten()).collect()
+    used.into_iter().filter_map(|p| world.profiles().get(p).and_then(|p| p.kernel_stack()).cloned()).collect()
 }
 
 /// Refuses kernel flows the emulator cannot run: long-lived ones (a kernel flow writes its

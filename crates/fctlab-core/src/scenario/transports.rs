@@ -2,7 +2,7 @@
 //! protocol's profile, and the build steps that pick a profile for every flow (named
 //! transports, per-entry transports and mixes, per-host assignment).
 
-use super::stack::{kernel_stack, KernelStack, Stack};
+use super::stack::{kernel_stack, Stack};
 use super::{Nodes, ScenarioSpec};
 use crate::error::{SpecError, SpecResult};
 use crate::limits::{MAX_HEADER, MAX_MSS};
@@ -93,7 +93,7 @@ pub struct TransportSpec {
     #[serde(default)]
     pub protocol: Option<Protocol>,
     /// Which stack runs the flows: fctlab's own endpoints (default) or the kernel's TCP
-    /// (`"linux"`, `fctlab emulate` in namespaces only; see [`KernelStack`]).
+    /// (`"linux"`, `fctlab emulate` in namespaces only; see [`super::KernelStack`]).
     #[serde(default)]
     pub stack: Option<Stack>,
     /// Congestion controller: "newreno" or "cubic" for fctlab's stack; for `stack = "linux"`
@@ -479,8 +479,6 @@ pub(super) struct Profiles<'a> {
     pub list: Vec<Profile>,
     /// Their labels: derived for the default, the name for named transports.
     pub labels: Vec<String>,
-    /// By profile id: the kernel stack that runs its flows (`stack = "linux"`), if any.
-    pub kernel: Vec<Option<KernelStack>>,
     /// Named transport -> profile id.
     index: BTreeMap<&'a str, usize>,
 }
@@ -488,7 +486,7 @@ pub(super) struct Profiles<'a> {
 impl<'a> Profiles<'a> {
     /// Build step: the default transport's profile, then each named one over it.
     pub fn build(spec: &'a ScenarioSpec) -> SpecResult<Profiles<'a>> {
-        let mut p = Profiles { labels: Vec::new(), list: Vec::new(), kernel: Vec::new(), index: BTreeMap::new() };
+        let mut p = Profiles { labels: Vec::new(), list: Vec::new(), index: BTreeMap::new() };
         p.push(&spec.transport, "transport", None)?;
         for (name, t) in &spec.transports {
             p.index.insert(name, p.list.len());
@@ -500,21 +498,13 @@ impl<'a> Profiles<'a> {
     /// Adds the profile of transport `t` (at field path `within`), labelled `name` or by its
     /// settings.
     fn push(&mut self, t: &TransportSpec, within: &str, name: Option<String>) -> SpecResult<()> {
-        let kernel = kernel_stack(t, within)?;
-        let profile = match &kernel {
-            // The kernel runs these flows; the profile only fills the plan (a TCP of that IW).
-            Some(k) => TransportSpec { iw: Some(k.iw.unwrap_or(10)), ..TransportSpec::default() }.build(),
-            None => t.build(),
-        }
-        .map_err(|e| e.within(within))?;
-        let label = match (&kernel, name) {
-            (_, Some(name)) => name,
-            (Some(k), None) => format!("linux-{}", k.cc),
-            (None, None) => profile.label(),
+        let profile = match kernel_stack(t, within)? {
+            // The kernel runs these flows (`stack = "linux"`): a profile of their own.
+            Some(k) => Profile::Kernel(k),
+            None => t.build().map_err(|e| e.within(within))?,
         };
-        self.labels.push(label);
+        self.labels.push(name.unwrap_or_else(|| profile.label()));
         self.list.push(profile);
-        self.kernel.push(kernel);
         Ok(())
     }
 
@@ -667,4 +657,20 @@ fn host_members(h: &HostTransportSpec, field: &str, topo: &Topology, hosts: &[us
     members.sort_unstable();
     members.dedup();
     Ok(members)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::KernelStack;
+    use super::*;
+
+    #[test]
+    fn a_kernel_profile_is_planned_as_the_default_transport_with_its_iw() {
+        for iw in [None, Some(1), Some(4), Some(1000)] {
+            let k = KernelStack { cc: "bbr".into(), iw, prio: 7, field: "transport.stack".into() };
+            let default = TransportSpec { iw: Some(iw.unwrap_or(10)), ..TransportSpec::default() };
+            let Ok(Profile::Tcp { cfg, app: None }) = default.build() else { panic!("the default transport is TCP") };
+            assert_eq!(k.planned_tcp(), cfg, "iw {iw:?}");
+        }
+    }
 }

@@ -2,7 +2,7 @@
 //! optional delayed ACKs (RFC 5681 sec. 4.2), immediate ACKs for out-of-order data and for
 //! data sent below the connection's normal priority (RC3's low-priority segments), each ACK
 //! at the priority of the data that triggered it. A receiver told the flow's size completes when
-//! it holds every byte; one that is not (emulation: [`crate::emu`]) learns the size from the
+//! it holds every byte; one that is not (emulation, the `fctlab-emu` crate) learns the size from the
 //! segment marked FIN, which senders set on the last segment of a finite stream, retransmissions
 //! and RC3's low-priority copies included.
 
