@@ -174,6 +174,12 @@ impl<'de> Deserialize<'de> for BytesQ {
     }
 }
 
+/// A duration field of a parameter struct that deserializes itself (`#[serde(deserialize_with =
+/// "crate::quantity::time")]`): a [`TimeQ`] read as a [`Time`].
+pub fn time<'de, D: Deserializer<'de>>(d: D) -> Result<Time, D::Error> {
+    TimeQ::deserialize(d).map(|t| t.0)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -77,6 +77,53 @@ pub fn tagged_map<'de, D: Deserializer<'de>, T: DeserializeOwned>(d: D) -> Resul
         .collect()
 }
 
+/// `T` read from one table with path tracking: an error names the path inside the table
+/// (`delayed_ack.count`) and says what was expected, as [`crate::scenario::parse`] does for
+/// the whole scenario.
+pub fn from_table<T: DeserializeOwned>(table: Map<String, Value>) -> crate::error::SpecResult<T> {
+    serde_path_to_error::deserialize(Value::Object(table)).map_err(|e| {
+        let path = e.path().to_string();
+        let path = if path == "." { String::new() } else { path };
+        let (path, msg) = join_path(path, strip_location(e.inner()));
+        crate::error::SpecError::new(path, msg)
+    })
+}
+
+/// The keys of struct `T` as serde's derive lists them (its fields after renames): what a
+/// table split between several structs gives each (a transport's TCP part and its
+/// protocol's part).
+pub fn field_names<T: DeserializeOwned>() -> &'static [&'static str] {
+    let mut catcher = FieldCatcher(&[]);
+    let _ = T::deserialize(&mut catcher);
+    catcher.0
+}
+
+/// A deserializer that only records the field list a struct asks for.
+struct FieldCatcher(&'static [&'static str]);
+
+impl<'de> Deserializer<'de> for &mut FieldCatcher {
+    type Error = de::value::Error;
+
+    fn deserialize_any<V: de::Visitor<'de>>(self, _: V) -> Result<V::Value, Self::Error> {
+        Err(de::Error::custom("not a struct"))
+    }
+
+    fn deserialize_struct<V: de::Visitor<'de>>(
+        self,
+        _name: &'static str,
+        fields: &'static [&'static str],
+        _: V,
+    ) -> Result<V::Value, Self::Error> {
+        self.0 = fields;
+        Err(de::Error::custom("fields recorded"))
+    }
+
+    serde::forward_to_deserialize_any! {
+        bool i8 i16 i32 i64 i128 u8 u16 u32 u64 u128 f32 f64 char str string bytes byte_buf option unit
+        unit_struct newtype_struct seq tuple tuple_struct map enum identifier ignored_any
+    }
+}
+
 /// A serde_json error's message without its " at line L column C" suffix.
 pub fn strip_location(e: &impl std::fmt::Display) -> String {
     let mut msg = e.to_string();
@@ -176,6 +223,29 @@ mod tests {
         // Other syntax errors keep serde_json's message.
         let e = serde_json::from_str::<Holder>(r#"{"shapes": [oops]}"#).unwrap_err();
         assert_eq!(json_message(r#"{"shapes": [oops]}"#, &e), "expected value");
+    }
+
+    #[derive(Debug, Deserialize)]
+    #[serde(deny_unknown_fields)]
+    #[allow(dead_code)]
+    struct Part {
+        side: u32,
+        #[serde(rename = "fill-color", default)]
+        fill: Option<String>,
+    }
+
+    #[test]
+    fn field_names_are_the_keys_after_renames() {
+        assert_eq!(field_names::<Part>(), &["side", "fill-color"]);
+    }
+
+    #[test]
+    fn a_table_error_names_its_inner_path() {
+        let table = serde_json::json!({"shapes": [{"kind": "square", "side": "x"}]});
+        let Value::Object(t) = table else { unreachable!() };
+        let e = from_table::<Holder>(t).unwrap_err();
+        assert_eq!(e.field, "shapes[0].side");
+        assert!(e.message.contains("invalid type"), "{e}");
     }
 
     #[test]

@@ -93,7 +93,7 @@ fn a_run_whose_nic_queue_passes_the_clock_ends_at_max_time_with_packets_conserve
     // beyond 2^64 ps (1.8e7 s); those departures saturate at "never" (net/link.rs tests).
     let flows: Vec<Value> =
         (0..10).map(|i| json!({"src": "l0", "dst": "r0", "start": format!("{i}ms"), "size": "2MB"})).collect();
-    let mut s = one_flow("1Gbps", None, json!({"iw": 2000, "handshake": true}));
+    let mut s = one_flow("1Gbps", None, json!({"iw": 2000}));
     s["workload"] = json!([{"kind": "flows", "flows": flows}]);
     s["duration"] = json!("1s");
     s["max_time"] = json!("100000s");

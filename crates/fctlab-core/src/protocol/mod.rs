@@ -36,11 +36,13 @@
 
 pub mod cubic;
 pub mod jetmax;
+pub mod keys;
 pub mod newreno;
 pub mod piqi;
 pub mod rc3;
 pub mod rcp;
 pub mod rtcp;
+pub mod tcp;
 pub mod xcp;
 
 use crate::metrics::series::Metric;
@@ -222,8 +224,9 @@ pub fn header_from_wire(tag: u8, w: Words) -> Result<CongestionHeader, &'static 
 // Window host laws.
 
 /// Which controller a flow uses.
-#[derive(Copy, Clone, Debug, PartialEq, Eq, serde::Deserialize)]
-#[serde(rename_all = "lowercase")]
+///
+/// Its scenario spelling (`cc = "newreno"`, `"cubic"`) is read in `tcp.rs`.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
 pub enum CcKind {
     /// NewReno (RFC 6582) window growth; loss recovery is SACK-based (RFC 6675).
     NewReno,
@@ -383,6 +386,9 @@ impl CongestionControl for Controller {
 
 // ---------------------------------------------------------------------------------------------
 // Rate host laws.
+
+/// The rate of a rate-based sender on a path where no router gives one.
+pub const UNLIMITED_RATE: Rate = Rate::from_gbps(10);
 
 /// Which law a paced sender runs (config, not state).
 #[derive(Copy, Clone, Debug, PartialEq)]

@@ -12,8 +12,8 @@
 //! | `mod.rs` | [`ScenarioSpec`], [`RoutingSpec`], [`RunInfo`]; [`parse`], [`build`], and [`build_spec`]: topology, routes, then the steps below |
 //! | `names.rs` | link names: [`resolve_link`], the unknown-link error |
 //! | `queues.rs` | [`QueuesSpec`], [`QueueSpec`] (one port per kind), [`DifferentialSpec`]; the links and their ports |
-//! | `transports.rs` | [`Protocol`], [`TransportSpec`] (one profile per protocol), [`HostTransportSpec`]; the profiles and which flow gets which |
-//! | `stack.rs` | [`Stack`], [`KernelStack`]: transports run by the kernel's TCP (`stack = "linux"`, emulation only) |
+//! | `transports/` | [`TransportTable`] parsed into a [`Transport`] (the TCP part [`TcpPart`] and a protocol's keys from `protocol/keys.rs`), [`HostTransportSpec`]; the profiles and which flow gets which |
+//! | `stack.rs` | [`Stack`], [`KernelKeys`], [`KernelStack`]: transports run by the kernel's TCP (`stack = "linux"`, emulation only) |
 //! | `flows.rs` | the flow plan: arrivals, paths, propagation RTT and ideal FCT of every flow; the memory of flows and RC3 bursts |
 //! | `losses.rs` | [`LossSpec`], [`DropSpec`]: random and scripted losses on links |
 //! | `link_rates.rs` | [`LinkRateSpec`]: links whose rate changes at given times |
@@ -28,16 +28,18 @@ mod queues;
 mod stack;
 mod transports;
 
+pub use crate::protocol::keys::{Protocol, ProtocolKeys};
 pub use link_rates::LinkRateSpec;
 pub use losses::{DropSpec, LossSpec};
 pub use names::resolve_link;
 pub use outputs::{OutputSpec, SeriesSpec};
 pub use queues::{DifferentialSpec, QueueSpec, QueuesSpec};
+pub use stack::KernelKeys;
 pub use stack::{
     check_kernel_flows, kernel_stacks, refuse_in_simulation, KernelStack, Stack, KERNEL_IW, KERNEL_MAX_FLOWS,
     KERNEL_MSS, KERNEL_PORT_BASE,
 };
-pub use transports::{AppSpec, DelayedAckSpec, HostTransportSpec, Protocol, TransportSpec};
+pub use transports::{AppSpec, Common, DelayedAckSpec, HostTransportSpec, TcpPart, Transport, TransportTable};
 
 use crate::error::{SpecError, SpecResult};
 use crate::limits::{Memory, BYTES_PER_ROUTE_ENTRY};
@@ -92,12 +94,13 @@ pub struct ScenarioSpec {
     /// Queue disciplines of router ports and host NICs.
     #[serde(default)]
     pub queues: QueuesSpec,
-    /// The default transport of every flow.
+    /// The default transport of every flow (parsed by [`Transport::resolve`]).
     #[serde(default)]
-    pub transport: TransportSpec,
-    /// Named transports (each overrides fields of `transport`), chosen by `workload[i].transport`.
+    pub transport: TransportTable,
+    /// Named transports (each takes the keys it lacks from `transport`, as far as its protocol
+    /// has them), chosen by `workload[i].transport`.
     #[serde(default)]
-    pub transports: BTreeMap<String, TransportSpec>,
+    pub transports: BTreeMap<String, TransportTable>,
     /// Flow sources.
     #[serde(deserialize_with = "crate::spec_de::tagged_vec")]
     pub workload: Vec<WorkloadEntry>,

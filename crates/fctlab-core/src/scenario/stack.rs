@@ -11,8 +11,9 @@
 //! offers, default "cubic"), `iw` (the route's `initcwnd`; default the kernel's 10) and
 //! `priority` (the DSCP of its packets); the others configure fctlab's TCP and are refused.
 
-use super::TransportSpec;
+use super::AppSpec;
 use crate::error::{SpecError, SpecResult};
+use crate::quantity::BytesQ;
 use crate::transport::tcp::TcpConfig;
 use serde::Deserialize;
 
@@ -62,16 +63,32 @@ pub const KERNEL_PORT_BASE: u16 = 10000;
 /// Kernel flows a run may have (flow ids below this), one source port each.
 pub const KERNEL_MAX_FLOWS: usize = (u16::MAX - KERNEL_PORT_BASE) as usize;
 
-/// The kernel stack `t` asks for (None: fctlab's), checked; `within` is its field path.
-pub(super) fn kernel_stack(t: &TransportSpec, within: &str) -> SpecResult<Option<KernelStack>> {
-    if t.stack.unwrap_or_default() != Stack::Linux {
-        return Ok(None);
-    }
+/// A `stack = "linux"` transport's keys: the kernel's controller, its initial window, the
+/// segment size (the kernel's only) and the priority; the application is bulk.
+#[derive(Clone, Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct KernelKeys {
+    /// The kernel's congestion control module (default "cubic"; "newreno" is its "reno").
+    #[serde(default)]
+    cc: Option<String>,
+    /// The route's `initcwnd` (default the kernel's 10).
+    #[serde(default)]
+    iw: Option<u32>,
+    /// Must be the kernel flows' [`KERNEL_MSS`] if given.
+    #[serde(default)]
+    mss: Option<BytesQ>,
+    /// Priority band, sent as the DSCP (0 to 63).
+    #[serde(default)]
+    priority: Option<u8>,
+    /// Must be bulk if given.
+    #[serde(default, deserialize_with = "crate::spec_de::tagged_opt")]
+    app: Option<AppSpec>,
+}
+
+/// The kernel stack `k` asks for, checked; `within` is its transport's field path.
+pub(super) fn kernel_stack(k: &KernelKeys, within: &str) -> SpecResult<KernelStack> {
     let err = |f: &str, m: String| Err(SpecError::new(f, m).within(within));
-    if let Some(p) = t.protocol.filter(|&p| p != super::Protocol::Tcp) {
-        return err("protocol", format!("expected \"tcp\" with stack = \"linux\" (the kernel runs TCP), got {p:?}"));
-    }
-    let cc = t.cc.clone().unwrap_or_else(|| "cubic".to_string());
+    let cc = k.cc.clone().unwrap_or_else(|| "cubic".to_string());
     let cc = if cc == "newreno" { "reno".to_string() } else { cc };
     let name_ok = |c: char| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '_';
     if cc.is_empty() || cc.len() > CC_NAME_MAX || !cc.chars().all(name_ok) {
@@ -80,42 +97,24 @@ pub(super) fn kernel_stack(t: &TransportSpec, within: &str) -> SpecResult<Option
             format!("expected a kernel congestion control name (e.g. \"cubic\", \"reno\", \"bbr\"), got {cc:?}"),
         );
     }
-    if let Some(iw) = t.iw.filter(|iw| !(1..=MAX_IW).contains(iw)) {
+    if let Some(iw) = k.iw.filter(|iw| !(1..=MAX_IW).contains(iw)) {
         return err("iw", format!("expected 1 <= iw <= {MAX_IW} segments, got {iw}"));
     }
-    if let Some(m) = t.mss.filter(|m| m.0 != KERNEL_MSS) {
+    if let Some(m) = k.mss.filter(|m| m.0 != KERNEL_MSS) {
         return err("mss", format!("expected {KERNEL_MSS} (or unset) with stack = \"linux\", got {}", m.0));
     }
-    let prio = t.priority.unwrap_or(0);
+    let prio = k.priority.unwrap_or(0);
     if prio > 63 {
         return err("priority", format!("expected a band <= 63 (a DSCP) with stack = \"linux\", got {prio}"));
     }
-    let fctlab_only = [
-        ("header", t.header.is_some()),
-        ("hystart", t.hystart.is_some()),
-        ("ssthresh", t.ssthresh.is_some()),
-        ("rwnd", t.rwnd.is_some()),
-        ("initial_rto", t.initial_rto.is_some()),
-        ("min_rto", t.min_rto.is_some()),
-        ("max_rto", t.max_rto.is_some()),
-        ("rto_granularity", t.rto_granularity.is_some()),
-        ("delayed_ack", t.delayed_ack.is_some()),
-        ("abc", t.abc.is_some()),
-        ("rc3_buckets", t.rc3_buckets.is_some()),
-        ("rc3_window", t.rc3_window.is_some()),
-        ("fixed_rate", t.fixed_rate.is_some()),
-        ("handshake", t.handshake.is_some()),
-        ("fallback", t.fallback.is_some()),
-        ("app", !matches!(t.app, None | Some(super::AppSpec::Bulk {}))),
-    ];
-    if let Some((f, _)) = fctlab_only.iter().find(|(_, set)| *set) {
+    if !matches!(k.app, None | Some(AppSpec::Bulk {})) {
         return err(
-            f,
+            "app",
             "set, but stack = \"linux\" takes only cc, iw and priority (this field configures fctlab's TCP)"
                 .to_string(),
         );
     }
-    Ok(Some(KernelStack { cc, iw: t.iw, prio, field: format!("{within}.stack") }))
+    Ok(KernelStack { cc, iw: k.iw, prio, field: format!("{within}.stack") })
 }
 
 /// Refuses a world some of whose flows the kernel runs: a simulation (`fctlab run`) has no

@@ -6,7 +6,7 @@
 //! | slow-start exit | `hystart.rs`: [`HyStart`], also offered to NewReno |
 //! | router law | none: any queue |
 //! | header | none |
-//! | scenario keys | `transport.cc = "cubic"`, `transport.hystart` (`scenario/transports.rs`) |
+//! | scenario keys | `transport.cc = "cubic"`, `transport.hystart` (`../tcp.rs`) |
 
 pub mod host;
 pub mod hystart;

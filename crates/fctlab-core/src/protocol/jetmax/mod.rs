@@ -6,11 +6,12 @@
 //! | header | `header.rs`: RT, RS, rate, IPI forward; RS and the rate echoed back; wire encoding |
 //! | router law | `router.rs`: [`JetMaxLaw`] (seed 003 eq. 4) |
 //! | host law (rate) | `host.rs`: [`JetMaxHost`] (seed 003 eq. 3) |
-//! | scenario keys | `queues.*.kind = "jetmax"` (`scenario/queues.rs`), `transport.protocol = "jetmax"` (`scenario/transports.rs`) |
+//! | scenario keys | `queues.*.kind = "jetmax"` (`scenario/queues.rs`), `transport.protocol = "jetmax"` (`params.rs`) |
 //! | metrics | `jetmax_rate_bps`, `jetmax_flows` |
 
 pub mod header;
 pub mod host;
+pub mod params;
 pub mod router;
 
 pub use host::JetMaxHost;

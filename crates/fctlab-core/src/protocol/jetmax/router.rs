@@ -62,14 +62,16 @@ fn id(ctx: &PortCtx) -> u16 {
     ctx.router as u16
 }
 
-/// JetMax router parameters.
-#[derive(Copy, Clone, Debug, PartialEq)]
+/// JetMax router parameters; a `jetmax` queue's keys over these defaults.
+#[derive(Copy, Clone, Debug, PartialEq, serde::Deserialize)]
+#[serde(default, deny_unknown_fields)]
 pub struct JetMaxParams {
     /// Desired utilization gamma_l. Seed 003 gives no value; eq. 4 has no queue term, so at
     /// gamma = 1 the queue a join leaves (the old flows slow down one RTT after the new one
     /// starts) never drains. 0.98 drains it at 2% of the capacity.
     pub gamma: f64,
     /// Control interval T (seed 003: 100 ms).
+    #[serde(deserialize_with = "crate::quantity::time")]
     pub interval: Time,
 }
 

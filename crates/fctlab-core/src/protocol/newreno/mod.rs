@@ -5,7 +5,7 @@
 //! | host law (window) | `host.rs`: [`NewReno`], slow start (optionally ended by HyStart, `../cubic/hystart.rs`) and congestion avoidance |
 //! | router law | none: any queue |
 //! | header | none |
-//! | scenario keys | `transport.cc = "newreno"` and the TCP keys (`scenario/transports.rs`) |
+//! | scenario keys | `transport.cc = "newreno"` (`../tcp.rs`) and the TCP part (`scenario/transports/tcp_part.rs`) |
 
 pub mod host;
 

@@ -35,12 +35,15 @@ use crate::net::packet::{CongestionHeader, Packet};
 use crate::qdisc::law::{PortCtx, RouterLaw};
 use crate::units::{Rate, Time};
 
-/// PIQI-RCP router parameters (seed 003's values as defaults where it gives them).
-#[derive(Copy, Clone, Debug, PartialEq)]
+/// PIQI-RCP router parameters (seed 003's values as defaults where it gives them); a `piqi`
+/// queue's keys over these defaults.
+#[derive(Copy, Clone, Debug, PartialEq, serde::Deserialize)]
+#[serde(default, deny_unknown_fields)]
 pub struct PiqiParams {
     /// Virtual capacity gamma_l as a fraction of C (seed 003: 0.95).
     pub gamma: f64,
     /// Control interval T (seed 003: 10 ms).
+    #[serde(deserialize_with = "crate::quantity::time")]
     pub interval: Time,
     /// Gain on the current error e_l(t) (K_p + K_i).
     pub kappa1: f64,

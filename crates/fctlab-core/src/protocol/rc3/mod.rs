@@ -6,8 +6,9 @@
 //! | host law | `host.rs`: the recursive low-priority loop ([`RlpLoop`]), run by the TCP sender beside its window (`transport/tcp/sender.rs`) |
 //! | router law | none of its own: strict-priority queues (`qdisc/prio.rs`, WQoS) |
 //! | header | none: the packet's priority band |
-//! | scenario keys | `transport.protocol = "rc3"`, `rc3_buckets`, `rc3_window` (`scenario/transports.rs`) |
+//! | scenario keys | `transport.protocol = "rc3"`, `rc3_buckets`, `rc3_window` (`params.rs`) |
 
 pub mod host;
+pub mod params;
 
 pub use host::{Rc3Config, Rc3Window, RlpLoop, MAX_LEVELS};

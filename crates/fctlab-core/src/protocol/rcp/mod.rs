@@ -7,12 +7,13 @@
 //! | router law | `router.rs`: [`RcpLaw`] (thesis eq. 3.1 and its variants) |
 //! | router, RCP beside TCP | `coexist.rs`: [`RcpTcpQueue`] (thesis sec. 6.2.1) |
 //! | host law (rate) | `host.rs`: [`RcpHost`], and [`FixedRate`] of the fixed-rate study |
-//! | scenario keys | `queues.*.kind = "rcp"` / `"rcp_tcp"` (`scenario/queues.rs`), `transport.protocol = "rcp"`, `fixed_rate`, `fallback` (`scenario/transports.rs`) |
+//! | scenario keys | `queues.*.kind = "rcp"` / `"rcp_tcp"` (`scenario/queues.rs`), `transport.protocol = "rcp"`, `fixed_rate`, `fallback` (`params.rs`) |
 //! | metrics | `rcp_rate_bps`, `rcp_avg_rtt_s`, `rcp_interval_rtt_s`, `rcp_tcp_*` |
 
 pub mod coexist;
 pub mod header;
 pub mod host;
+pub mod params;
 pub mod router;
 
 pub use coexist::{CoexistMode, RcpTcpParams, RcpTcpQueue, TcRule};

@@ -5,8 +5,9 @@
 //! | host law (window and pacing) | `host.rs`: [`Rtcp`] |
 //! | router law | RCP's (`../rcp/router.rs`) |
 //! | header | RCP's (`../rcp/header.rs`) |
-//! | scenario keys | `transport.protocol = "rtcp"`, `fallback` (`scenario/transports.rs`) |
+//! | scenario keys | `transport.protocol = "rtcp"`, `fallback` (`params.rs`) |
 
 pub mod host;
+pub mod params;
 
 pub use host::{rate_window, Rtcp, RtcpConfig, RATE_KEPT};

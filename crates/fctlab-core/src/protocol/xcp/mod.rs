@@ -6,10 +6,11 @@
 //! | header | `header.rs`: window, RTT, feedback forward; the feedback echoed back; wire encoding |
 //! | router law | `router.rs`: [`XcpLaw`] (seed 003 eqs. 1-2) |
 //! | host law (window) | `host.rs`: [`Xcp`] |
-//! | scenario keys | `queues.*.kind = "xcp"` (`scenario/queues.rs`), `transport.protocol = "xcp"` (`scenario/transports.rs`) |
+//! | scenario keys | `queues.*.kind = "xcp"` (`scenario/queues.rs`), `transport.protocol = "xcp"` (`params.rs`) |
 
 pub mod header;
 pub mod host;
+pub mod params;
 pub mod router;
 
 pub use host::Xcp;

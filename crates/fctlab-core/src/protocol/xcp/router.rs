@@ -20,8 +20,9 @@ use crate::net::packet::{CongestionHeader, Packet};
 use crate::qdisc::law::{PortCtx, RouterLaw};
 use crate::units::Time;
 
-/// XCP router gains.
-#[derive(Copy, Clone, Debug, PartialEq)]
+/// XCP router gains; an `xcp` queue's keys (`alpha`, `beta`, `gamma`) over these defaults.
+#[derive(Copy, Clone, Debug, PartialEq, serde::Deserialize)]
+#[serde(default, deny_unknown_fields)]
 pub struct XcpParams {
     /// Efficiency gain on spare bandwidth (0.4).
     pub alpha: f64,
@@ -29,7 +30,8 @@ pub struct XcpParams {
     pub beta: f64,
     /// Shuffling fraction (0.1).
     pub gamma: f64,
-    /// Control interval before any RTT is seen.
+    /// Control interval before any RTT is seen (not a key).
+    #[serde(skip)]
     pub initial_interval: Time,
 }
 

@@ -1,0 +1,37 @@
+//! XCP's scenario keys: the host's (`protocol = "xcp"`: the reaction to loss under the
+//! routers' feedback) and the router's (`kind = "xcp"`: [`XcpParams`] deserializes itself).
+
+use crate::error::SpecResult;
+use crate::protocol::{CcKind, XCP_HEADER};
+use crate::scenario::{Common, ProtocolKeys};
+use crate::transport::cc::CcConfig;
+use crate::transport::tcp::TcpConfig;
+use crate::world::Profile;
+use serde::Deserialize;
+
+/// The rate an XCP sender asks the routers for, bit/s: more than any link, so the routers'
+/// feedback alone sets the window.
+const DESIRED_BPS: f64 = 100e9;
+
+/// XCP's host keys.
+#[derive(Clone, Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct XcpKeys {
+    /// The reaction to loss: "newreno" (default) or "cubic".
+    #[serde(default)]
+    pub cc: Option<CcKind>,
+}
+
+impl ProtocolKeys for XcpKeys {
+    fn profile(&self, c: Common) -> SpecResult<Profile> {
+        // The XCP header (cwnd, RTT, feedback: 20 bytes in seed 003) rides on TCP/IP's; a new
+        // flow starts from one segment unless `iw` says otherwise.
+        let cfg = TcpConfig {
+            header: c.header.unwrap_or(TcpConfig::default().header + XCP_HEADER),
+            iw: c.iw.unwrap_or(1),
+            cc: CcConfig::Xcp { loss: self.cc.unwrap_or(CcKind::NewReno), desired_bps: DESIRED_BPS },
+            ..c.cfg
+        };
+        Ok(c.tcp(cfg))
+    }
+}
