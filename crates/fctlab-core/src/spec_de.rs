@@ -13,7 +13,8 @@ use serde::Deserialize;
 use serde_json::{Map, Value};
 use std::collections::BTreeMap;
 
-fn from_value<T: DeserializeOwned, E: de::Error>(value: Value) -> Result<T, E> {
+/// `T` from a `kind`-tagged table (the kind taken out, the rest read as `{kind: rest}`).
+pub fn from_value<T: DeserializeOwned, E: de::Error>(value: Value) -> Result<T, E> {
     let mut table = match value {
         Value::Object(t) => t,
         other => return Err(E::custom(format!("expected a table with a `kind`, got {other}"))),

@@ -29,11 +29,12 @@ mod stack;
 mod transports;
 
 pub use crate::protocol::keys::{Protocol, ProtocolKeys};
+pub use crate::protocol::rcp::params::DifferentialSpec;
 pub use link_rates::LinkRateSpec;
 pub use losses::{DropSpec, LossSpec};
 pub use names::resolve_link;
 pub use outputs::{OutputSpec, SeriesSpec};
-pub use queues::{DifferentialSpec, QueueSpec, QueuesSpec};
+pub use queues::{QueueKind, QueueSpec, QueuesSpec};
 pub use stack::KernelKeys;
 pub use stack::{
     check_kernel_flows, kernel_stacks, refuse_in_simulation, KernelStack, Stack, KERNEL_IW, KERNEL_MAX_FLOWS,

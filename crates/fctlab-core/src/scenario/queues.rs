@@ -1,19 +1,28 @@
 //! Queue disciplines: the `[queues]` schema, each kind's port, and the build step that gives
 //! every link its port (per-link overrides, routers without priorities).
+//!
+//! A queue table is the buffer every kind has (`limit` or `limit_packets`) and the keys of its
+//! `kind` ([`QueueKind`]); an explicit-feedback kind's keys are its router law's parameters,
+//! which deserialize themselves over their defaults in the protocol's folder (`XcpParams`,
+//! `JetMaxParams`, `PiqiParams`; RCP's in `protocol/rcp/params.rs`).
 
 use super::names::{resolve_link, unknown_link};
 use super::transports::pick_fraction;
 use crate::error::{SpecError, SpecResult};
 use crate::net::link::{FifoSchedule, Link, Port};
 use crate::net::packet::JETMAX_NO_ROUTER;
+use crate::protocol::rcp::params::{RcpQueueKeys, RcpTcpKeys};
 use crate::qdisc::{
-    Classify, CoexistMode, Drr, ExplicitQueue, JetMaxLaw, JetMaxParams, Law, Limit, PiqiLaw, PiqiParams, PortCtx, Prio,
-    Qdisc, RcpLaw, RcpParams, RcpTcpParams, RcpTcpQueue, RcpVariant, TcRule, XcpLaw, XcpParams,
+    Classify, Drr, ExplicitQueue, JetMaxLaw, JetMaxParams, Law, Limit, PiqiLaw, PiqiParams, PortCtx, Prio, Qdisc,
+    RcpLaw, RcpTcpQueue, XcpLaw, XcpParams,
 };
-use crate::quantity::{BytesQ, TimeQ};
+use crate::quantity::BytesQ;
 use crate::rng::Rng;
+use crate::spec_de::{field_names, from_table};
 use crate::topology::{NodeKind, Topology};
+use serde::de::{self, Deserializer};
 use serde::Deserialize;
+use serde_json::{Map, Value};
 use std::collections::BTreeMap;
 
 /// Queue disciplines: defaults for routers and hosts, and per-link overrides by name.
@@ -21,13 +30,13 @@ use std::collections::BTreeMap;
 #[serde(deny_unknown_fields)]
 pub struct QueuesSpec {
     /// Router output ports (default: drop-tail, 1000 packets).
-    #[serde(default, deserialize_with = "crate::spec_de::tagged_opt")]
+    #[serde(default)]
     pub router: Option<QueueSpec>,
     /// Host NICs (default: drop-tail, unlimited).
-    #[serde(default, deserialize_with = "crate::spec_de::tagged_opt")]
+    #[serde(default)]
     pub host: Option<QueueSpec>,
     /// Per-link overrides, keyed by link name ("bottleneck", "r0->r1", ...).
-    #[serde(default, deserialize_with = "crate::spec_de::tagged_map")]
+    #[serde(default)]
     pub links: BTreeMap<String, QueueSpec>,
     /// Fraction of routers (chosen by the seed) whose ports ignore priorities: a drop-tail
     /// FIFO of the same buffer that still forwards marked packets (partial deployment).
@@ -35,195 +44,124 @@ pub struct QueuesSpec {
     pub routers_without_priorities: Option<f64>,
 }
 
-/// One queue discipline.
+/// One queue discipline: its kind's own keys, and the buffer every kind has.
+#[derive(Clone, Debug)]
+pub struct QueueSpec {
+    /// The kind (`kind = "..."`) with its parameters.
+    pub kind: QueueKind,
+    /// The buffer (`limit` or `limit_packets`; neither: unlimited).
+    pub limit: Limit,
+}
+
+/// The buffer keys every queue kind has: at most one of them.
+#[derive(Clone, Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct BufferKeys {
+    /// Limit in bytes (wire size).
+    #[serde(default)]
+    limit: Option<BytesQ>,
+    /// Limit in packets.
+    #[serde(default)]
+    limit_packets: Option<u64>,
+}
+
+impl BufferKeys {
+    /// The limit these keys give.
+    fn limit(&self) -> SpecResult<Limit> {
+        Ok(match (self.limit, self.limit_packets) {
+            (Some(_), Some(_)) => {
+                return Err(SpecError::new("limit", "give `limit` (bytes) or `limit_packets`, not both"))
+            }
+            (Some(b), None) => Limit::Bytes(b.0),
+            (None, Some(p)) => Limit::Packets(p),
+            (None, None) => Limit::Bytes(u64::MAX / 4),
+        })
+    }
+}
+
+impl<'de> Deserialize<'de> for QueueSpec {
+    /// The buffer keys, then `{kind: rest}` into [`QueueKind`] (each error with its path).
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<QueueSpec, D::Error> {
+        let as_de = |e: SpecError| {
+            de::Error::custom(if e.field.is_empty() { e.message } else { format!("{}: {}", e.field, e.message) })
+        };
+        let mut table = match Value::deserialize(d)? {
+            Value::Object(t) => t,
+            other => return Err(de::Error::custom(format!("expected a table with a `kind`, got {other}"))),
+        };
+        let mut buffer = Map::new();
+        for k in field_names::<BufferKeys>() {
+            if let Some(v) = table.remove(*k) {
+                buffer.insert(k.to_string(), v);
+            }
+        }
+        let limit = from_table::<BufferKeys>(buffer).and_then(|b| b.limit()).map_err(as_de)?;
+        let kind = crate::spec_de::from_value::<QueueKind, serde_json::Error>(Value::Object(table)).map_err(|e| {
+            let msg = crate::spec_de::strip_location(&e);
+            match msg.contains("unknown field") {
+                true => de::Error::custom(format!("{msg} (besides `limit` and `limit_packets`, which every kind has)")),
+                false => de::Error::custom(msg),
+            }
+        })?;
+        Ok(QueueSpec { kind, limit })
+    }
+}
+
+/// A queue kind and its own keys (beside the buffer's). The explicit-feedback kinds' keys are
+/// their router laws' parameters, read in their protocol's folder over its defaults.
 #[derive(Clone, Debug, Deserialize)]
-#[serde(rename_all = "snake_case", deny_unknown_fields)]
-pub enum QueueSpec {
-    /// FIFO dropping arrivals that do not fit; at most one of the limits (none: unlimited).
-    Droptail {
-        /// Limit in bytes (wire size).
-        #[serde(default)]
-        limit: Option<BytesQ>,
-        /// Limit in packets.
-        #[serde(default)]
-        limit_packets: Option<u64>,
-    },
+#[serde(rename_all = "snake_case")]
+pub enum QueueKind {
+    /// FIFO dropping arrivals that do not fit.
+    Droptail(Empty),
     /// JetMax's router (seed 003 eq. 4): a drop-tail FIFO that offers each flow its fair
-    /// rate and names the path's bottleneck.
-    Jetmax {
-        /// Limit in bytes (wire size).
-        #[serde(default)]
-        limit: Option<BytesQ>,
-        /// Limit in packets.
-        #[serde(default)]
-        limit_packets: Option<u64>,
-        /// Desired utilization gamma (default 0.98).
-        #[serde(default)]
-        gamma: Option<f64>,
-        /// Control interval (default 100 ms).
-        #[serde(default)]
-        interval: Option<TimeQ>,
-    },
+    /// rate and names the path's bottleneck (`protocol/jetmax/`).
+    Jetmax(JetMaxParams),
     /// PIQI-RCP's router (seed 003 eq. 6): a drop-tail FIFO whose PI controller stamps one
-    /// rate and its interval number.
-    Piqi {
-        /// Limit in bytes (wire size).
-        #[serde(default)]
-        limit: Option<BytesQ>,
-        /// Limit in packets.
-        #[serde(default)]
-        limit_packets: Option<u64>,
-        /// Virtual capacity as a fraction of C (default 0.95).
-        #[serde(default)]
-        gamma: Option<f64>,
-        /// Control interval (default 10 ms).
-        #[serde(default)]
-        interval: Option<TimeQ>,
-        /// Gain on the current error (default 0.5).
-        #[serde(default)]
-        kappa1: Option<f64>,
-        /// Gain on the previous error (default -0.25).
-        #[serde(default)]
-        kappa2: Option<f64>,
-    },
-    /// XCP's router: a drop-tail FIFO whose controllers write per-packet window feedback.
-    Xcp {
-        /// Limit in bytes (wire size).
-        #[serde(default)]
-        limit: Option<BytesQ>,
-        /// Limit in packets.
-        #[serde(default)]
-        limit_packets: Option<u64>,
-        /// Efficiency gain on spare bandwidth (default 0.4).
-        #[serde(default)]
-        alpha: Option<f64>,
-        /// Efficiency gain on the persistent queue (default 0.226).
-        #[serde(default)]
-        beta: Option<f64>,
-        /// Shuffling fraction (default 0.1).
-        #[serde(default)]
-        gamma: Option<f64>,
-    },
-    /// RCP's router: a drop-tail FIFO that computes the fair rate (eq. 3.3) and stamps it.
-    Rcp {
-        /// Limit in bytes (wire size).
-        #[serde(default)]
-        limit: Option<BytesQ>,
-        /// Limit in packets.
-        #[serde(default)]
-        limit_packets: Option<u64>,
-        /// Gain on spare capacity (default 0.1).
-        #[serde(default)]
-        alpha: Option<f64>,
-        /// Gain on the queue (default 1.0).
-        #[serde(default)]
-        beta: Option<f64>,
-        /// Target utilization (default 1.0).
-        #[serde(default)]
-        eta: Option<f64>,
-        /// Longest control interval (default 10 ms).
-        #[serde(default)]
-        interval: Option<TimeQ>,
-        /// Initial rate as a fraction of the link rate (default 0.05).
-        #[serde(default)]
-        initial_rate: Option<f64>,
-        /// Initial average RTT d (default 0.2 s).
-        #[serde(default)]
-        initial_rtt: Option<TimeQ>,
-        /// Differential sharing: flows older than `threshold` bytes get `theta` x R.
-        #[serde(default)]
-        differential: Option<DifferentialSpec>,
-        /// Whose router: `"thesis"` (default), `"seed003"` (fixed interval, d averaged the
-        /// same way up and down), `"appendix-f"`, `"unknown-rate"` (eq. 6.2) or `"fixed-gain"` (the
-        /// original per-packet RTT average).
-        #[serde(default)]
-        variant: Option<RcpVariantSpec>,
-        /// Eq. 6.2's theta (`variant = "unknown-rate"` only; default 1).
-        #[serde(default)]
-        theta: Option<f64>,
-    },
+    /// rate and its interval number (`protocol/piqi/`).
+    Piqi(PiqiParams),
+    /// XCP's router: a drop-tail FIFO whose controllers write per-packet window feedback
+    /// (`protocol/xcp/`).
+    Xcp(XcpParams),
+    /// RCP's router: a drop-tail FIFO that computes the fair rate (eq. 3.3) and stamps it
+    /// (`protocol/rcp/`).
+    Rcp(RcpQueueKeys),
     /// RCP sharing the port with TCP by the RCP thesis's coexistence scheme (sec. 6.2.1):
     /// RCP and TCP queues served by WFQ with adaptive weights, RCP's law on C_R(t)
-    /// (`protocol/rcp/coexist.rs`).
+    /// (`protocol/rcp/coexist.rs`); `limit` is each queue's in two-queue mode.
     #[serde(rename = "rcp-tcp")]
-    RcpTcp {
-        /// Limit in bytes (wire size): each queue's in two-queue mode, the shared one's in
-        /// single-queue mode.
-        #[serde(default)]
-        limit: Option<BytesQ>,
-        /// Limit in packets (as `limit`).
-        #[serde(default)]
-        limit_packets: Option<u64>,
-        /// RCP's gain on spare capacity (default 0.1).
-        #[serde(default)]
-        alpha: Option<f64>,
-        /// RCP's gain on its queue (default 1.0).
-        #[serde(default)]
-        beta: Option<f64>,
-        /// RCP's target utilization of C_R (default 1.0).
-        #[serde(default)]
-        eta: Option<f64>,
-        /// RCP's longest control interval (default 10 ms).
-        #[serde(default)]
-        interval: Option<TimeQ>,
-        /// RCP's initial rate as a fraction of the link rate (default 0.05).
-        #[serde(default)]
-        initial_rate: Option<f64>,
-        /// RCP's initial average RTT d (default 0.2 s).
-        #[serde(default)]
-        initial_rtt: Option<TimeQ>,
-        /// Smoothing of the weight update, 0 < theta < 1 (default 0.1).
-        #[serde(default)]
-        theta: Option<f64>,
-        /// Control update period T_c (default 500 ms).
-        #[serde(default)]
-        tc: Option<TimeQ>,
-        /// Entries of each class's zombie list (default 1000).
-        #[serde(default)]
-        zombie_size: Option<usize>,
-        /// Probability that a miss overwrites an entry of a full zombie list (default 0.25).
-        #[serde(default)]
-        zombie_overwrite: Option<f64>,
-        /// w_R before the first update, in [0.01, 0.99] (default 0.5).
-        #[serde(default)]
-        initial_weight: Option<f64>,
-        /// `"two-queue"` (default: WFQ over an RCP and a TCP queue) or `"single-queue"` (one
-        /// FIFO, the weights only set C_R).
-        #[serde(default)]
-        mode: Option<CoexistModeSpec>,
-        /// `"tc-star"` (default: the weights move only once T_c* has passed since they last
-        /// moved) or `"fixed"` (every `tc`).
-        #[serde(default)]
-        tc_rule: Option<TcRuleSpec>,
-    },
+    RcpTcp(RcpTcpKeys),
     /// Deficit round robin: weighted fair queuing over classes sharing one buffer.
-    Drr {
-        /// One weight per class, each > 0 (2 to 32 classes).
-        weights: Vec<f64>,
-        /// How packets are sorted into classes: `"priority"` (default; class = the packet's
-        /// priority mark) or `"header"` (class 0: explicit-feedback packets, 1: the rest).
-        #[serde(default)]
-        classify: Option<ClassifySpec>,
-        /// Shared limit in bytes (wire size).
-        #[serde(default)]
-        limit: Option<BytesQ>,
-        /// Shared limit in packets.
-        #[serde(default)]
-        limit_packets: Option<u64>,
-    },
+    Drr(DrrKeys),
     /// Strict priority over `bands` bands (default 8, band 0 highest) sharing one buffer,
     /// pushing out the lowest band's tail when a higher-priority packet finds it full.
-    Prio {
-        /// Number of bands.
-        #[serde(default)]
-        bands: Option<usize>,
-        /// Shared limit in bytes (wire size).
-        #[serde(default)]
-        limit: Option<BytesQ>,
-        /// Shared limit in packets.
-        #[serde(default)]
-        limit_packets: Option<u64>,
-    },
+    Prio(PrioKeys),
+}
+
+/// A kind without keys of its own.
+#[derive(Clone, Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Empty {}
+
+/// A `drr` queue's keys.
+#[derive(Clone, Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct DrrKeys {
+    /// One weight per class, each > 0 (2 to 32 classes).
+    weights: Vec<f64>,
+    /// How packets are sorted into classes: `"priority"` (default; class = the packet's
+    /// priority mark) or `"header"` (class 0: explicit-feedback packets, 1: the rest).
+    #[serde(default)]
+    classify: Option<ClassifySpec>,
+}
+
+/// A `prio` queue's keys.
+#[derive(Clone, Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct PrioKeys {
+    /// Number of bands (default 8).
+    #[serde(default)]
+    bands: Option<usize>,
 }
 
 /// How a `drr` queue sorts packets into classes.
@@ -236,128 +174,33 @@ pub enum ClassifySpec {
     Header,
 }
 
-/// How an `rcp-tcp` queue holds its two classes.
-#[derive(Copy, Clone, Debug, Deserialize)]
-#[serde(rename_all = "kebab-case")]
-pub enum CoexistModeSpec {
-    /// An RCP and a TCP queue served by WFQ.
-    TwoQueue,
-    /// One shared FIFO.
-    SingleQueue,
-}
-
-/// When an `rcp-tcp` queue's weights may move.
-#[derive(Copy, Clone, Debug, Deserialize)]
-#[serde(rename_all = "kebab-case")]
-pub enum TcRuleSpec {
-    /// Every T_c.
-    Fixed,
-    /// Not before T_c* has passed.
-    TcStar,
-}
-
-/// Which description of the RCP router a port follows.
-#[derive(Copy, Clone, Debug, Deserialize)]
-#[serde(rename_all = "lowercase")]
-pub enum RcpVariantSpec {
-    /// The RCP thesis.
-    Thesis,
-    /// Seed 003's router.
-    Seed003,
-    /// The thesis's Appendix F specification.
-    #[serde(rename = "appendix-f")]
-    AppendixF,
-    /// The thesis's original fixed-gain per-packet RTT average (sec. 3.5, 5.3).
-    #[serde(rename = "fixed-gain")]
-    FixedGain,
-    /// Eq. 6.2: a link of unknown or varying rate.
-    #[serde(rename = "unknown-rate")]
-    UnknownRate,
-}
-
-/// RCP's differential bandwidth sharing (thesis sec. 3.6).
-#[derive(Clone, Debug, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct DifferentialSpec {
-    /// Flows that sent more than this are "long".
-    pub threshold: BytesQ,
-    /// Long flows get theta x R, 0 < theta < 1.
-    pub theta: f64,
-}
-
 impl QueueSpec {
-    fn limit(limit: &Option<BytesQ>, limit_packets: &Option<u64>) -> SpecResult<Limit> {
-        Ok(match (limit, limit_packets) {
-            (Some(_), Some(_)) => {
-                return Err(SpecError::new("limit", "give `limit` (bytes) or `limit_packets`, not both"))
-            }
-            (Some(b), None) => Limit::Bytes(b.0),
-            (None, Some(p)) => Limit::Packets(*p),
-            (None, None) => Limit::Bytes(u64::MAX / 4),
-        })
+    /// A drop-tail FIFO of `limit`.
+    fn droptail(limit: Limit) -> QueueSpec {
+        QueueSpec { kind: QueueKind::Droptail(Empty {}), limit }
     }
 
     /// The port `ctx` as this spec describes it; `ignore_priorities` turns a priority queue
     /// into a FIFO of the same buffer (a router without priority support).
     fn build(&self, ignore_priorities: bool, ctx: PortCtx, seed: u64) -> SpecResult<Port> {
-        match self {
-            QueueSpec::RcpTcp {
-                limit,
-                limit_packets,
-                theta,
-                tc,
-                zombie_size,
-                zombie_overwrite,
-                initial_weight,
-                mode,
-                tc_rule,
-                ..
-            } => {
-                let d = RcpTcpParams::default();
-                let p = RcpTcpParams {
-                    rcp: self.rcp_params(),
-                    theta: theta.unwrap_or(d.theta),
-                    tc: tc.map_or(d.tc, |t| t.0),
-                    zombie_size: zombie_size.unwrap_or(d.zombie_size),
-                    zombie_overwrite: zombie_overwrite.unwrap_or(d.zombie_overwrite),
-                    initial_weight: initial_weight.unwrap_or(d.initial_weight),
-                    mode: match mode {
-                        None | Some(CoexistModeSpec::TwoQueue) => CoexistMode::TwoQueue,
-                        Some(CoexistModeSpec::SingleQueue) => CoexistMode::SingleQueue,
-                    },
-                    tc_rule: match tc_rule {
-                        None | Some(TcRuleSpec::TcStar) => TcRule::AtLeastTcStar,
-                        Some(TcRuleSpec::Fixed) => TcRule::Fixed,
-                    },
-                };
+        let limit = self.limit;
+        match &self.kind {
+            QueueKind::RcpTcp(keys) => {
+                let p = keys.params();
                 p.validate(ctx.capacity)?;
                 let rng = Rng::stream(seed, &format!("queues.rcp-tcp.link{}", ctx.link));
-                let q = RcpTcpQueue::new(ctx, Self::limit(limit, limit_packets)?, p, rng);
-                Ok(Port::Qdisc(Qdisc::RcpTcp(Box::new(q))))
+                Ok(Port::Qdisc(Qdisc::RcpTcp(Box::new(RcpTcpQueue::new(ctx, limit, p, rng)))))
             }
-            QueueSpec::Xcp { limit, limit_packets, alpha, beta, gamma } => {
-                let d = XcpParams::default();
-                let p = XcpParams {
-                    alpha: alpha.unwrap_or(d.alpha),
-                    beta: beta.unwrap_or(d.beta),
-                    gamma: gamma.unwrap_or(d.gamma),
-                    ..d
-                };
+            QueueKind::Xcp(p) => {
                 p.validate()?;
-                Ok(explicit(ctx, Self::limit(limit, limit_packets)?, Law::Xcp(XcpLaw::new(p))))
+                Ok(explicit(ctx, limit, Law::Xcp(XcpLaw::new(*p))))
             }
-            QueueSpec::Rcp { limit, limit_packets, variant, theta, .. } => {
-                if theta.is_some() && !matches!(variant, Some(RcpVariantSpec::UnknownRate)) {
-                    return Err(SpecError::new("theta", "only meaningful with variant = \"unknown-rate\" (eq. 6.2)"));
-                }
-                let p = self.rcp_params();
+            QueueKind::Rcp(keys) => {
+                let p = keys.params()?;
                 p.validate(ctx.capacity)?;
-                Ok(explicit(ctx, Self::limit(limit, limit_packets)?, Law::Rcp(RcpLaw::new(ctx.capacity, p))))
+                Ok(explicit(ctx, limit, Law::Rcp(RcpLaw::new(ctx.capacity, p))))
             }
-            QueueSpec::Jetmax { limit, limit_packets, gamma, interval } => {
-                let d = JetMaxParams::default();
-                let p =
-                    JetMaxParams { gamma: gamma.unwrap_or(d.gamma), interval: interval.map_or(d.interval, |t| t.0) };
+            QueueKind::Jetmax(p) => {
                 p.validate()?;
                 if ctx.router >= JETMAX_NO_ROUTER as u32 {
                     return Err(SpecError::new(
@@ -369,20 +212,13 @@ impl QueueSpec {
                         ),
                     ));
                 }
-                Ok(explicit(ctx, Self::limit(limit, limit_packets)?, Law::JetMax(JetMaxLaw::new(p))))
+                Ok(explicit(ctx, limit, Law::JetMax(JetMaxLaw::new(*p))))
             }
-            QueueSpec::Piqi { limit, limit_packets, gamma, interval, kappa1, kappa2 } => {
-                let d = PiqiParams::default();
-                let p = PiqiParams {
-                    gamma: gamma.unwrap_or(d.gamma),
-                    interval: interval.map_or(d.interval, |t| t.0),
-                    kappa1: kappa1.unwrap_or(d.kappa1),
-                    kappa2: kappa2.unwrap_or(d.kappa2),
-                };
+            QueueKind::Piqi(p) => {
                 p.validate()?;
-                Ok(explicit(ctx, Self::limit(limit, limit_packets)?, Law::Piqi(PiqiLaw::new(ctx.capacity, p))))
+                Ok(explicit(ctx, limit, Law::Piqi(PiqiLaw::new(ctx.capacity, *p))))
             }
-            QueueSpec::Drr { weights, classify, limit, limit_packets } => {
+            QueueKind::Drr(DrrKeys { weights, classify }) => {
                 if !(2..=32).contains(&weights.len()) {
                     return Err(SpecError::new("weights", format!("expected 2 to 32 weights, got {}", weights.len())));
                 }
@@ -401,60 +237,19 @@ impl QueueSpec {
                         Classify::Header
                     }
                 };
-                Ok(Port::Qdisc(Qdisc::Drr(Drr::new(weights, classify, Self::limit(limit, limit_packets)?))))
+                Ok(Port::Qdisc(Qdisc::Drr(Drr::new(weights, classify, limit))))
             }
-            QueueSpec::Droptail { limit, limit_packets } => {
-                Ok(Port::Fifo(FifoSchedule::new(Self::limit(limit, limit_packets)?)))
-            }
-            QueueSpec::Prio { bands, limit, limit_packets } => {
-                let lim = Self::limit(limit, limit_packets)?;
+            QueueKind::Droptail(_) => Ok(Port::Fifo(FifoSchedule::new(limit))),
+            QueueKind::Prio(PrioKeys { bands }) => {
                 if ignore_priorities {
-                    return Ok(Port::Fifo(FifoSchedule::new(lim)));
+                    return Ok(Port::Fifo(FifoSchedule::new(limit)));
                 }
                 let n = bands.unwrap_or(8);
                 if !(1..=32).contains(&n) {
                     return Err(SpecError::new("bands", format!("expected 1 to 32 bands, got {n}")));
                 }
-                Ok(Port::Qdisc(Qdisc::Prio(Prio::new(n, lim))))
+                Ok(Port::Qdisc(Qdisc::Prio(Prio::new(n, limit))))
             }
-        }
-    }
-
-    /// The RCP law's parameters of an `rcp` or `rcp-tcp` queue: its fields over the thesis
-    /// defaults (unchecked). An `rcp-tcp` queue runs the thesis's law without differential
-    /// sharing.
-    fn rcp_params(&self) -> RcpParams {
-        let d = RcpParams::default();
-        let (alpha, beta, eta, interval, initial_rate, initial_rtt) = match self {
-            QueueSpec::Rcp { alpha, beta, eta, interval, initial_rate, initial_rtt, .. }
-            | QueueSpec::RcpTcp { alpha, beta, eta, interval, initial_rate, initial_rtt, .. } => {
-                (alpha, beta, eta, interval, initial_rate, initial_rtt)
-            }
-            _ => return d,
-        };
-        let base = RcpParams {
-            alpha: alpha.unwrap_or(d.alpha),
-            beta: beta.unwrap_or(d.beta),
-            eta: eta.unwrap_or(d.eta),
-            max_interval: interval.map_or(d.max_interval, |t| t.0),
-            initial_fraction: initial_rate.unwrap_or(d.initial_fraction),
-            initial_rtt: initial_rtt.map_or(d.initial_rtt, |t| t.0),
-            ..d
-        };
-        let QueueSpec::Rcp { differential, variant, theta, .. } = self else {
-            return base;
-        };
-        RcpParams {
-            differential: differential.as_ref().map(|s| (s.threshold.0, s.theta)),
-            variant: match variant {
-                None | Some(RcpVariantSpec::Thesis) => RcpVariant::Thesis,
-                Some(RcpVariantSpec::Seed003) => RcpVariant::Seed003,
-                Some(RcpVariantSpec::AppendixF) => RcpVariant::AppendixF,
-                Some(RcpVariantSpec::FixedGain) => RcpVariant::FixedGain,
-                // Validated in f32: a value that only f64 tells from 0 is refused as 0.
-                Some(RcpVariantSpec::UnknownRate) => RcpVariant::UnknownRate { theta: theta.unwrap_or(1.0) as f32 },
-            },
-            ..base
         }
     }
 }
@@ -467,8 +262,8 @@ fn explicit(ctx: PortCtx, limit: Limit, law: Law) -> Port {
 /// Build step: every link of `topo` with its port: the link's override from
 /// `queues.links`, else the router or host default.
 pub(super) fn build_links(queues: &QueuesSpec, topo: &Topology, seed: u64) -> SpecResult<Vec<Link>> {
-    let router_q = queues.router.clone().unwrap_or(QueueSpec::Droptail { limit: None, limit_packets: Some(1000) });
-    let host_q = queues.host.clone().unwrap_or(QueueSpec::Droptail { limit: None, limit_packets: None });
+    let router_q = queues.router.clone().unwrap_or(QueueSpec::droptail(Limit::Packets(1000)));
+    let host_q = queues.host.clone().unwrap_or(QueueSpec::droptail(Limit::Bytes(u64::MAX / 4)));
     let link_q = link_overrides(queues, topo)?;
     let plain_router = routers_without_priorities(queues, topo, seed)?;
     let mut links = Vec::with_capacity(topo.links.len());
@@ -512,4 +307,36 @@ fn routers_without_priorities(queues: &QueuesSpec, topo: &Topology, seed: u64) -
         }
     }
     Ok(plain_router)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn queue(json: serde_json::Value) -> Result<QueueSpec, String> {
+        serde_json::from_value(json).map_err(|e| e.to_string())
+    }
+
+    #[test]
+    fn every_kind_takes_one_buffer_limit() {
+        let q = queue(serde_json::json!({"kind": "xcp", "limit_packets": 50, "alpha": 0.3})).unwrap();
+        assert_eq!(q.limit, Limit::Packets(50));
+        let QueueKind::Xcp(p) = q.kind else { panic!("an xcp queue") };
+        assert_eq!((p.alpha, p.beta), (0.3, XcpParams::default().beta), "unset gains keep their defaults");
+        let q = queue(serde_json::json!({"kind": "prio", "limit": "15KB"})).unwrap();
+        assert_eq!(q.limit, Limit::Bytes(15_000));
+        let e =
+            queue(serde_json::json!({"kind": "drr", "weights": [1, 1], "limit": 1, "limit_packets": 1})).unwrap_err();
+        assert!(e.starts_with("limit: give `limit` (bytes) or `limit_packets`, not both"), "{e}");
+    }
+
+    #[test]
+    fn a_key_of_another_kind_is_refused_by_name() {
+        let e = queue(serde_json::json!({"kind": "droptail", "gamma": 0.9})).unwrap_err();
+        assert!(e.contains("unknown field `gamma`") && e.contains("every kind has"), "{e}");
+        let e = queue(serde_json::json!({"kind": "piqi", "interval": "0ms", "kappa3": 1})).unwrap_err();
+        assert!(e.contains("kappa3"), "{e}");
+        let e = queue(serde_json::json!({"kind": "jetmax", "interval": "-1ms"})).unwrap_err();
+        assert!(e.starts_with("interval: "), "the error names the key: {e}");
+    }
 }
