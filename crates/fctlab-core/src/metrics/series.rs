@@ -21,33 +21,10 @@ pub enum Metric {
     /// Flows whose forward path crosses the link, started and not yet complete (the N(t) of
     /// the RCP thesis's eq. 3.1).
     ActiveFlows,
-    /// An RCP port's fair rate R, bit/s (thesis eq. 3.3); rows only for RCP ports.
-    RcpRateBps,
-    /// An RCP port's running average RTT d, s (thesis sec. 3.5); rows only for RCP ports.
-    RcpAvgRttS,
-    /// An RCP port's mean RTT field over the control interval so far, s (thesis eq. 5.16's
-    /// d_T); rows only for RCP ports.
-    RcpIntervalRttS,
-    /// A JetMax port's fair rate g_l, bit/s (seed 003 eq. 4); rows only for JetMax ports.
-    JetmaxRateBps,
-    /// A JetMax port's estimate N_l of the flows bottlenecked there; rows only for JetMax ports.
-    JetmaxFlows,
-    /// A PIQI-RCP port's rate R_l, bit/s (seed 003 eq. 6); rows only for PIQI-RCP ports.
-    PiqiRateBps,
-    /// An `rcp-tcp` port's RCP weight w_R (thesis sec. 6.2.1, STEP C.2).
-    RcpTcpWeight,
-    /// An `rcp-tcp` port's RCP capacity C_R(t), bit/s (STEP C.3).
-    RcpTcpCapacityBps,
-    /// An `rcp-tcp` port's zombie-list estimate N_R of the RCP flows (STEP C.1).
-    RcpTcpFlowsRcp,
-    /// An `rcp-tcp` port's zombie-list estimate N_T of the TCP flows (STEP C.1).
-    RcpTcpFlowsTcp,
-    /// An `rcp-tcp` port's stability bound T_c* = (C_T - y_T) / ydot_T, s (0: none).
-    RcpTcpTcStarS,
-    /// Bytes of RCP packets queued at an `rcp-tcp` port.
-    RcpTcpQueueRcpBytes,
-    /// Bytes of TCP (non-RCP) packets queued at an `rcp-tcp` port.
-    RcpTcpQueueTcpBytes,
+    /// A router law's own metric, named in its protocol's folder (e.g. `rcp_rate_bps`,
+    /// `protocol/rcp/router.rs`) and listed in the registry (`ProtocolInfo::metrics`); rows only
+    /// for the ports that run that law.
+    Law(&'static str),
     /// A flow's congestion window in bytes.
     CwndBytes,
     /// A flow's sending rate, bit/s (the sender's own definition: `Sender::send_rate_bps`).
@@ -64,19 +41,7 @@ impl Metric {
             Metric::ThroughputBps => "throughput_bps",
             Metric::InputBps => "input_bps",
             Metric::ActiveFlows => "active_flows",
-            Metric::RcpRateBps => "rcp_rate_bps",
-            Metric::RcpAvgRttS => "rcp_avg_rtt_s",
-            Metric::RcpIntervalRttS => "rcp_interval_rtt_s",
-            Metric::JetmaxRateBps => "jetmax_rate_bps",
-            Metric::JetmaxFlows => "jetmax_flows",
-            Metric::PiqiRateBps => "piqi_rate_bps",
-            Metric::RcpTcpWeight => "rcp_tcp_weight",
-            Metric::RcpTcpCapacityBps => "rcp_tcp_capacity_bps",
-            Metric::RcpTcpFlowsRcp => "rcp_tcp_flows_rcp",
-            Metric::RcpTcpFlowsTcp => "rcp_tcp_flows_tcp",
-            Metric::RcpTcpTcStarS => "rcp_tcp_tc_star_s",
-            Metric::RcpTcpQueueRcpBytes => "rcp_tcp_queue_rcp_bytes",
-            Metric::RcpTcpQueueTcpBytes => "rcp_tcp_queue_tcp_bytes",
+            Metric::Law(name) => name,
             Metric::CwndBytes => "cwnd_bytes",
             Metric::SendRateBps => "send_rate_bps",
             Metric::AckedBytes => "acked_bytes",

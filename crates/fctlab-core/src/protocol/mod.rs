@@ -113,7 +113,7 @@ pub const PROTOCOLS: [ProtocolInfo; 8] = [
         host_key: "transport.protocol",
         queue: Some("rcp"),
         header_bytes: RCP_HEADER,
-        metrics: &["rcp_rate_bps", "rcp_avg_rtt_s", "rcp_interval_rtt_s"],
+        metrics: rcp::router::METRICS,
         folder: "rcp",
     },
     ProtocolInfo {
@@ -140,7 +140,7 @@ pub const PROTOCOLS: [ProtocolInfo; 8] = [
         host_key: "transport.protocol",
         queue: Some("jetmax"),
         header_bytes: JETMAX_HEADER,
-        metrics: &["jetmax_rate_bps", "jetmax_flows"],
+        metrics: jetmax::router::METRICS,
         folder: "jetmax",
     },
     ProtocolInfo {
@@ -149,7 +149,7 @@ pub const PROTOCOLS: [ProtocolInfo; 8] = [
         host_key: "transport.protocol",
         queue: Some("piqi"),
         header_bytes: PIQI_HEADER,
-        metrics: &["piqi_rate_bps"],
+        metrics: piqi::router::METRICS,
         folder: "piqi",
     },
 ];

@@ -62,6 +62,13 @@ fn id(ctx: &PortCtx) -> u16 {
     ctx.router as u16
 }
 
+/// Series metric: the port's fair rate g_l, bit/s (seed 003 eq. 4).
+pub const RATE_BPS: &str = "jetmax_rate_bps";
+/// Series metric: the port's estimate N_l of the flows bottlenecked there.
+pub const FLOWS: &str = "jetmax_flows";
+/// The series metrics of a `jetmax` port, in the order it emits them.
+pub const METRICS: &[&str] = &[RATE_BPS, FLOWS];
+
 /// JetMax router parameters; a `jetmax` queue's keys over these defaults.
 #[derive(Copy, Clone, Debug, PartialEq, serde::Deserialize)]
 #[serde(default, deny_unknown_fields)]
@@ -264,8 +271,8 @@ impl RouterLaw for JetMaxLaw {
     /// g_l as the port gives it out now (gamma C before its first computation) and the N_l
     /// that computation used (0 before it; eq. 4 divides by 1 while N_l is below one half).
     fn metrics(&self, ctx: &PortCtx, out: &mut impl FnMut(Metric, f64)) {
-        out(Metric::JetmaxRateBps, self.fair_rate(ctx.capacity));
-        out(Metric::JetmaxFlows, self.flows);
+        out(Metric::Law(RATE_BPS), self.fair_rate(ctx.capacity));
+        out(Metric::Law(FLOWS), self.flows);
     }
 }
 
@@ -322,15 +329,15 @@ mod tests {
         fresh.metrics(&CTX, &mut |m, v| rows.push((m, v)));
         assert_eq!(
             rows,
-            vec![(Metric::JetmaxRateBps, 98e6), (Metric::JetmaxFlows, 0.0)],
+            vec![(Metric::Law(RATE_BPS), 98e6), (Metric::Law(FLOWS), 0.0)],
             "gamma C before any interval"
         );
         rows.clear();
         let law = one_interval();
         law.metrics(&CTX, &mut |m, v| rows.push((m, v)));
         assert_eq!(rows.len(), law.metric_count());
-        assert_eq!(rows[0], (Metric::JetmaxRateBps, law.fair_rate(CTX.capacity)));
-        assert_eq!(rows[1], (Metric::JetmaxFlows, law.flow_estimate()));
+        assert_eq!(rows[0], (Metric::Law(RATE_BPS), law.fair_rate(CTX.capacity)));
+        assert_eq!(rows[1], (Metric::Law(FLOWS), law.flow_estimate()));
         assert!((rows[0].1 - 40e6).abs() < 1.0 && (rows[1].1 - 2.0).abs() < 1e-6, "{rows:?}");
     }
 

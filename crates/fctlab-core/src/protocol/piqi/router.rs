@@ -35,6 +35,11 @@ use crate::net::packet::{CongestionHeader, Packet};
 use crate::qdisc::law::{PortCtx, RouterLaw};
 use crate::units::{Rate, Time};
 
+/// Series metric: the port's rate R_l, bit/s (seed 003 eq. 6).
+pub const RATE_BPS: &str = "piqi_rate_bps";
+/// The series metrics of a `piqi` port.
+pub const METRICS: &[&str] = &[RATE_BPS];
+
 /// PIQI-RCP router parameters (seed 003's values as defaults where it gives them); a `piqi`
 /// queue's keys over these defaults.
 #[derive(Copy, Clone, Debug, PartialEq, serde::Deserialize)]
@@ -161,7 +166,7 @@ impl RouterLaw for PiqiLaw {
     }
 
     fn metrics(&self, _ctx: &PortCtx, out: &mut impl FnMut(Metric, f64)) {
-        out(Metric::PiqiRateBps, self.rate);
+        out(Metric::Law(RATE_BPS), self.rate);
     }
 }
 

@@ -95,6 +95,23 @@ pub enum TcRule {
     AtLeastTcStar,
 }
 
+/// Series metric: the port's RCP weight w_R (thesis sec. 6.2.1, STEP C.2).
+pub const WEIGHT: &str = "rcp_tcp_weight";
+/// Series metric: the port's RCP capacity C_R(t), bit/s (STEP C.3).
+pub const CAPACITY_BPS: &str = "rcp_tcp_capacity_bps";
+/// Series metric: the zombie-list estimate N_R of the RCP flows (STEP C.1).
+pub const FLOWS_RCP: &str = "rcp_tcp_flows_rcp";
+/// Series metric: the zombie-list estimate N_T of the TCP flows (STEP C.1).
+pub const FLOWS_TCP: &str = "rcp_tcp_flows_tcp";
+/// Series metric: the stability bound T_c* = (C_T - y_T) / ydot_T, s (0: none).
+pub const TC_STAR_S: &str = "rcp_tcp_tc_star_s";
+/// Series metric: bytes of RCP packets queued.
+pub const QUEUE_RCP_BYTES: &str = "rcp_tcp_queue_rcp_bytes";
+/// Series metric: bytes of TCP (non-RCP) packets queued.
+pub const QUEUE_TCP_BYTES: &str = "rcp_tcp_queue_tcp_bytes";
+/// The series metrics of an `rcp-tcp` port after its RCP law's, in the order it emits them.
+pub const METRICS: &[&str] = &[WEIGHT, CAPACITY_BPS, FLOWS_RCP, FLOWS_TCP, TC_STAR_S, QUEUE_RCP_BYTES, QUEUE_TCP_BYTES];
+
 /// Parameters of the coexistence scheme.
 #[derive(Copy, Clone, Debug, PartialEq)]
 pub struct RcpTcpParams {
@@ -408,19 +425,19 @@ impl RcpTcpQueue {
     /// Series rows per sample: RCP's R and d, then w_R, C_R, N_R, N_T, T_c* and the two
     /// classes' queued bytes (real ones, also in single-queue mode).
     pub fn metric_count(&self) -> usize {
-        self.law.metric_count() + 7
+        self.law.metric_count() + METRICS.len()
     }
 
     /// Emits the rows of [`RcpTcpQueue::metric_count`].
     pub fn metrics(&self, out: &mut impl FnMut(Metric, f64)) {
         self.law.metrics(&self.rcp_ctx(), out);
-        out(Metric::RcpTcpWeight, self.w_r);
-        out(Metric::RcpTcpCapacityBps, self.c_r);
-        out(Metric::RcpTcpFlowsRcp, self.flows[RCP]);
-        out(Metric::RcpTcpFlowsTcp, self.flows[TCP]);
-        out(Metric::RcpTcpTcStarS, self.tc_star);
-        out(Metric::RcpTcpQueueRcpBytes, self.queued[RCP].0 as f64);
-        out(Metric::RcpTcpQueueTcpBytes, self.queued[TCP].0 as f64);
+        out(Metric::Law(WEIGHT), self.w_r);
+        out(Metric::Law(CAPACITY_BPS), self.c_r);
+        out(Metric::Law(FLOWS_RCP), self.flows[RCP]);
+        out(Metric::Law(FLOWS_TCP), self.flows[TCP]);
+        out(Metric::Law(TC_STAR_S), self.tc_star);
+        out(Metric::Law(QUEUE_RCP_BYTES), self.queued[RCP].0 as f64);
+        out(Metric::Law(QUEUE_TCP_BYTES), self.queued[TCP].0 as f64);
     }
 }
 

@@ -50,6 +50,16 @@ use crate::net::packet::{CongestionHeader, Packet};
 use crate::qdisc::law::{PortCtx, RouterLaw};
 use crate::units::{Rate, Time};
 
+/// Series metric: the port's fair rate R, bit/s (thesis eq. 3.3).
+pub const RATE_BPS: &str = "rcp_rate_bps";
+/// Series metric: the port's running average RTT d, s (thesis sec. 3.5).
+pub const AVG_RTT_S: &str = "rcp_avg_rtt_s";
+/// Series metric: the port's mean RTT field over the control interval so far, s (thesis eq.
+/// 5.16's d_T).
+pub const INTERVAL_RTT_S: &str = "rcp_interval_rtt_s";
+/// The series metrics of an `rcp` port, in the order it emits them.
+pub const METRICS: &[&str] = &[RATE_BPS, AVG_RTT_S, INTERVAL_RTT_S];
+
 /// RCP router parameters (thesis values as defaults).
 #[derive(Copy, Clone, Debug, PartialEq)]
 pub struct RcpParams {
@@ -360,10 +370,10 @@ impl RouterLaw for RcpLaw {
     }
 
     fn metrics(&self, _ctx: &PortCtx, out: &mut impl FnMut(Metric, f64)) {
-        out(Metric::RcpRateBps, self.rate);
-        out(Metric::RcpAvgRttS, self.avg_rtt);
+        out(Metric::Law(RATE_BPS), self.rate);
+        out(Metric::Law(AVG_RTT_S), self.avg_rtt);
         let d_t = if self.rtt_n > 0 { self.rtt_sum / self.rtt_n as f64 } else { f64::NAN };
-        out(Metric::RcpIntervalRttS, d_t);
+        out(Metric::Law(INTERVAL_RTT_S), d_t);
     }
 }
 
@@ -502,7 +512,7 @@ mod tests {
         q.enqueue(Time::ZERO, rcp_pkt(u32::MAX, 30), &mut d);
         let r = rows(&q);
         assert_eq!(r.len(), q.law().metric_count());
-        assert_eq!(r[2].0, Metric::RcpIntervalRttS);
+        assert_eq!(r[2].0, Metric::Law(INTERVAL_RTT_S));
         assert!((r[2].1 - 0.02).abs() < 1e-12);
     }
 
