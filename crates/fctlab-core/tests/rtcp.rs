@@ -4,7 +4,7 @@
 
 mod common;
 
-use fctlab_core::net::packet::{CongestionHeader, Packet, PacketKind};
+use fctlab_core::net::packet::{CongestionHeader, Packet, PacketKind, RcpEcho, RcpHeader};
 use fctlab_core::qdisc::Law;
 use fctlab_core::scenario;
 use fctlab_core::transport::app::App;
@@ -41,7 +41,7 @@ fn established_with(segments: u64, rate_kbps: u32, rtt: Time, fallback: bool) ->
     out.clear();
     let mut synack = ADDR.reverse(PacketKind::SynAck, rtt);
     synack.ts_echo = Time::ZERO;
-    synack.cc = CongestionHeader::RcpFeedback { rate_kbps };
+    synack.cc = CongestionHeader::RcpFeedback(RcpEcho { rate_kbps });
     s.on_packet(rtt, &synack, &mut out);
     (s, out)
 }
@@ -55,7 +55,7 @@ fn ack(cum: u64, sack: Option<(u64, u64)>, rate_kbps: u32, ts: Time, now: Time) 
         p.sack.n = 1;
     }
     p.ts_echo = ts;
-    p.cc = CongestionHeader::RcpFeedback { rate_kbps };
+    p.cc = CongestionHeader::RcpFeedback(RcpEcho { rate_kbps });
     p
 }
 
@@ -84,7 +84,7 @@ fn nothing_but_the_syn_leaves_before_the_first_rate_and_the_syn_asks_for_any_rat
     assert_eq!(out.len(), 1);
     assert_eq!(out[0].kind, PacketKind::Syn);
     assert_eq!(out[0].wire as u64, HEADER);
-    assert_eq!(out[0].cc, CongestionHeader::Rcp { rate_kbps: u32::MAX, rtt_us: 0, age_kib: 0 });
+    assert_eq!(out[0].cc, CongestionHeader::Rcp(RcpHeader { rate_kbps: u32::MAX, rtt_us: 0, age_kib: 0 }));
     // The only wake-up is the SYN's timeout.
     assert_eq!(s.poll_timeout(), Some(Time::from_secs(1)));
 }

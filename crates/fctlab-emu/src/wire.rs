@@ -254,6 +254,9 @@ pub fn peek(b: &[u8]) -> Option<(u32, bool)> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use fctlab_core::net::packet::{
+        JetMaxEcho, JetMaxHeader, PiqiEcho, PiqiHeader, RcpEcho, RcpHeader, XcpEcho, XcpHeader,
+    };
     use fctlab_core::rng::Rng;
 
     fn sample(kind: PacketKind, cc: CongestionHeader) -> Packet {
@@ -278,14 +281,14 @@ mod tests {
     fn headers() -> Vec<CongestionHeader> {
         vec![
             CongestionHeader::None,
-            CongestionHeader::Rcp { rate_kbps: u32::MAX, rtt_us: 20_000, age_kib: 5 },
-            CongestionHeader::RcpFeedback { rate_kbps: 10_000 },
-            CongestionHeader::Xcp { cwnd: 14600.0, rtt_us: 40_000, feedback: -3.5 },
-            CongestionHeader::XcpFeedback { feedback: 12.25 },
-            CongestionHeader::JetMax { rt: 4, rs: u16::MAX, rate: f32::INFINITY, ipi: 0.001 },
-            CongestionHeader::JetMaxFeedback { rs: 2, rate: 1e7 },
-            CongestionHeader::Piqi { rate: f32::INFINITY, interval: 9, id: 3 },
-            CongestionHeader::PiqiFeedback { rate: 5e6, interval: 10, id: 4 },
+            CongestionHeader::Rcp(RcpHeader { rate_kbps: u32::MAX, rtt_us: 20_000, age_kib: 5 }),
+            CongestionHeader::RcpFeedback(RcpEcho { rate_kbps: 10_000 }),
+            CongestionHeader::Xcp(XcpHeader { cwnd: 14600.0, rtt_us: 40_000, feedback: -3.5 }),
+            CongestionHeader::XcpFeedback(XcpEcho { feedback: 12.25 }),
+            CongestionHeader::JetMax(JetMaxHeader { rt: 4, rs: u16::MAX, rate: f32::INFINITY, ipi: 0.001 }),
+            CongestionHeader::JetMaxFeedback(JetMaxEcho { rs: 2, rate: 1e7 }),
+            CongestionHeader::Piqi(PiqiHeader { rate: f32::INFINITY, interval: 9, id: 3 }),
+            CongestionHeader::PiqiFeedback(PiqiEcho { rate: 5e6, interval: 10, id: 4 }),
         ]
     }
 
@@ -364,8 +367,8 @@ mod tests {
         let mut b = buf.clone();
         b.push(0);
         assert!(matches!(decode(&b, 0, 0), Err(WireError::Length { .. })));
-        let mut p = sample(PacketKind::Data, CongestionHeader::XcpFeedback { feedback: 0.0 });
-        p.cc = CongestionHeader::XcpFeedback { feedback: f32::NAN };
+        let mut p = sample(PacketKind::Data, CongestionHeader::XcpFeedback(XcpEcho { feedback: 0.0 }));
+        p.cc = CongestionHeader::XcpFeedback(XcpEcho { feedback: f32::NAN });
         encode(&p, 0, &mut buf);
         assert_eq!(decode(&buf, 0, 0).unwrap_err(), WireError::Field("cc.feedback"));
     }

@@ -3,10 +3,11 @@
 //! Sequence numbers are byte offsets into the flow's payload. Congestion headers of the
 //! explicit-feedback protocols live in [`CongestionHeader`], a closed enum.
 
+pub use crate::protocol::jetmax::header::{JetMaxEcho, JetMaxHeader, JETMAX_NO_ROUTER};
+pub use crate::protocol::piqi::header::{PiqiEcho, PiqiHeader};
+pub use crate::protocol::rcp::header::{RcpEcho, RcpHeader};
+pub use crate::protocol::xcp::header::{XcpEcho, XcpHeader};
 use crate::units::Time;
-
-/// JetMax's RT / RS value for "no router yet" (router ids on JetMax paths are below it).
-pub const JETMAX_NO_ROUTER: u16 = u16::MAX;
 
 /// Index of a flow in the world's flow arena.
 pub type FlowId = u32;
@@ -40,91 +41,45 @@ impl SackBlocks {
     }
 }
 
-/// Router-writable congestion header of explicit-feedback protocols.
+/// Router-writable congestion header of explicit-feedback protocols: one variant per header
+/// and direction, each holding its protocol's struct (fields, meaning and wire encoding in
+/// `protocol/<name>/header.rs`).
+///
+/// A closed enum, not a trait object: the packet is one `Copy` struct moved by value, and
+/// its size is what the event loop pays per hop. Header fields are 32-bit, as in the
+/// protocols' wire formats, so that the packet stays within two cache lines (its in-flight
+/// read is the event loop's main cache miss; a test checks it).
 #[derive(Copy, Clone, Debug, Default, PartialEq)]
 pub enum CongestionHeader {
     /// Plain TCP: no header.
     #[default]
     None,
-    // Header fields are 32-bit, as in the protocols' wire formats, so that the packet stays
-    // within two cache lines (its in-flight read is the event loop's main cache miss).
-    /// RCP, forward (SYN, data, probes): routers lower `rate` to their fair rate.
-    Rcp {
-        /// Rate the path allows so far, kbit/s (`u32::MAX`: no limit yet).
-        rate_kbps: u32,
-        /// The sender's RTT estimate in microseconds (zero: none yet); routers average it.
-        rtt_us: u32,
-        /// KiB the flow has sent so far (for differential bandwidth sharing).
-        age_kib: u32,
-    },
+    /// RCP, forward (SYN, data, probes): routers lower the rate to their fair rate.
+    Rcp(RcpHeader),
     /// RCP, reverse: the receiver's echo of the rate the forward packet collected.
-    RcpFeedback {
-        /// Rate for the sender, kbit/s.
-        rate_kbps: u32,
-    },
+    RcpFeedback(RcpEcho),
     /// XCP, forward: the sender's window and RTT, and the window change routers allow.
-    Xcp {
-        /// Sender's congestion window, bytes.
-        cwnd: f32,
-        /// Sender's RTT estimate in microseconds (zero: none yet).
-        rtt_us: u32,
-        /// Window change for this packet, bytes; routers only lower it.
-        feedback: f32,
-    },
+    Xcp(XcpHeader),
     /// XCP, reverse: the receiver's echo of the feedback.
-    XcpFeedback {
-        /// Window change for the sender, bytes.
-        feedback: f32,
-    },
-    /// JetMax, forward (seed 003 sec. III-E): the flow's bottleneck router RT, and the smallest
-    /// rate a router on the path offered so far with that router's id RS (router ids are
-    /// 16-bit so that the header fits the packet's two cache lines).
-    JetMax {
-        /// The flow's current bottleneck router (`JETMAX_NO_ROUTER`: none yet).
-        rt: u16,
-        /// The router that offered `rate` (`JETMAX_NO_ROUTER`: none yet).
-        rs: u16,
-        /// The smallest rate offered so far, bit/s (infinite: none yet).
-        rate: f32,
-        /// The flow's inter-packet interval, s (zero before it has a rate).
-        ipi: f32,
-    },
-    /// JetMax, reverse: the echo of RS and the rate.
-    JetMaxFeedback {
-        /// The router that offered the rate.
-        rs: u16,
-        /// The path's smallest offered rate, bit/s.
-        rate: f32,
-    },
-    /// PIQI-RCP, forward (seed 003 sec. III-E): the smallest rate a router on the path gave so
-    /// far, the control interval it was computed in, and that router's id.
-    Piqi {
-        /// The smallest rate so far, bit/s (infinite: no PIQI-RCP router yet).
-        rate: f32,
-        /// The Interval Number of the router that gave `rate`.
-        interval: u32,
-        /// That router's node id (the flow's bottleneck).
-        id: u32,
-    },
-    /// PIQI-RCP, reverse: the echo of the three (Reverse Rate, Reverse Interval Number, ID).
-    PiqiFeedback {
-        /// The path's smallest rate, bit/s.
-        rate: f32,
-        /// The Interval Number it was computed in.
-        interval: u32,
-        /// The router that gave it.
-        id: u32,
-    },
+    XcpFeedback(XcpEcho),
+    /// JetMax, forward: the flow's bottleneck router and the smallest rate offered so far.
+    JetMax(JetMaxHeader),
+    /// JetMax, reverse: the echo of the offering router and its rate.
+    JetMaxFeedback(JetMaxEcho),
+    /// PIQI-RCP, forward: the smallest rate so far, its interval number and router.
+    Piqi(PiqiHeader),
+    /// PIQI-RCP, reverse: the echo of the three.
+    PiqiFeedback(PiqiEcho),
 }
 
 impl CongestionHeader {
     /// What a receiver copies into its ACK for the header a forward packet carried.
     pub fn feedback(self) -> CongestionHeader {
         match self {
-            CongestionHeader::Rcp { rate_kbps, .. } => CongestionHeader::RcpFeedback { rate_kbps },
-            CongestionHeader::Xcp { feedback, .. } => CongestionHeader::XcpFeedback { feedback },
-            CongestionHeader::JetMax { rs, rate, .. } => CongestionHeader::JetMaxFeedback { rs, rate },
-            CongestionHeader::Piqi { rate, interval, id } => CongestionHeader::PiqiFeedback { rate, interval, id },
+            CongestionHeader::Rcp(h) => CongestionHeader::RcpFeedback(h.echo()),
+            CongestionHeader::Xcp(h) => CongestionHeader::XcpFeedback(h.echo()),
+            CongestionHeader::JetMax(h) => CongestionHeader::JetMaxFeedback(h.echo()),
+            CongestionHeader::Piqi(h) => CongestionHeader::PiqiFeedback(h.echo()),
             other => other,
         }
     }

@@ -538,6 +538,7 @@ impl RouterLaw for Law {
 mod tests {
     use super::*;
     use crate::net::packet::JETMAX_NO_ROUTER;
+    use crate::net::packet::{JetMaxEcho, JetMaxHeader, PiqiEcho, PiqiHeader, RcpEcho, RcpHeader, XcpEcho, XcpHeader};
     use crate::qdisc::cost::LAWS;
     use crate::qdisc::law::{JetMaxParams, PiqiParams, RcpParams, XcpParams};
 
@@ -556,14 +557,14 @@ mod tests {
     fn every_header_round_trips_through_its_wire_encoding() {
         let headers = [
             CongestionHeader::None,
-            CongestionHeader::Rcp { rate_kbps: u32::MAX, rtt_us: 20_000, age_kib: 5 },
-            CongestionHeader::RcpFeedback { rate_kbps: 10_000 },
-            CongestionHeader::Xcp { cwnd: 14600.0, rtt_us: 40_000, feedback: -3.5 },
-            CongestionHeader::XcpFeedback { feedback: 12.25 },
-            CongestionHeader::JetMax { rt: 4, rs: JETMAX_NO_ROUTER, rate: f32::INFINITY, ipi: 0.001 },
-            CongestionHeader::JetMaxFeedback { rs: 2, rate: 1e7 },
-            CongestionHeader::Piqi { rate: f32::INFINITY, interval: 9, id: 3 },
-            CongestionHeader::PiqiFeedback { rate: 5e6, interval: 10, id: 4 },
+            CongestionHeader::Rcp(RcpHeader { rate_kbps: u32::MAX, rtt_us: 20_000, age_kib: 5 }),
+            CongestionHeader::RcpFeedback(RcpEcho { rate_kbps: 10_000 }),
+            CongestionHeader::Xcp(XcpHeader { cwnd: 14600.0, rtt_us: 40_000, feedback: -3.5 }),
+            CongestionHeader::XcpFeedback(XcpEcho { feedback: 12.25 }),
+            CongestionHeader::JetMax(JetMaxHeader { rt: 4, rs: JETMAX_NO_ROUTER, rate: f32::INFINITY, ipi: 0.001 }),
+            CongestionHeader::JetMaxFeedback(JetMaxEcho { rs: 2, rate: 1e7 }),
+            CongestionHeader::Piqi(PiqiHeader { rate: f32::INFINITY, interval: 9, id: 3 }),
+            CongestionHeader::PiqiFeedback(PiqiEcho { rate: 5e6, interval: 10, id: 4 }),
         ];
         let mut tags = Vec::new();
         for h in headers {

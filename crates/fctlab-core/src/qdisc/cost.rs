@@ -12,6 +12,7 @@
 use super::{DropTail, ExplicitQueue, JetMaxLaw, JetMaxParams, Law, Limit, PiqiLaw, PiqiParams, PortCtx, Qdisc};
 use super::{QueueDiscipline, RcpLaw, RcpParams, XcpLaw, XcpParams};
 use crate::net::packet::{CongestionHeader, Packet, PacketKind, SackBlocks};
+use crate::net::packet::{JetMaxHeader, PiqiHeader, RcpHeader, XcpHeader};
 use crate::units::{Rate, Time};
 use std::hint::black_box;
 use std::time::Instant;
@@ -33,19 +34,19 @@ fn port(law: &str) -> Option<(Qdisc, CongestionHeader)> {
         "droptail" => (Qdisc::DropTail(DropTail::new(limit)), CongestionHeader::None),
         "xcp" => (
             explicit(Law::Xcp(XcpLaw::new(XcpParams::default()))),
-            CongestionHeader::Xcp { cwnd: 400_000.0, rtt_us: 50_000, feedback: 1e9 },
+            CongestionHeader::Xcp(XcpHeader { cwnd: 400_000.0, rtt_us: 50_000, feedback: 1e9 }),
         ),
         "rcp" => (
             explicit(Law::Rcp(RcpLaw::new(CAPACITY, RcpParams::default()))),
-            CongestionHeader::Rcp { rate_kbps: u32::MAX, rtt_us: 50_000, age_kib: 100 },
+            CongestionHeader::Rcp(RcpHeader { rate_kbps: u32::MAX, rtt_us: 50_000, age_kib: 100 }),
         ),
         "jetmax" => (
             explicit(Law::JetMax(JetMaxLaw::new(JetMaxParams::default()))),
-            CongestionHeader::JetMax { rt: 1, rs: u16::MAX, rate: f32::INFINITY, ipi: 0.000_768 },
+            CongestionHeader::JetMax(JetMaxHeader { rt: 1, rs: u16::MAX, rate: f32::INFINITY, ipi: 0.000_768 }),
         ),
         "piqi" => (
             explicit(Law::Piqi(PiqiLaw::new(CAPACITY, PiqiParams::default()))),
-            CongestionHeader::Piqi { rate: f32::INFINITY, interval: 0, id: 0 },
+            CongestionHeader::Piqi(PiqiHeader { rate: f32::INFINITY, interval: 0, id: 0 }),
         ),
         _ => return None,
     })

@@ -152,6 +152,7 @@ impl QueueDiscipline for Drr {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::net::packet::RcpHeader;
     use crate::qdisc::droptail::tests::pkt;
 
     fn marked(wire: u32, prio: u8) -> Packet {
@@ -200,7 +201,7 @@ mod tests {
     fn explicit_feedback_packets_and_the_rest_are_two_classes() {
         let q = Drr::new(&[1.0, 1.0], Classify::Header, Limit::Packets(10));
         let mut rcp = pkt(1000, 0);
-        rcp.cc = CongestionHeader::Rcp { rate_kbps: u32::MAX, rtt_us: 0, age_kib: 0 };
+        rcp.cc = CongestionHeader::Rcp(RcpHeader { rate_kbps: u32::MAX, rtt_us: 0, age_kib: 0 });
         assert_eq!((q.class_of(&rcp), q.class_of(&pkt(1000, 0))), (0, 1));
     }
 

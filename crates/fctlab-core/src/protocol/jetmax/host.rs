@@ -16,6 +16,7 @@
 //! `unlimited`.
 
 use crate::net::packet::{CongestionHeader, JETMAX_NO_ROUTER};
+use crate::net::packet::{JetMaxEcho, JetMaxHeader};
 use crate::transport::paced::law::{LawCtx, RateControl};
 use crate::units::{Rate, Time};
 
@@ -52,11 +53,11 @@ impl RateControl for JetMaxHost {
 
     fn header(&self, ctx: LawCtx) -> CongestionHeader {
         let ipi = if self.rate > 0.0 { (ctx.wire as f64 * 8.0 / self.rate) as f32 } else { 0.0 };
-        CongestionHeader::JetMax { rt: self.rt, rs: JETMAX_NO_ROUTER, rate: f32::INFINITY, ipi }
+        CongestionHeader::JetMax(JetMaxHeader { rt: self.rt, rs: JETMAX_NO_ROUTER, rate: f32::INFINITY, ipi })
     }
 
     fn on_feedback(&mut self, now: Time, echo: CongestionHeader, srtt: Option<Time>) -> Option<f64> {
-        let CongestionHeader::JetMaxFeedback { rs, rate } = echo else { return None };
+        let CongestionHeader::JetMaxFeedback(JetMaxEcho { rs, rate }) = echo else { return None };
         if rs != JETMAX_NO_ROUTER {
             self.rt = rs;
         }
@@ -76,7 +77,7 @@ mod tests {
     use super::*;
 
     fn fb(rs: u16, rate: f32) -> CongestionHeader {
-        CongestionHeader::JetMaxFeedback { rs, rate }
+        CongestionHeader::JetMaxFeedback(JetMaxEcho { rs, rate })
     }
 
     #[test]

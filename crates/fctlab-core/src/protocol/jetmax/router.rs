@@ -51,6 +51,7 @@
 
 use crate::error::{SpecError, SpecResult};
 use crate::metrics::series::Metric;
+use crate::net::packet::JetMaxHeader;
 use crate::net::packet::{CongestionHeader, Packet, PacketKind, JETMAX_NO_ROUTER};
 use crate::qdisc::law::{PortCtx, RouterLaw};
 use crate::units::{Rate, Time};
@@ -191,7 +192,7 @@ impl RouterLaw for JetMaxLaw {
     #[inline]
     fn on_arrival(&mut self, ctx: &PortCtx, now: Time, pkt: &Packet, _queued_bytes_before: u64) {
         match pkt.cc {
-            CongestionHeader::JetMax { rt, ipi, .. } if rt == id(ctx) || rt == JETMAX_NO_ROUTER => {
+            CongestionHeader::JetMax(JetMaxHeader { rt, ipi, .. }) if rt == id(ctx) || rt == JETMAX_NO_ROUTER => {
                 // The flow is present from this packet to its next one: the part of that span
                 // inside this interval counts here, the rest in the next intervals.
                 let inside = (ipi as f64).min((self.next_tick.saturating_sub(now)).as_secs_f64());
@@ -205,7 +206,7 @@ impl RouterLaw for JetMaxLaw {
     #[inline]
     fn on_departure(&mut self, ctx: &PortCtx, _now: Time, pkt: &mut Packet, _queued_bytes_after: u64) {
         let syn = pkt.kind == PacketKind::Syn;
-        if let CongestionHeader::JetMax { rt, rs, rate, ipi } = &mut pkt.cc {
+        if let CongestionHeader::JetMax(JetMaxHeader { rt, rs, rate, ipi }) = &mut pkt.cc {
             let offer = if syn {
                 // A new flow: the share it gets if it is counted here (what `admit` sets).
                 self.eq_4_with(ctx, self.flows.max(0.0) + 1.0)
@@ -285,18 +286,18 @@ mod tests {
 
     fn jm(rt: u16, rate_bps: f64) -> Packet {
         let mut p = pkt(1000, 0);
-        p.cc = CongestionHeader::JetMax {
+        p.cc = CongestionHeader::JetMax(JetMaxHeader {
             rt,
             rs: JETMAX_NO_ROUTER,
             rate: f32::INFINITY,
             ipi: (1000.0 * 8.0 / rate_bps) as f32,
-        };
+        });
         p
     }
 
     fn offered(p: &Packet) -> (u16, f32) {
         match p.cc {
-            CongestionHeader::JetMax { rs, rate, .. } => (rs, rate),
+            CongestionHeader::JetMax(JetMaxHeader { rs, rate, .. }) => (rs, rate),
             _ => panic!("not JetMax"),
         }
     }
@@ -327,11 +328,7 @@ mod tests {
         let mut rows = Vec::new();
         let fresh = JetMaxLaw::new(JetMaxParams::default());
         fresh.metrics(&CTX, &mut |m, v| rows.push((m, v)));
-        assert_eq!(
-            rows,
-            vec![(Metric::Law(RATE_BPS), 98e6), (Metric::Law(FLOWS), 0.0)],
-            "gamma C before any interval"
-        );
+        assert_eq!(rows, vec![(Metric::Law(RATE_BPS), 98e6), (Metric::Law(FLOWS), 0.0)], "gamma C before any interval");
         rows.clear();
         let law = one_interval();
         law.metrics(&CTX, &mut |m, v| rows.push((m, v)));
@@ -354,7 +351,7 @@ mod tests {
         assert!((offered(&theirs).1 as f64 - 100e6 / 3.0).abs() < 10.0);
         // A smaller offer from upstream stands.
         let mut low = jm(7, 10e6);
-        if let CongestionHeader::JetMax { rs, rate, .. } = &mut low.cc {
+        if let CongestionHeader::JetMax(JetMaxHeader { rs, rate, .. }) = &mut low.cc {
             (*rs, *rate) = (2, 5e6);
         }
         law.on_departure(&CTX, Time::ZERO, &mut low, 0);

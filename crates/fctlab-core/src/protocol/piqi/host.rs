@@ -22,6 +22,7 @@
 //! - A path without a PIQI-RCP router echoes no rate, and the flow sends at `unlimited`.
 
 use crate::net::packet::CongestionHeader;
+use crate::net::packet::{PiqiEcho, PiqiHeader};
 use crate::transport::paced::law::{LawCtx, RateControl};
 use crate::units::{Rate, Time};
 
@@ -55,11 +56,11 @@ impl RateControl for PiqiHost {
     }
 
     fn header(&self, _ctx: LawCtx) -> CongestionHeader {
-        CongestionHeader::Piqi { rate: f32::INFINITY, interval: 0, id: 0 }
+        CongestionHeader::Piqi(PiqiHeader { rate: f32::INFINITY, interval: 0, id: 0 })
     }
 
     fn on_feedback(&mut self, _now: Time, echo: CongestionHeader, _srtt: Option<Time>) -> Option<f64> {
-        let CongestionHeader::PiqiFeedback { rate, interval, id } = echo else { return None };
+        let CongestionHeader::PiqiFeedback(PiqiEcho { rate, interval, id }) = echo else { return None };
         if !rate.is_finite() {
             self.rate = self.unlimited.bps_f64();
             return Some(self.rate);
@@ -83,7 +84,7 @@ mod tests {
     use super::*;
 
     fn fb(id: u32, interval: u32, rate: f32) -> CongestionHeader {
-        CongestionHeader::PiqiFeedback { rate, interval, id }
+        CongestionHeader::PiqiFeedback(PiqiEcho { rate, interval, id })
     }
 
     fn host() -> PiqiHost {

@@ -31,6 +31,7 @@
 
 use crate::error::{SpecError, SpecResult};
 use crate::metrics::series::Metric;
+use crate::net::packet::PiqiHeader;
 use crate::net::packet::{CongestionHeader, Packet};
 use crate::qdisc::law::{PortCtx, RouterLaw};
 use crate::units::{Rate, Time};
@@ -131,7 +132,7 @@ impl RouterLaw for PiqiLaw {
 
     #[inline]
     fn on_departure(&mut self, ctx: &PortCtx, _now: Time, pkt: &mut Packet, _queued_bytes_after: u64) {
-        if let CongestionHeader::Piqi { rate, interval, id } = &mut pkt.cc {
+        if let CongestionHeader::Piqi(PiqiHeader { rate, interval, id }) = &mut pkt.cc {
             if self.rate < *rate as f64 {
                 *rate = self.rate as f32;
                 *interval = self.number;
@@ -222,12 +223,12 @@ mod tests {
         interval(&mut l, 1, 95.0);
         let stamp = |l: &mut PiqiLaw, rate: f32| {
             let mut p = pkt(1000, 0);
-            p.cc = CongestionHeader::Piqi { rate, interval: 99, id: 3 };
+            p.cc = CongestionHeader::Piqi(PiqiHeader { rate, interval: 99, id: 3 });
             l.on_departure(&CTX, Time::ZERO, &mut p, 0);
             p.cc
         };
-        assert_eq!(stamp(&mut l, 1e6), CongestionHeader::Piqi { rate: 1e6, interval: 99, id: 3 });
-        assert_eq!(stamp(&mut l, f32::INFINITY), CongestionHeader::Piqi { rate: 95e6, interval: 1, id: 7 });
+        assert_eq!(stamp(&mut l, 1e6), CongestionHeader::Piqi(PiqiHeader { rate: 1e6, interval: 99, id: 3 }));
+        assert_eq!(stamp(&mut l, f32::INFINITY), CongestionHeader::Piqi(PiqiHeader { rate: 95e6, interval: 1, id: 7 }));
     }
 
     #[test]

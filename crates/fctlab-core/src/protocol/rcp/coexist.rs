@@ -444,12 +444,13 @@ impl RcpTcpQueue {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::net::packet::RcpHeader;
     use crate::qdisc::droptail::tests::pkt;
 
     fn rcp_pkt(flow: u32) -> Packet {
         let mut p = pkt(1000, 0);
         p.flow = flow;
-        p.cc = CongestionHeader::Rcp { rate_kbps: u32::MAX, rtt_us: 100_000, age_kib: 0 };
+        p.cc = CongestionHeader::Rcp(RcpHeader { rate_kbps: u32::MAX, rtt_us: 100_000, age_kib: 0 });
         p
     }
 
@@ -568,7 +569,7 @@ mod tests {
         let r = (q.law().fair_rate() / 1e3) as u32;
         assert_eq!(
             q.dequeue(Time::ZERO).unwrap().cc,
-            CongestionHeader::Rcp { rate_kbps: r, rtt_us: 100_000, age_kib: 0 }
+            CongestionHeader::Rcp(RcpHeader { rate_kbps: r, rtt_us: 100_000, age_kib: 0 })
         );
         assert_eq!((q.bytes(), q.packets()), (0, 0));
     }

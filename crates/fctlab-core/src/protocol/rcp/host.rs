@@ -12,13 +12,18 @@
 //!   header, so RCP routers on the path measure them as they measure RCP flows.
 
 use crate::net::packet::CongestionHeader;
+use crate::net::packet::{RcpEcho, RcpHeader};
 use crate::transport::paced::law::{LawCtx, RateControl};
 use crate::units::{Rate, Time};
 
 /// RCP's forward header: no rate limit yet, the RTT in microseconds, the KiB sent so far.
 pub fn forward_header(srtt: Option<Time>, sent_bytes: u64) -> CongestionHeader {
     let rtt_us = srtt.map_or(0, |t| (t.ps() / 1_000_000).min(u32::MAX as u64) as u32);
-    CongestionHeader::Rcp { rate_kbps: u32::MAX, rtt_us, age_kib: (sent_bytes / 1024).min(u32::MAX as u64) as u32 }
+    CongestionHeader::Rcp(RcpHeader {
+        rate_kbps: u32::MAX,
+        rtt_us,
+        age_kib: (sent_bytes / 1024).min(u32::MAX as u64) as u32,
+    })
 }
 
 /// The rate an echoed header gives the sender, if it carries RCP feedback (at least 1 kbit/s);
@@ -26,8 +31,8 @@ pub fn forward_header(srtt: Option<Time>, sent_bytes: u64) -> CongestionHeader {
 /// RCP hosts and R-TCP read their feedback with it.
 pub fn echoed_rate(unlimited: Rate, cc: CongestionHeader) -> Option<Rate> {
     match cc {
-        CongestionHeader::RcpFeedback { rate_kbps: u32::MAX } => Some(unlimited),
-        CongestionHeader::RcpFeedback { rate_kbps } => Some(Rate::from_bps(rate_kbps.max(1) as u64 * 1000)),
+        CongestionHeader::RcpFeedback(RcpEcho { rate_kbps: u32::MAX }) => Some(unlimited),
+        CongestionHeader::RcpFeedback(RcpEcho { rate_kbps }) => Some(Rate::from_bps(rate_kbps.max(1) as u64 * 1000)),
         _ => None,
     }
 }
@@ -56,7 +61,7 @@ impl RateControl for RcpHost {
         echoed_rate(self.unlimited, echo).map(Rate::bps_f64)
     }
     fn path_has_routers(&self, echo: CongestionHeader) -> bool {
-        echo != (CongestionHeader::RcpFeedback { rate_kbps: u32::MAX })
+        echo != (CongestionHeader::RcpFeedback(RcpEcho { rate_kbps: u32::MAX }))
     }
 }
 
@@ -92,7 +97,7 @@ mod tests {
     #[test]
     fn rcp_takes_the_echoed_rate_and_unlimited_means_the_default() {
         let mut h = RcpHost::new(Rate::from_gbps(10));
-        let fb = |k| CongestionHeader::RcpFeedback { rate_kbps: k };
+        let fb = |k| CongestionHeader::RcpFeedback(RcpEcho { rate_kbps: k });
         assert_eq!(h.on_feedback(Time::ZERO, fb(25_000), None), Some(25e6));
         assert_eq!(h.on_feedback(Time::ZERO, fb(u32::MAX), None), Some(10e9));
         assert_eq!(h.on_feedback(Time::ZERO, fb(0), None), Some(1e3), "at least 1 kbit/s");
@@ -101,10 +106,13 @@ mod tests {
 
     #[test]
     fn the_header_carries_the_srtt_in_microseconds_and_no_rate_limit() {
-        assert_eq!(forward_header(None, 0), CongestionHeader::Rcp { rate_kbps: u32::MAX, rtt_us: 0, age_kib: 0 });
+        assert_eq!(
+            forward_header(None, 0),
+            CongestionHeader::Rcp(RcpHeader { rate_kbps: u32::MAX, rtt_us: 0, age_kib: 0 })
+        );
         assert_eq!(
             forward_header(Some(Time::from_ms(25)), 10 * 1024),
-            CongestionHeader::Rcp { rate_kbps: u32::MAX, rtt_us: 25_000, age_kib: 10 }
+            CongestionHeader::Rcp(RcpHeader { rate_kbps: u32::MAX, rtt_us: 25_000, age_kib: 10 })
         );
     }
 }

@@ -46,6 +46,7 @@
 
 use crate::error::{SpecError, SpecResult};
 use crate::metrics::series::Metric;
+use crate::net::packet::RcpHeader;
 use crate::net::packet::{CongestionHeader, Packet};
 use crate::qdisc::law::{PortCtx, RouterLaw};
 use crate::units::{Rate, Time};
@@ -280,7 +281,7 @@ impl RouterLaw for RcpLaw {
     #[inline]
     fn on_arrival(&mut self, _ctx: &PortCtx, _now: Time, pkt: &Packet, _queued_bytes_before: u64) {
         let appendix_f = self.p.variant == RcpVariant::AppendixF;
-        if let CongestionHeader::Rcp { rtt_us, .. } = pkt.cc {
+        if let CongestionHeader::Rcp(RcpHeader { rtt_us, .. }) = pkt.cc {
             self.arrived_bytes += pkt.wire as u64;
             let valid = rtt_us > 0 && !(appendix_f && rtt_us >= MAX_ALLOWABLE_RTT_US);
             if valid {
@@ -300,7 +301,7 @@ impl RouterLaw for RcpLaw {
     /// Lowers a forward RCP packet's rate field to R (theta R for old flows).
     #[inline]
     fn on_departure(&mut self, ctx: &PortCtx, _now: Time, pkt: &mut Packet, _queued_bytes_after: u64) {
-        if let CongestionHeader::Rcp { rate_kbps, age_kib, .. } = &mut pkt.cc {
+        if let CongestionHeader::Rcp(RcpHeader { rate_kbps, age_kib, .. }) = &mut pkt.cc {
             let share = match self.p.differential {
                 Some((threshold, theta)) if *age_kib as u64 * 1024 > threshold => theta * self.rate,
                 _ => self.rate,
@@ -391,7 +392,7 @@ mod tests {
 
     fn rcp_pkt(rate_kbps: u32, rtt_ms: u32) -> Packet {
         let mut p = pkt(1000, 0);
-        p.cc = CongestionHeader::Rcp { rate_kbps, rtt_us: rtt_ms * 1000, age_kib: 0 };
+        p.cc = CongestionHeader::Rcp(RcpHeader { rate_kbps, rtt_us: rtt_ms * 1000, age_kib: 0 });
         p
     }
 
@@ -403,8 +404,8 @@ mod tests {
         q.enqueue(Time::ZERO, rcp_pkt(1, 10), &mut d);
         let a = q.dequeue(Time::ZERO).unwrap();
         let b = q.dequeue(Time::ZERO).unwrap();
-        assert_eq!(a.cc, CongestionHeader::Rcp { rate_kbps: 5_000, rtt_us: 10_000, age_kib: 0 });
-        assert_eq!(b.cc, CongestionHeader::Rcp { rate_kbps: 1, rtt_us: 10_000, age_kib: 0 }, "never raised");
+        assert_eq!(a.cc, CongestionHeader::Rcp(RcpHeader { rate_kbps: 5_000, rtt_us: 10_000, age_kib: 0 }));
+        assert_eq!(b.cc, CongestionHeader::Rcp(RcpHeader { rate_kbps: 1, rtt_us: 10_000, age_kib: 0 }), "never raised");
     }
 
     #[test]
@@ -566,14 +567,14 @@ mod tests {
         let mut d = Vec::new();
         let mut young = rcp_pkt(u32::MAX, 10);
         let mut old = rcp_pkt(u32::MAX, 10);
-        if let CongestionHeader::Rcp { age_kib, .. } = &mut old.cc {
+        if let CongestionHeader::Rcp(RcpHeader { age_kib, .. }) = &mut old.cc {
             *age_kib = 50;
         }
         young.seq = 1;
         q.enqueue(Time::ZERO, young, &mut d);
         q.enqueue(Time::ZERO, old, &mut d);
         let rate = |p: Packet| match p.cc {
-            CongestionHeader::Rcp { rate_kbps, .. } => rate_kbps,
+            CongestionHeader::Rcp(RcpHeader { rate_kbps, .. }) => rate_kbps,
             _ => 0,
         };
         assert_eq!(rate(q.dequeue(Time::ZERO).unwrap()), 20_000);

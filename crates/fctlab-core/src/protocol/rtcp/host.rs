@@ -43,6 +43,7 @@
 //! rate as feedback, gives the pacing rate, and does not react to loss until it falls back.
 
 use crate::net::packet::CongestionHeader;
+use crate::net::packet::RcpEcho;
 use crate::protocol::cubic::hystart::HyStartMode;
 use crate::protocol::rcp::host::{echoed_rate, forward_header};
 use crate::transport::cc::{CcKind, CcState, CongestionControl, HeaderCtx, LossBased};
@@ -170,7 +171,7 @@ impl CongestionControl for Rtcp {
         let Some(rate) = echoed_rate(self.cfg.unlimited_rate, echo) else { return true };
         if self.cfg.fallback
             && self.min_rtt.is_none()
-            && echo == (CongestionHeader::RcpFeedback { rate_kbps: u32::MAX })
+            && echo == (CongestionHeader::RcpFeedback(RcpEcho { rate_kbps: u32::MAX }))
         {
             // The handshake brought no rate: no RCP router on the path.
             self.fall_back();
@@ -235,15 +236,15 @@ mod tests {
     fn unlimited_feedback_means_the_configured_rate() {
         let cfg = RtcpConfig::default();
         assert_eq!(
-            echoed_rate(cfg.unlimited_rate, CongestionHeader::RcpFeedback { rate_kbps: u32::MAX }),
+            echoed_rate(cfg.unlimited_rate, CongestionHeader::RcpFeedback(RcpEcho { rate_kbps: u32::MAX })),
             Some(Rate::from_gbps(10))
         );
         assert_eq!(
-            echoed_rate(cfg.unlimited_rate, CongestionHeader::RcpFeedback { rate_kbps: 25_000 }),
+            echoed_rate(cfg.unlimited_rate, CongestionHeader::RcpFeedback(RcpEcho { rate_kbps: 25_000 })),
             Some(Rate::from_mbps(25))
         );
         assert_eq!(
-            echoed_rate(cfg.unlimited_rate, CongestionHeader::RcpFeedback { rate_kbps: 0 }),
+            echoed_rate(cfg.unlimited_rate, CongestionHeader::RcpFeedback(RcpEcho { rate_kbps: 0 })),
             Some(Rate::from_bps(1000))
         );
         assert_eq!(echoed_rate(cfg.unlimited_rate, CongestionHeader::None), None);

@@ -11,6 +11,7 @@
 //!   by that controller's ACK rule until the timeout's recovery ends.
 
 use crate::net::packet::{CongestionHeader, PacketKind};
+use crate::net::packet::{XcpEcho, XcpHeader};
 use crate::protocol::cubic::hystart::HyStartMode;
 use crate::transport::cc::{CcKind, CcState, CongestionControl, HeaderCtx, LossBased};
 use crate::units::Time;
@@ -59,12 +60,12 @@ impl CongestionControl for Xcp {
         let feedback =
             if rtt == Time::ZERO { st.mss as f64 } else { wanted.max(0.0) / (cwnd / st.mss as f64).max(1.0) };
         let rtt_us = (rtt.ps() / 1_000_000).min(u32::MAX as u64) as u32;
-        CongestionHeader::Xcp { cwnd: cwnd as f32, rtt_us, feedback: feedback as f32 }
+        CongestionHeader::Xcp(XcpHeader { cwnd: cwnd as f32, rtt_us, feedback: feedback as f32 })
     }
 
     /// Eq. 2: the window moves by the echoed feedback, never below one segment.
     fn on_feedback(&mut self, st: &mut CcState, echo: CongestionHeader, _srtt: Option<Time>) -> bool {
-        if let CongestionHeader::XcpFeedback { feedback } = echo {
+        if let CongestionHeader::XcpFeedback(XcpEcho { feedback }) = echo {
             let w = st.cwnd as f64 + self.carry + feedback as f64;
             let w = w.max(st.mss as f64);
             st.cwnd = w.floor() as u64;
@@ -82,11 +83,11 @@ mod tests {
     fn feedback_moves_the_window_and_keeps_the_fraction() {
         let mut x = Xcp::new(CcKind::NewReno, 100e9);
         let mut st = CcState { cwnd: 10_000, ssthresh: u64::MAX, mss: 1000, abc: 1000 };
-        assert!(x.on_feedback(&mut st, CongestionHeader::XcpFeedback { feedback: 250.5 }, None));
+        assert!(x.on_feedback(&mut st, CongestionHeader::XcpFeedback(XcpEcho { feedback: 250.5 }), None));
         assert_eq!(st.cwnd, 10_250);
-        x.on_feedback(&mut st, CongestionHeader::XcpFeedback { feedback: 0.5 }, None);
+        x.on_feedback(&mut st, CongestionHeader::XcpFeedback(XcpEcho { feedback: 0.5 }), None);
         assert_eq!(st.cwnd, 10_251, "two halves make a byte");
-        x.on_feedback(&mut st, CongestionHeader::XcpFeedback { feedback: -1e9 }, None);
+        x.on_feedback(&mut st, CongestionHeader::XcpFeedback(XcpEcho { feedback: -1e9 }), None);
         assert_eq!(st.cwnd, 1000, "never below one segment");
     }
 
@@ -96,7 +97,7 @@ mod tests {
         let st = CcState { cwnd: 50_000, ssthresh: u64::MAX, mss: 1000, abc: 1000 };
         let ctx = HeaderCtx { kind: PacketKind::Data, srtt: Some(Time::from_ms(100)), sent_bytes: 0 };
         // 8 Mb/s x 100 ms = 100 kB wanted, 50 kB more over 50 packets: 1 kB each.
-        let CongestionHeader::Xcp { cwnd, rtt_us, feedback } = x.header(&st, ctx) else { panic!() };
+        let CongestionHeader::Xcp(XcpHeader { cwnd, rtt_us, feedback }) = x.header(&st, ctx) else { panic!() };
         assert_eq!((cwnd, rtt_us, feedback), (50_000.0, 100_000, 1000.0));
         assert_eq!(x.header(&st, HeaderCtx { kind: PacketKind::Syn, ..ctx }), CongestionHeader::None);
     }

@@ -1,5 +1,5 @@
 //! XCP's scenario keys: the host's (`protocol = "xcp"`: the reaction to loss under the
-//! routers' feedback) and the router's (`kind = "xcp"`: [`XcpParams`] deserializes itself).
+//! routers' feedback) and the router's (`kind = "xcp"`: [`super::XcpParams`] deserializes itself).
 
 use crate::error::SpecResult;
 use crate::protocol::{CcKind, XCP_HEADER};

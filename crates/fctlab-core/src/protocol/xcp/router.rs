@@ -16,6 +16,7 @@
 //! `n_i = xi_n rtt_i s_i` (eq. 2), sizes in bytes, rates in bytes/s.
 
 use crate::error::{SpecError, SpecResult};
+use crate::net::packet::XcpHeader;
 use crate::net::packet::{CongestionHeader, Packet};
 use crate::qdisc::law::{PortCtx, RouterLaw};
 use crate::units::Time;
@@ -101,7 +102,7 @@ impl RouterLaw for XcpLaw {
     fn on_arrival(&mut self, _ctx: &PortCtx, _now: Time, pkt: &Packet, queued_bytes_before: u64) {
         let s = pkt.wire as f64;
         self.input += s;
-        if let CongestionHeader::Xcp { cwnd, rtt_us, .. } = pkt.cc {
+        if let CongestionHeader::Xcp(XcpHeader { cwnd, rtt_us, .. }) = pkt.cc {
             let (cwnd, rtt) = (cwnd as f64, rtt_us as f64 * 1e-6);
             if rtt > 0.0 && cwnd > 0.0 {
                 self.sum_rtt_s_over_cwnd += rtt * s / cwnd;
@@ -118,7 +119,7 @@ impl RouterLaw for XcpLaw {
     fn on_departure(&mut self, _ctx: &PortCtx, _now: Time, pkt: &mut Packet, queued_bytes_after: u64) {
         self.min_queue = self.min_queue.min(queued_bytes_after);
         let s = pkt.wire as f64;
-        if let CongestionHeader::Xcp { cwnd, rtt_us, feedback } = &mut pkt.cc {
+        if let CongestionHeader::Xcp(XcpHeader { cwnd, rtt_us, feedback }) = &mut pkt.cc {
             let (w, rtt) = (*cwnd as f64, *rtt_us as f64 * 1e-6);
             if rtt > 0.0 && w > 0.0 {
                 // Eq. 2: this packet's share of the aggregate change.
@@ -174,13 +175,13 @@ mod tests {
 
     fn xcp_pkt(cwnd: f32, rtt_ms: u32) -> Packet {
         let mut p = pkt(1000, 0);
-        p.cc = CongestionHeader::Xcp { cwnd, rtt_us: rtt_ms * 1000, feedback: f32::INFINITY };
+        p.cc = CongestionHeader::Xcp(XcpHeader { cwnd, rtt_us: rtt_ms * 1000, feedback: f32::INFINITY });
         p
     }
 
     fn feedback(p: &Packet) -> f64 {
         match p.cc {
-            CongestionHeader::Xcp { feedback, .. } => feedback as f64,
+            CongestionHeader::Xcp(XcpHeader { feedback, .. }) => feedback as f64,
             _ => f64::NAN,
         }
     }
@@ -215,7 +216,7 @@ mod tests {
         }
         q.tick(Time::from_ms(100));
         let mut p = xcp_pkt(100_000.0, 100);
-        if let CongestionHeader::Xcp { feedback, .. } = &mut p.cc {
+        if let CongestionHeader::Xcp(XcpHeader { feedback, .. }) = &mut p.cc {
             *feedback = -1.0e9f32;
         }
         q.enqueue(Time::from_ms(100), xcp_pkt(100_000.0, 100), &mut d);
