@@ -1,0 +1,150 @@
+//! ACK intake: SACK blocks onto the scoreboard (RFC 2018, RFC 6675 sec. 5 "Update") and the
+//! cumulative ACK point, with HighData and HighRxt never left below it.
+
+use super::scoreboard::{LP_SENT, SACKED, SENT};
+use super::Connection;
+use crate::net::packet::{Packet, SackBlocks};
+
+/// Told which segments arrived through a low-priority copy alone (RC3's loop, whose later
+/// repairs depend on it); `()` for a sender without such copies.
+pub trait LowPriorityCopies {
+    /// True if low-priority copies are sent at all: only then does a cumulative ACK walk the
+    /// segments it covers to find the ones they delivered.
+    fn sends_copies(&self) -> bool;
+    /// Segment `i` arrived and only its low-priority copy can have carried it.
+    fn delivered(&mut self, i: u32);
+}
+
+impl LowPriorityCopies for () {
+    #[inline]
+    fn sends_copies(&self) -> bool {
+        false
+    }
+    #[inline]
+    fn delivered(&mut self, _: u32) {}
+}
+
+impl<T: LowPriorityCopies> LowPriorityCopies for Option<T> {
+    #[inline]
+    fn sends_copies(&self) -> bool {
+        self.as_ref().is_some_and(T::sends_copies)
+    }
+    #[inline]
+    fn delivered(&mut self, i: u32) {
+        if let Some(t) = self {
+            t.delivered(i);
+        }
+    }
+}
+
+/// Reports segment `i` (scoreboard flags `f`, before it was acknowledged) to `lp` if only its
+/// low-priority copy can have carried it.
+#[inline]
+fn note_delivery(lp: &mut impl LowPriorityCopies, i: u32, f: u8) {
+    if f & (LP_SENT | SENT) == LP_SENT {
+        lp.delivered(i);
+    }
+}
+
+impl Connection {
+    /// Marks the segments of `pkt`'s SACK blocks; returns true if one the primary loop had
+    /// sent is newly SACKed (loss evidence).
+    pub fn take_sack(&mut self, pkt: &Packet, lp: &mut impl LowPriorityCopies) -> bool {
+        let mut news = false;
+        for &(s, e) in pkt.sack.iter() {
+            // Only the parts the previous ACK did not report can hold news: a block usually
+            // grows by one segment per ACK, so this keeps SACK processing O(1) per ACK.
+            for (s, e) in uncovered(s, e, &self.last_sack) {
+                let mut i = self.segs.first_at_or_after(s);
+                while i < self.segs.count() && self.segs.range(i).1 <= e {
+                    let f = self.board.get(i);
+                    if self.board.on_sacked(i) {
+                        news |= f & SENT != 0;
+                        note_delivery(lp, i, f);
+                    }
+                    i += 1;
+                }
+            }
+        }
+        self.last_sack = pkt.sack;
+        news
+    }
+
+    /// Moves the cumulative ACK point to segment `ack_seg` (byte `ack`), which must lie above
+    /// it; returns the bytes newly acknowledged that the primary loop had sent (what a window
+    /// may grow for). HighData and HighRxt move up to it: data already delivered is not sent
+    /// again (RC3 sec. 4.1.2's "ACK bump").
+    pub fn take_cumulative(&mut self, ack_seg: u32, ack: u64, lp: &mut impl LowPriorityCopies) -> u64 {
+        let una0 = self.board.una();
+        let bytes = ack - self.segs.range(una0).0;
+        if lp.sends_copies() {
+            for i in una0..ack_seg {
+                let f = self.board.get(i);
+                if f & SACKED == 0 {
+                    note_delivery(lp, i, f);
+                }
+            }
+        }
+        let primary = self.board.advance(ack_seg);
+        self.nxt = self.nxt.max(ack_seg);
+        self.rxt_scan = self.rxt_scan.max(ack_seg);
+        if primary == ack_seg - una0 {
+            bytes
+        } else {
+            (primary as u64 * self.segs.mss()).min(bytes)
+        }
+    }
+}
+
+/// The parts of `[s, e)` outside every block of `seen` (at most four pieces).
+#[inline]
+fn uncovered(s: u64, e: u64, seen: &SackBlocks) -> impl Iterator<Item = (u64, u64)> {
+    let mut pieces = [(s, e), (0, 0), (0, 0), (0, 0)];
+    let mut n = 1;
+    for &(a, b) in seen.iter() {
+        let mut next = [(0, 0); 4];
+        let mut m = 0;
+        for &(x, y) in &pieces[..n] {
+            // [x, y) minus [a, b): up to two pieces.
+            if b <= x || y <= a {
+                next[m] = (x, y);
+                m += 1;
+                continue;
+            }
+            if x < a {
+                next[m] = (x, a);
+                m += 1;
+            }
+            if b < y && m < 4 {
+                next[m] = (b, y);
+                m += 1;
+            }
+        }
+        pieces = next;
+        n = m;
+    }
+    pieces.into_iter().take(n)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    pub(crate) fn blocks(bs: &[(u64, u64)]) -> SackBlocks {
+        let mut sb = SackBlocks::default();
+        for &b in bs {
+            sb.blocks[sb.n as usize] = b;
+            sb.n += 1;
+        }
+        sb
+    }
+
+    #[test]
+    fn uncovered_subtracts_every_seen_block() {
+        let seen = blocks(&[(10, 20), (30, 40)]);
+        let got: Vec<_> = uncovered(5, 45, &seen).collect();
+        assert_eq!(got, vec![(5, 10), (20, 30), (40, 45)]);
+        assert_eq!(uncovered(12, 18, &seen).count(), 0);
+        assert_eq!(uncovered(0, 5, &seen).collect::<Vec<_>>(), vec![(0, 5)]);
+    }
+}
