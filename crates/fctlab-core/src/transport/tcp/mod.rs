@@ -5,12 +5,14 @@
 //! | file | concern |
 //! |---|---|
 //! | `config.rs` | per-flow settings (MSS, initial window, RTO bounds, delayed ACKs, controller) |
+//! | `hook.rs` | the window loop's one plug-in point (RC3's low-priority loop) |
 //! | `nextseg.rs` | NextSeg rules (3) and (4) of fast recovery: the tail of a window (RFC 6675 sec. 4) |
 //! | `pacer.rs` | the pacing clock of paced senders (R-TCP): one packet per `wire bits / rate` |
 //! | `sender.rs` | the window loop: cwnd, NextSeg rules (3)-(4), fast recovery, reaction to timeouts |
 //! | `receiver.rs` | cumulative ACK, SACK blocks most recent first, delayed ACKs |
 
 pub mod config;
+pub mod hook;
 pub mod nextseg;
 pub mod pacer;
 pub mod receiver;

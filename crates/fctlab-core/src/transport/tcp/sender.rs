@@ -2,20 +2,21 @@
 //! (4) and SACK-based fast recovery (RFC 6675), the reaction to a timeout (RFC 5681 eq. 4),
 //! and the pacing clock of controllers that pace (R-TCP). The handshake, scoreboard, RTO
 //! timer, ACK intake and the sending of segments are the [`Connection`]'s
-//! (`transport/conn/`); RC3's low-priority loop is the one optional plug-in
-//! (`rc3`, see [`crate::protocol::rc3`]).
+//! (`transport/conn/`); a second sending loop beside the window (RC3's) is the one optional
+//! plug-in, called at the points `hook.rs` lists.
 
 use super::config::TcpConfig;
+use super::hook::WindowHook;
 use super::nextseg::TailRepair;
 use super::pacer::Pacer;
 use crate::net::packet::{CongestionHeader, Packet, PacketKind};
-use crate::protocol::rc3::{Rc3Window, RlpLoop};
+use crate::protocol::rc3::Rc3Hook;
 use crate::transport::app::{App, AppState};
 use crate::transport::cc::{CcState, CongestionControl, Controller, HeaderCtx, RttSample};
 use crate::transport::conn::rtt::RttEstimator;
-use crate::transport::conn::scoreboard::{Scoreboard, LP_SENT};
+use crate::transport::conn::scoreboard::Scoreboard;
 use crate::transport::conn::segments::Segments;
-use crate::transport::conn::{Connection, LowPriorityCopies, Stamp, State};
+use crate::transport::conn::{Connection, Stamp, State};
 use crate::transport::{Endpoint, FlowAddr};
 use crate::units::Time;
 
@@ -52,23 +53,6 @@ fn window_header<'a>(ctrl: &'a Controller, cc: &'a CcState) -> impl Fn(Stamp) ->
     move |s: Stamp| ctrl.header(cc, HeaderCtx { kind: s.kind, srtt: s.srtt, sent_bytes: s.sent_bytes })
 }
 
-/// RC3's low-priority loop state as the window loop sees it (moved out in a later step).
-#[derive(Clone, Debug)]
-struct Rc3State {
-    rlp: RlpLoop,
-}
-
-impl LowPriorityCopies for Rc3State {
-    #[inline]
-    fn sends_copies(&self) -> bool {
-        true
-    }
-    #[inline]
-    fn delivered(&mut self, i: u32) {
-        self.rlp.note_delivered(i);
-    }
-}
-
 /// One TCP sending endpoint.
 #[derive(Clone, Debug)]
 pub struct TcpSender {
@@ -82,11 +66,8 @@ pub struct TcpSender {
     dupacks: u32,
     /// NextSeg rules (3) and (4), in fast recovery.
     tail: TailRepair,
-    /// RC3's low-priority loop, if the connection runs RC3.
-    rlp: Option<Rc3State>,
-    /// RC3 with `Rc3Window::Span`: the cumulative ACK point as priority-0 ACKs report it,
-    /// the left edge of the authors' window (see [`Rc3Window`]).
-    una0: u32,
+    /// The sending loop beside the window, if any: RC3's (see `hook.rs`).
+    hook: Option<Rc3Hook>,
     /// The pacing clock, for controllers that give a pacing rate (R-TCP); `None` for
     /// window-only TCP.
     pacer: Option<Pacer>,
@@ -112,8 +93,7 @@ impl TcpSender {
             recovery: Recovery::Open,
             dupacks: 0,
             tail: TailRepair::default(),
-            rlp: cfg.rc3.map(|c| Rc3State { rlp: RlpLoop::new(c) }),
-            una0: 0,
+            hook: cfg.rc3.map(|c| Rc3Hook::new(c, cfg.prio)),
         }
     }
 
@@ -214,38 +194,32 @@ impl TcpSender {
         &self.ctrl
     }
 
+    /// The sending loop beside the window (for tests).
+    #[cfg(test)]
+    pub(crate) fn hook(&self) -> &Option<Rc3Hook> {
+        &self.hook
+    }
+
     /// Configuration of this connection.
     pub fn config(&self) -> &TcpConfig {
         &self.cfg
     }
 
-    /// Sends segment `i` once at low priority `prio` (RC3's RLP loop), unless it was already
-    /// sent that way or is known to have arrived; returns true if a packet left.
-    pub fn emit_low_priority(&mut self, now: Time, i: u32, prio: u8, out: &mut Vec<Packet>) -> bool {
-        let header = window_header(&self.ctrl, &self.cc);
-        match self.conn.emit_low_priority(now, i, prio, header, out) {
-            Some(wire) => {
-                self.tick_pacer(now, wire);
-                true
+    /// Lets the hook send after the window loop (RC3: the tail of what was written, at low
+    /// priority), each packet through the connection with the controller's header.
+    fn run_hook(&mut self, now: Time, out: &mut Vec<Packet>) {
+        let (ctrl, cc, pacer) = (&self.ctrl, &self.cc, &mut self.pacer);
+        self.hook.after_send(&mut self.conn, |conn, i, prio| {
+            match conn.emit_low_priority(now, i, prio, window_header(ctrl, cc), out) {
+                Some(wire) => {
+                    if let Some(p) = pacer {
+                        p.on_send(now, wire);
+                    }
+                    true
+                }
+                None => false,
             }
-            None => false,
-        }
-    }
-
-    /// True if RC3's low-priority copy of segment `i` is known lost (see
-    /// [`RlpLoop::copy_lost`]). The primary loop's sending of such a segment is a repair,
-    /// counted as a retransmission; sending one whose low-priority copy may still be on its
-    /// way is not.
-    fn lp_copy_lost(&self, i: u32) -> bool {
-        self.conn.board.get(i) & LP_SENT != 0 && self.rlp.as_ref().is_some_and(|r| r.rlp.copy_lost(i))
-    }
-
-    /// Runs RC3's low-priority loop over what was written since it last ran.
-    fn run_rlp(&mut self, now: Time, out: &mut Vec<Packet>) {
-        if let Some(mut rlp) = self.rlp.take() {
-            rlp.rlp.run(self, now, out);
-            self.rlp = Some(rlp);
-        }
+        });
     }
 
     fn send_syn(&mut self, now: Time, out: &mut Vec<Packet>) {
@@ -255,9 +229,7 @@ impl TcpSender {
 
     fn poll_app(&mut self, now: Time) {
         let (first, end) = self.conn.write_app(now);
-        if let Some(r) = &mut self.rlp {
-            r.rlp.on_write(first, end);
-        }
+        self.hook.on_write(first, end);
     }
 
     /// A packet of `wire` bytes left: the pacing clock, if any, ticks.
@@ -352,10 +324,10 @@ impl TcpSender {
                 // (C.2) HighRxt moves to a retransmission of rule (1) or (3).
                 NextSeg::Lost(i) => self.conn.retransmit_lost(now, i, prio, header, out),
                 NextSeg::New(i) => {
-                    if self.span_full(i) {
+                    if self.hook.holds_back(i, self.cc.cwnd, mss) {
                         break;
                     }
-                    let again = self.lp_copy_lost(i);
+                    let again = self.hook.is_repair(&self.conn.board, i);
                     self.conn.send_new(now, i, again, prio, header, out)
                 }
                 // (C.3) A rescue leaves HighRxt alone and sets RescueRxt = RecoveryPoint.
@@ -372,27 +344,6 @@ impl TcpSender {
         }
     }
 
-    /// RC3 with the authors' window accounting ([`Rc3Window::Span`]): true if new segment `i`
-    /// lies beyond cwnd counted from the priority-0 cumulative ACK point, data already SACKed
-    /// or delivered by low-priority copies included.
-    fn span_full(&self, i: u32) -> bool {
-        match self.cfg.rc3 {
-            Some(c) if c.window == Rc3Window::Span => {
-                (i + 1).saturating_sub(self.una0) as u64 * self.cfg.mss as u64 > self.cc.cwnd
-            }
-            _ => false,
-        }
-    }
-
-    /// [`Rc3Window::Span`]: data is left to send while the window's left edge lags behind
-    /// HighData, so the retransmission timer stays armed (as ns-3's does while
-    /// `HeadSequence < NextTxSequence`), even with nothing of the primary loop's in flight.
-    fn span_stalled(&self) -> bool {
-        matches!(self.cfg.rc3, Some(c) if c.window == Rc3Window::Span)
-            && self.una0 < self.conn.nxt
-            && self.conn.board.una() < self.conn.segs.count()
-    }
-
     fn on_synack(&mut self, now: Time, pkt: &Packet, out: &mut Vec<Packet>) {
         if self.conn.state() != State::SynSent {
             return;
@@ -402,21 +353,7 @@ impl TcpSender {
         // handshake's RTT sample, its first window).
         self.take_feedback(pkt.cc);
         self.send_more(now, out);
-        self.run_rlp(now, out);
-        self.conn.check_done();
-    }
-
-    /// An ACK of low-priority data (RC3): it updates the scoreboard and the cumulative point,
-    /// nothing else: no window change, no duplicate-ACK count, no RTT sample, nothing sent.
-    fn on_low_priority_ack(&mut self, now: Time, pkt: &Packet) {
-        self.conn.take_sack(pkt, &mut self.rlp);
-        let ack_seg = self.conn.segs.segs_below(pkt.ack);
-        if ack_seg > self.conn.board.una() {
-            self.conn.take_cumulative(ack_seg, pkt.ack, &mut self.rlp);
-        }
-        if self.conn.rto_deadline().is_none() && self.span_stalled() {
-            self.conn.arm_rto(now);
-        }
+        self.run_hook(now, out);
         self.conn.check_done();
     }
 
@@ -424,17 +361,16 @@ impl TcpSender {
         if !self.conn.is_established() {
             return;
         }
-        if pkt.prio != self.cfg.prio && self.rlp.is_some() {
-            self.on_low_priority_ack(now, pkt);
+        if self.hook.takes_ack(&mut self.conn, now, pkt) {
             return;
         }
         let una0 = self.conn.board.una();
-        let new_sack = self.conn.take_sack(pkt, &mut self.rlp);
+        let new_sack = self.conn.take_sack(pkt, &mut self.hook);
         let ack_seg = self.conn.segs.segs_below(pkt.ack);
-        self.una0 = self.una0.max(ack_seg);
+        self.hook.on_ack(ack_seg);
         let mut acked = 0;
         if ack_seg > una0 {
-            acked = self.conn.take_cumulative(ack_seg, pkt.ack, &mut self.rlp);
+            acked = self.conn.take_cumulative(ack_seg, pkt.ack, &mut self.hook);
             let rtt = now - pkt.ts_echo;
             self.conn.rtt.sample(rtt);
             if self.rtt_samples {
@@ -480,7 +416,7 @@ impl TcpSender {
         }
         self.send_more(now, out);
         // RFC 6298 sec. 5.2-5.3: the timer runs while anything is outstanding.
-        if self.conn.board.una() < self.conn.nxt.max(self.conn.board.sack_high()) || self.span_stalled() {
+        if self.conn.board.una() < self.conn.nxt.max(self.conn.board.sack_high()) || self.hook.keeps_timer(&self.conn) {
             self.conn.arm_rto(now);
         } else {
             self.conn.stop_rto();
@@ -530,9 +466,7 @@ impl TcpSender {
             self.ctrl.on_timeout(&mut self.cc, now, flight);
         }
         self.conn.board.on_timeout(end);
-        // The authors' code retransmits from its stale left edge, whose priority-0
-        // ACK reports the true cumulative point; fctlab takes that point at once.
-        self.una0 = self.una0.max(self.conn.board.una());
+        self.hook.on_timeout(self.conn.board.una());
         self.recovery = Recovery::Loss { point: self.conn.nxt };
         self.dupacks = 0;
         self.conn.rxt_scan = self.conn.board.una();
@@ -555,7 +489,7 @@ impl Endpoint for TcpSender {
             self.poll_app(now);
             if self.conn.is_established() {
                 self.send_more(now, out);
-                self.run_rlp(now, out);
+                self.run_hook(now, out);
                 self.conn.check_done();
             }
         }
@@ -584,11 +518,11 @@ impl Endpoint for TcpSender {
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
     use crate::net::packet::SackBlocks;
 
-    fn blocks(bs: &[(u64, u64)]) -> SackBlocks {
+    pub(crate) fn blocks(bs: &[(u64, u64)]) -> SackBlocks {
         let mut sb = SackBlocks::default();
         for &b in bs {
             sb.blocks[sb.n as usize] = b;
@@ -597,21 +531,10 @@ mod tests {
         sb
     }
 
-    const MSS: u64 = 1000;
-
-    /// An established RC3 sender of `segments` segments, with what it sent after the SYN-ACK.
-    fn rc3_sender(segments: u64) -> (TcpSender, Vec<Packet>) {
-        let cfg = TcpConfig {
-            mss: MSS as u32,
-            iw: 4,
-            rc3: Some(crate::protocol::rc3::Rc3Config::default()),
-            ..TcpConfig::default()
-        };
-        established(cfg, segments)
-    }
+    pub(crate) const MSS: u64 = 1000;
 
     /// An established sender with `cfg`, with what it sent after the SYN-ACK.
-    fn established(cfg: TcpConfig, segments: u64) -> (TcpSender, Vec<Packet>) {
+    pub(crate) fn established(cfg: TcpConfig, segments: u64) -> (TcpSender, Vec<Packet>) {
         let addr = FlowAddr { flow: 0, src: 0, dst: 1, hash: 0 };
         let mut s = TcpSender::new(cfg, addr, App::Bulk { size: segments * MSS }, Time::ZERO);
         let mut out = Vec::new();
@@ -623,7 +546,7 @@ mod tests {
         (s, out)
     }
 
-    fn ack(cum_segs: u64, sack: &[(u64, u64)], prio: u8) -> Packet {
+    pub(crate) fn ack(cum_segs: u64, sack: &[(u64, u64)], prio: u8) -> Packet {
         let addr = FlowAddr { flow: 0, src: 0, dst: 1, hash: 0 };
         let mut p = addr.reverse(PacketKind::Ack, Time::from_ms(20));
         p.ack = cum_segs * MSS;
@@ -633,52 +556,8 @@ mod tests {
         p
     }
 
-    #[test]
-    fn rc3_sends_the_first_window_at_p0_and_the_rest_backwards_at_low_priority() {
-        let (_, out) = rc3_sender(100);
-        let p0: Vec<u64> = out.iter().filter(|p| p.prio == 0).map(|p| p.seq / MSS).collect();
-        let lp: Vec<(u64, u8)> = out.iter().filter(|p| p.prio > 0).map(|p| (p.seq / MSS, p.prio)).collect();
-        assert_eq!(p0, vec![0, 1, 2, 3]);
-        assert_eq!(lp.len(), 96);
-        assert_eq!(lp[0], (99, 1), "the last segment leaves first, at P1");
-        assert_eq!(lp[39], (60, 1));
-        assert_eq!(lp[40], (59, 2), "the 41st from the tail is P2");
-        assert_eq!(lp[95], (4, 2));
-    }
-
-    #[test]
-    fn low_priority_acks_never_change_cwnd_nor_trigger_recovery() {
-        let (mut s, _) = rc3_sender(100);
-        let cwnd = s.cwnd();
-        let mut out = Vec::new();
-        // Low-priority ACKs: holes at 4..50 and 60..62 below SACKed data, cumulative ACK at 0.
-        for top in 70..100 {
-            let a = ack(0, &[(top, 100), (50, 60)], 1);
-            s.on_packet(Time::from_ms(20), &a, &mut out);
-        }
-        assert_eq!(s.cwnd(), cwnd);
-        assert!(out.is_empty(), "no new traffic on low-priority ACKs");
-        assert_eq!(s.stats().fast_recoveries, 0);
-        assert_eq!(s.scoreboard().pipe(), 4, "the first window is still in flight");
-    }
-
-    #[test]
-    fn ack_bump_moves_high_data_past_what_low_priority_delivered() {
-        let (mut s, _) = rc3_sender(100);
-        let mut out = Vec::new();
-        // Low-priority data 4..60 arrived; the P0 ACK of the first window acknowledges 60.
-        s.on_packet(Time::from_ms(20), &ack(60, &[(70, 100)], 0), &mut out);
-        assert!(s.high_data() >= 60, "HighData bumped to the cumulative ACK");
-        // The primary loop now sends only the hole 60..70, skipping SACKed data.
-        let sent: Vec<u64> = out.iter().map(|p| p.seq / MSS).collect();
-        assert!(sent.iter().all(|&k| (60..70).contains(&k)), "{sent:?}");
-        assert!(!sent.is_empty());
-        // One ACK grows the window by one segment, however much it acknowledges.
-        assert_eq!(s.cwnd(), 5 * MSS);
-    }
-
     /// Feeds `a` to `s`; returns the segments sent in answer (RC3's low-priority ones too).
-    fn feed(s: &mut TcpSender, a: &Packet) -> Vec<u64> {
+    pub(crate) fn feed(s: &mut TcpSender, a: &Packet) -> Vec<u64> {
         let mut out = Vec::new();
         s.on_packet(Time::from_ms(20), a, &mut out);
         out.iter().map(|p| p.seq / MSS).collect()
@@ -713,63 +592,5 @@ mod tests {
         feed(&mut s, &ack(10, &[], 0));
         assert!(s.is_done());
         assert_eq!(s.stats().timeouts, 0);
-    }
-
-    /// RC3: SACKs of low-priority data far above the primary loop's window are no rule-(3)
-    /// evidence against the primary segments still in flight below them.
-    #[test]
-    fn low_priority_sacks_do_not_count_as_rule_3_evidence() {
-        let cfg = TcpConfig {
-            mss: MSS as u32,
-            iw: 8,
-            rwnd: 8 * MSS,
-            rc3: Some(crate::protocol::rc3::Rc3Config::default()),
-            ..TcpConfig::default()
-        };
-        let (mut s, out) = established(cfg, 100);
-        let p0: Vec<u64> = out.iter().filter(|p| p.prio == 0).map(|p| p.seq / MSS).collect();
-        assert_eq!(p0, (0..8).collect::<Vec<_>>());
-        // The low-priority copies of 10..100 arrived.
-        feed(&mut s, &ack(0, &[(10, 100)], 1));
-        // Primary SACKs of 1..4: fast retransmit of 0, cwnd 4 segments.
-        feed(&mut s, &ack(0, &[(1, 2), (10, 100)], 0));
-        feed(&mut s, &ack(0, &[(1, 3), (10, 100)], 0));
-        assert_eq!(feed(&mut s, &ack(0, &[(1, 4), (10, 100)], 0)), vec![0]);
-        assert!(feed(&mut s, &ack(0, &[(1, 5), (10, 100)], 0)).is_empty());
-        // pipe 3 (0's copy, 6 and 7) < cwnd 4; the receiver's window holds no new data. 6 and
-        // 7 lie below SACKed low-priority data but above the primary loop's highest SACK (5):
-        // not rule (3)'s, so the one retransmission is the rescue of the highest, 7.
-        assert_eq!(feed(&mut s, &ack(0, &[(1, 6), (10, 100)], 0)), vec![7]);
-        assert_eq!((s.scoreboard().sack_high(), s.scoreboard().sack_high_primary()), (100, 6));
-        assert!(feed(&mut s, &ack(0, &[(1, 7), (10, 100)], 0)).is_empty());
-        assert_eq!(s.stats().retx_pkts, 2);
-        assert_eq!(s.scoreboard().pipe(), s.scoreboard().pipe_from_scratch());
-    }
-
-    /// RC3 with the authors' window ([`Rc3Window::Span`]): low-priority copies delivered all
-    /// but segments 20 and 50. The RFC 6675 pipe repairs both holes at once; the authors'
-    /// accounting counts the delivered data between them in the window, so 50 waits for the
-    /// priority-0 ACK that covers 20.
-    #[test]
-    fn span_window_repairs_far_apart_holes_one_per_priority0_ack() {
-        use crate::protocol::rc3::{Rc3Config, Rc3Window};
-        let holes = [(20, [(21, 50), (51, 100)])];
-        let mut sent = Vec::new();
-        for window in [Rc3Window::Pipe, Rc3Window::Span] {
-            let mut rc3 = Rc3Config::default();
-            rc3.window = window;
-            let cfg = TcpConfig { mss: MSS as u32, iw: 4, rc3: Some(rc3), ..TcpConfig::default() };
-            let (mut s, _) = established(cfg, 100);
-            let (cum, sack) = holes[0];
-            assert!(feed(&mut s, &ack(cum, &sack, 1)).is_empty(), "low-priority ACKs send nothing");
-            sent.push(feed(&mut s, &ack(cum, &sack, 0)));
-            if window == Rc3Window::Span {
-                assert!(s.span_stalled(), "the retransmission timer stays armed");
-                assert_eq!(feed(&mut s, &ack(50, &[(51, 100)], 0)), vec![50]);
-                feed(&mut s, &ack(100, &[], 0));
-                assert!(s.is_done());
-            }
-        }
-        assert_eq!(sent, vec![vec![20, 50], vec![20]]);
     }
 }
