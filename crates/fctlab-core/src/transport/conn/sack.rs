@@ -139,6 +139,66 @@ mod tests {
         sb
     }
 
+    /// Records what the connection reports.
+    #[derive(Default)]
+    struct Heard(Vec<u32>);
+
+    impl LowPriorityCopies for Heard {
+        fn sends_copies(&self) -> bool {
+            true
+        }
+        fn delivered(&mut self, i: u32) {
+            self.0.push(i);
+        }
+    }
+
+    /// Ten segments: the primary loop sent 0 and 1, a low-priority loop 9 down to 2.
+    fn half_copies() -> Connection {
+        use crate::transport::app::{App, AppState};
+        use crate::transport::conn::rtt::RttEstimator;
+        use crate::transport::FlowAddr;
+        use crate::units::Time;
+        let addr = FlowAddr { flow: 0, src: 0, dst: 1, hash: 0 };
+        let app = AppState::new(App::Bulk { size: 10_000 }, Time::ZERO);
+        let rtt = RttEstimator::new(Time::from_secs(1), Time::from_ms(200), Time::from_secs(60));
+        let mut c = Connection::new(addr, app, 1000, 40, rtt);
+        c.write_app(Time::ZERO);
+        let mut out = Vec::new();
+        let none = |_| crate::net::packet::CongestionHeader::None;
+        for i in 0..2 {
+            c.send_new(Time::ZERO, i, false, 0, none, &mut out);
+        }
+        for i in (2..10).rev() {
+            assert!(c.emit_low_priority(Time::ZERO, i, 1, none, &mut out).is_some());
+        }
+        assert!(c.emit_low_priority(Time::ZERO, 5, 1, none, &mut out).is_none(), "one copy each");
+        c
+    }
+
+    /// The connection tells the low-priority loop which segments only its copies can have
+    /// delivered, once each, whether a SACK or the cumulative ACK reports them; a window grows
+    /// only for what the primary loop sent.
+    #[test]
+    fn deliveries_by_low_priority_copies_alone_are_reported_once_and_grow_no_window() {
+        let mut c = half_copies();
+        let mut heard = Heard::default();
+        let mut ack = Packet {
+            ack: 0,
+            sack: blocks(&[(5000, 7000)]),
+            ..c.addr.reverse(crate::net::packet::PacketKind::Ack, crate::units::Time::ZERO)
+        };
+        assert!(!c.take_sack(&ack, &mut heard), "no primary segment SACKed: no loss evidence");
+        assert_eq!(heard.0, vec![5, 6]);
+        ack.sack = blocks(&[(5000, 8000)]);
+        c.take_sack(&ack, &mut heard);
+        assert_eq!(heard.0, vec![5, 6, 7], "a block reported before brings only its growth");
+        // The cumulative ACK covers 0..4: 0 and 1 were the primary loop's, 2 and 3 copies.
+        assert_eq!(c.take_cumulative(4, 4000, &mut heard), 2000);
+        assert_eq!(heard.0, vec![5, 6, 7, 2, 3]);
+        assert_eq!((c.high_data(), c.scoreboard().una()), (4, 4), "HighData moves up to the ACK");
+        assert_eq!(c.next_new(), Some(4));
+    }
+
     #[test]
     fn uncovered_subtracts_every_seen_block() {
         let seen = blocks(&[(10, 20), (30, 40)]);
