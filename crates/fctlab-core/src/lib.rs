@@ -16,7 +16,7 @@
 //! | [`net`] | `Packet` (one `Copy` struct) and `Link` (queue + serializer + propagation) |
 //! | [`protocol`] | the protocol registry, one folder per protocol (`newreno/`, `cubic/`, `rc3/`, `rcp/`, `rtcp/`, `xcp/`, `jetmax/`, `piqi/`): each its host law, router law and header, joined to the rest by `protocol/mod.rs` |
 //! | [`qdisc`] | queue disciplines, the router plug-in: drop-tail, strict priority, deficit round robin (`drr`), and explicit-feedback FIFOs run by a protocol's router law (`law`: the interface); `cost`, the per-packet cost micro-benchmark of each law |
-//! | [`transport`] | sans-IO endpoints: the TCP connection (`tcp/`), the window host law's interface (`cc/`), paced rate-based senders and the rate host law's interface (`paced/`), applications |
+//! | [`transport`] | sans-IO endpoints: the connection core both senders share (`conn/`: handshake, scoreboard, RTO, what to retransmit), the TCP window loop and receiver (`tcp/`, with its one plug-in, RC3's loop), the window host law's interface (`cc/`), the paced loop of rate-based senders and the rate host law's interface (`paced/`), applications |
 //! | [`world`] | the event loop: hosts hand packets to endpoints, routers forward |
 //! | [`scenario`] | the one scenario schema and the build from spec to `World`, one file per concern: queues, transports, the flow plan, losses, outputs (`scenario/`) |
 //! | [`metrics`] | flow records, link counters, time series, result tables |

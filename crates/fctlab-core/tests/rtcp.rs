@@ -184,9 +184,9 @@ fn fast_recovery_keeps_the_rate_window_and_repairs_the_hole() {
     let mut resent: Vec<(Time, Packet)> = out.drain(..).map(|p| (t, p)).collect();
     run_timers(&mut s, Time::from_ms(45), &mut resent);
     assert!(resent.iter().any(|(_, p)| p.seq == 0), "segment 0 retransmitted");
-    assert_eq!(s.stats.fast_recoveries, 1);
-    assert_eq!(s.stats.retx_pkts, 1);
-    assert_eq!(s.stats.timeouts, 0);
+    assert_eq!(s.stats().fast_recoveries, 1);
+    assert_eq!(s.stats().retx_pkts, 1);
+    assert_eq!(s.stats().timeouts, 0);
 }
 
 // ---------------------------------------------------------------- whole scenarios

@@ -66,8 +66,8 @@ impl Sender {
     /// (retransmitted payload bytes, timeouts).
     pub fn loss_stats(&self) -> (u64, u64) {
         match self {
-            Sender::Tcp(s) => (s.stats.retx_bytes, s.stats.timeouts),
-            Sender::Paced(s) => (s.retx_bytes, s.timeouts),
+            Sender::Tcp(s) => (s.stats().retx_bytes, s.stats().timeouts),
+            Sender::Paced(s) => (s.stats().retx_bytes, s.stats().timeouts),
         }
     }
 }

@@ -4,6 +4,7 @@
 
 pub mod app;
 pub mod cc;
+pub mod conn;
 pub mod endpoint;
 pub mod paced;
 pub mod tcp;

@@ -7,12 +7,10 @@
 //! segments go at P1, the 400 before at P2, the 4000 before at P3 and the rest at P4
 //! (priorities relative to the connection's own band). It never retransmits and never
 //! reacts to ACKs; the primary loop, which skips SACKed data, fills the holes. The TCP side of
-//! RC3 (low-priority ACKs update only the scoreboard, the ACK bump, loss detection from
-//! priority-0 evidence only) lives in `tcp::sender`.
+//! RC3 (low-priority ACKs update only the scoreboard, repairs of lost copies, the authors'
+//! window) is the window loop's plug-in in `hook.rs`.
 
-use crate::net::packet::Packet;
-use crate::transport::tcp::TcpSender;
-use crate::units::Time;
+use crate::transport::conn::Connection;
 use std::collections::BTreeSet;
 
 /// Most low-priority levels a connection may use (bands 1..=7 above its own).
@@ -111,16 +109,19 @@ impl RlpLoop {
     }
 
     /// Sends every pending write's tail backwards until it meets data the primary loop has
-    /// sent (or data already SACKed); each segment once.
-    pub fn run(&mut self, tcp: &mut TcpSender, now: Time, out: &mut Vec<Packet>) {
-        let base = tcp.config().prio;
+    /// sent (or data already SACKed); each segment once, through `send(conn, segment, prio)`
+    /// (true if a packet left), at priorities counted from the primary loop's band `base`.
+    pub fn run<F>(&mut self, conn: &mut Connection, base: u8, mut send: F)
+    where
+        F: FnMut(&mut Connection, u32, u8) -> bool,
+    {
         for (first, end) in std::mem::take(&mut self.pending) {
-            let low = first.max(tcp.high_data());
+            let low = first.max(conn.high_data());
             let mut i = end;
             while i > low {
                 i -= 1;
                 let level = self.cfg.level((end - i) as u64);
-                if tcp.emit_low_priority(now, i, base.saturating_add(level), out) {
+                if send(conn, i, base.saturating_add(level)) {
                     self.sent += 1;
                 }
             }

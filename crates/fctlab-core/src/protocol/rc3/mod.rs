@@ -3,12 +3,14 @@
 //!
 //! | part | file |
 //! |---|---|
-//! | host law | `host.rs`: the recursive low-priority loop ([`RlpLoop`]), run by the TCP sender beside its window (`transport/tcp/sender.rs`) |
+//! | host law | `host.rs`: the recursive low-priority loop ([`RlpLoop`]); `hook.rs`: RC3's plug-in into the TCP sender's window loop ([`Rc3Hook`], through `transport/tcp/hook.rs`) |
 //! | router law | none of its own: strict-priority queues (`qdisc/prio.rs`, WQoS) |
 //! | header | none: the packet's priority band |
 //! | scenario keys | `transport.protocol = "rc3"`, `rc3_buckets`, `rc3_window` (`params.rs`) |
 
+pub mod hook;
 pub mod host;
 pub mod params;
 
+pub use hook::Rc3Hook;
 pub use host::{Rc3Config, Rc3Window, RlpLoop, MAX_LEVELS};

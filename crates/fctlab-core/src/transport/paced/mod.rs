@@ -4,7 +4,7 @@
 //!
 //! | file | concern |
 //! |---|---|
-//! | `mod.rs` | the sender: handshake, pacing clock, SACK scoreboard, retransmissions, probes |
+//! | `mod.rs` | the paced loop: pacing clock, probes, the fallback to TCP; handshake, SACK scoreboard, timer and retransmission choice are the [`Connection`]'s (`transport/conn/`) |
 //! | `law/mod.rs` | the rate-law interface, the list of laws and their static dispatch |
 //! | `law/rcp.rs` | RCP's host law (the routers' stamped rate) and the fixed-rate law |
 //! | `law/jetmax.rs` | JetMax's host law (seed 003 eq. 3) |
@@ -37,9 +37,8 @@ pub mod law;
 pub mod send_rate;
 
 use super::app::{App, AppState};
-use super::tcp::rtt::RttEstimator;
-use super::tcp::scoreboard::{Scoreboard, SACKED};
-use super::tcp::segments::Segments;
+use super::conn::rtt::RttEstimator;
+use super::conn::{Connection, SenderStats, Stamp, State};
 use super::tcp::{TcpConfig, TcpSender};
 use super::{Endpoint, FlowAddr};
 use crate::net::packet::{CongestionHeader, Packet, PacketKind};
@@ -67,72 +66,48 @@ pub struct PacedConfig {
     pub fallback: Option<TcpConfig>,
 }
 
-#[derive(Copy, Clone, Debug, PartialEq, Eq)]
-enum State {
-    Closed,
-    SynSent,
-    /// The SYN-ACK showed no router of the law's kind: waiting to be replaced by TCP.
-    FallingBack,
-    Sending,
-    Done,
+/// The congestion header the rate law stamps on a packet sent at `rate_bps`.
+#[inline]
+fn law_header(law: &RateLaw, rate_bps: f64) -> impl Fn(Stamp) -> CongestionHeader + '_ {
+    move |s: Stamp| law.header(LawCtx { kind: s.kind, srtt: s.srtt, sent_bytes: s.sent_bytes, rate_bps, wire: s.wire })
 }
 
-/// One paced sending endpoint.
+/// One paced sending endpoint: the paced loop over a [`Connection`].
 #[derive(Clone, Debug)]
 pub struct PacedSender {
     cfg: PacedConfig,
     law: RateLaw,
-    addr: FlowAddr,
-    app: AppState,
-    segs: Segments,
-    board: Scoreboard,
-    state: State,
+    conn: Connection,
+    /// The SYN-ACK showed no router of the law's kind: waiting to be replaced by TCP.
+    falling_back: bool,
     /// The rate to send at, bit/s.
     rate: f64,
-    rtt: RttEstimator,
-    nxt: u32,
-    rxt_scan: u32,
     next_send: Time,
     /// When the last packet left (the start of the gap `next_send` ends).
     last_send: Time,
     probe_at: Time,
     /// The timestamp of the last probe sent, until an ACK echoes it.
     probe_ts: Option<Time>,
-    rto_at: Option<Time>,
-    sent_bytes: u64,
     /// The sending rate over windows of two SRTTs.
     send_rate: SendRate,
-    /// Payload bytes retransmitted.
-    pub retx_bytes: u64,
-    /// Retransmission timeouts.
-    pub timeouts: u64,
 }
 
 impl PacedSender {
     /// A sender for `app` starting at `start`.
     pub fn new(cfg: PacedConfig, addr: FlowAddr, app: App, start: Time) -> PacedSender {
         let law = RateLaw::new(cfg.law);
+        let rtt = RttEstimator::new(cfg.initial_rto, cfg.min_rto, Time::from_secs(60));
         PacedSender {
             cfg,
-            addr,
-            app: AppState::new(app, start),
-            segs: Segments::new(cfg.mss),
-            board: Scoreboard::new(),
-            state: State::Closed,
+            conn: Connection::new(addr, AppState::new(app, start), cfg.mss, cfg.header, rtt),
+            falling_back: false,
             rate: law.initial_rate(),
             law,
-            rtt: RttEstimator::new(cfg.initial_rto, cfg.min_rto, Time::from_secs(60)),
-            nxt: 0,
-            rxt_scan: 0,
             next_send: start,
             last_send: start,
             probe_at: Time::MAX,
             probe_ts: None,
-            rto_at: None,
-            sent_bytes: 0,
             send_rate: SendRate::default(),
-            retx_bytes: 0,
-            timeouts: 0,
         }
     }
 
@@ -143,7 +118,7 @@ impl PacedSender {
 
     /// Payload bytes cumulatively acknowledged (the flow's progress).
     pub fn acked_bytes(&self) -> u64 {
-        self.segs.bytes_below(self.board.una())
+        self.conn.acked_bytes()
     }
 
     /// The sending rate averaged over the last closed window of two SRTTs, bit/s: the wire
@@ -156,7 +131,7 @@ impl PacedSender {
     /// True after a SYN-ACK that calls for the fallback to TCP: the owner must then replace
     /// this sender by [`PacedSender::to_tcp`].
     pub fn falls_back(&self) -> bool {
-        self.state == State::FallingBack
+        self.falling_back
     }
 
     /// The TCP sender this flow becomes (see the module docs): it takes the application, the
@@ -165,40 +140,45 @@ impl PacedSender {
     pub fn to_tcp(&self, now: Time, synack: &Packet, out: &mut Vec<Packet>) -> TcpSender {
         debug_assert!(self.falls_back());
         let cfg = self.cfg.fallback.expect("a sender falls back only with a fallback config");
-        TcpSender::after_handshake(cfg, self.addr, self.app.clone(), self.segs.clone(), now, synack, out)
+        let c = &self.conn;
+        TcpSender::after_handshake(cfg, c.addr, c.app.clone(), c.segs.clone(), now, synack, out)
     }
 
     /// True once every byte is acknowledged.
     pub fn is_done(&self) -> bool {
-        self.state == State::Done
+        self.conn.state() == State::Done
+    }
+
+    /// The connection core under the paced loop.
+    pub fn connection(&self) -> &Connection {
+        &self.conn
+    }
+
+    /// Counters for the flow table.
+    pub fn stats(&self) -> &SenderStats {
+        self.conn.stats()
     }
 
     /// Sends the SYN, or without a handshake the first data at the fixed rate.
     pub fn start(&mut self, now: Time, out: &mut Vec<Packet>) {
-        let (n, _) = self.app.poll(now);
-        self.segs.write(n);
+        self.conn.write_app(now);
         if self.cfg.handshake {
-            self.state = State::SynSent;
             self.send_syn(now, out);
         } else {
             self.take_rate(now, CongestionHeader::None);
-            self.state = State::Sending;
+            self.conn.establish_without_handshake();
             self.next_send = now;
             self.pump(now, out);
         }
     }
 
     fn header(&self, kind: PacketKind, wire: u32) -> CongestionHeader {
-        let srtt = self.rtt.srtt();
-        self.law.header(LawCtx { kind, srtt, sent_bytes: self.sent_bytes, rate_bps: self.rate, wire })
+        law_header(&self.law, self.rate)(self.conn.stamp(kind, wire))
     }
 
     fn send_syn(&mut self, now: Time, out: &mut Vec<Packet>) {
-        let mut p = self.addr.forward(PacketKind::Syn, now);
-        p.wire = self.cfg.header;
-        p.cc = self.header(PacketKind::Syn, p.wire);
-        out.push(p);
-        self.rto_at = Some(now + self.rtt.rto());
+        let cc = self.header(PacketKind::Syn, self.cfg.header);
+        self.conn.send_syn(now, 0, cc, out);
     }
 
     /// Hands the law an echoed header; the rate it gives is the new pacing rate.
@@ -209,7 +189,7 @@ impl PacedSender {
     /// wait out the first, longest gap whatever the feedback says meanwhile. Above one packet
     /// per RTT the new rate applies from the next gap on.
     fn take_rate(&mut self, now: Time, cc: CongestionHeader) {
-        let srtt = self.rtt.srtt();
+        let srtt = self.conn.rtt.srtt();
         let Some(r) = self.law.on_feedback(now, cc, srtt) else { return };
         let old = self.rate;
         self.rate = r;
@@ -223,28 +203,10 @@ impl PacedSender {
         Time::from_secs_f64(wire as f64 * 8.0 / self.rate)
     }
 
-    /// The next segment to send: a lost one first, else new data (skipping SACKed segments).
-    fn next_segment(&mut self) -> Option<(u32, bool)> {
-        if let Some(i) = self.board.next_lost(self.rxt_scan, self.nxt) {
-            if self.board.get(i) & super::tcp::scoreboard::RETX == 0 {
-                self.rxt_scan = i + 1;
-                return Some((i, true));
-            }
-        }
-        while self.nxt < self.segs.count() && self.board.get(self.nxt) & SACKED != 0 {
-            self.nxt += 1;
-        }
-        if self.nxt < self.segs.count() {
-            let i = self.nxt;
-            self.nxt += 1;
-            return Some((i, false));
-        }
-        None
-    }
-
-    /// Sends what the pacing clock allows by `now`.
+    /// Sends what the pacing clock allows by `now`: a lost segment first, else new data
+    /// (NextSeg rules (1) and (2), the connection's).
     fn pump(&mut self, now: Time, out: &mut Vec<Packet>) {
-        if self.state != State::Sending {
+        if !self.conn.is_established() {
             return;
         }
         // After an idle period the clock restarts at `now` rather than bursting to catch up.
@@ -252,36 +214,26 @@ impl PacedSender {
             self.next_send = now;
         }
         while self.next_send <= now {
-            let Some((i, retx)) = self.next_segment() else { break };
-            let (a, b) = self.segs.range(i);
-            let mut p = self.addr.forward(PacketKind::Data, now);
-            p.seq = a;
-            p.len = (b - a) as u32;
-            p.fin = self.app.total() == Some(b);
-            p.wire = p.len + self.cfg.header;
-            p.cc = self.header(PacketKind::Data, p.wire);
-            out.push(p);
-            self.send_rate.on_send(now, p.wire, self.rtt.srtt());
-            self.sent_bytes += b - a;
-            if retx {
-                self.board.on_retransmit(i);
-                self.retx_bytes += b - a;
+            let header = law_header(&self.law, self.rate);
+            let wire = if let Some(i) = self.conn.next_lost() {
+                self.conn.retransmit_lost(now, i, 0, header, out)
+            } else if let Some(i) = self.conn.next_new() {
+                self.conn.send_new(now, i, false, 0, header, out)
             } else {
-                self.board.on_sent(i);
-            }
+                break;
+            };
+            self.send_rate.on_send(now, wire, self.conn.rtt.srtt());
             self.last_send = now;
-            self.next_send += self.gap(p.wire);
-            if self.rto_at.is_none() {
-                self.rto_at = Some(now + self.rtt.rto());
-            }
+            self.next_send += self.gap(wire);
+            self.conn.arm_rto(now);
         }
         self.maybe_probe(now, out);
     }
 
     /// A zero-length probe once per RTT while the pacing gap exceeds the RTT.
     fn maybe_probe(&mut self, now: Time, out: &mut Vec<Packet>) {
-        let Some(srtt) = self.rtt.srtt() else { return };
-        let waiting = self.next_send > now + srtt && self.has_work();
+        let Some(srtt) = self.conn.rtt.srtt() else { return };
+        let waiting = self.next_send > now + srtt && !self.conn.all_acked();
         if !waiting {
             self.probe_at = Time::MAX;
             return;
@@ -289,8 +241,9 @@ impl PacedSender {
         if self.probe_at == Time::MAX {
             self.probe_at = now + srtt;
         } else if self.probe_at <= now {
-            let mut p = self.addr.forward(PacketKind::Data, now);
-            p.seq = self.segs.range(self.board.una().min(self.segs.count().saturating_sub(1))).0;
+            let c = &self.conn;
+            let mut p = c.addr.forward(PacketKind::Data, now);
+            p.seq = c.segs.range(c.board.una().min(c.segs.count().saturating_sub(1))).0;
             p.len = 0;
             p.wire = self.cfg.header;
             p.cc = self.header(PacketKind::Data, p.wire);
@@ -300,42 +253,28 @@ impl PacedSender {
         }
     }
 
-    fn has_work(&self) -> bool {
-        self.board.una() < self.segs.count()
-    }
-
-    /// True if the pacing clock has a packet to send when it ticks.
-    fn can_send(&self) -> bool {
-        self.nxt < self.segs.count() || self.board.next_lost(self.rxt_scan, self.nxt).is_some()
-    }
-
     fn on_ack(&mut self, now: Time, pkt: &Packet, out: &mut Vec<Packet>) {
         self.take_rate(now, pkt.cc);
-        for &(s, e) in pkt.sack.iter() {
-            let mut i = self.segs.first_at_or_after(s);
-            while i < self.segs.count() && self.segs.range(i).1 <= e {
-                self.board.on_sacked(i);
-                i += 1;
+        self.conn.take_sack(pkt, &mut ());
+        let ack_seg = self.conn.segs.segs_below(pkt.ack);
+        if ack_seg > self.conn.board.una() {
+            self.conn.take_cumulative(ack_seg, pkt.ack, &mut ());
+            self.conn.rtt.sample(now - pkt.ts_echo);
+            // RFC 6298 sec. 5.2-5.3.
+            if self.conn.all_acked() {
+                self.conn.stop_rto();
+            } else {
+                self.conn.restart_rto(now);
             }
-        }
-        let ack_seg = self.segs.segs_below(pkt.ack);
-        if ack_seg > self.board.una() {
-            self.board.advance(ack_seg);
-            self.nxt = self.nxt.max(ack_seg);
-            self.rxt_scan = self.rxt_scan.max(ack_seg);
-            self.rtt.sample(now - pkt.ts_echo);
-            self.rto_at = if self.has_work() { Some(now + self.rtt.rto()) } else { None };
         } else if self.probe_ts.is_some_and(|t| t == pkt.ts_echo) {
             // The ACK of a probe times the path too (its timestamp is unambiguous): a flow
             // that sends less than a packet per RTT would otherwise keep the RTT of its last
             // data, which a queue may have inflated long ago, and report it to the routers.
-            self.rtt.sample(now - pkt.ts_echo);
+            self.conn.rtt.sample(now - pkt.ts_echo);
             self.probe_ts = None;
         }
-        self.board.mark_losses(3);
-        if !self.has_work() && self.app.next_event().is_none() {
-            self.state = State::Done;
-            self.rto_at = None;
+        self.conn.board.mark_losses(3);
+        if self.conn.finish_if_complete() {
             return;
         }
         self.pump(now, out);
@@ -344,59 +283,51 @@ impl PacedSender {
 
 impl Endpoint for PacedSender {
     fn on_packet(&mut self, now: Time, pkt: &Packet, out: &mut Vec<Packet>) {
-        match (pkt.kind, self.state) {
-            (PacketKind::SynAck, State::SynSent) => {
+        match pkt.kind {
+            PacketKind::SynAck if self.conn.state() == State::SynSent && !self.falling_back => {
                 if self.cfg.fallback.is_some() && !self.law.path_has_routers(pkt.cc) {
-                    self.state = State::FallingBack;
-                    self.rto_at = None;
+                    self.falling_back = true;
+                    self.conn.stop_rto();
                     return;
                 }
                 self.take_rate(now, pkt.cc);
-                self.rtt.sample(now - pkt.ts_echo);
-                self.state = State::Sending;
-                self.rto_at = None;
+                self.conn.establish(now, pkt);
                 self.next_send = now;
                 self.pump(now, out);
             }
-            (PacketKind::Ack, State::Sending) => self.on_ack(now, pkt, out),
+            PacketKind::Ack if self.conn.is_established() => self.on_ack(now, pkt, out),
             _ => {}
         }
     }
 
     fn on_timeout(&mut self, now: Time, out: &mut Vec<Packet>) {
-        if self.app.next_event().is_some_and(|t| t <= now) {
-            let (n, stopped) = self.app.poll(now);
-            self.segs.write(n);
-            if stopped {
-                self.segs.truncate(self.nxt);
-            }
+        if self.conn.app.next_event().is_some_and(|t| t <= now) {
+            self.conn.write_app(now);
         }
-        if self.rto_at.is_some_and(|t| t <= now) {
-            self.rto_at = None;
-            self.timeouts += 1;
-            self.rtt.back_off();
-            match self.state {
-                State::SynSent => self.send_syn(now, out),
-                State::Sending => {
-                    self.board.on_timeout(self.nxt);
-                    self.rxt_scan = self.board.una();
-                    self.rto_at = Some(now + self.rtt.rto());
-                }
-                _ => {}
+        match self.conn.take_rto(now) {
+            Some(State::SynSent) => self.send_syn(now, out),
+            // RFC 6298 sec. 5.4-5.6: everything outstanding is lost (SACKed data stays
+            // SACKed) and goes first in the paced schedule; the timer restarts backed off.
+            Some(State::Established) => {
+                let c = &mut self.conn;
+                c.board.on_timeout(c.nxt);
+                c.rxt_scan = c.board.una();
+                c.restart_rto(now);
             }
+            _ => {}
         }
         self.pump(now, out);
     }
 
     fn poll_timeout(&self) -> Option<Time> {
-        let mut t = self.rto_at.unwrap_or(Time::MAX);
-        if self.state == State::Sending {
-            if self.can_send() {
+        let mut t = self.conn.rto_deadline().unwrap_or(Time::MAX);
+        if self.conn.is_established() {
+            if self.conn.has_data_to_send() {
                 t = t.min(self.next_send);
             }
             t = t.min(self.probe_at);
         }
-        if let Some(w) = self.app.next_event() {
+        if let Some(w) = self.conn.app.next_event() {
             t = t.min(w);
         }
         (t != Time::MAX).then_some(t)

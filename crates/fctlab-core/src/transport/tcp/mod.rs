@@ -1,23 +1,21 @@
-//! TCP: NewReno/CUBIC window, SACK loss recovery (RFC 6675), RTO (RFC 6298), sans-IO.
+//! TCP: NewReno/CUBIC window, SACK loss recovery (RFC 6675), RTO (RFC 6298), sans-IO. The
+//! handshake, scoreboard, timer and ACK intake are the connection core's (`transport/conn/`);
+//! this module is the window loop over it, and the receiver.
 //!
 //! | file | concern |
 //! |---|---|
 //! | `config.rs` | per-flow settings (MSS, initial window, RTO bounds, delayed ACKs, controller) |
-//! | `segments.rs` | the flow's byte stream cut into segments, write by write |
-//! | `scoreboard.rs` | per-segment SACK scoreboard, `pipe`, `IsLost` (RFC 6675 sec. 4) |
+//! | `hook.rs` | the window loop's one plug-in point (RC3's low-priority loop) |
 //! | `nextseg.rs` | NextSeg rules (3) and (4) of fast recovery: the tail of a window (RFC 6675 sec. 4) |
 //! | `pacer.rs` | the pacing clock of paced senders (R-TCP): one packet per `wire bits / rate` |
-//! | `rtt.rs` | SRTT/RTTVAR/RTO estimator with exponential backoff (RFC 6298) |
-//! | `sender.rs` | handshake, send loop, ACK processing, fast recovery, timeouts |
+//! | `sender.rs` | the window loop: cwnd, NextSeg rules (3)-(4), fast recovery, reaction to timeouts |
 //! | `receiver.rs` | cumulative ACK, SACK blocks most recent first, delayed ACKs |
 
 pub mod config;
+pub mod hook;
 pub mod nextseg;
 pub mod pacer;
 pub mod receiver;
-pub mod rtt;
-pub mod scoreboard;
-pub mod segments;
 pub mod sender;
 
 pub use config::TcpConfig;

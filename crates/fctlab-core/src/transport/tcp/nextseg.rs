@@ -14,7 +14,7 @@
 //! `pipe` counts a rescue copy like any retransmission (its `RETX` flag), where SetPipe's
 //! "S1 <= HighRxt" test would miss it, HighRxt not moving: the copy is in the network.
 
-use super::scoreboard::{Scoreboard, RETX, SACKED, SENT};
+use crate::transport::conn::scoreboard::{Scoreboard, RETX, SACKED, SENT};
 
 /// True if the primary loop sent segment `f` and it is neither SACKed nor retransmitted.
 #[inline]

@@ -39,6 +39,12 @@ impl Segments {
         self.count = seg;
     }
 
+    /// Payload bytes of a full segment.
+    #[inline]
+    pub fn mss(&self) -> u64 {
+        self.mss
+    }
+
     /// Segments written so far.
     pub fn count(&self) -> u32 {
         self.count
