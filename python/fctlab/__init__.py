@@ -5,6 +5,7 @@ front end around it. Module map:
 
 | module | what it holds |
 |---|---|
+| `_core` | the compiled core: `Simulation`, the tables, `PROTOCOLS` (the protocol registry), `KernelLink` |
 | `scenario` | read TOML/JSON scenarios, dotted overrides (`workload.0.load`), resolve sugar |
 | `topology` | topohub backbones (Topology Zoo, SNDlib, ...) turned into the core's `graph` spec |
 | `quantity` | `"40ms"`, `"10Gbps"`, `"5MB"` read on the Python side |

@@ -14,7 +14,7 @@
 //! | [`routing`] | static shortest paths (delay, then hops), optional ECMP by flow hash |
 //! | [`sched`] | the event queue: (time, insertion order), FIFO among ties |
 //! | [`net`] | `Packet` (one `Copy` struct) and `Link` (queue + serializer + propagation) |
-//! | [`protocol`] | the protocol registry, one folder per protocol (`newreno/`, `cubic/`, `rc3/`, `rcp/`, `rtcp/`, `xcp/`, `jetmax/`, `piqi/`): each its host law, router law and header, joined to the rest by `protocol/mod.rs` |
+//! | [`protocol`] | the protocol registry, one folder per protocol (`newreno/`, `cubic/`, `rc3/`, `rcp/`, `rtcp/`, `xcp/`, `jetmax/`, `piqi/`): each its host law, router law, header and scenario keys, joined to the rest by `protocol/mod.rs` (and `protocol/keys.rs`, the `protocol = "..."` values) |
 //! | [`qdisc`] | queue disciplines, the router plug-in: drop-tail, strict priority, deficit round robin (`drr`), and explicit-feedback FIFOs run by a protocol's router law (`law`: the interface); `cost`, the per-packet cost micro-benchmark of each law |
 //! | [`transport`] | sans-IO endpoints: the connection core both senders share (`conn/`: handshake, scoreboard, RTO, what to retransmit), the TCP window loop and receiver (`tcp/`, with its one plug-in, RC3's loop), the window host law's interface (`cc/`), the paced loop of rate-based senders and the rate host law's interface (`paced/`), applications |
 //! | [`world`] | the event loop: hosts hand packets to endpoints, routers forward |

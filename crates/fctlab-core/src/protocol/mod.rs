@@ -8,10 +8,12 @@
 //! | host law, window | [`crate::transport::cc::CongestionControl`] | cwnd (and a pacing rate) from ACKs, RTT samples, losses, timeouts and the echoed header |
 //! | host law, rate | [`crate::transport::paced::law::RateControl`] | the pacing rate from the echoed header |
 //! | router law | [`crate::qdisc::law::RouterLaw`] | per packet at arrival and departure, per control interval: reads and stamps its header, sees its port's rate and queue, emits its metrics |
-//! | header | the [`CongestionHeader`] variants, wire encoding in `<name>/header.rs` | what routers and hosts tell each other |
+//! | header | a [`CongestionHeader`] variant per direction, holding the structs of `<name>/header.rs` (fields, echo, wire encoding) | what routers and hosts tell each other |
+//! | scenario keys | [`keys::ProtocolKeys`] (`<name>/params.rs`), the router law's parameters (`<name>/router.rs`) | the `transport` keys beside the TCP part, the queue kind's keys |
 //!
 //! The connection around a host law (handshake, segments, SACK scoreboard, RTO, what to
-//! retransmit, the pacing clock) is the transport's (`transport/tcp/`, `transport/paced/`),
+//! retransmit) is the transport's connection core (`transport/conn/`), under the window loop
+//! (`transport/tcp/`) and the paced loop with its pacing clock (`transport/paced/`),
 //! and the FIFO around a router law is [`crate::qdisc::ExplicitQueue`]'s: a protocol never
 //! repeats them.
 //!
@@ -30,9 +32,11 @@
 //! header bytes, metrics and folder), and the closed lists below dispatch to each part
 //! statically (a `match`, no virtual call on the hot path): [`Controller`] the window host
 //! laws, [`RateLaw`] the rate host laws, [`Law`] the router laws, and
-//! [`header_to_wire`] / [`header_from_wire`] the headers' wire encodings. Adding a protocol is
-//! its folder, its arms here, and its scenario keys (`scenario/transports.rs`,
-//! `scenario/queues.rs`); `docs/extending.md` counts the files.
+//! [`header_to_wire`] / [`header_from_wire`] the headers' wire encodings; `keys.rs` lists
+//! each `protocol = "..."` with the struct of its keys, and `tcp.rs` holds `protocol = "tcp"`'s
+//! (the loss-based window's `cc` and `hystart`). Adding a protocol is its folder, its arms
+//! here and in `keys.rs`, its header variants (`net/packet.rs`) and its queue kind
+//! (`scenario/queues.rs`); `docs/extending.md` counts the files.
 
 pub mod cubic;
 pub mod jetmax;
