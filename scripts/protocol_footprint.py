@@ -46,7 +46,8 @@ def short(path: str) -> str:
 
 
 def footprint(rev: str) -> dict[str, tuple[int, int, list[str]]]:
-    files = [f for f in git("ls-tree", "-r", "--name-only", rev, "crates").split() if "/src/" in f and f.endswith(".rs")]
+    tree = git("ls-tree", "-r", "--name-only", rev, "crates").split()
+    files = [f for f in tree if "/src/" in f and f.endswith(".rs")]
     texts = {f: code(git("show", f"{rev}:{f}")) for f in files}
     out = {}
     for name, (pattern, folder) in PROTOCOLS.items():
