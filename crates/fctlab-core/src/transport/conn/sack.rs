@@ -50,6 +50,10 @@ impl Connection {
     /// Marks the segments of `pkt`'s SACK blocks; returns true if one the primary loop had
     /// sent is newly SACKed (loss evidence).
     pub fn take_sack(&mut self, pkt: &Packet, lp: &mut impl LowPriorityCopies) -> bool {
+        if pkt.sack.n == 0 && self.last_sack.n == 0 {
+            // No loss, no low-priority copy ahead: most ACKs, and nothing to mark or remember.
+            return false;
+        }
         let mut news = false;
         for &(s, e) in pkt.sack.iter() {
             // Only the parts the previous ACK did not report can hold news: a block usually
