@@ -85,9 +85,10 @@ pub struct KernelKeys {
     app: Option<AppSpec>,
 }
 
-/// The kernel stack `k` asks for, checked; `within` is its transport's field path.
+/// The kernel stack `k` asks for, checked (errors name the key inside the transport's
+/// table); `within` is that table's field path, which the flows' errors name later.
 pub(super) fn kernel_stack(k: &KernelKeys, within: &str) -> SpecResult<KernelStack> {
-    let err = |f: &str, m: String| Err(SpecError::new(f, m).within(within));
+    let err = |f: &str, m: String| Err(SpecError::new(f, m));
     let cc = k.cc.clone().unwrap_or_else(|| "cubic".to_string());
     let cc = if cc == "newreno" { "reno".to_string() } else { cc };
     let name_ok = |c: char| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '_';

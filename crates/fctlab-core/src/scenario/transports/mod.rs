@@ -81,13 +81,7 @@ impl<'a> Profiles<'a> {
         within: &str,
         name: Option<String>,
     ) -> SpecResult<()> {
-        let profile = Transport::resolve(t, base).and_then(|t| t.profile(within)).map_err(|e| {
-            if e.field.starts_with(within) {
-                e
-            } else {
-                e.within(within)
-            }
-        })?;
+        let profile = Transport::resolve(t, base).and_then(|t| t.profile(within)).map_err(|e| e.within(within))?;
         self.labels.push(name.unwrap_or_else(|| profile.label()));
         self.list.push(profile);
         Ok(())
