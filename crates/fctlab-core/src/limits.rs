@@ -78,8 +78,8 @@ pub const BYTES_PER_LINK: u64 = 1536;
 /// Estimated bytes per node: its name, kind, routing and attachment entries.
 pub const BYTES_PER_NODE: u64 = 128;
 
-/// Bytes per routing-table entry (destination group x node): a u32 offset and, on average, about
-/// one u32 next hop (see `routing.rs`, "Memory").
+/// Bytes per routing-table entry (destination group x node): a u32, plus a margin for the
+/// distinct lists of equal-cost next hops, stored once each (see `routing.rs`, "Memory").
 pub const BYTES_PER_ROUTE_ENTRY: u64 = 8;
 
 /// A time field's value, refused beyond [`MAX_TIME`]; `shown` is the value as the user wrote it.

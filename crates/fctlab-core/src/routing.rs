@@ -25,10 +25,17 @@
 //! uplink, whatever the destination (when its router has a route there). So a table row holds
 //! one entry per *transit column*: the routers, and the hosts that are not single-homed. And
 //! only the rows of destination groups that some flow sends to (or acknowledges to) are
-//! computed: [`Routes::compute_for`]. The tables hold one u32 offset per (used destination
-//! group, column), plus one u32 per candidate next hop: an Internet-2 of 10^6 hosts and one
-//! flow needs 2 rows of 10 entries, not 10 rows of 10^6 (80 MB), and a graph of 50,000
-//! multi-homed hosts with one flow 2 rows of 50,002, not 50,000 of them.
+//! computed: [`Routes::compute_for`]. The tables hold one u32 per (used destination group,
+//! column): an Internet-2 of 10^6 hosts and one flow needs 2 rows of 10 entries, not 10 rows
+//! of 10^6 (40 MB), and a graph of 50,000 multi-homed hosts with one flow 2 rows of 50,002,
+//! not 50,000 of them.
+//!
+//! An entry is the next hop itself when there is one (most entries: every entry without ECMP),
+//! or names a list of candidates, each distinct list stored once ([`Entry`]): on a k = 32 fat
+//! tree with ECMP the 16 uplinks of an edge switch are one list that every destination outside
+//! the pod shares, where storing each entry's candidates took 34 MB for 512 destination groups.
+//! So a forwarding decision reads one u32 of the table (and, with a choice, a list that stays
+//! in cache), and the table is the only part that grows with the topology.
 //! [`Routes::table_entries`] gives the size before anything is computed, for the run's memory
 //! estimate.
 
@@ -53,7 +60,7 @@ const UNREACHED: Dist = (u64::MAX, u32::MAX);
 /// How a node is reached as a destination: read once per forwarding decision.
 #[derive(Copy, Clone, Debug)]
 struct Dest {
-    /// Where its destination group's row starts in [`Routes::start`], or [`NOT_A_HOST`].
+    /// Where its destination group's row starts in [`Routes::entries`], or [`NOT_A_HOST`].
     base: u32,
     /// The router it hangs off when it shares that router's row, else [`NO_ROUTER`].
     attach: u32,
@@ -163,9 +170,11 @@ pub struct Routes {
     uplink: Vec<u32>,
     /// Per node: its transit column, or [`NO_COL`] for a single-homed host.
     col: Vec<u32>,
-    /// Candidates of (row starting at base b, column c) are `hops[start[b + c]..start[b + c + 1]]`.
-    start: Vec<u32>,
-    /// Candidate next hops (directed link ids), ascending within each entry.
+    /// The next hops of (row starting at base b, column c): `entries[b + c]`, an [`Entry`].
+    entries: Vec<u32>,
+    /// Lists of two or more candidates, by list id: `hops[lists[id].0..lists[id].1]`.
+    lists: Vec<(u32, u32)>,
+    /// Candidate next hops (directed link ids) of every list, each list in candidate order.
     hops: Vec<u32>,
     /// Per link: the node it enters, to walk paths.
     link_to: Vec<u32>,
@@ -180,7 +189,7 @@ impl Routes {
     pub fn table_entries(topo: &Topology, used: impl IntoIterator<Item = usize>) -> u64 {
         let groups = Groups::of(topo);
         let rows = groups.used(used).iter().filter(|&&u| u).count() as u64;
-        rows * groups.columns(topo).1 as u64 + 1
+        rows * groups.columns(topo).1 as u64
     }
 
     /// The tables towards every host; see [`Routes::compute_for`].
@@ -213,9 +222,9 @@ impl Routes {
         let rows = used.iter().filter(|&&u| u).count();
 
         let mut base = vec![NOT_A_HOST; groups.anchors.len()];
-        let mut start: Vec<u32> = Vec::with_capacity(rows * cols + 1);
-        let mut hops: Vec<u32> = Vec::new();
-        start.push(0);
+        let mut entries: Vec<u32> = Vec::with_capacity(rows * cols);
+        let mut lists = Lists::default();
+        let mut candidates: Vec<u32> = Vec::new();
         let mut dist = vec![UNREACHED; n];
         // Towards a router anchor the distances are those towards each host behind it less the
         // host's access link, a constant: the same links tie, so the same next hops are kept.
@@ -223,23 +232,24 @@ impl Routes {
             if !used[g] {
                 continue;
             }
-            base[g] = u32::try_from(start.len() - 1).expect("routing table exceeds 2^32 entries");
+            base[g] = u32::try_from(entries.len()).expect("routing table exceeds 2^32 entries");
             distances_to(topo, &incoming, &is_router, dst, &mut dist);
             for v in (0..n).filter(|&v| col[v] != NO_COL) {
+                candidates.clear();
                 if v != dst && dist[v] != UNREACHED {
                     for &l in &outgoing[v] {
                         let link = &topo.links[l as usize];
                         let u = link.to;
                         let transit_ok = u == dst || is_router[u];
                         if transit_ok && dist[u] != UNREACHED && extend(dist[u], link.delay.ps()) == dist[v] {
-                            hops.push(l);
+                            candidates.push(l);
                             if !ecmp {
                                 break;
                             }
                         }
                     }
                 }
-                start.push(u32::try_from(hops.len()).expect("routing table exceeds 2^32 next hops"));
+                entries.push(lists.entry(&candidates));
             }
         }
         let dest = (0..n)
@@ -251,7 +261,19 @@ impl Routes {
             .collect();
         let link_to = topo.links.iter().map(|l| l.to as u32).collect();
         let salt = (0..n as u64).map(|v| mix64(v ^ 0x6E6F_6465_5F73_616C)).collect();
-        Routes { n_nodes: n, dest, last_hop: groups.last_hop, uplink: groups.uplink, col, start, hops, link_to, salt }
+        let Lists { lists, hops, .. } = lists;
+        Routes {
+            n_nodes: n,
+            dest,
+            last_hop: groups.last_hop,
+            uplink: groups.uplink,
+            col,
+            entries,
+            lists,
+            hops,
+            link_to,
+            salt,
+        }
     }
 
     /// Bytes the tables take (for tests and the memory estimate's per-entry figure).
@@ -261,7 +283,8 @@ impl Routes {
             + self.last_hop.len() * 4
             + self.uplink.len() * 4
             + self.col.len() * 4
-            + self.start.len() * 4
+            + self.entries.len() * 4
+            + self.lists.len() * 8
             + self.hops.len() * 4
             + self.link_to.len() * 4
             + self.salt.len() * 8
@@ -309,8 +332,16 @@ impl Routes {
     /// The candidates of column `c` in the row starting at `base`.
     #[inline]
     fn entry(&self, base: u32, c: u32) -> &[u32] {
-        let i = base as usize + c as usize;
-        &self.hops[self.start[i] as usize..self.start[i + 1] as usize]
+        let e = &self.entries[base as usize + c as usize];
+        match *e {
+            NO_HOP => &[],
+            id if id & LIST != 0 => {
+                let (a, b) = self.lists[(id & !LIST) as usize];
+                &self.hops[a as usize..b as usize]
+            }
+            // The entry is the one next hop.
+            _ => std::slice::from_ref(e),
+        }
     }
 
     /// The next hop of a flow with hash `flow_hash` at `node` towards `dst_host`, if any.
@@ -363,6 +394,48 @@ impl Routes {
     /// Whether host `dst` can be reached from `src` (a host reaches itself).
     pub fn reachable(&self, src: usize, dst: usize) -> bool {
         self.dest[dst].base != NOT_A_HOST && (src == dst || !self.next_hops(src, dst).is_empty())
+    }
+}
+
+/// An entry of [`Routes::entries`]: a link id (below [`LIST`]), [`NO_HOP`], or [`LIST`] | the
+/// id of a list of two or more candidates.
+type Entry = u32;
+/// Tags an [`Entry`] naming a list.
+const LIST: Entry = 1 << 31;
+/// An [`Entry`] without next hop (the destination itself, or unreachable).
+const NO_HOP: Entry = u32::MAX;
+
+/// The candidate lists of a table, each distinct list stored once.
+#[derive(Default)]
+struct Lists {
+    ids: std::collections::HashMap<Vec<u32>, Entry>,
+    lists: Vec<(u32, u32)>,
+    hops: Vec<u32>,
+}
+
+impl Lists {
+    /// The entry for these candidates.
+    fn entry(&mut self, candidates: &[u32]) -> Entry {
+        match candidates {
+            [] => NO_HOP,
+            &[l] => {
+                assert!(l < LIST, "routing: link ids must stay below 2^31");
+                l
+            }
+            many => {
+                if let Some(&id) = self.ids.get(many) {
+                    return id;
+                }
+                let a = self.hops.len() as u32;
+                self.hops.extend_from_slice(many);
+                let b = u32::try_from(self.hops.len()).expect("routing table exceeds 2^32 next hops");
+                let id =
+                    LIST | u32::try_from(self.lists.len()).ok().filter(|&i| i < LIST).expect("routing: 2^31 lists");
+                self.lists.push((a, b));
+                self.ids.insert(many.to_vec(), id);
+                id
+            }
+        }
     }
 }
 
@@ -601,10 +674,10 @@ mod tests {
         assert_same_as_reference(&t, "graph");
         // Rows r1, r4 and the hosts m, x, y, z (y has z behind it); columns the five routers and
         // m, x, y, z (a, b and c hang off one router each and use their uplink).
-        assert_eq!(Routes::table_entries(&t, t.hosts()), 6 * 9 + 1);
+        assert_eq!(Routes::table_entries(&t, t.hosts()), 6 * 9);
         // Only the rows flows use: to and from a and b, the rows of r1 and r4.
         let (a, b) = (t.node_by_name("a").unwrap(), t.node_by_name("b").unwrap());
-        assert_eq!(Routes::table_entries(&t, [a, b]), 2 * 9 + 1);
+        assert_eq!(Routes::table_entries(&t, [a, b]), 2 * 9);
         let full = Routes::compute(&t, true);
         let some = Routes::compute_for(&t, true, [a, b]);
         for v in 0..t.nodes.len() {
@@ -621,11 +694,23 @@ mod tests {
     }
 
     #[test]
+    fn equal_cost_lists_are_stored_once() {
+        // k = 16: 128 edge and 128 aggregation switches, 64 cores, 1,024 hosts.
+        let t = built(r#"{"kind": "fat_tree", "k": 16, "rate": "1Gbps", "delay": "1us"}"#);
+        let routes = Routes::compute(&t, true);
+        // Going up, an edge switch offers its 8 aggregation switches and an aggregation switch
+        // its 8 cores, whatever the destination: one list per switch below the core.
+        assert_eq!(routes.lists.len(), 256);
+        assert_eq!(routes.hops.len(), 256 * 8);
+        assert_same_as_reference(&t, "fat tree k = 16");
+    }
+
+    #[test]
     fn a_dumbbell_of_20000_hosts_per_side_needs_two_rows() {
         let t = built(
             r#"{"kind": "dumbbell", "hosts_per_side": 20000, "bottleneck_rate": "1Gbps", "bottleneck_delay": "5ms"}"#,
         );
-        assert_eq!(Routes::table_entries(&t, t.hosts()), 2 * 2 + 1, "two rows of the two routers");
+        assert_eq!(Routes::table_entries(&t, t.hosts()), 2 * 2, "two rows of the two routers");
         let routes = Routes::compute(&t, false);
         // What is left is linear: a few words per node and per link (it was 6.4 GB per host, then
         // 640 kB of tables).
