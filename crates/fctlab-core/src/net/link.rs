@@ -19,13 +19,20 @@ use crate::sched::{Event, Scheduler};
 use crate::units::{Rate, Time};
 use std::collections::VecDeque;
 
-/// Counters of one link (its output queue included).
+/// Counters of one link (its output queue included). Those every packet updates come first,
+/// in one cache line.
 #[derive(Clone, Debug, Default)]
+#[repr(C)]
 pub struct LinkStats {
+    /// Time integral of queued bytes, in byte-picoseconds.
+    pub queue_area: u128,
     /// Packets put on the wire (for a FIFO port: scheduled onto it at admission).
     pub pkts_sent: u64,
     /// Bytes (wire size) put on the wire.
     pub bytes_sent: u64,
+    /// Largest queue seen, in bytes.
+    pub queue_max_bytes: u64,
+    last_change: Time,
     /// Packets dropped by the queue (full buffer, push-out).
     pub drops_pkts: u64,
     /// Bytes dropped by the queue.
@@ -34,11 +41,6 @@ pub struct LinkStats {
     pub lost_pkts: u64,
     /// Bytes lost on the wire.
     pub lost_bytes: u64,
-    /// Time integral of queued bytes, in byte-picoseconds.
-    pub queue_area: u128,
-    /// Largest queue seen, in bytes.
-    pub queue_max_bytes: u64,
-    last_change: Time,
 }
 
 /// A FIFO port as a departure schedule: the packets admitted but not yet serializing.
@@ -74,32 +76,60 @@ impl FifoSchedule {
 pub enum Port {
     /// First-in first-out, drop the arrival that does not fit.
     Fifo(FifoSchedule),
-    /// Any queue discipline, consulted when the serializer frees up.
-    Qdisc(Qdisc),
+    /// Any queue discipline, consulted when the serializer frees up. Boxed: a discipline's
+    /// state (up to 224 bytes) inline would spread every link, FIFO ones included, over
+    /// seven cache lines.
+    Qdisc(Box<Qdisc>),
+}
+
+impl Port {
+    /// A port run by discipline `q`.
+    pub fn qdisc(q: Qdisc) -> Port {
+        Port::Qdisc(Box::new(q))
+    }
+
+    /// The port's discipline, if it is not a plain FIFO.
+    fn discipline(&self) -> Option<&Qdisc> {
+        match self {
+            Port::Qdisc(q) => Some(q),
+            Port::Fifo(_) => None,
+        }
+    }
 }
 
 /// One direction of a link.
+///
+/// Laid out by use (`repr(C)`, aligned to a cache line): a large topology's links do not fit
+/// in cache, and each hop reads a link nobody touched for a while, so what a packet needs sits
+/// in the first three lines: what every hop reads (the wire: in-flight packets, rate, delay,
+/// where it leads), the port, then the counters. The rest is read at the end of a run, or on
+/// lossy links only.
 #[derive(Debug)]
+#[repr(C, align(64))]
 pub struct Link {
-    /// Node the link leaves from.
-    pub from: u32,
-    /// Node the link leads to.
-    pub to: u32,
+    inflight: VecDeque<(Time, Packet)>,
+    busy_until: Time,
     /// Serialization rate.
     pub rate: Rate,
     /// Propagation delay.
     pub delay: Time,
+    /// Node the link leads to.
+    pub to: u32,
+    free_pending: bool,
+    /// `scripted` is not empty.
+    has_scripted: bool,
+    /// `loss` is set.
+    lossy: bool,
     /// The output port.
     pub port: Port,
     /// Counters.
     pub stats: LinkStats,
-    busy_until: Time,
+    /// Node the link leaves from.
+    pub from: u32,
     /// The rate before the last [`Link::set_rate`], at which the packet on the wire then
     /// (ending at `old_rate_until`) finishes; every later packet goes at `rate`.
     old_rate: Rate,
     old_rate_until: Time,
-    free_pending: bool,
-    inflight: VecDeque<(Time, Packet)>,
     loss: Option<(f64, Rng)>,
     scripted: Vec<ScriptedDrop>,
 }
@@ -127,6 +157,8 @@ impl Link {
             old_rate: rate,
             old_rate_until: Time::ZERO,
             free_pending: false,
+            has_scripted: false,
+            lossy: false,
             inflight: VecDeque::new(),
             loss: None,
             scripted: Vec::new(),
@@ -137,6 +169,7 @@ impl Link {
     /// that crosses this link.
     pub fn add_scripted_drop(&mut self, flow: u32, seq: u64, transmission: u32) {
         self.scripted.push(ScriptedDrop { flow, seq, transmission, seen: 0 });
+        self.has_scripted = true;
     }
 
     /// True if a scripted drop takes `pkt`.
@@ -176,13 +209,14 @@ impl Link {
     pub fn use_qdisc_port(&mut self) {
         if let Port::Fifo(f) = &self.port {
             debug_assert!(f.waiting.is_empty() && self.inflight.is_empty());
-            self.port = Port::Qdisc(Qdisc::DropTail(DropTail::new(f.limit)));
+            self.port = Port::qdisc(Qdisc::DropTail(DropTail::new(f.limit)));
         }
     }
 
     /// Makes the link lose each packet with probability `p`, drawing from `rng`.
     pub fn set_random_loss(&mut self, p: f64, rng: Rng) {
         self.loss = if p > 0.0 { Some((p, rng)) } else { None };
+        self.lossy = self.loss.is_some();
     }
 
     /// Bytes waiting in the port at `now` (not counting the packet being serialized).
@@ -243,6 +277,9 @@ impl Link {
     /// Draws the link's random loss for one packet put on the wire.
     #[inline]
     fn lost_on_wire(&mut self, wire: u32) -> bool {
+        if !self.lossy {
+            return false;
+        }
         let lost = match &mut self.loss {
             Some((p, rng)) => rng.bernoulli(*p),
             None => false,
@@ -276,7 +313,7 @@ impl Link {
     /// Offers `pkt` to the link's port at `now`; packets dropped or lost are appended to `drops`.
     #[inline]
     pub fn send(&mut self, id: u32, now: Time, pkt: Packet, sched: &mut Scheduler, drops: &mut Vec<Packet>) {
-        if !self.scripted.is_empty() && self.scripted_drop(&pkt) {
+        if self.has_scripted && self.scripted_drop(&pkt) {
             self.stats.lost_pkts += 1;
             self.stats.lost_bytes += pkt.wire as u64;
             drops.push(pkt);
@@ -382,26 +419,26 @@ impl Link {
 
     /// The router law of an explicit-feedback port (RCP, XCP, JetMax); None for other ports.
     pub fn law(&self) -> Option<&Law> {
-        match &self.port {
-            Port::Qdisc(Qdisc::Explicit(q)) => Some(q.law()),
+        match self.port.discipline() {
+            Some(Qdisc::Explicit(q)) => Some(q.law()),
             _ => None,
         }
     }
 
     /// The series rows of the port's router law ([`RouterLaw::metrics`]); none for other ports.
     pub fn law_metrics(&self, out: &mut impl FnMut(Metric, f64)) {
-        match &self.port {
-            Port::Qdisc(Qdisc::Explicit(q)) => q.law().metrics(q.ctx(), out),
-            Port::Qdisc(Qdisc::RcpTcp(q)) => q.metrics(out),
+        match self.port.discipline() {
+            Some(Qdisc::Explicit(q)) => q.law().metrics(q.ctx(), out),
+            Some(Qdisc::RcpTcp(q)) => q.metrics(out),
             _ => {}
         }
     }
 
     /// How many rows [`Link::law_metrics`] emits per sample.
     pub fn law_metric_count(&self) -> usize {
-        match &self.port {
-            Port::Qdisc(Qdisc::Explicit(q)) => q.law().metric_count(),
-            Port::Qdisc(Qdisc::RcpTcp(q)) => q.metric_count(),
+        match self.port.discipline() {
+            Some(Qdisc::Explicit(q)) => q.law().metric_count(),
+            Some(Qdisc::RcpTcp(q)) => q.metric_count(),
             _ => 0,
         }
     }
@@ -443,6 +480,15 @@ fn prefetch(p: *const u8) {
 
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn what_a_packet_reads_is_in_the_first_three_cache_lines() {
+        use std::mem::offset_of;
+        assert_eq!(std::mem::align_of::<Link>(), 64);
+        assert!(offset_of!(Link, lossy) < 64 && offset_of!(Link, to) < 64 && offset_of!(Link, inflight) < 64);
+        assert!(offset_of!(Link, port) + std::mem::size_of::<Port>() <= 128, "the port (a FIFO inline) in line 2");
+        assert!(offset_of!(Link, stats) + offset_of!(LinkStats, last_change) + 8 <= 192, "the counters in line 3");
+    }
+
     use super::*;
     use crate::qdisc::DropTail;
 
@@ -497,7 +543,7 @@ mod tests {
             }
         }
         let fifo = drive(Port::Fifo(FifoSchedule::new(Limit::Bytes(6000))), &arrivals);
-        let qdisc = drive(Port::Qdisc(Qdisc::DropTail(DropTail::new(Limit::Bytes(6000)))), &arrivals);
+        let qdisc = drive(Port::qdisc(Qdisc::DropTail(DropTail::new(Limit::Bytes(6000)))), &arrivals);
         assert!(!fifo.1.is_empty(), "the test must overflow the buffer");
         assert_eq!(fifo.0, qdisc.0, "same departures and arrival times");
         assert_eq!(fifo.1, qdisc.1, "same drops");

@@ -189,7 +189,7 @@ impl QueueSpec {
                 let p = keys.params();
                 p.validate(ctx.capacity)?;
                 let rng = Rng::stream(seed, &format!("queues.rcp-tcp.link{}", ctx.link));
-                Ok(Port::Qdisc(Qdisc::RcpTcp(Box::new(RcpTcpQueue::new(ctx, limit, p, rng)))))
+                Ok(Port::qdisc(Qdisc::RcpTcp(Box::new(RcpTcpQueue::new(ctx, limit, p, rng)))))
             }
             QueueKind::Xcp(p) => {
                 p.validate()?;
@@ -237,7 +237,7 @@ impl QueueSpec {
                         Classify::Header
                     }
                 };
-                Ok(Port::Qdisc(Qdisc::Drr(Drr::new(weights, classify, limit))))
+                Ok(Port::qdisc(Qdisc::Drr(Drr::new(weights, classify, limit))))
             }
             QueueKind::Droptail(_) => Ok(Port::Fifo(FifoSchedule::new(limit))),
             QueueKind::Prio(PrioKeys { bands }) => {
@@ -248,7 +248,7 @@ impl QueueSpec {
                 if !(1..=32).contains(&n) {
                     return Err(SpecError::new("bands", format!("expected 1 to 32 bands, got {n}")));
                 }
-                Ok(Port::Qdisc(Qdisc::Prio(Prio::new(n, limit))))
+                Ok(Port::qdisc(Qdisc::Prio(Prio::new(n, limit))))
             }
         }
     }
@@ -256,7 +256,7 @@ impl QueueSpec {
 
 /// An explicit-feedback port: a FIFO of `limit` run by `law`.
 fn explicit(ctx: PortCtx, limit: Limit, law: Law) -> Port {
-    Port::Qdisc(Qdisc::Explicit(ExplicitQueue::new(ctx, limit, law)))
+    Port::qdisc(Qdisc::Explicit(ExplicitQueue::new(ctx, limit, law)))
 }
 
 /// Build step: every link of `topo` with its port: the link's override from
