@@ -106,7 +106,10 @@ def run_in_subprocess(path: str) -> dict:
     """Runs `measure_one(path)` in a fresh interpreter."""
     out = subprocess.run([sys.executable, "-m", "fctlab.bench", path], capture_output=True, text=True)
     if out.returncode != 0:
-        raise RuntimeError(f"benchmark of {path} failed: {out.stderr.strip().splitlines()[-1:]}")
+        why = out.stderr.strip().splitlines()[-1:] or [
+            f"killed by signal {-out.returncode}" if out.returncode < 0 else f"exit code {out.returncode}"
+        ]
+        raise RuntimeError(f"benchmark of {path} failed: {why}")
     return json.loads(out.stdout)
 
 
