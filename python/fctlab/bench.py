@@ -521,6 +521,9 @@ def make_entry(
         "commit": commit_id(root, ignore),
         "date": datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%SZ"),
         "machine": machine(),
+        # The host's load when the entry was made (1, 5, 15 min): timings from a busy host
+        # (other jobs on its cores) are slower with the same code.
+        "load": [round(x, 2) for x in os.getloadavg()],
         "tools": tool_versions(next(iter(tools)) if len(tools) == 1 else None),
         "repeat": repeat,
         "suite": suite or "custom",
@@ -632,15 +635,16 @@ def history_markdown(history: list[dict], source: str = "history.jsonl") -> str:
         "",
         "## Entries",
         "",
-        "| # | commit | date | machine | repeat | suite | note |",
-        "|---|---|---|---|---|---|---|",
+        "| # | commit | date | machine | load (1, 5, 15 min) | repeat | suite | note |",
+        "|---|---|---|---|---|---|---|---|",
     ]
     for i, e in enumerate(history, start=1):
         m = e.get("machine", {})
         mach = f"{m.get('cpu', '?')}, {m.get('cores', '?')} cores"
         note = str(e.get("note", "")).replace("|", "\\|")
+        load = ", ".join(f"{x:.1f}" for x in e.get("load", [])) or "?"
         out.append(
-            f"| {i} | {e.get('commit', '?')} | {e.get('date', '?')} | {mach} | {e.get('repeat', '?')} "
+            f"| {i} | {e.get('commit', '?')} | {e.get('date', '?')} | {mach} | {load} | {e.get('repeat', '?')} "
             f"| {e.get('suite', '')} | {note} |"
         )
     files: dict[str, str] = {}
