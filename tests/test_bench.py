@@ -32,6 +32,8 @@ def row(file: str = "a.toml", name: str = "a", **figures) -> dict:
         "sim_s_per_wall_s": 10.0,
         "hops_per_s": 10_000_000.0,
         "events_per_s": 10_000_000.0,
+        "hops_per_cpu_s": 12_000_000.0,
+        "cpu_s": 0.8,
         "peak_rss_mb": 100.0,
         "baseline_rss_mb": 50.0,
     }
@@ -124,6 +126,7 @@ def test_each_figure_is_compared_with_the_last_entry_holding_the_same_file():
     assert "packet-hops/s     13.4 M (last 12.2 M, +9.8%)" in a_block
     assert "wall s            0.60 (last 0.50, +20.0%)  !" in a_block  # slower beyond the drift
     assert "instructions/hop  918 (last 900, +2.0%)  !" in a_block
+    assert "hops per CPU s    12.0 M (last 12.0 M, +0.0%)\n" in a_block
     assert "shortened" not in a_block  # the same window
     assert "c (c.toml): no earlier entry" in text
     assert text.rstrip().endswith("1% for instructions)")
@@ -152,14 +155,15 @@ def test_counts_over_shortened_runs_of_different_lengths_are_said_to_differ():
 def test_the_markdown_has_one_table_per_scenario_with_every_entry(tmp_path):
     path = tmp_path / "history.jsonl"
     b.append_history(path, entry("first01", row(hops_per_s=5.36e6), row("b.toml", "b")))
-    b.append_history(path, entry("second2", row(hops_per_s=5.11e6, instructions_per_hop=843.8)))
+    # an entry from before CPU time was kept: n/a in its column
+    b.append_history(path, entry("second2", row(hops_per_s=5.11e6, instructions_per_hop=843.8, hops_per_cpu_s=None)))
     md = b.write_markdown(path).read_text()
     assert md == (tmp_path / "HISTORY.md").read_text()
     a_table = md.split("## a\n")[1].split("## b\n")[0]
     lines = [ln for ln in a_table.splitlines() if ln.startswith("| ") and ln[2].isdigit()]
     assert lines == [
-        "| 1 | first01 | 10.00 | 1.00 | 10.0 | 5.36 | 10.00 | 100 | 100 | 50 | n/a |",
-        "| 2 | second2 | 10.00 | 1.00 | 10.0 | 5.11 | 10.00 | 100 | 100 | 50 | 844 |",
+        "| 1 | first01 | 10.00 | 1.00 | 10.0 | 5.36 | 10.00 | 12.00 | 100 | 100 | 50 | n/a |",
+        "| 2 | second2 | 10.00 | 1.00 | 10.0 | 5.11 | 10.00 | n/a | 100 | 100 | 50 | 844 |",
     ]
     assert "second2" not in md.split("## b\n")[1]
     assert md.count("| 1 | first01 | 2026-01-01T00:00:00Z | ?, ? cores | ? | 1 |") == 1

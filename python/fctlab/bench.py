@@ -1,10 +1,12 @@
 """The speed benchmark: runs scenarios, each in a fresh process, and reports its own figures.
 
 For each scenario: wall time of the simulation proper (build excluded), simulated seconds per
-wall second, packet-hops per second (one packet crossing one link), events per second, and the
-process's peak resident memory, with the memory the interpreter and libraries held before the
-scenario was built (so the simulation's own footprint is the difference). Each scenario runs in
-its own process so that one run's memory does not hide another's; `--repeat N` reports the
+wall second, packet-hops per second (one packet crossing one link), events per second,
+packet-hops per second of the process's CPU time (less sensitive than wall time to other jobs
+on the host's cores, though not immune: they share its caches), and the process's peak
+resident memory, with the memory the interpreter and libraries held before the scenario was
+built (so the simulation's own footprint is the difference). Each scenario runs in its own
+process so that one run's memory does not hide another's; `--repeat N` reports the
 median of N runs of each.
 
 The history (`benchmarks/history.jsonl`, one JSON object per line, oldest first) keeps one entry
@@ -79,24 +81,27 @@ def measure_one(path: str) -> dict:
 
     base_mb = _peak_rss_mb()
     sim, spec = build(path)
-    t0 = time.perf_counter()
+    t0, c0 = time.perf_counter(), time.process_time()
     horizon = float(sim.horizon)
     t = 0.0
     while not sim.run_until(t):
         t += max(horizon, 1e-3)
     wall = time.perf_counter() - t0
+    cpu = time.process_time() - c0
     meta = sim.results()["meta"]
     return {
         "scenario": path,
         "name": spec.get("name", Path(path).stem),
         "sim_s": meta["sim_time_s"],
         "wall_s": wall,
+        "cpu_s": cpu,
         "events": meta["events"],
         "packet_hops": meta["packet_hops"],
         "flows": meta["flows_started"],
         "sim_s_per_wall_s": meta["sim_time_s"] / wall,
         "hops_per_s": meta["packet_hops"] / wall,
         "events_per_s": meta["events"] / wall,
+        "hops_per_cpu_s": meta["packet_hops"] / cpu if cpu > 0 else None,
         "peak_rss_mb": _peak_rss_mb(),
         "baseline_rss_mb": base_mb,
     }
@@ -155,9 +160,14 @@ def _fixed(value: float) -> str:
     return f"{value:.2f}"
 
 
+def _millions(value: float | None) -> str:
+    return "n/a" if value is None else f"{value / 1e6:.2f}"
+
+
 def format_table(rows: list[dict]) -> str:
     """A plain-text table of benchmark rows (with instructions per packet-hop when counted)."""
-    head = ("scenario", "sim s", "wall s", "sim s/wall s", "M hops/s", "M events/s", "flows", "peak MB", "base MB")
+    head = ("scenario", "sim s", "wall s", "sim s/wall s", "M hops/s", "M events/s")
+    head += ("M hops/CPU s", "flows", "peak MB", "base MB")
     counted = any("instructions_per_hop" in r for r in rows)
     if counted:
         head += ("instr/hop",)
@@ -170,6 +180,7 @@ def format_table(rows: list[dict]) -> str:
             f"{r['sim_s_per_wall_s']:.2f}",
             f"{r['hops_per_s'] / 1e6:.2f}",
             f"{r['events_per_s'] / 1e6:.2f}",
+            _millions(r.get("hops_per_cpu_s")),
             str(r["flows"]),
             f"{r['peak_rss_mb']:.0f}",
             f"{r['baseline_rss_mb']:.0f}",
@@ -475,12 +486,14 @@ ENTRY_FIELDS = (
     "sim_s",
     "wall_s",
     "wall_s_all",
+    "cpu_s",
     "packet_hops",
     "events",
     "flows",
     "sim_s_per_wall_s",
     "hops_per_s",
     "events_per_s",
+    "hops_per_cpu_s",
     "peak_rss_mb",
     "baseline_rss_mb",
     "instructions_per_hop",
@@ -498,7 +511,7 @@ def _rounded(key: str, value):
         return [round(v, 4) for v in value]
     if not isinstance(value, float):
         return value
-    if key in ("hops_per_s", "events_per_s"):
+    if key in ("hops_per_s", "events_per_s", "hops_per_cpu_s"):
         return round(value)
     if key in ("peak_rss_mb", "baseline_rss_mb", "instructions_per_hop"):
         return round(value, 1)
@@ -557,6 +570,7 @@ FIGURES = (
     ("sim_s_per_wall_s", "sim s / wall s", 1.0, "", +1, 15.0),
     ("hops_per_s", "packet-hops/s", 1e6, " M", +1, 15.0),
     ("events_per_s", "events/s", 1e6, " M", +1, 15.0),
+    ("hops_per_cpu_s", "hops per CPU s", 1e6, " M", +1, 15.0),
     ("peak_rss_mb", "peak RSS", 1.0, " MB", -1, 10.0),
     ("instructions_per_hop", "instructions/hop", 1.0, "", -1, 1.0),
 )
@@ -658,9 +672,9 @@ def history_markdown(history: list[dict], source: str = "history.jsonl") -> str:
             "",
             f"`{file}`",
             "",
-            "| # | commit | sim s | wall s (median) | sim s / wall s | M hops/s | M events/s | flows "
-            "| peak MB | base MB | instr/hop |",
-            "|---|---|---|---|---|---|---|---|---|---|---|",
+            "| # | commit | sim s | wall s (median) | sim s / wall s | M hops/s | M events/s | M hops/CPU s "
+            "| flows | peak MB | base MB | instr/hop |",
+            "|---|---|---|---|---|---|---|---|---|---|---|---|",
         ]
         for i, e in enumerate(history, start=1):
             for s in e["scenarios"]:
@@ -675,6 +689,7 @@ def history_markdown(history: list[dict], source: str = "history.jsonl") -> str:
                     _fixed(s["sim_s_per_wall_s"]),
                     f"{s['hops_per_s'] / 1e6:.2f}",
                     f"{s['events_per_s'] / 1e6:.2f}",
+                    _millions(s.get("hops_per_cpu_s")),
                     str(s["flows"]),
                     f"{s['peak_rss_mb']:.0f}",
                     f"{s['baseline_rss_mb']:.0f}",
