@@ -129,7 +129,7 @@ def test_each_figure_is_compared_with_the_last_entry_holding_the_same_file():
     assert "hops per CPU s    12.0 M (last 12.0 M, +0.0%)\n" in a_block
     assert "shortened" not in a_block  # the same window
     assert "c (c.toml): no earlier entry" in text
-    assert text.rstrip().endswith("1% for instructions)")
+    assert text.rstrip().endswith("1.01 for instructions")
 
 
 def test_the_sign_and_the_flag_follow_which_way_is_better():
@@ -137,6 +137,10 @@ def test_the_sign_and_the_flag_follow_which_way_is_better():
     assert b.compare_figure("hops_per_s", 12.5e6, 10.0e6) == ("12.5 M (last 10.0 M, +25.0%)", False)
     assert b.compare_figure("wall_s", 0.8, 1.0) == ("0.80 (last 1.00, -20.0%)", False)
     assert b.compare_figure("hops_per_s", 9.0e6, 10.0e6)[1] is False  # within the 15% drift
+    # a time 15.4% longer and a rate 13.4% lower are the same slowdown: both flagged
+    assert b.compare_figure("wall_s", 28.12, 24.36) == ("28.1 (last 24.4, +15.4%)", True)
+    assert b.compare_figure("hops_per_s", 3.63e6, 4.19e6) == ("3.63 M (last 4.19 M, -13.4%)", True)
+    assert b.compare_figure("sim_s", 5.9299, 5.93) == ("5.93 (last 5.93, +0.0%)", False)
     assert b.compare_figure("peak_rss_mb", 120.0, 100.0) == ("120 MB (last 100 MB, +20.0%)", True)
     assert b.compare_figure("instructions_per_hop", 895.0, 900.0) == ("895 (last 900, -0.6%)", False)
     assert b.compare_figure("instructions_per_hop", None, 900.0) == ("n/a (last 900)", False)

@@ -597,7 +597,12 @@ def compare_figure(key: str, new, old) -> tuple[str, bool]:
     pct = None if new is None else change_pct(new, old)
     if pct is None:
         return f"{now} (last {was})", False
-    worse = flag is not None and better != 0 and -better * pct > flag
+    if abs(pct) < 0.05:
+        pct = 0.0  # no "-0.0%" from the rounding of the stored figure
+    # Worse by the same factor whichever way the figure goes: a time 15% longer and a rate that
+    # fell to 1/1.15 of the last one are the same slowdown.
+    factor = None if not new else (new / old if better < 0 else old / new)
+    worse = flag is not None and better != 0 and factor is not None and factor - 1 > flag / 100
     return f"{now} (last {was}, {pct:+.1f}%)", worse
 
 
@@ -628,8 +633,8 @@ def format_comparison(rows: list[dict], history: list[dict], where: str) -> str:
             out.append(f"  {label:<17} {text}{'  !' if worse else ''}")
     if flagged:
         out.append(
-            "! = worse than the last entry by more than the host's drift "
-            "(15% for times, 10% for memory, 1% for instructions)"
+            "! = worse than the last entry by more than the host's drift: a factor of 1.15 for times and rates, "
+            "1.1 for memory, 1.01 for instructions"
         )
     return "\n".join(out)
 
