@@ -16,6 +16,7 @@ from fctlab.cli import main
 from fctlab.errors import ScenarioError
 
 REPO = Path(__file__).resolve().parents[1]
+DUMBBELL = REPO / "examples" / "dumbbell-pareto.toml"
 
 
 def row(file: str = "a.toml", name: str = "a", **figures) -> dict:
@@ -185,7 +186,7 @@ def test_no_tool_means_n_a_never_a_failure(monkeypatch):
     monkeypatch.setattr(b, "_run", lambda *a, **k: pytest.fail("no tool may be started"))
     assert b.instruction_tool() == (None, "no perf, no valgrind")
     counter = b.InstructionCounter()
-    assert counter.measure("examples/dumbbell-pareto.toml") == {
+    assert counter.measure(str(DUMBBELL)) == {
         "instructions_per_hop": None,
         "instructions_note": "n/a (no perf, no valgrind)",
     }
@@ -237,7 +238,7 @@ def fake_cachegrind(counts: dict[str, int], hops: int, fail: str | None = None):
 def test_the_build_is_subtracted_and_the_rest_divided_by_the_shortened_runs_hops(monkeypatch):
     run, seen = fake_cachegrind({"run": 9_000_000, "build": 1_000_000}, hops=10_000)
     monkeypatch.setattr(b, "_run", run)
-    got = b.measure_instructions("examples/dumbbell-pareto.toml", "cachegrind", Path("/x/run_json"), hops=9_999)
+    got = b.measure_instructions(str(DUMBBELL), "cachegrind", Path("/x/run_json"), hops=9_999)
     assert got["instructions_per_hop"] == 800.0
     assert got["instructions"] == 8_000_000 and got["instructions_build"] == 1_000_000
     assert got["instructions_hops"] == 10_000 and got["instructions_max_hops"] == 9_999
@@ -253,7 +254,7 @@ def test_a_failing_tool_is_n_a_with_its_reason(monkeypatch):
     monkeypatch.setattr(b, "_run", run)
     counter = b.InstructionCounter.__new__(b.InstructionCounter)
     counter.tool, counter.exe, counter.note = "cachegrind", Path("/x/run_json"), ""
-    got = counter.measure("examples/dumbbell-pareto.toml")
+    got = counter.measure(str(DUMBBELL))
     assert got == {
         "instructions_per_hop": None,
         "instructions_note": "n/a (cachegrind run failed: ==1== valgrind: fatal error)",
