@@ -142,15 +142,56 @@ def _parser() -> argparse.ArgumentParser:
     w.add_argument("-q", "--quiet", action="store_true", help="no progress bar")
     w.set_defaults(func=cmd_sweep)
 
-    b = sub.add_parser("bench", help="speed benchmark: wall time, sim s per wall s, packet-hops/s, peak memory")
+    b = sub.add_parser(
+        "bench",
+        help="speed benchmark: wall time, sim s per wall s, packet-hops/s, peak memory, each beside the last "
+        "entry of the benchmark history",
+    )
     b.add_argument(
         "scenarios",
         nargs="*",
         metavar="SCENARIO",
-        help="scenario files (default: the two benchmark scenarios in examples/)",
+        help="scenario files (default: the suite given by --suite, else the two benchmark scenarios in examples/)",
+    )
+    b.add_argument(
+        "--suite",
+        choices=["default", "scaling", "all"],
+        help="the scenarios to run instead of SCENARIO...: default (dumbbell and Internet-2 of examples/), scaling "
+        "(benchmarks/scenarios/: fat tree with 64, 512 and 4,096 flows, a 1,000-router graph, 10^6 one-packet "
+        "flows) or all",
     )
     b.add_argument("--repeat", type=_jobs, default=1, help="runs per scenario; the median is reported")
     b.add_argument("--json", metavar="FILE", help="also write the figures as JSON")
+    b.add_argument(
+        "--history",
+        metavar="PATH",
+        default=None,
+        help="the benchmark history to compare with and record into (default: benchmarks/history.jsonl)",
+    )
+    b.add_argument(
+        "--record",
+        action="store_true",
+        help="append this run as a new entry of the history and regenerate HISTORY.md beside it",
+    )
+    b.add_argument("--note", metavar="TEXT", help="--record: a note kept with the entry")
+    b.add_argument(
+        "--instructions",
+        action="store_true",
+        help="also count instructions per packet-hop (perf stat where the CPU counters are readable, else "
+        "valgrind's cachegrind) on a shortened run of each scenario; n/a without either tool",
+    )
+    b.add_argument(
+        "--instructions-hops",
+        type=_count,
+        default=None,
+        metavar="N",
+        help="--instructions: packet-hops of the shortened run (default 10,000,000)",
+    )
+    b.add_argument(
+        "--render",
+        action="store_true",
+        help="only regenerate HISTORY.md from the history file and exit",
+    )
     b.add_argument(
         "--routers",
         action="store_true",
@@ -281,21 +322,67 @@ def cmd_sweep(args: argparse.Namespace) -> int:
 
 
 def cmd_bench(args: argparse.Namespace) -> int:
-    from fctlab.bench import DEFAULT_SCENARIOS, bench, format_table
+    from fctlab import bench as b
 
+    # The options of the scenario benchmark, which --routers does not take.
+    scenario_options = {
+        "--suite": args.suite,
+        "--history": args.history,
+        "--record": args.record,
+        "--note": args.note,
+        "--instructions": args.instructions,
+        "--instructions-hops": args.instructions_hops,
+        "--render": args.render,
+    }
+    given = [name for name, value in scenario_options.items() if value not in (None, False)]
     if args.routers:
+        if given:
+            raise _UsageError(f"field `{given[0]}`: not meaningful with --routers")
         return _bench_routers(args)
     if args.report:
         raise _UsageError("field `--report`: only meaningful with --routers")
+    if args.note is not None and not args.record:
+        raise _UsageError("field `--note`: only meaningful with --record")
+    if args.instructions_hops is not None and not args.instructions:
+        raise _UsageError("field `--instructions-hops`: only meaningful with --instructions")
+    history = Path(args.history or b.DEFAULT_HISTORY)
+    if args.render:
+        if args.scenarios or args.suite or args.record or args.instructions:
+            raise _UsageError("field `--render`: regenerates HISTORY.md and runs nothing; give only --history")
+        if not history.is_file():
+            raise FileNotFoundError(f"no benchmark history at {history}")
+        print(f"wrote {b.write_markdown(history)}", file=sys.stderr)
+        return 0
+    if args.scenarios and args.suite:
+        raise _UsageError("field `--suite`: give scenario files or --suite, not both")
 
-    paths = list(args.scenarios) or list(DEFAULT_SCENARIOS)
+    paths = list(args.scenarios) or list(b.SUITES[args.suite or "default"])
     for p in paths:
         if not Path(p).is_file():
             raise FileNotFoundError(f"scenario file not found: {p}")
-    rows = bench(paths, repeat=args.repeat)
-    print(format_table(rows))
+    entries = b.read_history(history)  # a damaged history is refused before the runs, not after
+    rows = b.bench(
+        paths,
+        repeat=args.repeat,
+        instructions=args.instructions,
+        instruction_hops=args.instructions_hops or b.INSTRUCTION_HOPS,
+    )
+    print(b.format_table(rows))
+    print()
+    if entries:
+        print(b.format_comparison(rows, entries, str(history)))
+    else:
+        print(f"no earlier entry to compare with: {history} is missing or empty", file=sys.stderr)
     if args.json:
         write_text(Path(args.json), json.dumps(rows, indent=2) + "\n")
+    if args.record:
+        suite = args.suite or (None if args.scenarios else "default")
+        entry = b.make_entry(
+            rows, repeat=args.repeat, suite=suite, note=args.note, ignore=[history, b.markdown_path(history)]
+        )
+        b.append_history(history, entry)
+        md = b.write_markdown(history)
+        print(f"recorded {entry['commit']} in {history} ({md} regenerated)", file=sys.stderr)
     return 0
 
 

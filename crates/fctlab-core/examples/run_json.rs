@@ -1,24 +1,80 @@
 //! Runs a scenario given as a JSON file (as the Python package resolves it) and prints speed
-//! figures; for profiling the core without Python. Usage: `run_json SCENARIO.json`.
+//! figures; for profiling the core without Python.
+//!
+//! Usage: `run_json SCENARIO.json [--base DIR] [--max-hops N] [--build-only] [--json]`
+//!
+//! - `--base DIR`: the directory relative file names (flow lists, graph files) are read from;
+//!   default: the directory of SCENARIO.json.
+//! - `--max-hops N`: stop at the end of the first 10 ms step after which at least N
+//!   packet-hops were made, instead of running to the end (a shortened run whose length does
+//!   not depend on the machine: `fctlab bench --instructions` counts it under cachegrind).
+//! - `--build-only`: build the scenario and stop before its first event (the instructions of
+//!   the build, to subtract from a run's).
+//! - `--json`: print the figures as one JSON object instead of the line of text.
 
 use fctlab_core::scenario;
-use std::path::Path;
+use fctlab_core::units::Time;
+use std::path::PathBuf;
 use std::time::Instant;
 
+const USAGE: &str = "usage: run_json SCENARIO.json [--base DIR] [--max-hops N] [--build-only] [--json]";
+
+struct Args {
+    path: String,
+    base: Option<PathBuf>,
+    max_hops: Option<u64>,
+    build_only: bool,
+    json: bool,
+}
+
+fn usage_error(msg: &str) -> ! {
+    eprintln!("error: {msg}\n{USAGE}");
+    std::process::exit(2);
+}
+
+fn parse_args() -> Args {
+    let mut args = Args { path: String::new(), base: None, max_hops: None, build_only: false, json: false };
+    let mut it = std::env::args().skip(1);
+    let mut path = None;
+    while let Some(a) = it.next() {
+        match a.as_str() {
+            "--base" => match it.next() {
+                Some(d) => args.base = Some(PathBuf::from(d)),
+                None => usage_error("--base needs a directory"),
+            },
+            "--max-hops" => match it.next().map(|n| n.parse::<u64>()) {
+                Some(Ok(n)) if n > 0 => args.max_hops = Some(n),
+                _ => usage_error("--max-hops needs a whole number >= 1"),
+            },
+            "--build-only" => args.build_only = true,
+            "--json" => args.json = true,
+            _ if a.starts_with("--") => usage_error(&format!("unknown option {a}")),
+            _ if path.is_none() => path = Some(a),
+            _ => usage_error(&format!("one scenario file, got a second one: {a}")),
+        }
+    }
+    match path {
+        Some(p) => args.path = p,
+        None => usage_error("no scenario file given"),
+    }
+    args
+}
+
 fn main() {
-    let Some(path) = std::env::args().nth(1) else {
-        eprintln!("usage: run_json SCENARIO.json");
-        std::process::exit(2);
-    };
-    let json = match std::fs::read_to_string(&path) {
+    let args = parse_args();
+    let path = &args.path;
+    let json = match std::fs::read_to_string(path) {
         Ok(s) => s,
         Err(e) => {
             eprintln!("error: cannot read {path}: {e}");
             std::process::exit(2);
         }
     };
-    let base = Path::new(&path).parent().unwrap_or(Path::new("."));
-    let (mut world, _) = match scenario::build(&json, base) {
+    let base = args.base.clone().unwrap_or_else(|| {
+        let parent = std::path::Path::new(path).parent().unwrap_or(std::path::Path::new("."));
+        parent.to_path_buf()
+    });
+    let (mut world, _) = match scenario::build(&json, &base) {
         Ok(w) => w,
         Err(e) => {
             eprintln!("error: {e}");
@@ -26,24 +82,46 @@ fn main() {
         }
     };
     let t0 = Instant::now();
-    let mut t = fctlab_core::units::Time::ZERO;
+    let mut t = Time::ZERO;
     let mut max_pending = 0;
-    while !world.run_until(t) {
-        max_pending = max_pending.max(world.pending_events());
-        t += fctlab_core::units::Time::from_ms(10);
+    let mut finished = false;
+    if !args.build_only {
+        loop {
+            if world.run_until(t) {
+                finished = true;
+                break;
+            }
+            max_pending = max_pending.max(world.pending_events());
+            if args.max_hops.is_some_and(|n| world.counters.packet_hops >= n) {
+                break;
+            }
+            t += Time::from_ms(10);
+        }
     }
     if std::env::var_os("FCTLAB_DEBUG").is_some() {
         eprintln!("largest event queue seen: {max_pending}");
     }
     let wall = t0.elapsed().as_secs_f64();
     let hops = world.counters.packet_hops;
+    let sim = world.now().as_secs_f64();
+    if args.json {
+        let out = serde_json::json!({
+            "sim_s": sim,
+            "wall_s": wall,
+            "events": world.events(),
+            "packet_hops": hops,
+            "finished": finished,
+        });
+        println!("{out}");
+        return;
+    }
     println!(
         "sim {:.3} s, wall {:.3} s, {} events, {} packet-hops, {:.2} M hops/s, {:.2} sim s / wall s",
-        world.now().as_secs_f64(),
+        sim,
         wall,
         world.events(),
         hops,
         hops as f64 / wall / 1e6,
-        world.now().as_secs_f64() / wall
+        sim / wall
     );
 }
