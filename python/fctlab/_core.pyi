@@ -24,6 +24,15 @@ COLUMNS: dict[str, list[tuple[str, str, bool]]]
 class ScenarioError(ValueError):
     """A scenario the core refuses; the message names the field, the value and what was expected."""
 
+class ArrowTable:
+    """A result table as Arrow arrays built in the core: `pl.DataFrame(table)` imports it without
+    copying (the Arrow PyCapsule protocol). It can be imported once."""
+
+    def __len__(self) -> int:
+        """Rows."""
+    def __arrow_c_array__(self, requested_schema: object | None = None) -> tuple[object, object]:
+        """(schema capsule, array capsule) of a struct array with one child per column."""
+
 class Simulation:
     """A built simulation: validated scenario, topology, routes and flow arrivals."""
 
@@ -39,7 +48,7 @@ class Simulation:
     def run_until(self, t: float) -> bool:
         """Advances to simulated time t (s) with the GIL released; True once finished."""
     def results(self) -> dict[str, Any]:
-        """{"flows": {col: list}, "links": {col: list}, "series": {col: list}, "meta": {...}}."""
+        """{"flows": ArrowTable, "links": ArrowTable, "series": ArrowTable, "meta": {...}}."""
 
 class Emulation:
     """One process of an emulation (`fctlab.emulate`): the router (every link of the scenario) or

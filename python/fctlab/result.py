@@ -2,7 +2,9 @@
 
 The column order and dtypes are the contract every downstream script reads. They come from the
 core's one list of result columns (`_core.COLUMNS`, defined in the Rust crate's
-`metrics/tables.rs`); the core's `results()` dict is coerced into them.
+`metrics/tables.rs`); the core's `results()` dict is coerced into them. The compiled core hands
+each table over as Arrow arrays built in Rust (`_core.ArrowTable`, read by `pl.DataFrame(table)`
+without copying a value); a stand-in core may hand over plain lists per column instead.
 
 A results directory holds flows.parquet, links.parquet, series.parquet, summary.json,
 scenario.json (the resolved scenario) and meta.json, written together and atomically (all six
@@ -76,7 +78,7 @@ class Result:
     @classmethod
     def from_core(cls, raw: Mapping[str, Any], scenario: Mapping[str, Any]) -> Result:
         """Builds a Result from the dict `_core.Simulation.results()` returns."""
-        frames = {name: frame_from_columns(raw.get(name) or {}, schema, name) for name, schema in TABLES.items()}
+        frames = {name: frame_of(raw.get(name), schema, name) for name, schema in TABLES.items()}
         return cls(frames["flows"], frames["links"], frames["series"], raw.get("meta") or {}, scenario)
 
     @cached_property
@@ -139,6 +141,13 @@ def write_parquet(df: pl.DataFrame, path: Path) -> None:
     df.rechunk().write_parquet(
         path, compression="zstd", compression_level=_ZSTD_LEVEL, statistics=True, row_group_size=_ROW_GROUP_ROWS
     )
+
+
+def frame_of(table: Any, schema: Mapping[str, pl.DataType], name: str) -> pl.DataFrame:
+    """A table as the core hands it over (Arrow arrays, or {column: list}) as a DataFrame."""
+    if hasattr(table, "__arrow_c_array__"):
+        return pl.DataFrame(table)
+    return frame_from_columns(table or {}, schema, name)
 
 
 def frame_from_columns(columns: Mapping[str, list], schema: Mapping[str, pl.DataType], table: str) -> pl.DataFrame:

@@ -2,7 +2,10 @@
 //! the simulation runs. All logic lives in `fctlab-core` (simulation) and `fctlab-emu`
 //! (emulation processes).
 
-use fctlab_core::metrics::tables::{flow_table, link_table, series_columns, Column, TABLES};
+mod arrow;
+
+use arrow::ArrowTable;
+use fctlab_core::metrics::tables::{flow_table, link_table, series_columns, TABLES};
 use fctlab_core::reference::ps::{max_min_fct, PsFlow};
 use fctlab_core::scenario::{self, RunInfo};
 use fctlab_core::units::Time;
@@ -83,20 +86,18 @@ impl Simulation {
     }
 }
 
-/// The result tables of a world as dicts of columns, plus run metadata.
+/// The result tables of a world as Arrow tables (`ArrowTable`, `arrow.rs`), plus run metadata.
 fn results_dict<'py>(py: Python<'py>, world: &World, info: &RunInfo, wall_s: f64) -> PyResult<Bound<'py, PyDict>> {
     let out = PyDict::new(py);
-    let tables = [
-        ("flows", flow_table(world, info).into_columns()),
-        ("links", link_table(world, info).into_columns()),
-        ("series", series_columns(&world.series)),
-    ];
+    let tables = py.detach(|| {
+        [
+            ("flows", flow_table(world, info).into_columns()),
+            ("links", link_table(world, info).into_columns()),
+            ("series", series_columns(&world.series)),
+        ]
+    });
     for (table, columns) in tables {
-        let d = PyDict::new(py);
-        for (name, column) in columns {
-            set_column(&d, name, column)?;
-        }
-        out.set_item(table, d)?;
+        out.set_item(table, Bound::new(py, ArrowTable::new(columns))?)?;
     }
 
     let c = &world.counters;
@@ -381,19 +382,6 @@ impl PyKernelLink {
     }
 }
 
-/// Puts one column into a table's dict as a Python list.
-fn set_column(d: &Bound<'_, PyDict>, name: &str, column: Column) -> PyResult<()> {
-    match column {
-        Column::U64(v) => d.set_item(name, v),
-        Column::I64(v) => d.set_item(name, v),
-        Column::F64(v) => d.set_item(name, v),
-        Column::OptF64(v) => d.set_item(name, v),
-        Column::Str(v) => d.set_item(name, v),
-        Column::Bool(v) => d.set_item(name, v),
-        Column::Ids(v) => d.set_item(name, v),
-    }
-}
-
 /// The result columns of every table: `{table: [(name, dtype, nullable), ...]}` (the core's
 /// list, `fctlab_core::metrics::tables::TABLES`).
 fn columns<'py>(py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
@@ -476,6 +464,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<Simulation>()?;
     m.add_class::<Emulation>()?;
     m.add_class::<PyKernelLink>()?;
+    m.add_class::<ArrowTable>()?;
     m.add_function(wrap_pyfunction!(ps_fct, m)?)?;
     m.add_function(wrap_pyfunction!(router_cost, m)?)?;
     m.add("ROUTER_LAWS", fctlab_core::qdisc::cost::LAWS.to_vec())?;
