@@ -47,8 +47,13 @@ class Simulation:
         """Validates and builds; raises ScenarioError. Relative paths start at base_dir."""
     def run_until(self, t: float) -> bool:
         """Advances to simulated time t (s) with the GIL released; True once finished."""
+    def take_flows(self) -> ArrowTable | None:
+        """The rows of the flows table that became final since the last call, in id order (the
+        flows that retired, with every flow before them; every row left once the run is over);
+        None if there are none."""
     def results(self) -> dict[str, Any]:
-        """{"flows": ArrowTable, "links": ArrowTable, "series": ArrowTable, "meta": {...}}."""
+        """{"flows": ArrowTable, "links": ArrowTable, "series": ArrowTable, "meta": {...}}; the
+        flows table holds the rows `take_flows` has not handed over (all if never called)."""
 
 class Emulation:
     """One process of an emulation (`fctlab.emulate`): the router (every link of the scenario) or

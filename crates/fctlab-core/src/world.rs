@@ -301,6 +301,15 @@ impl World {
         self.open_flows
     }
 
+    /// Whether flow `f`'s record is final, so that its row of the flows table can be handed over
+    /// while the run goes on ([`crate::metrics::tables::FlowStream`]): the run is over, or the
+    /// flow started and retired (it completed and its sender is done: `retire` folded its
+    /// counters into the record and freed its state, and nothing writes the record again).
+    /// Never while the hosts are detached: an emulation folds their reports in after the run.
+    pub fn record_is_final(&self, f: usize) -> bool {
+        !self.external && (self.finished || (f < self.next_plan && self.active[f].is_none()))
+    }
+
     fn check_finished(&mut self) -> bool {
         let all_started = self.next_plan >= self.plans.len();
         let done = if self.limits.drain {

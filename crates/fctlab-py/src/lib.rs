@@ -5,7 +5,7 @@
 mod arrow;
 
 use arrow::ArrowTable;
-use fctlab_core::metrics::tables::{flow_table, link_table, series_columns, TABLES};
+use fctlab_core::metrics::tables::{link_table, series_columns, FlowStream, TABLES};
 use fctlab_core::reference::ps::{max_min_fct, PsFlow};
 use fctlab_core::scenario::{self, RunInfo};
 use fctlab_core::units::Time;
@@ -40,6 +40,8 @@ struct Simulation {
     world: World,
     info: RunInfo,
     wall_s: f64,
+    /// The rows of the flows table handed over so far (`take_flows`).
+    flows: FlowStream,
 }
 
 #[pymethods]
@@ -50,7 +52,7 @@ impl Simulation {
         let (world, info) =
             scenario::build(scenario_json, Path::new(base_dir)).map_err(|e| ScenarioError::new_err(e.to_string()))?;
         scenario::refuse_in_simulation(&world).map_err(|e| ScenarioError::new_err(e.to_string()))?;
-        Ok(Simulation { world, info, wall_s: 0.0 })
+        Ok(Simulation { world, info, wall_s: 0.0, flows: FlowStream::default() })
     }
 
     /// Runs up to simulated time `t` seconds with the GIL released; True once the run is over.
@@ -80,18 +82,35 @@ impl Simulation {
         self.world.open_flows()
     }
 
-    /// The result tables as dicts of columns, plus run metadata.
+    /// The rows of the flows table that became final since the last call, in flow id order (an
+    /// `ArrowTable`), or None if there are none: the flows that retired (completed, sender
+    /// done) with every flow before them, and once the run is over every row left.
+    fn take_flows(&mut self, py: Python<'_>) -> Option<ArrowTable> {
+        let (world, info, flows) = (&self.world, &self.info, &mut self.flows);
+        let rows = py.detach(|| flows.take(world, info));
+        (!rows.is_empty()).then(|| ArrowTable::new(rows.into_columns()))
+    }
+
+    /// The result tables as Arrow tables, plus run metadata. The flows table holds the rows not
+    /// yet handed over by `take_flows` (every row if it was never called).
     fn results<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
-        results_dict(py, &self.world, &self.info, self.wall_s)
+        results_dict(py, &self.world, &self.info, self.wall_s, &self.flows)
     }
 }
 
-/// The result tables of a world as Arrow tables (`ArrowTable`, `arrow.rs`), plus run metadata.
-fn results_dict<'py>(py: Python<'py>, world: &World, info: &RunInfo, wall_s: f64) -> PyResult<Bound<'py, PyDict>> {
+/// The result tables of a world as Arrow tables (`ArrowTable`, `arrow.rs`), plus run metadata;
+/// the flows table from the first row `flows` has not handed over.
+fn results_dict<'py>(
+    py: Python<'py>,
+    world: &World,
+    info: &RunInfo,
+    wall_s: f64,
+    flows: &FlowStream,
+) -> PyResult<Bound<'py, PyDict>> {
     let out = PyDict::new(py);
     let tables = py.detach(|| {
         [
-            ("flows", flow_table(world, info).into_columns()),
+            ("flows", flows.rest(world, info).into_columns()),
             ("links", link_table(world, info).into_columns()),
             ("series", series_columns(&world.series)),
         ]
@@ -271,7 +290,7 @@ impl Emulation {
 
     /// The result tables, as `Simulation.results`.
     fn results<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
-        results_dict(py, &self.world, &self.info, self.wall_s)
+        results_dict(py, &self.world, &self.info, self.wall_s, &FlowStream::default())
     }
 }
 

@@ -525,6 +525,43 @@ pub fn flow_rows(w: &World, info: &RunInfo, range: Range<usize>) -> FlowTable {
     t
 }
 
+/// Hands the flows table over in pieces while the run goes, in flow id order, so that a caller
+/// can write the rows out (`fctlab.stream` streams them to Parquet) instead of holding them.
+///
+/// Each [`FlowStream::take`] yields the rows after the last piece up to the first flow whose
+/// record may still change ([`World::record_is_final`]): flows retire roughly in start order,
+/// so the pieces follow the simulated clock, a flow that stays open (a long-lived one, a flow
+/// stuck in timeouts) holding back the rows after it until it retires or the run ends. The
+/// pieces, one after the other, are exactly the table [`flow_table`] gives at the end of the run.
+#[derive(Clone, Debug, Default)]
+pub struct FlowStream {
+    next: usize,
+}
+
+impl FlowStream {
+    /// The final rows not yet handed over (none if the next flow is still open).
+    pub fn take(&mut self, w: &World, info: &RunInfo) -> FlowTable {
+        let mut end = self.next;
+        while end < w.records.len() && w.record_is_final(end) {
+            end += 1;
+        }
+        let rows = flow_rows(w, info, self.next..end);
+        self.next = end;
+        rows
+    }
+
+    /// Every row not yet handed over, final or not, without handing it over: at the end of a run,
+    /// the rest of the table.
+    pub fn rest(&self, w: &World, info: &RunInfo) -> FlowTable {
+        flow_rows(w, info, self.next.min(w.records.len())..w.records.len())
+    }
+
+    /// Rows handed over so far.
+    pub fn taken(&self) -> usize {
+        self.next
+    }
+}
+
 /// The links table of a run.
 pub fn link_table(w: &World, info: &RunInfo) -> LinkTable {
     let mut t = LinkTable::default();
