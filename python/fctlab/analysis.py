@@ -26,6 +26,8 @@ import polars as pl
 SEGMENT_BYTES = 1460
 MAX_EXACT_BINS = 32
 LONG_LIVED = -1
+#: The columns of the flows table `summarize` reads.
+SUMMARY_COLUMNS = ("size_bytes", "finish_s", "fct_s", "ideal_fct_s", "measured")
 
 
 def fct_sample(flows: pl.DataFrame) -> pl.DataFrame:
