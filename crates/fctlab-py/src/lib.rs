@@ -202,7 +202,7 @@ impl Emulation {
         let links = &self.world.links;
         let slowest =
             |path: &[u32]| path.iter().map(|&l| links[l as usize].rate.bps_f64()).fold(f64::INFINITY, f64::min);
-        self.world.records.iter().map(|r| slowest(&r.path)).filter(|r| r.is_finite()).fold(0.0, f64::max)
+        (0..self.world.records.len()).map(|f| slowest(self.world.path(f))).filter(|r| r.is_finite()).fold(0.0, f64::max)
     }
 
     /// Binds this process's socket to `ip` (any port) and prints `ready PORT`; returns the port.

@@ -505,8 +505,8 @@ pub fn flow_rows(w: &World, info: &RunInfo, range: Range<usize>) -> FlowTable {
     for i in range {
         let r = &w.records[i];
         t.id.push(i as i64);
-        t.src.push(&info.node_names[r.src]);
-        t.dst.push(&info.node_names[r.dst]);
+        t.src.push(&info.node_names[r.src as usize]);
+        t.dst.push(&info.node_names[r.dst as usize]);
         t.size_bytes.push(r.size.map_or(-1, int));
         t.start_s.push(r.start.as_secs_f64());
         t.finish_s.push(r.finish.map(|f| f.as_secs_f64()));
@@ -517,10 +517,10 @@ pub fn flow_rows(w: &World, info: &RunInfo, range: Range<usize>) -> FlowTable {
         t.delivered_bytes.push(int(r.delivered));
         t.retx_bytes.push(int(r.retx_bytes));
         t.timeouts.push(int(r.timeouts));
-        t.protocol.push(&info.profile_labels[r.profile]);
-        t.workload.push(&info.workload_labels[r.workload]);
+        t.protocol.push(&info.profile_labels[r.profile as usize]);
+        t.workload.push(&info.workload_labels[r.workload as usize]);
         t.measured.push(r.start >= info.measure_from && r.start < info.duration);
-        t.path.push(&r.path);
+        t.path.push(w.path(i));
     }
     t
 }

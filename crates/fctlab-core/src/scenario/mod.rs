@@ -202,7 +202,18 @@ pub fn build_spec(spec: &ScenarioSpec, base_dir: &Path) -> SpecResult<(World, Ru
     let info = RunInfo::of(spec, &topo, nodes.names, profiles.labels);
     let is_host = topo.nodes.iter().map(|n| n.kind == NodeKind::Host).collect();
     let limits = RunLimits { duration, drain: spec.drain, max_time };
-    let mut world = World::new(links, is_host, routes, profiles.list, flows.plans, flows.records, limits, seed, series);
+    let mut world = World::new(
+        links,
+        is_host,
+        routes,
+        profiles.list,
+        flows.plans,
+        flows.records,
+        flows.paths,
+        limits,
+        seed,
+        series,
+    );
     world.schedule_rate_changes(rate_changes);
     Ok((world, info))
 }
