@@ -222,6 +222,8 @@ def conform(df: pl.DataFrame, schema: Mapping[str, pl.DataType], table: str) -> 
         raise ValueError(f"table `{table}` lacks columns {missing}")
     if not df.width:
         return pl.DataFrame(schema=dict(schema))
+    if list(df.schema.items()) == list(schema.items()):
+        return df  # already so (the core's Arrow tables): no cast to plan
     extras = sorted(c for c in df.columns if c not in schema)
     return df.select([pl.col(c).cast(t) for c, t in schema.items()] + extras)
 

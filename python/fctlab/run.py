@@ -119,7 +119,8 @@ def run_to(
 
     def put(table: Any) -> None:
         if table is not None:
-            sink.put(conform(frame_of(table, FLOW_SCHEMA, "flows"), FLOW_SCHEMA, "flows").select(list(FLOW_SCHEMA)))
+            df = conform(frame_of(table, FLOW_SCHEMA, "flows"), FLOW_SCHEMA, "flows")
+            sink.put(df if df.width == len(FLOW_SCHEMA) else df.select(list(FLOW_SCHEMA)))
 
     try:
         _advance(sim, progress, after_step=(lambda: put(take())) if take else None)
