@@ -14,7 +14,7 @@ level); the only wall-clock number, `wall_s`, lives in meta.json.
 
 A run written as it goes (`fctlab.run.run_to`, what `fctlab run -o` does) streams its flows
 table to Parquet instead of holding it (`fctlab.stream`): its Result has the flows table as that
-file, read back when `.flows` is first asked for, and its summary reads only the columns it needs.
+file, read back when `.flows` is first asked for, and its summary scans it.
 """
 
 from __future__ import annotations
@@ -117,12 +117,11 @@ class Result:
     @cached_property
     def summary(self) -> dict[str, Any]:
         """FCT statistics over the measured flows (see `fctlab.analysis.summarize`)."""
-        from fctlab.analysis import SUMMARY_COLUMNS, summarize
+        from fctlab.analysis import summarize
 
         if self._flows is None and self._flows_file is not None:
-            # A streamed table: only the columns the statistics read.
-            columns = list(SUMMARY_COLUMNS)
-            return summarize(_read(self._flows_file, lambda p: pl.read_parquet(p, columns=columns).rechunk()))
+            # A streamed table: scanned, never whole in memory.
+            return _read(self._flows_file, lambda p: summarize(pl.scan_parquet(p)))
         return summarize(self.flows)
 
     def write(self, outdir: str | os.PathLike) -> Path:

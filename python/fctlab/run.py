@@ -115,7 +115,6 @@ def run_to(
     out = Path(outdir)
     out.mkdir(parents=True, exist_ok=True)
     sink = FlowSink(out / "flows.parquet", FLOW_SCHEMA, results._ROW_GROUP_ROWS, results._ZSTD_LEVEL)
-    take = getattr(sim, "take_flows", None)  # a stand-in core may hand every row over at the end
 
     def put(table: Any) -> None:
         if table is not None:
@@ -123,9 +122,11 @@ def run_to(
             sink.put(df if df.width == len(FLOW_SCHEMA) else df.select(list(FLOW_SCHEMA)))
 
     try:
-        _advance(sim, progress, after_step=(lambda: put(take())) if take else None)
+        _advance(sim, progress, after_step=_taking(sim, put))
         raw = sim.results()
-        put(raw.get("flows"))
+        put(raw.pop("flows", None))
+        # The core's per-flow state (200 bytes a flow) goes before the summary scans the table.
+        del sim
         result = Result.from_core(raw, spec, flows_file=sink.finish())
         result.write(out)
         # A failed earlier run's rows (fctlab.stream): this run's complete table supersedes them.
@@ -143,6 +144,13 @@ def run_to(
         e.add_note(kept)
         raise
     return result
+
+
+def _taking(sim: Any, put: Callable[[Any], None]) -> Callable[[], None] | None:
+    """After a step: the rows that became final, to `put` (a stand-in core without `take_flows`
+    hands every row over at the end)."""
+    take = getattr(sim, "take_flows", None)
+    return (lambda: put(take())) if take else None
 
 
 def _advance(sim: Any, progress: bool, after_step: Callable[[], None] | None = None) -> None:
