@@ -154,11 +154,14 @@ class FlowSink:
         def source(
             with_columns: list[str] | None, predicate: Any, n_rows: int | None, batch_size: int | None
         ) -> Iterator[pl.DataFrame]:
+            # The sink asks for every column and row; a projection or filter is honoured anyway.
             for df in self._pieces():
+                if predicate is not None:
+                    df = df.filter(predicate)
                 yield df.select(with_columns) if with_columns is not None else df
 
         try:
-            frames = register_io_source(io_source=source, schema=self._schema)
+            frames = register_io_source(source, schema=self._schema)
             frames.sink_parquet(
                 self.path,
                 compression="zstd",
