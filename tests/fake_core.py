@@ -49,6 +49,7 @@ class Simulation:
         fake = spec.get("fake", {})
         self._crash = bool(fake.get("crash", False))
         self._flows = self._make_flows(int(fake.get("flows", 50)))
+        self._taken = 0  # rows handed over by take_flows
         finishes = [f for f in self._flows["finish_s"] if f is not None]
         self._end = max([self.horizon, *finishes])
 
@@ -96,8 +97,24 @@ class Simulation:
         self.now = min(t, self._end)
         return self.now >= self._end
 
+    def take_flows(self) -> dict | None:
+        """The rows that became final since the last call, as the core hands them over: those
+        after the last piece up to the first flow not finished by now; every row left once the
+        run is over. None if there are none."""
+        finish = self._flows["finish_s"]
+        end = self._taken
+        if self.now >= self._end:
+            end = len(finish)
+        while end < len(finish) and finish[end] is not None and finish[end] <= self.now:
+            end += 1
+        if end == self._taken:
+            return None
+        piece = {k: v[self._taken : end] for k, v in self._flows.items()}
+        self._taken = end
+        return piece
+
     def results(self) -> dict:
-        """The contract's dict of columns."""
+        """The contract's dict of columns (the flows not yet handed over by take_flows)."""
         links = {
             "id": [0, 1],
             "name": ["bottleneck", "bottleneck_rev"],
@@ -131,4 +148,5 @@ class Simulation:
             "flows_completed": done,
             "version": "fake",
         }
-        return {"flows": self._flows, "links": links, "series": series, "meta": meta}
+        flows = {k: v[self._taken :] for k, v in self._flows.items()}
+        return {"flows": flows, "links": links, "series": series, "meta": meta}

@@ -137,8 +137,9 @@ def test_empty_output_directory_is_refused(scenario_file, tmp_path, monkeypatch,
     assert list(tmp_path.iterdir()) == [scenario_file.parent]
 
 
-def test_a_full_disk_is_one_line_and_leaves_no_partial_file(scenario_file, tmp_path, monkeypatch, capsys):
-    """The third file fails as polars fails on a full disk: one line, and no result file appears."""
+def test_a_full_disk_is_one_line_and_leaves_nothing_that_looks_complete(scenario_file, tmp_path, monkeypatch, capsys):
+    """The last table fails as polars fails on a full disk: one line, no result file appears, and
+    the flows table already streamed is kept as flows.partial.parquet, as the error says."""
     import polars as pl
 
     from fctlab import result
@@ -148,19 +149,65 @@ def test_a_full_disk_is_one_line_and_leaves_no_partial_file(scenario_file, tmp_p
 
     def failing(df, path):
         calls.append(path)
-        if len(calls) == 3:
+        if len(calls) == 2:  # links, then series (flows were streamed)
             raise pl.exceptions.ComputeError("parquet: underlying IO error: No space left on device (os error 28)")
         real(df, path)
 
     monkeypatch.setattr(result, "write_parquet", failing)
     out = tmp_path / "out"
     assert main(["run", str(scenario_file), "-o", str(out), "-q"]) == 2
-    assert "No space left on device" in one_line_error(capsys)
-    assert list(out.iterdir()) == [], "neither complete-looking files nor temporaries are left"
+    line = one_line_error(capsys)
+    assert "No space left on device" in line and "flows.partial.parquet" in line, line
+    assert [p.name for p in out.iterdir()] == ["flows.partial.parquet"], "no complete-looking file, no temporary"
+    assert pl.read_parquet(out / "flows.partial.parquet").height == 51  # the fake core's 50 flows + 1 long-lived
+
+
+def test_a_stream_that_cannot_be_written_is_one_line_and_leaves_nothing(scenario_file, tmp_path, monkeypatch, capsys):
+    """The flows table's stream fails (a full disk while the run goes): one line, no file left."""
+    import polars as pl
+
+    def full(self, path, **kwargs):
+        raise pl.exceptions.ComputeError("parquet: underlying IO error: No space left on device (os error 28)")
+
+    monkeypatch.setattr(pl.LazyFrame, "sink_parquet", full)
+    out = tmp_path / "out"
+    assert main(["run", str(scenario_file), "-o", str(out), "-q"]) == 2
+    line = one_line_error(capsys)
+    assert "No space left on device" in line and "flows.parquet" in line, line
+    assert list(out.iterdir()) == []
+
+
+def test_an_interrupted_run_keeps_the_rows_written(scenario_file, tmp_path, monkeypatch, capsys):
+    """Ctrl-C in the middle of a run: exit 130, and the rows of the flows that had finished are
+    kept, final, in id order, as flows.partial.parquet (the message says where)."""
+    import polars as pl
+
+    import fake_core
+
+    real = fake_core.Simulation.run_until
+
+    def interrupted(self, t):
+        if self.now >= 0.8 * self.horizon:
+            raise KeyboardInterrupt
+        return real(self, t)
+
+    monkeypatch.setattr(fake_core.Simulation, "run_until", interrupted)
+    out = tmp_path / "out"
+    assert main(["run", str(scenario_file), "-o", str(out), "-q"]) == 130
+    line = one_line_error(capsys)
+    assert "interrupted" in line and "flows.partial.parquet" in line, line
+    kept = pl.read_parquet(out / "flows.partial.parquet")
+    assert [p.name for p in out.iterdir()] == ["flows.partial.parquet"]
+    assert 0 < kept.height < 51 and kept["id"].to_list() == list(range(kept.height))
+    # A later run that completes removes it.
+    monkeypatch.setattr(fake_core.Simulation, "run_until", real)
+    assert main(["run", str(scenario_file), "-o", str(out), "-q"]) == 0
+    assert "flows.partial.parquet" not in [p.name for p in out.iterdir()]
 
 
 def test_a_failed_write_keeps_the_earlier_results_whole(scenario_file, tmp_path, monkeypatch, capsys):
-    """Writing over an earlier run's directory either replaces all of it or nothing."""
+    """Writing over an earlier run's directory either replaces all of it or nothing (the new
+    run's streamed flows table aside, kept as flows.partial.parquet, as the error says)."""
     out = _results(scenario_file, tmp_path)
     before = {p.name: p.read_bytes() for p in out.iterdir()}
 
@@ -171,8 +218,10 @@ def test_a_failed_write_keeps_the_earlier_results_whole(scenario_file, tmp_path,
 
     monkeypatch.setattr(result, "_write_json", lambda path, obj: full(path))
     assert main(["run", str(scenario_file), "-o", str(out), "--seed", "9", "-q"]) == 2
-    assert "No space left on device" in one_line_error(capsys)
-    assert {p.name: p.read_bytes() for p in out.iterdir()} == before
+    line = one_line_error(capsys)
+    assert "No space left on device" in line and "flows.partial.parquet" in line, line
+    after = {p.name: p.read_bytes() for p in out.iterdir()}
+    assert after.pop("flows.partial.parquet") and after == before
 
 
 def test_a_deeply_nested_toml_is_one_line(tmp_path, capsys):

@@ -9,7 +9,8 @@ front end around it. Module map:
 | `scenario` | read TOML/JSON scenarios, dotted overrides (`workload.0.load`), resolve sugar |
 | `topology` | topohub backbones (Topology Zoo, SNDlib, ...) turned into the core's `graph` spec |
 | `quantity` | `"40ms"`, `"10Gbps"`, `"5MB"` read on the Python side |
-| `run` | `run()`: build the core Simulation, step it with a progress bar, collect a Result |
+| `run` | `run()`: build the core Simulation, step it, collect a Result; `run_to()`: write it as it goes |
+| `stream` | the flows table streamed to Parquet while the run goes (`run_to`, `fctlab run -o`) |
 | `emulate` | `emulate()`: a scenario run for real, over UDP sockets in real time (namespaces or loopback) |
 | `result` | `Result` (flows/links/series DataFrames, meta, scenario), `load()`, Parquet I/O |
 | `analysis` | `summarize()` one run, `compare()` two (the RC3 paper's FCT reduction) |
@@ -33,11 +34,11 @@ from fctlab import reference
 from fctlab.analysis import compare, summarize
 from fctlab.errors import ScenarioError
 from fctlab.result import Result, load
-from fctlab.run import run
+from fctlab.run import run, run_to
 
 try:
     __version__ = version("fctlab")
 except PackageNotFoundError:  # running from a source tree without an install
     __version__ = "0+unknown"
 
-__all__ = ["run", "load", "Result", "compare", "summarize", "ScenarioError", "reference", "__version__"]
+__all__ = ["run", "run_to", "load", "Result", "compare", "summarize", "ScenarioError", "reference", "__version__"]

@@ -24,6 +24,15 @@ COLUMNS: dict[str, list[tuple[str, str, bool]]]
 class ScenarioError(ValueError):
     """A scenario the core refuses; the message names the field, the value and what was expected."""
 
+class ArrowTable:
+    """A result table as Arrow arrays built in the core: `pl.DataFrame(table)` imports it without
+    copying (the Arrow PyCapsule protocol). It can be imported once."""
+
+    def __len__(self) -> int:
+        """Rows."""
+    def __arrow_c_array__(self, requested_schema: object | None = None) -> tuple[object, object]:
+        """(schema capsule, array capsule) of a struct array with one child per column."""
+
 class Simulation:
     """A built simulation: validated scenario, topology, routes and flow arrivals."""
 
@@ -38,8 +47,13 @@ class Simulation:
         """Validates and builds; raises ScenarioError. Relative paths start at base_dir."""
     def run_until(self, t: float) -> bool:
         """Advances to simulated time t (s) with the GIL released; True once finished."""
+    def take_flows(self) -> ArrowTable | None:
+        """The rows of the flows table that became final since the last call, in id order (the
+        flows that retired, with every flow before them; every row left once the run is over);
+        None if there are none."""
     def results(self) -> dict[str, Any]:
-        """{"flows": {col: list}, "links": {col: list}, "series": {col: list}, "meta": {...}}."""
+        """{"flows": ArrowTable, "links": ArrowTable, "series": ArrowTable, "meta": {...}}; the
+        flows table holds the rows `take_flows` has not handed over (all if never called)."""
 
 class Emulation:
     """One process of an emulation (`fctlab.emulate`): the router (every link of the scenario) or

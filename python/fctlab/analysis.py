@@ -19,7 +19,7 @@ over flows, over bytes (the byte-weighted mean sum(size * fct) / sum(size)), and
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, TypeVar
 
 import polars as pl
 
@@ -28,22 +28,36 @@ MAX_EXACT_BINS = 32
 LONG_LIVED = -1
 
 
-def fct_sample(flows: pl.DataFrame) -> pl.DataFrame:
+Frame = TypeVar("Frame", pl.DataFrame, pl.LazyFrame)
+
+
+def fct_sample(flows: Frame) -> Frame:
     """The flows FCT statistics are over: measured, finite size, completed."""
     return flows.filter(pl.col("measured") & (pl.col("size_bytes") >= 0) & pl.col("fct_s").is_not_null())
 
 
-def summarize(flows: pl.DataFrame) -> dict[str, Any]:
-    """Counts and FCT statistics of one run's flow table, JSON-ready (None where undefined)."""
+def summarize(flows: pl.DataFrame | pl.LazyFrame) -> dict[str, Any]:
+    """Counts and FCT statistics of one run's flow table, JSON-ready (None where undefined).
+
+    `flows` may be lazy (`pl.scan_parquet` of a flows.parquet): then only the counts and the
+    sample's three columns are ever in memory, not the table. Either way the statistics are
+    computed on the sample as one chunk, so that sums add up in one order: the same table gives
+    the same numbers, bit for bit, however it was read.
+    """
     finite = pl.col("size_bytes") >= 0
-    counts = flows.select(
-        flows_started=pl.len(),
-        flows_completed=pl.col("finish_s").is_not_null().sum(),
-        long_lived=(~finite).sum(),
-        measured=(pl.col("measured") & finite).sum(),
-        measured_incomplete=(pl.col("measured") & finite & pl.col("fct_s").is_null()).sum(),
-    ).row(0, named=True)
-    sample = fct_sample(flows)
+    lazy = flows.lazy()
+    counts = (
+        lazy.select(
+            flows_started=pl.len(),
+            flows_completed=pl.col("finish_s").is_not_null().sum(),
+            long_lived=(~finite).sum(),
+            measured=(pl.col("measured") & finite).sum(),
+            measured_incomplete=(pl.col("measured") & finite & pl.col("fct_s").is_null()).sum(),
+        )
+        .collect()
+        .row(0, named=True)
+    )
+    sample = fct_sample(lazy).select("size_bytes", "fct_s", "ideal_fct_s").collect().rechunk()
     out: dict[str, Any] = {
         "flows_started": int(counts["flows_started"]),
         "flows_completed": int(counts["flows_completed"] or 0),

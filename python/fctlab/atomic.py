@@ -6,7 +6,9 @@ Every result file fctlab writes goes through `write_files`: each file is first w
 hidden temporary name beside its target, and only when all of them were written are they
 renamed into place (`os.replace`, atomic within a directory on POSIX). Errors while writing
 come out as `OSError` naming the file, whichever library raised them (polars reports a full
-disk as its own ComputeError).
+disk as its own ComputeError). A file written beforehand under its temporary name (the flows
+table a run streams, `fctlab.stream`) joins the others as `prewritten`: renamed with them, and
+left for its writer on failure.
 """
 
 from __future__ import annotations
@@ -20,16 +22,18 @@ from pathlib import Path
 Writer = Callable[[Path], None]
 
 
-def _temp_name(target: Path) -> Path:
+def temp_name(target: Path) -> Path:
+    """The hidden temporary name `target` is written under before its rename."""
     return target.with_name(f".{target.name}.tmp-{os.getpid()}")
 
 
-def write_files(items: Sequence[tuple[Path, Writer]]) -> None:
-    """Writes every (target, writer) pair to a temporary file, then renames them all into place."""
+def write_files(items: Sequence[tuple[Path, Writer]], prewritten: Sequence[Path] = ()) -> None:
+    """Writes every (target, writer) pair to a temporary file, then renames them all into place,
+    with the targets in `prewritten`, already written under their `temp_name`."""
     written: list[tuple[Path, Path]] = []
     try:
         for target, writer in items:
-            tmp = _temp_name(target)
+            tmp = temp_name(target)
             written.append((tmp, target))
             try:
                 writer(tmp)
@@ -37,7 +41,7 @@ def write_files(items: Sequence[tuple[Path, Writer]]) -> None:
                 raise
             except Exception as e:  # e.g. polars' ComputeError for "No space left on device"
                 raise OSError(f"cannot write {target}: {' '.join(str(e).split())}") from e
-        for tmp, target in written:
+        for tmp, target in [*written, *((temp_name(t), t) for t in prewritten)]:
             os.replace(tmp, target)
     except BaseException:
         for tmp, _ in written:

@@ -239,10 +239,12 @@ def _progress_wanted(quiet: bool) -> bool:
 def cmd_run(args: argparse.Namespace) -> int:
     """`fctlab run`: run, write OUT, print the summary."""
     from fctlab.report import format_summary
-    from fctlab.run import run
+    from fctlab.run import run_to
 
-    result = run(args.scenario, seed=args.seed, overrides=_overrides(args.sets), progress=_progress_wanted(args.quiet))
-    out = result.write(args.out)
+    out = Path(args.out)
+    result = run_to(
+        args.scenario, out, seed=args.seed, overrides=_overrides(args.sets), progress=_progress_wanted(args.quiet)
+    )
     if not args.quiet:
         print(format_summary(result.summary))
         print(f"results in {out}", file=sys.stderr)
@@ -450,6 +452,8 @@ def _one_line(e: BaseException) -> str:
         text = f"{e.strerror}: {e.filename}"
     else:
         text = str(e) or type(e).__name__
+    # Notes say what was kept (a streamed run's rows: fctlab.run.run_to).
+    text = "; ".join([text, *getattr(e, "__notes__", [])])
     return " ".join(text.split())
 
 

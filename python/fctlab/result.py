@@ -2,19 +2,26 @@
 
 The column order and dtypes are the contract every downstream script reads. They come from the
 core's one list of result columns (`_core.COLUMNS`, defined in the Rust crate's
-`metrics/tables.rs`); the core's `results()` dict is coerced into them.
+`metrics/tables.rs`); the core's `results()` dict is coerced into them. The compiled core hands
+each table over as Arrow arrays built in Rust (`_core.ArrowTable`, read by `pl.DataFrame(table)`
+without copying a value); a stand-in core may hand over plain lists per column instead.
 
 A results directory holds flows.parquet, links.parquet, series.parquet, summary.json,
 scenario.json (the resolved scenario) and meta.json, written together and atomically (all six
 under temporary names, then renamed: `fctlab.atomic`). Writing is deterministic: the same
 Result gives byte-identical Parquet files (one chunk, fixed row-group size, fixed compression
 level); the only wall-clock number, `wall_s`, lives in meta.json.
+
+A run written as it goes (`fctlab.run.run_to`, what `fctlab run -o` does) streams its flows
+table to Parquet instead of holding it (`fctlab.stream`): its Result has the flows table as that
+file, read back when `.flows` is first asked for, and its summary scans it.
 """
 
 from __future__ import annotations
 
 import json
 import os
+import shutil
 from collections.abc import Callable, Mapping
 from functools import cached_property, partial
 from pathlib import Path
@@ -22,7 +29,7 @@ from typing import Any
 
 import polars as pl
 
-from fctlab.atomic import Writer, write_files
+from fctlab.atomic import Writer, temp_name, write_files
 from fctlab.errors import ScenarioError
 
 #: The tables' types as the core's column list spells them (`_core.COLUMNS`).
@@ -51,39 +58,70 @@ LINK_SCHEMA = TABLES["links"]
 SERIES_SCHEMA = TABLES["series"]
 
 
-# Fixed so that the file layout does not depend on how the frame happens to be chunked.
-_ROW_GROUP_ROWS = 1 << 20
+# Fixed so that the file layout does not depend on how the frame happens to be chunked. A row
+# group is also what a streamed table (fctlab.stream) holds before writing it: 2^17 rows, about
+# 25 MB of a flows table, lets the writer keep up with the run.
+_ROW_GROUP_ROWS = 1 << 17
 _ZSTD_LEVEL = 3
 
 
 class Result:
-    """A finished run: `.flows`, `.links`, `.series` (DataFrames), `.meta`, `.scenario`, `.summary`."""
+    """A finished run: `.flows`, `.links`, `.series` (DataFrames), `.meta`, `.scenario`, `.summary`.
+
+    `flows` may be given as the path of its Parquet file (a streamed run, `fctlab.stream`): it is
+    then read when `.flows` is first asked for.
+    """
 
     def __init__(
         self,
-        flows: pl.DataFrame,
+        flows: pl.DataFrame | os.PathLike,
         links: pl.DataFrame,
         series: pl.DataFrame,
         meta: Mapping[str, Any],
         scenario: Mapping[str, Any],
     ) -> None:
-        self.flows = conform(flows, FLOW_SCHEMA, "flows")
+        self._flows: pl.DataFrame | None = None
+        self._flows_file: Path | None = None
+        if isinstance(flows, pl.DataFrame):
+            self.flows = flows
+        else:
+            self._flows_file = Path(flows)
         self.links = conform(links, LINK_SCHEMA, "links")
         self.series = conform(series, SERIES_SCHEMA, "series")
         self.meta = dict(meta)
         self.scenario = dict(scenario)
 
+    @property
+    def flows(self) -> pl.DataFrame:
+        """One row per flow (read from its file first, for a streamed run)."""
+        if self._flows is None:
+            assert self._flows_file is not None
+            self._flows = conform(_read(self._flows_file, pl.read_parquet), FLOW_SCHEMA, "flows")
+        return self._flows
+
+    @flows.setter
+    def flows(self, df: pl.DataFrame) -> None:
+        self._flows = conform(df, FLOW_SCHEMA, "flows")
+        self._flows_file = None
+
     @classmethod
-    def from_core(cls, raw: Mapping[str, Any], scenario: Mapping[str, Any]) -> Result:
-        """Builds a Result from the dict `_core.Simulation.results()` returns."""
-        frames = {name: frame_from_columns(raw.get(name) or {}, schema, name) for name, schema in TABLES.items()}
-        return cls(frames["flows"], frames["links"], frames["series"], raw.get("meta") or {}, scenario)
+    def from_core(
+        cls, raw: Mapping[str, Any], scenario: Mapping[str, Any], flows_file: os.PathLike | None = None
+    ) -> Result:
+        """Builds a Result from the dict `_core.Simulation.results()` returns (its flows table read
+        from `flows_file` instead, if given)."""
+        frames = {name: frame_of(raw.get(name), schema, name) for name, schema in TABLES.items() if name != "flows"}
+        flows = flows_file if flows_file is not None else frame_of(raw.get("flows"), FLOW_SCHEMA, "flows")
+        return cls(flows, frames["links"], frames["series"], raw.get("meta") or {}, scenario)
 
     @cached_property
     def summary(self) -> dict[str, Any]:
         """FCT statistics over the measured flows (see `fctlab.analysis.summarize`)."""
         from fctlab.analysis import summarize
 
+        if self._flows is None and self._flows_file is not None:
+            # A streamed table: scanned, never whole in memory.
+            return _read(self._flows_file, lambda p: summarize(pl.scan_parquet(p)))
         return summarize(self.flows)
 
     def write(self, outdir: str | os.PathLike) -> Path:
@@ -93,12 +131,23 @@ class Result:
             raise ScenarioError("results directory: expected a path, got an empty string")
         out.mkdir(parents=True, exist_ok=True)
         # All six or none: each goes to a temporary name, then all are renamed into place.
-        files: list[tuple[Path, Writer]] = [
-            (out / f"{name}.parquet", partial(write_parquet, getattr(self, name))) for name in TABLES
-        ]
+        files: list[tuple[Path, Writer]] = []
+        prewritten: list[Path] = []
+        for name in TABLES:
+            target = out / f"{name}.parquet"
+            if name == "flows" and self._flows is None and self._flows_file is not None:
+                # A streamed table: already written under the target's temporary name, or a copy.
+                if self._flows_file == temp_name(target):
+                    prewritten.append(target)
+                else:
+                    files.append((target, partial(shutil.copyfile, self._flows_file)))
+                continue
+            files.append((target, partial(write_parquet, getattr(self, name))))
         for name, obj in (("summary", self.summary), ("scenario", self.scenario), ("meta", self.meta)):
             files.append((out / f"{name}.json", lambda p, obj=obj: _write_json(p, obj)))
-        write_files(files)
+        write_files(files, prewritten)
+        if prewritten:
+            self._flows_file = out / "flows.parquet"
         return out
 
     def __repr__(self) -> str:
@@ -141,6 +190,13 @@ def write_parquet(df: pl.DataFrame, path: Path) -> None:
     )
 
 
+def frame_of(table: Any, schema: Mapping[str, pl.DataType], name: str) -> pl.DataFrame:
+    """A table as the core hands it over (Arrow arrays, or {column: list}) as a DataFrame."""
+    if hasattr(table, "__arrow_c_array__"):
+        return pl.DataFrame(table)
+    return frame_from_columns(table or {}, schema, name)
+
+
 def frame_from_columns(columns: Mapping[str, list], schema: Mapping[str, pl.DataType], table: str) -> pl.DataFrame:
     """A DataFrame from {column: list} with each known column coerced to its schema dtype."""
     missing = [c for c in schema if c not in columns]
@@ -165,6 +221,8 @@ def conform(df: pl.DataFrame, schema: Mapping[str, pl.DataType], table: str) -> 
         raise ValueError(f"table `{table}` lacks columns {missing}")
     if not df.width:
         return pl.DataFrame(schema=dict(schema))
+    if list(df.schema.items()) == list(schema.items()):
+        return df  # already so (the core's Arrow tables): no cast to plan
     extras = sorted(c for c in df.columns if c not in schema)
     return df.select([pl.col(c).cast(t) for c, t in schema.items()] + extras)
 

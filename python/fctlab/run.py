@@ -4,6 +4,9 @@ The core runs in steps of 1/200 of the scenario's horizon so that Ctrl-C and the
 get a look in between (each `run_until` call releases the GIL). After the horizon the run goes
 on until the core reports every flow done (draining), in steps of the same size.
 
+`run` returns the Result in memory; `run_to` writes the results directory as it goes, streaming
+the flows table to Parquet instead of holding it (`fctlab.stream`): what `fctlab run -o` does.
+
 Which core: `fctlab._core`, or the module named by the environment variable `FCTLAB_CORE`
 (the test suite's stand-in; the variable reaches sweep worker processes too). Tests may also
 replace the module attribute `fctlab.run._core` directly.
@@ -14,11 +17,14 @@ from __future__ import annotations
 import importlib
 import json
 import os
-from collections.abc import Mapping
+import signal
+from collections.abc import Callable, Mapping
+from pathlib import Path
 from types import ModuleType
 from typing import Any
 
-from fctlab.result import Result
+from fctlab.errors import ScenarioError
+from fctlab.result import FLOW_SCHEMA, Result, conform, frame_of
 from fctlab.scenario import ScenarioLike, read_scenario, resolve_scenario, with_overrides
 from fctlab.values import plain
 
@@ -81,6 +87,74 @@ def run(
 ) -> Result:
     """Runs a scenario (path to TOML/JSON, or dict) to completion and returns its Result."""
     sim, spec = build(scenario, seed=seed, overrides=overrides)
+    _advance(sim, progress)
+    return Result.from_core(sim.results(), spec)
+
+
+def run_to(
+    scenario: ScenarioLike,
+    outdir: str | os.PathLike,
+    *,
+    seed: int | None = None,
+    overrides: Mapping[str, Any] | None = None,
+    progress: bool = False,
+) -> Result:
+    """Runs a scenario and writes its results directory `outdir`: the files `run(...).write(outdir)`
+    writes, byte for byte, but with the flows table streamed to Parquet as flows finish instead of
+    held (`fctlab.stream`). The Result reads its flows table back from that file when asked for it.
+
+    A run that fails or is interrupted keeps the rows it wrote as `outdir/flows.partial.parquet`,
+    and its error says so (`Interrupted` for Ctrl-C and SIGTERM, a note on any other error).
+    """
+    from fctlab import result as results
+    from fctlab.stream import PARTIAL_NAME, FlowSink
+
+    sim, spec = build(scenario, seed=seed, overrides=overrides)
+    if not str(outdir).strip():
+        raise ScenarioError("results directory: expected a path, got an empty string")
+    out = Path(outdir)
+    out.mkdir(parents=True, exist_ok=True)
+    sink = FlowSink(out / "flows.parquet", FLOW_SCHEMA, results._ROW_GROUP_ROWS, results._ZSTD_LEVEL)
+
+    def put(table: Any) -> None:
+        if table is not None:
+            df = conform(frame_of(table, FLOW_SCHEMA, "flows"), FLOW_SCHEMA, "flows")
+            sink.put(df if df.width == len(FLOW_SCHEMA) else df.select(list(FLOW_SCHEMA)))
+
+    try:
+        _advance(sim, progress, after_step=_taking(sim, put))
+        raw = sim.results()
+        put(raw.pop("flows", None))
+        # The core's per-flow state (200 bytes a flow) goes before the summary scans the table.
+        del sim
+        result = Result.from_core(raw, spec, flows_file=sink.finish())
+        result.write(out)
+        # A failed earlier run's rows (fctlab.stream): this run's complete table supersedes them.
+        (out / PARTIAL_NAME).unlink(missing_ok=True)
+    except BaseException as e:
+        partial = sink.keep_partial()
+        if partial is None:
+            raise
+        kept = f"the rows of the first {sink.rows} flows, final, are kept in {partial}"
+        if isinstance(e, KeyboardInterrupt):
+            from fctlab.procs import Interrupted
+
+            signum = getattr(e, "signum", signal.SIGINT)
+            raise Interrupted(signum, f"{getattr(e, 'message', 'interrupted')}; {kept}") from e
+        e.add_note(kept)
+        raise
+    return result
+
+
+def _taking(sim: Any, put: Callable[[Any], None]) -> Callable[[], None] | None:
+    """After a step: the rows that became final, to `put` (a stand-in core without `take_flows`
+    hands every row over at the end)."""
+    take = getattr(sim, "take_flows", None)
+    return (lambda: put(take())) if take else None
+
+
+def _advance(sim: Any, progress: bool, after_step: Callable[[], None] | None = None) -> None:
+    """Steps `sim` to the end of its run, calling `after_step` after each step."""
     horizon = float(sim.horizon)
     step = horizon / STEPS_PER_HORIZON if horizon > 0 else _FALLBACK_STEP
     bar = _Progress(horizon) if progress else None
@@ -90,6 +164,8 @@ def run(
             k += 1
             # k * step, not a running sum, so the step targets do not drift.
             done = sim.run_until(k * step)
+            if after_step is not None:
+                after_step()
             if bar:
                 bar.show(sim)
             if done:
@@ -97,7 +173,6 @@ def run(
     finally:
         if bar:
             bar.close()
-    return Result.from_core(sim.results(), spec)
 
 
 class _Progress:

@@ -387,7 +387,7 @@ def execute(
 ) -> Outcome:
     """Runs one sweep run into its directory, atomically (emulated with `emulation`'s keyword
     arguments if given); never raises for a failing run."""
-    from fctlab.run import run
+    from fctlab.run import run_to
 
     final = Path(outdir) / spec.relpath
     marker = final / DONE_MARKER
@@ -399,12 +399,13 @@ def execute(
     try:
         _clear_leftovers(final)  # of an interrupted earlier attempt (any process id)
         if emulation is None:
-            result = run(scenario, seed=spec.seed, overrides=spec.overrides)
+            # Written as it goes, the flows table streamed rather than held (fctlab.stream).
+            result = run_to(scenario, tmp, seed=spec.seed, overrides=spec.overrides)
         else:
             from fctlab.emulate import emulate
 
             result = emulate(scenario, seed=spec.seed, overrides=spec.overrides, **emulation)
-        result.write(tmp)
+            result.write(tmp)
         record = {
             "run": spec.name,
             "seed": spec.seed,

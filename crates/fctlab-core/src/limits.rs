@@ -57,9 +57,11 @@ pub const MAX_APP_WRITES: u64 = 1_000_000_000;
 /// Largest estimated memory of one run: 16 GiB.
 pub const MAX_RUN_MEMORY: u64 = 16 << 30;
 
-/// Estimated bytes per flow over a run's life: its plan, record and path in the core, then its
-/// row of the flows table in Python (measured: about 2 KB at the peak, results included).
-pub const BYTES_PER_FLOW: u64 = 2048;
+/// Estimated bytes per flow over a run's life: its plan, record and state slot in the core (200
+/// bytes: `metrics/flows.rs`), then its row of the flows table as Arrow columns and in polars
+/// (measured: about 500 bytes at the peak of an in-memory run of 10^6 one-packet flows, results
+/// included; a streamed run, `fctlab run -o`, holds less).
+pub const BYTES_PER_FLOW: u64 = 640;
 
 /// Estimated bytes per row of the time series, core and Python (measured: about 370).
 pub const BYTES_PER_SERIES_ROW: u64 = 400;
@@ -242,8 +244,8 @@ mod tests {
         m.add("workload[0]", "1000000 flows", 1_000_000, BYTES_PER_FLOW);
         assert!(m.check_within(None).is_ok());
         assert!(m.check_within(Some((64 << 30, "plenty".into()))).is_ok(), "a larger machine bound changes nothing");
-        let e = m.check_within(Some((1 << 30, "the 1.0 GiB left".into()))).unwrap_err();
-        assert!(e.message.contains("expected at most 1.0 GiB per run (the 1.0 GiB left)"), "{e}");
+        let e = m.check_within(Some((1 << 29, "the 0.5 GiB left".into()))).unwrap_err();
+        assert!(e.message.contains("expected at most 0.5 GiB per run (the 0.5 GiB left)"), "{e}");
         // This machine knows its available memory.
         let (bytes, why) = allocatable().expect("Linux reports MemAvailable");
         assert!(bytes > 0 && why.contains("GiB"), "{why}");

@@ -23,7 +23,7 @@
 //! the handler of every event.
 
 use crate::metrics::series::FlowSample;
-use crate::metrics::{FlowRecord, SeriesRecorder};
+use crate::metrics::{FlowRecord, Paths, SeriesRecorder};
 use crate::net::link::Link;
 use crate::net::packet::Packet;
 use crate::routing::Routes;
@@ -175,6 +175,8 @@ pub struct World {
     active: Vec<Option<Box<Active>>>,
     /// One row per planned flow.
     pub records: Vec<FlowRecord>,
+    /// The flows' forward paths, which the records index.
+    paths: Paths,
     open_flows: usize,
     limits: RunLimits,
     seed: u64,
@@ -205,6 +207,7 @@ impl World {
         profiles: Vec<Profile>,
         plans: Vec<FlowPlan>,
         records: Vec<FlowRecord>,
+        paths: Paths,
         limits: RunLimits,
         seed: u64,
         series: SeriesRecorder,
@@ -233,6 +236,7 @@ impl World {
             next_plan: 0,
             active: (0..n).map(|_| None).collect(),
             records,
+            paths,
             open_flows: 0,
             limits,
             seed,
@@ -299,6 +303,15 @@ impl World {
     /// Flows started and not yet complete (long-lived flows count until their stop).
     pub fn open_flows(&self) -> usize {
         self.open_flows
+    }
+
+    /// Whether flow `f`'s record is final, so that its row of the flows table can be handed over
+    /// while the run goes on ([`crate::metrics::tables::FlowStream`]): the run is over, or the
+    /// flow started and retired (it completed and its sender is done: `retire` folded its
+    /// counters into the record and freed its state, and nothing writes the record again).
+    /// Never while the hosts are detached: an emulation folds their reports in after the run.
+    pub fn record_is_final(&self, f: usize) -> bool {
+        !self.external && (self.finished || (f < self.next_plan && self.active[f].is_none()))
     }
 
     fn check_finished(&mut self) -> bool {
@@ -515,7 +528,7 @@ impl World {
             if let Some(t) = a.receiver.completed_at() {
                 rec.finish = Some(t);
                 self.open_flows -= 1;
-                self.series.flow_ended(&rec.path);
+                self.series.flow_ended(self.paths.get(rec.path));
             } else if self.plans[f].size.is_none()
                 && self.now >= self.plans[f].stop.unwrap_or(self.limits.duration)
                 && !rec.stopped
@@ -523,7 +536,7 @@ impl World {
                 // A long-lived flow without `stop` stops at the duration, as its application does.
                 rec.stopped = true;
                 self.open_flows -= 1;
-                self.series.flow_ended(&rec.path);
+                self.series.flow_ended(self.paths.get(rec.path));
             }
         }
         if rec.finish.is_some() && a.sender.is_done() {
@@ -549,7 +562,7 @@ impl World {
             let receiver = new_receiver(plan, &self.profiles[plan.profile], addr, plan.size);
             self.active[f] = Some(Box::new(Active { sender, receiver, armed: [None, None] }));
             self.open_flows += 1;
-            self.series.flow_started(&self.records[f].path);
+            self.series.flow_started(self.paths.get(self.records[f].path));
             let mut out = std::mem::take(&mut self.out);
             if let Some(a) = self.active[f].as_mut() {
                 a.sender.start(now, &mut out);
@@ -577,6 +590,22 @@ impl World {
     /// The planned flows, by flow id.
     pub fn plans(&self) -> &[FlowPlan] {
         &self.plans
+    }
+
+    /// Flow `f`'s forward path (link ids, source to destination), as routed at plan time.
+    pub fn path(&self, f: usize) -> &[u32] {
+        self.paths.get(self.records[f].path)
+    }
+
+    /// Bytes the world holds for its flows for the whole run: plans, records, paths and the
+    /// slots of their live state (capacity; the live state of a started flow comes on top
+    /// until it retires).
+    pub fn flow_bytes(&self) -> usize {
+        use std::mem::size_of;
+        self.plans.capacity() * size_of::<FlowPlan>()
+            + self.records.capacity() * size_of::<FlowRecord>()
+            + self.active.capacity() * size_of::<Option<Box<Active>>>()
+            + self.paths.heap_bytes()
     }
 
     /// The transport profiles the plans index.

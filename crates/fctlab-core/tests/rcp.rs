@@ -288,8 +288,8 @@ fn an_rcp_flow_on_a_path_without_rcp_routers_runs_tcp() {
             "workload": [{"kind": "flows", "flows": [{"src": "l0", "dst": "r0", "start": "0s", "size": 100_000}]}],
         }));
         let r = &w.records[0];
-        let bytes: u64 = r.path.iter().map(|&l| w.links[l as usize].stats.bytes_sent).sum();
-        (r.fct().expect("completes").as_secs_f64(), bytes, r.path.len() as u64)
+        let bytes: u64 = w.path(0).iter().map(|&l| w.links[l as usize].stats.bytes_sent).sum();
+        (r.fct().expect("completes").as_secs_f64(), bytes, w.path(0).len() as u64)
     };
     let (rcp, rcp_bytes, hops) = run_one(json!({"protocol": "rcp", "iw": 2}));
     let (tcp, tcp_bytes, _) = run_one(json!({"protocol": "tcp", "iw": 2}));

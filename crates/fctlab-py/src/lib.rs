@@ -2,7 +2,10 @@
 //! the simulation runs. All logic lives in `fctlab-core` (simulation) and `fctlab-emu`
 //! (emulation processes).
 
-use fctlab_core::metrics::tables::{flow_table, link_table, series_columns, Column, TABLES};
+mod arrow;
+
+use arrow::ArrowTable;
+use fctlab_core::metrics::tables::{link_table, series_columns, FlowStream, TABLES};
 use fctlab_core::reference::ps::{max_min_fct, PsFlow};
 use fctlab_core::scenario::{self, RunInfo};
 use fctlab_core::units::Time;
@@ -37,6 +40,8 @@ struct Simulation {
     world: World,
     info: RunInfo,
     wall_s: f64,
+    /// The rows of the flows table handed over so far (`take_flows`).
+    flows: FlowStream,
 }
 
 #[pymethods]
@@ -47,7 +52,7 @@ impl Simulation {
         let (world, info) =
             scenario::build(scenario_json, Path::new(base_dir)).map_err(|e| ScenarioError::new_err(e.to_string()))?;
         scenario::refuse_in_simulation(&world).map_err(|e| ScenarioError::new_err(e.to_string()))?;
-        Ok(Simulation { world, info, wall_s: 0.0 })
+        Ok(Simulation { world, info, wall_s: 0.0, flows: FlowStream::default() })
     }
 
     /// Runs up to simulated time `t` seconds with the GIL released; True once the run is over.
@@ -77,26 +82,41 @@ impl Simulation {
         self.world.open_flows()
     }
 
-    /// The result tables as dicts of columns, plus run metadata.
+    /// The rows of the flows table that became final since the last call, in flow id order (an
+    /// `ArrowTable`), or None if there are none: the flows that retired (completed, sender
+    /// done) with every flow before them, and once the run is over every row left.
+    fn take_flows(&mut self, py: Python<'_>) -> Option<ArrowTable> {
+        let (world, info, flows) = (&self.world, &self.info, &mut self.flows);
+        let rows = py.detach(|| flows.take(world, info));
+        (!rows.is_empty()).then(|| ArrowTable::new(rows.into_columns()))
+    }
+
+    /// The result tables as Arrow tables, plus run metadata. The flows table holds the rows not
+    /// yet handed over by `take_flows` (every row if it was never called).
     fn results<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
-        results_dict(py, &self.world, &self.info, self.wall_s)
+        results_dict(py, &self.world, &self.info, self.wall_s, &self.flows)
     }
 }
 
-/// The result tables of a world as dicts of columns, plus run metadata.
-fn results_dict<'py>(py: Python<'py>, world: &World, info: &RunInfo, wall_s: f64) -> PyResult<Bound<'py, PyDict>> {
+/// The result tables of a world as Arrow tables (`ArrowTable`, `arrow.rs`), plus run metadata;
+/// the flows table from the first row `flows` has not handed over.
+fn results_dict<'py>(
+    py: Python<'py>,
+    world: &World,
+    info: &RunInfo,
+    wall_s: f64,
+    flows: &FlowStream,
+) -> PyResult<Bound<'py, PyDict>> {
     let out = PyDict::new(py);
-    let tables = [
-        ("flows", flow_table(world, info).into_columns()),
-        ("links", link_table(world, info).into_columns()),
-        ("series", series_columns(&world.series)),
-    ];
+    let tables = py.detach(|| {
+        [
+            ("flows", flows.rest(world, info).into_columns()),
+            ("links", link_table(world, info).into_columns()),
+            ("series", series_columns(&world.series)),
+        ]
+    });
     for (table, columns) in tables {
-        let d = PyDict::new(py);
-        for (name, column) in columns {
-            set_column(&d, name, column)?;
-        }
-        out.set_item(table, d)?;
+        out.set_item(table, Bound::new(py, ArrowTable::new(columns))?)?;
     }
 
     let c = &world.counters;
@@ -182,7 +202,7 @@ impl Emulation {
         let links = &self.world.links;
         let slowest =
             |path: &[u32]| path.iter().map(|&l| links[l as usize].rate.bps_f64()).fold(f64::INFINITY, f64::min);
-        self.world.records.iter().map(|r| slowest(&r.path)).filter(|r| r.is_finite()).fold(0.0, f64::max)
+        (0..self.world.records.len()).map(|f| slowest(self.world.path(f))).filter(|r| r.is_finite()).fold(0.0, f64::max)
     }
 
     /// Binds this process's socket to `ip` (any port) and prints `ready PORT`; returns the port.
@@ -270,7 +290,7 @@ impl Emulation {
 
     /// The result tables, as `Simulation.results`.
     fn results<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
-        results_dict(py, &self.world, &self.info, self.wall_s)
+        results_dict(py, &self.world, &self.info, self.wall_s, &FlowStream::default())
     }
 }
 
@@ -381,19 +401,6 @@ impl PyKernelLink {
     }
 }
 
-/// Puts one column into a table's dict as a Python list.
-fn set_column(d: &Bound<'_, PyDict>, name: &str, column: Column) -> PyResult<()> {
-    match column {
-        Column::U64(v) => d.set_item(name, v),
-        Column::I64(v) => d.set_item(name, v),
-        Column::F64(v) => d.set_item(name, v),
-        Column::OptF64(v) => d.set_item(name, v),
-        Column::Str(v) => d.set_item(name, v),
-        Column::Bool(v) => d.set_item(name, v),
-        Column::Ids(v) => d.set_item(name, v),
-    }
-}
-
 /// The result columns of every table: `{table: [(name, dtype, nullable), ...]}` (the core's
 /// list, `fctlab_core::metrics::tables::TABLES`).
 fn columns<'py>(py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
@@ -476,6 +483,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<Simulation>()?;
     m.add_class::<Emulation>()?;
     m.add_class::<PyKernelLink>()?;
+    m.add_class::<ArrowTable>()?;
     m.add_function(wrap_pyfunction!(ps_fct, m)?)?;
     m.add_function(wrap_pyfunction!(router_cost, m)?)?;
     m.add("ROUTER_LAWS", fctlab_core::qdisc::cost::LAWS.to_vec())?;

@@ -5,5 +5,5 @@ pub mod flows;
 pub mod series;
 pub mod tables;
 
-pub use flows::FlowRecord;
+pub use flows::{FlowRecord, PathInterner, Paths};
 pub use series::SeriesRecorder;

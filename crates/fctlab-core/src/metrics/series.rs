@@ -130,7 +130,9 @@ impl SeriesRecorder {
         &self.flows
     }
 
-    /// A flow with forward path `path` (link ids) has started.
+    /// A flow with forward path `path` (link ids) has started. (Once per flow: kept out of line,
+    /// away from the per-packet code that calls it.)
+    #[inline(never)]
     pub fn flow_started(&mut self, path: &[u32]) {
         for &l in path {
             if let Some(&k) = self.slot.get(l as usize) {
@@ -141,7 +143,9 @@ impl SeriesRecorder {
         }
     }
 
-    /// A flow with forward path `path` has completed (or, long-lived, stopped).
+    /// A flow with forward path `path` has completed (or, long-lived, stopped). (Out of line, as
+    /// `flow_started`.)
+    #[inline(never)]
     pub fn flow_ended(&mut self, path: &[u32]) {
         for &l in path {
             if let Some(&k) = self.slot.get(l as usize) {

@@ -187,7 +187,7 @@ pub fn build_spec(spec: &ScenarioSpec, base_dir: &Path) -> SpecResult<(World, Ru
     let mut memory = flows::flow_memory(spec.workload.len(), &arrivals)?;
     let planner =
         Planner { topo: &topo, routes: &routes, names: &nodes.names, profiles: &profiles.list, seed, duration };
-    let flows = planner.plan(&arrivals, &mut choice)?;
+    let flows = planner.plan(arrivals, &mut choice)?;
     flows.check_app_writes()?;
     losses::apply_losses(&spec.loss, &topo, &flows.plans, &profiles.list, &mut links, seed)?;
     let rate_changes = link_rates::schedule(&spec.link_rate, &topo, &mut links)?;
@@ -202,7 +202,18 @@ pub fn build_spec(spec: &ScenarioSpec, base_dir: &Path) -> SpecResult<(World, Ru
     let info = RunInfo::of(spec, &topo, nodes.names, profiles.labels);
     let is_host = topo.nodes.iter().map(|n| n.kind == NodeKind::Host).collect();
     let limits = RunLimits { duration, drain: spec.drain, max_time };
-    let mut world = World::new(links, is_host, routes, profiles.list, flows.plans, flows.records, limits, seed, series);
+    let mut world = World::new(
+        links,
+        is_host,
+        routes,
+        profiles.list,
+        flows.plans,
+        flows.records,
+        flows.paths,
+        limits,
+        seed,
+        series,
+    );
     world.schedule_rate_changes(rate_changes);
     Ok((world, info))
 }

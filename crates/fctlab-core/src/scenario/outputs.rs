@@ -101,7 +101,7 @@ fn sampled_flows(s: &SeriesSpec, records: &[FlowRecord], entries: usize) -> Spec
         records
             .iter()
             .enumerate()
-            .filter(|(id, r)| s.workloads.contains(&r.workload) && !listed.contains(&(*id as u32)))
+            .filter(|(id, r)| s.workloads.contains(&(r.workload as usize)) && !listed.contains(&(*id as u32)))
             .map(|(id, _)| id as u32),
     );
     Ok(out)
