@@ -194,6 +194,22 @@ struct ArrayPrivate {
     children_ptr: *mut *mut FfiArray,
 }
 
+/// Releases each child (schema or array) the consumer did not move out, and frees its box.
+///
+/// # Safety
+/// Each pointer is a box made by the export and not freed yet.
+unsafe fn free_children<T>(children: &[*mut T], release_of: impl Fn(&T) -> Option<unsafe extern "C" fn(*mut T)>) {
+    for &child in children {
+        // SAFETY: the caller's contract: a live box of the export.
+        unsafe {
+            if let Some(release) = release_of(&*child) {
+                release(child);
+            }
+            drop(Box::from_raw(child));
+        }
+    }
+}
+
 /// The schema's `release`: frees it and its children (those the consumer did not move out).
 unsafe extern "C" fn release_schema(schema: *mut FfiSchema) {
     // SAFETY: called by the consumer on a schema exported by `Node::schema` (or a struct moved
@@ -204,12 +220,7 @@ unsafe extern "C" fn release_schema(schema: *mut FfiSchema) {
             return;
         }
         let private = Box::from_raw(s.private_data.cast::<SchemaPrivate>());
-        for &child in &private.children {
-            if let Some(release) = (*child).release {
-                release(child);
-            }
-            drop(Box::from_raw(child));
-        }
+        free_children(&private.children, |c| c.release);
         s.release = None;
     }
 }
@@ -223,12 +234,7 @@ unsafe extern "C" fn release_array(array: *mut FfiArray) {
             return;
         }
         let private = Box::from_raw(a.private_data.cast::<ArrayPrivate>());
-        for &child in &private.children {
-            if let Some(release) = (*child).release {
-                release(child);
-            }
-            drop(Box::from_raw(child));
-        }
+        free_children(&private.children, |c| c.release);
         a.release = None;
     }
 }
