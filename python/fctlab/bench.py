@@ -164,6 +164,22 @@ def _millions(value: float | None) -> str:
     return "n/a" if value is None else f"{value / 1e6:.2f}"
 
 
+def _figure_cells(r: dict, ratio: str) -> tuple[str, ...]:
+    """One scenario's figures as the tables show them, from simulated s to base MB (`ratio`: the
+    sim s / wall s cell, which the terminal and Markdown tables round differently)."""
+    return (
+        f"{r['sim_s']:.2f}",
+        f"{r['wall_s']:.2f}",
+        ratio,
+        f"{r['hops_per_s'] / 1e6:.2f}",
+        f"{r['events_per_s'] / 1e6:.2f}",
+        _millions(r.get("hops_per_cpu_s")),
+        str(r["flows"]),
+        f"{r['peak_rss_mb']:.0f}",
+        f"{r['baseline_rss_mb']:.0f}",
+    )
+
+
 def format_table(rows: list[dict]) -> str:
     """A plain-text table of benchmark rows (with instructions per packet-hop when counted)."""
     head = ("scenario", "sim s", "wall s", "sim s/wall s", "M hops/s", "M events/s")
@@ -173,18 +189,7 @@ def format_table(rows: list[dict]) -> str:
         head += ("instr/hop",)
     lines = [head]
     for r in rows:
-        line = (
-            r["name"],
-            f"{r['sim_s']:.2f}",
-            f"{r['wall_s']:.2f}",
-            f"{r['sim_s_per_wall_s']:.2f}",
-            f"{r['hops_per_s'] / 1e6:.2f}",
-            f"{r['events_per_s'] / 1e6:.2f}",
-            _millions(r.get("hops_per_cpu_s")),
-            str(r["flows"]),
-            f"{r['peak_rss_mb']:.0f}",
-            f"{r['baseline_rss_mb']:.0f}",
-        )
+        line = (r["name"], *_figure_cells(r, f"{r['sim_s_per_wall_s']:.2f}"))
         if counted:
             ipp = r.get("instructions_per_hop")
             line += ("n/a" if ipp is None else f"{ipp:.0f}",)
@@ -689,15 +694,7 @@ def history_markdown(history: list[dict], source: str = "history.jsonl") -> str:
                 cells = [
                     str(i),
                     str(e.get("commit", "?")),
-                    f"{s['sim_s']:.2f}",
-                    f"{s['wall_s']:.2f}",
-                    _fixed(s["sim_s_per_wall_s"]),
-                    f"{s['hops_per_s'] / 1e6:.2f}",
-                    f"{s['events_per_s'] / 1e6:.2f}",
-                    _millions(s.get("hops_per_cpu_s")),
-                    str(s["flows"]),
-                    f"{s['peak_rss_mb']:.0f}",
-                    f"{s['baseline_rss_mb']:.0f}",
+                    *_figure_cells(s, _fixed(s["sim_s_per_wall_s"])),
                     "n/a" if ipp is None else f"{ipp:.0f}",
                 ]
                 out.append("| " + " | ".join(cells) + " |")
