@@ -223,7 +223,7 @@ impl Routes {
 
         let mut base = vec![NOT_A_HOST; groups.anchors.len()];
         let mut entries: Vec<u32> = Vec::with_capacity(rows * cols);
-        let mut lists = Lists::default();
+        let mut lists = Lists { recent: vec![NO_HOP; n], ..Lists::default() };
         let mut candidates: Vec<u32> = Vec::new();
         let mut dist = vec![UNREACHED; n];
         // Towards a router anchor the distances are those towards each host behind it less the
@@ -249,7 +249,7 @@ impl Routes {
                         }
                     }
                 }
-                entries.push(lists.entry(&candidates));
+                entries.push(lists.entry(v, &candidates));
             }
         }
         let dest = (0..n)
@@ -411,11 +411,14 @@ struct Lists {
     ids: std::collections::HashMap<Vec<u32>, Entry>,
     lists: Vec<(u32, u32)>,
     hops: Vec<u32>,
+    /// Per node: the list its last entry named (a node offers the same list to most
+    /// destinations, so it is checked before the list is hashed).
+    recent: Vec<Entry>,
 }
 
 impl Lists {
-    /// The entry for these candidates.
-    fn entry(&mut self, candidates: &[u32]) -> Entry {
+    /// The entry for the candidates at `node`.
+    fn entry(&mut self, node: usize, candidates: &[u32]) -> Entry {
         match candidates {
             [] => NO_HOP,
             &[l] => {
@@ -423,7 +426,12 @@ impl Lists {
                 l
             }
             many => {
+                let recent = self.recent[node];
+                if recent != NO_HOP && self.list(recent) == many {
+                    return recent;
+                }
                 if let Some(&id) = self.ids.get(many) {
+                    self.recent[node] = id;
                     return id;
                 }
                 let a = self.hops.len() as u32;
@@ -433,9 +441,16 @@ impl Lists {
                     LIST | u32::try_from(self.lists.len()).ok().filter(|&i| i < LIST).expect("routing: 2^31 lists");
                 self.lists.push((a, b));
                 self.ids.insert(many.to_vec(), id);
+                self.recent[node] = id;
                 id
             }
         }
+    }
+
+    /// The candidates of list `id`.
+    fn list(&self, id: Entry) -> &[u32] {
+        let (a, b) = self.lists[(id & !LIST) as usize];
+        &self.hops[a as usize..b as usize]
     }
 }
 
