@@ -11,13 +11,17 @@
 //! - `--build-only`: build the scenario and stop before its first event (the instructions of
 //!   the build, to subtract from a run's).
 //! - `--json`: print the figures as one JSON object instead of the line of text.
+//! - `--partitions N`, `--threads T`: run the world cut into N partitions on T threads
+//!   (default: the scenario's `parallel` table, else one partition).
 
 use fctlab_core::scenario;
 use fctlab_core::units::Time;
+use fctlab_core::world::parallel::Engine;
 use std::path::PathBuf;
 use std::time::Instant;
 
-const USAGE: &str = "usage: run_json SCENARIO.json [--base DIR] [--max-hops N] [--build-only] [--json]";
+const USAGE: &str =
+    "usage: run_json SCENARIO.json [--base DIR] [--max-hops N] [--build-only] [--json] [--partitions N] [--threads T]";
 
 struct Args {
     path: String,
@@ -25,6 +29,8 @@ struct Args {
     max_hops: Option<u64>,
     build_only: bool,
     json: bool,
+    partitions: Option<usize>,
+    threads: Option<usize>,
 }
 
 fn usage_error(msg: &str) -> ! {
@@ -33,7 +39,15 @@ fn usage_error(msg: &str) -> ! {
 }
 
 fn parse_args() -> Args {
-    let mut args = Args { path: String::new(), base: None, max_hops: None, build_only: false, json: false };
+    let mut args = Args {
+        path: String::new(),
+        base: None,
+        max_hops: None,
+        build_only: false,
+        json: false,
+        partitions: None,
+        threads: None,
+    };
     let mut it = std::env::args().skip(1);
     let mut path = None;
     while let Some(a) = it.next() {
@@ -45,6 +59,14 @@ fn parse_args() -> Args {
             "--max-hops" => match it.next().map(|n| n.parse::<u64>()) {
                 Some(Ok(n)) if n > 0 => args.max_hops = Some(n),
                 _ => usage_error("--max-hops needs a whole number >= 1"),
+            },
+            "--partitions" => match it.next().map(|n| n.parse::<usize>()) {
+                Some(Ok(n)) if n > 0 => args.partitions = Some(n),
+                _ => usage_error("--partitions needs a whole number >= 1"),
+            },
+            "--threads" => match it.next().map(|n| n.parse::<usize>()) {
+                Some(Ok(n)) if n > 0 => args.threads = Some(n),
+                _ => usage_error("--threads needs a whole number >= 1"),
             },
             "--build-only" => args.build_only = true,
             "--json" => args.json = true,
@@ -74,8 +96,17 @@ fn main() {
         let parent = std::path::Path::new(path).parent().unwrap_or(std::path::Path::new("."));
         parent.to_path_buf()
     });
-    let (mut world, _) = match scenario::build(&json, &base) {
+    let (world, info) = match scenario::build(&json, &base) {
         Ok(w) => w,
+        Err(e) => {
+            eprintln!("error: {e}");
+            std::process::exit(2);
+        }
+    };
+    let partitions = args.partitions.unwrap_or(info.partitions);
+    let threads = args.threads.or(info.threads).unwrap_or(partitions);
+    let mut engine = match Engine::new(world, partitions, threads) {
+        Ok(e) => e,
         Err(e) => {
             eprintln!("error: {e}");
             std::process::exit(2);
@@ -87,12 +118,12 @@ fn main() {
     let mut finished = false;
     if !args.build_only {
         loop {
-            if world.run_until(t) {
+            if engine.run_until(t) {
                 finished = true;
                 break;
             }
-            max_pending = max_pending.max(world.pending_events());
-            if args.max_hops.is_some_and(|n| world.counters.packet_hops >= n) {
+            max_pending = max_pending.max(engine.world().pending_events());
+            if args.max_hops.is_some_and(|n| engine.packet_hops() >= n) {
                 break;
             }
             t += Time::from_ms(10);
@@ -102,8 +133,12 @@ fn main() {
         eprintln!("largest event queue seen: {max_pending}");
     }
     let wall = t0.elapsed().as_secs_f64();
-    let hops = world.counters.packet_hops;
-    let sim = world.now().as_secs_f64();
+    if let Some(s) = engine.parallel_stats().filter(|_| std::env::var_os("FCTLAB_DEBUG").is_some()) {
+        eprintln!("{s:?}");
+    }
+    let hops = engine.packet_hops();
+    let sim = engine.now().as_secs_f64();
+    let world = engine.world();
     if args.json {
         let out = serde_json::json!({
             "sim_s": sim,

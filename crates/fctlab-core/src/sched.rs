@@ -1,8 +1,24 @@
 //! The event queue, keyed by (time, insertion order).
 //!
 //! Ties in time are served first-in first-out, so a run never depends on heap internals.
+//!
+//! A partitioned run ([`crate::world::parallel`]) adds two things, unused by a run on one
+//! partition: packets that a link hands to another partition wait in [`Scheduler::exports`]
+//! until the partitions exchange them, and the arrival events of a link that comes in from
+//! another partition are keyed by (time, link id) instead of by insertion order
+//! ([`Scheduler::push_import`]). Their insertion order would depend on when the partitions
+//! exchanged packets, which depends on the threads' timing; the link id does not. Local
+//! insertion numbers start at 2^32, above every link id, so such an arrival goes first among
+//! events at the same time, and a run without imported links orders its events as before.
 
+use crate::net::packet::Packet;
 use crate::units::Time;
+
+/// The first insertion number of local events: every link id is below it.
+const LOCAL_SEQ0: u64 = 1 << 32;
+
+/// A packet handed to another partition: (arrival time at the far end, link id, packet).
+pub type Export = (Time, u32, Packet);
 
 /// What happens when an event fires. Small and `Copy`: the heap moves these around a lot.
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
@@ -43,6 +59,8 @@ pub struct Scheduler {
     far: Radix,
     seq: u64,
     popped: u64,
+    /// Packets put on links that lead to another partition (partitioned runs only).
+    pub exports: Vec<Export>,
 }
 
 impl Default for Scheduler {
@@ -54,7 +72,30 @@ impl Default for Scheduler {
 impl Scheduler {
     /// An empty queue.
     pub fn new() -> Scheduler {
-        Scheduler { near: QuadHeap::default(), far: Radix::new(), seq: 0, popped: 0 }
+        Scheduler { near: QuadHeap::default(), far: Radix::new(), seq: LOCAL_SEQ0, popped: 0, exports: Vec::new() }
+    }
+
+    /// Schedules the arrival of the head packet of link `link`, which comes in from another
+    /// partition, keyed by the link id (see the module doc).
+    #[inline]
+    pub fn push_import(&mut self, time: Time, link: u32) {
+        self.near.push(Entry { time, seq: link as u64, event: Event::LinkArrival(link) });
+    }
+
+    /// Hands `pkt`, arriving at the far end of `link` at `at`, to the partition there.
+    #[inline]
+    pub fn export(&mut self, at: Time, link: u32, pkt: Packet) {
+        self.exports.push((at, link, pkt));
+    }
+
+    /// Time of the earliest pending link event (arrival or serializer free), if any.
+    pub fn peek_near_time(&mut self) -> Option<Time> {
+        self.near.peek().map(|e| e.time)
+    }
+
+    /// Counts `n` events as processed (a merged run reports its partitions' sum).
+    pub fn add_popped(&mut self, n: u64) {
+        self.popped += n;
     }
 
     /// Schedules `event` at `time` (not earlier than the last event popped).

@@ -120,6 +120,8 @@ pub struct Link {
     has_scripted: bool,
     /// `loss` is set.
     lossy: bool,
+    /// Where the far end is, in a partitioned run.
+    role: Role,
     /// The output port.
     pub port: Port,
     /// Counters.
@@ -132,6 +134,20 @@ pub struct Link {
     old_rate_until: Time,
     loss: Option<(f64, Rng)>,
     scripted: Vec<ScriptedDrop>,
+}
+
+/// Which side of a link a partition holds ([`crate::world::parallel`]). A run on one partition
+/// has only [`Role::Whole`] links.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum Role {
+    /// Both ends: the port, the wire and the far end's arrivals.
+    Whole,
+    /// The port and the serializer; a packet put on the wire is handed to the partition at the
+    /// far end ([`Scheduler::export`]) instead of entering `inflight`.
+    Export,
+    /// The far end only: packets come in through [`Link::import`], and their arrival events
+    /// are keyed by link id ([`Scheduler::push_import`]).
+    Import,
 }
 
 /// Drop the `transmission`-th crossing of one data segment (tests and walk-throughs).
@@ -159,6 +175,7 @@ impl Link {
             free_pending: false,
             has_scripted: false,
             lossy: false,
+            role: Role::Whole,
             inflight: VecDeque::new(),
             loss: None,
             scripted: Vec::new(),
@@ -304,6 +321,10 @@ impl Link {
             return;
         }
         let at = done + self.delay;
+        if self.role == Role::Export {
+            sched.export(at, id, pkt);
+            return;
+        }
         if self.inflight.is_empty() {
             sched.push(at, Event::LinkArrival(id));
         }
@@ -390,9 +411,42 @@ impl Link {
         // The event exists only while something is in flight.
         let (_, pkt) = self.inflight.pop_front().expect("arrival event without a packet in flight");
         if let Some(&(at, _)) = self.inflight.front() {
-            sched.push(at, Event::LinkArrival(id));
+            if self.role == Role::Import {
+                sched.push_import(at, id);
+            } else {
+                sched.push(at, Event::LinkArrival(id));
+            }
         }
         pkt
+    }
+
+    /// A packet put on this link in another partition, arriving here at `at` (an
+    /// [`Role::Import`] link; packets of one link come in their order on the wire).
+    pub fn import(&mut self, id: u32, at: Time, pkt: Packet, sched: &mut Scheduler) {
+        debug_assert_eq!(self.role, Role::Import);
+        if self.inflight.is_empty() {
+            sched.push_import(at, id);
+        }
+        self.inflight.push_back((at, pkt));
+    }
+
+    /// Sets which side of the link this copy holds.
+    pub fn set_role(&mut self, role: Role) {
+        self.role = role;
+    }
+
+    /// The far end's copy of a link a partition held whole otherwise: its packets still on
+    /// the wire join this copy (after a partitioned run, this copy holds the port and counters).
+    pub fn join_far_end(&mut self, far: &mut Link) {
+        debug_assert!(self.inflight.is_empty());
+        std::mem::swap(&mut self.inflight, &mut far.inflight);
+        self.role = Role::Whole;
+    }
+
+    /// An empty stand-in with this link's ends, rate and delay, for a partition that holds
+    /// neither end (or the far end only, see [`Role::Import`]).
+    pub fn stand_in(&self) -> Link {
+        Link::new(self.from, self.to, self.rate, self.delay, Port::Fifo(FifoSchedule::new(Limit::Packets(0))))
     }
 
     /// Asks the CPU to fetch the head packet in flight into cache, ahead of its arrival event:
@@ -484,7 +538,12 @@ mod tests {
     fn what_a_packet_reads_is_in_the_first_three_cache_lines() {
         use std::mem::offset_of;
         assert_eq!(std::mem::align_of::<Link>(), 64);
-        assert!(offset_of!(Link, lossy) < 64 && offset_of!(Link, to) < 64 && offset_of!(Link, inflight) < 64);
+        assert!(
+            offset_of!(Link, lossy) < 64
+                && offset_of!(Link, role) < 64
+                && offset_of!(Link, to) < 64
+                && offset_of!(Link, inflight) < 64
+        );
         assert!(offset_of!(Link, port) + std::mem::size_of::<Port>() <= 128, "the port (a FIFO inline) in line 2");
         assert!(offset_of!(Link, stats) + offset_of!(LinkStats, last_change) + 8 <= 192, "the counters in line 3");
     }

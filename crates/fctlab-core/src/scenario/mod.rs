@@ -117,6 +117,22 @@ pub struct ScenarioSpec {
     /// Optional outputs.
     #[serde(default)]
     pub output: OutputSpec,
+    /// Run the network cut into partitions on several cores.
+    #[serde(default)]
+    pub parallel: Option<ParallelSpec>,
+}
+
+/// One run on several cores ([`crate::world::parallel`]): the network is cut into `partitions`,
+/// which define the run's results; `threads` only share them out, and any number gives the
+/// same bytes.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ParallelSpec {
+    /// Partitions the network is cut into (1: the whole world, as without this table).
+    pub partitions: u32,
+    /// Threads that run them (default: one per partition, at most one per core).
+    #[serde(default)]
+    pub threads: Option<u32>,
 }
 
 /// Routing options.
@@ -148,6 +164,10 @@ pub struct RunInfo {
     pub duration: Time,
     /// Scenario seed.
     pub seed: u64,
+    /// Partitions the run is cut into (`parallel.partitions`, 1 without it).
+    pub partitions: usize,
+    /// Threads asked for (`parallel.threads`).
+    pub threads: Option<usize>,
 }
 
 /// Parses a scenario from JSON; errors name the field path.
@@ -215,6 +235,13 @@ pub fn build_spec(spec: &ScenarioSpec, base_dir: &Path) -> SpecResult<(World, Ru
         series,
     );
     world.schedule_rate_changes(rate_changes);
+    if let Some(p) = &spec.parallel {
+        if p.threads == Some(0) {
+            return Err(SpecError::new("parallel.threads", "expected a whole number >= 1, got 0"));
+        }
+        // The cut is checked here, so that validating a scenario finds what running it would.
+        world.partition(p.partitions as usize).map_err(|e| SpecError::new(e.field, e.msg))?;
+    }
     Ok((world, info))
 }
 
@@ -262,6 +289,8 @@ impl RunInfo {
             measure_from: spec.measure_from.map_or(Time::ZERO, |t| t.0),
             duration: spec.duration.0,
             seed: spec.seed,
+            partitions: spec.parallel.as_ref().map_or(1, |p| p.partitions as usize),
+            threads: spec.parallel.as_ref().and_then(|p| p.threads).map(|t| t as usize),
         }
     }
 }

@@ -37,6 +37,9 @@ use crate::transport::tcp::{TcpConfig, TcpReceiver, TcpSender};
 use crate::transport::{Endpoint, FlowAddr};
 use crate::units::{Rate, Time};
 
+pub mod parallel;
+mod partition;
+
 /// How the flows of one workload entry are carried.
 // A run has one profile per transport, read when a flow starts: the paced variant's size (its
 // TCP fallback and receiver configs) costs nothing worth a box.
@@ -177,7 +180,10 @@ pub struct World {
     pub records: Vec<FlowRecord>,
     /// The flows' forward paths, which the records index.
     paths: Paths,
-    open_flows: usize,
+    /// Flows started less flows completed or stopped. In a partition of a partitioned run, the
+    /// flows started here less those completed here: a flow starts at its source's partition
+    /// and completes at its destination's, so only the sum over partitions means anything.
+    open_flows: i64,
     limits: RunLimits,
     seed: u64,
     out: Vec<Packet>,
@@ -194,6 +200,8 @@ pub struct World {
     /// wait in `egress`, flows are not started here, and the run ends when the driver says so.
     external: bool,
     egress: Vec<Packet>,
+    /// This world is one partition of a partitioned run ([`parallel`]); None for a whole world.
+    part: Option<Box<parallel::Part>>,
 }
 
 impl World {
@@ -249,6 +257,7 @@ impl World {
             next_rate_change: 0,
             external: false,
             egress: Vec::new(),
+            part: None,
         }
     }
 
@@ -302,7 +311,14 @@ impl World {
 
     /// Flows started and not yet complete (long-lived flows count until their stop).
     pub fn open_flows(&self) -> usize {
-        self.open_flows
+        self.open_flows.max(0) as usize
+    }
+
+    /// Whether node `n` is simulated by this world: always, unless it is a partition of a
+    /// partitioned run and `n` belongs to another.
+    #[inline]
+    fn is_local(&self, n: usize) -> bool {
+        self.part.as_ref().is_none_or(|p| p.is_local(n))
     }
 
     /// Whether flow `f`'s record is final, so that its row of the flows table can be handed over
@@ -523,14 +539,23 @@ impl World {
                 self.sched.push(t, Event::Timer { flow: f as u32, side: side as u8 });
             }
         }
+        let plan = &self.plans[f];
+        // A partition holds one side of a flow whose ends it does not both hold; the source's
+        // partition stops a long-lived flow, and retires a finite one when its sender is done
+        // (every byte acknowledged: the receiver, elsewhere, has completed).
+        let (src_here, dst_here) = match &self.part {
+            None => (true, true),
+            Some(p) => (p.is_local(plan.src), p.is_local(plan.dst)),
+        };
         let rec = &mut self.records[f];
         if rec.finish.is_none() {
             if let Some(t) = a.receiver.completed_at() {
                 rec.finish = Some(t);
                 self.open_flows -= 1;
                 self.series.flow_ended(self.paths.get(rec.path));
-            } else if self.plans[f].size.is_none()
-                && self.now >= self.plans[f].stop.unwrap_or(self.limits.duration)
+            } else if plan.size.is_none()
+                && src_here
+                && self.now >= plan.stop.unwrap_or(self.limits.duration)
                 && !rec.stopped
             {
                 // A long-lived flow without `stop` stops at the duration, as its application does.
@@ -539,7 +564,8 @@ impl World {
                 self.series.flow_ended(self.paths.get(rec.path));
             }
         }
-        if rec.finish.is_some() && a.sender.is_done() {
+        let receiver_done = rec.finish.is_some() || (!dst_here && plan.size.is_some());
+        if src_here && receiver_done && a.sender.is_done() {
             self.retire(f);
         }
     }
@@ -551,16 +577,28 @@ impl World {
         }
     }
 
+    /// The flow id of the `i`-th flow this world starts: every planned flow in order, or in a
+    /// partition, those with an end there.
+    #[inline]
+    fn plan_id(&self, i: usize) -> Option<usize> {
+        match &self.part {
+            None => (i < self.plans.len()).then_some(i),
+            Some(p) => p.flows.get(i).map(|&f| f as usize),
+        }
+    }
+
     fn start_next_flow(&mut self) {
         let now = self.now;
-        while self.next_plan < self.plans.len() && self.plans[self.next_plan].start <= now {
-            let f = self.next_plan;
+        while let Some(f) = self.plan_id(self.next_plan).filter(|&f| self.plans[f].start <= now) {
             self.next_plan += 1;
             let plan = &self.plans[f];
             let addr = flow_addr(f, plan, self.seed);
             let sender = new_sender(plan, &self.profiles[plan.profile], addr, plan.start, self.limits.duration);
             let receiver = new_receiver(plan, &self.profiles[plan.profile], addr, plan.size);
             self.active[f] = Some(Box::new(Active { sender, receiver, armed: [None, None] }));
+            if !self.is_local(plan.src) {
+                continue; // the receiver's side of a flow sent from another partition
+            }
             self.open_flows += 1;
             self.series.flow_started(self.paths.get(self.records[f].path));
             let mut out = std::mem::take(&mut self.out);
@@ -570,8 +608,8 @@ impl World {
             self.after_endpoint(f, 0, &mut out);
             self.out = out;
         }
-        if let Some(p) = self.plans.get(self.next_plan) {
-            self.sched.push(p.start, Event::FlowStart);
+        if let Some(f) = self.plan_id(self.next_plan) {
+            self.sched.push(self.plans[f].start, Event::FlowStart);
         }
     }
 

@@ -1,0 +1,170 @@
+//! A run cut into partitions (`parallel`, `world::parallel`): the same bytes on any number of
+//! threads, every packet accounted for, and clear errors for what it cannot run.
+
+mod common;
+
+use fctlab_core::scenario;
+use fctlab_core::world::parallel::Engine;
+use fctlab_core::world::World;
+use serde_json::{json, Value};
+use std::fmt::Write;
+use std::path::Path;
+
+/// A k = 4 fat tree with ECMP and short buffers under Poisson arrivals: drops, retransmissions,
+/// flows between and within pods. `queue` runs every router port, `transport` every flow.
+fn fat_tree(queue: Value, transport: Value, duration: &str) -> Value {
+    json!({
+        "seed": 3,
+        "duration": duration,
+        "topology": {"kind": "fat_tree", "k": 4, "rate": "1Gbps", "delay": "50us"},
+        "routing": {"ecmp": true},
+        "queues": {"router": queue},
+        "transport": transport,
+        "workload": [{"kind": "poisson", "load": 0.5, "sizes": {"kind": "cdf", "name": "rc3-internet"}}],
+    })
+}
+
+fn tcp() -> Value {
+    fat_tree(json!({"kind": "droptail", "limit_packets": 8}), json!({"iw": 10, "min_rto": "2ms"}), "0.05s")
+}
+
+/// RCP routers: every port a discipline (serializer-free events), with a periodic tick.
+fn rcp() -> Value {
+    fat_tree(json!({"kind": "rcp", "limit": "200KB"}), json!({"protocol": "rcp"}), "0.05s")
+}
+
+/// Runs `scenario` cut into `partitions` on `threads` threads, to the end.
+fn run(scenario: &Value, partitions: usize, threads: usize) -> World {
+    let (world, _) = scenario::build(&scenario.to_string(), Path::new(".")).unwrap_or_else(|e| panic!("{e}"));
+    let mut engine = Engine::new(world, partitions, threads).unwrap_or_else(|e| panic!("{e}"));
+    // Steps of 7 ms, as a caller showing progress would: the results must not depend on them.
+    let mut t = fctlab_core::units::Time::ZERO;
+    while !engine.run_until(t) {
+        t += fctlab_core::units::Time::from_ms(7);
+    }
+    engine.into_world()
+}
+
+/// Everything a run's tables are made of, as text.
+fn digest(w: &World) -> String {
+    let mut s = String::new();
+    writeln!(s, "now {:?} events {} {:?}", w.now(), w.events(), w.counters).unwrap();
+    for r in &w.records {
+        writeln!(s, "{r:?}").unwrap();
+    }
+    for l in &w.links {
+        writeln!(s, "{:?} {:?}", l.stats, l.packets_inside()).unwrap();
+    }
+    s
+}
+
+fn same_on_every_thread_count(scenario: &Value) {
+    let one = digest(&run(scenario, 4, 1));
+    assert!(one.lines().count() > 100, "a run with something in it");
+    for threads in [2, 4, 2] {
+        let other = digest(&run(scenario, 4, threads));
+        if other != one {
+            let line = one.lines().zip(other.lines()).position(|(a, b)| a != b);
+            panic!("{threads} threads differ from one, first at line {line:?}");
+        }
+    }
+}
+
+/// The acceptance of a partitioned run: 4 partitions on 1, 2 and 4 threads give the same bytes
+/// (flow records, link counters, run counters, time, events).
+#[test]
+fn tcp_on_four_partitions_gives_the_same_bytes_on_one_two_and_four_threads() {
+    same_on_every_thread_count(&tcp());
+}
+
+#[test]
+fn rcp_on_four_partitions_gives_the_same_bytes_on_one_two_and_four_threads() {
+    same_on_every_thread_count(&rcp());
+}
+
+/// Packets handed between partitions are neither lost nor doubled: every flow completes, every
+/// byte arrives, and sent = delivered + dropped with the network empty at the end.
+#[test]
+fn a_partitioned_run_completes_every_flow_and_conserves_packets() {
+    let w = run(&tcp(), 4, 2);
+    assert!(w.records.len() > 100, "{} flows", w.records.len());
+    assert!(w.records.iter().all(|r| r.finish.is_some()), "every flow completes");
+    assert!(w.records.iter().all(|r| Some(r.delivered) == r.size), "every byte is delivered");
+    let c = &w.counters;
+    assert!(c.dropped_pkts > 0, "the buffers must overflow for the test to mean something");
+    assert!(w.records.iter().any(|r| r.retx_bytes > 0));
+    assert_eq!(w.packets_in_network(), (0, 0), "the network is empty at the end");
+    assert_eq!(c.sent_pkts, c.delivered_pkts + c.dropped_pkts);
+    assert_eq!(c.sent_bytes, c.delivered_bytes + c.dropped_bytes);
+    let link_drops: u64 = w.links.iter().map(|l| l.stats.drops_pkts + l.stats.lost_pkts).sum();
+    assert_eq!(link_drops, c.dropped_pkts, "every drop happens at some link");
+    let hops: u64 = w.links.iter().map(|l| l.stats.pkts_sent - l.stats.lost_pkts).sum();
+    assert_eq!(hops, c.packet_hops, "every packet put on a link arrives at its far end");
+}
+
+/// Four partitions differ from the whole world only where the module doc says (ties, late
+/// packets of finished flows, the end of the epoch): without drops, where a changed tie cannot
+/// turn into a different loss and a timeout, the same flows finish in nearly the same time.
+/// (With drops, as in [`tcp`], a changed tie changes which packet a full buffer drops, and the
+/// mean FCT of a run of 200 flows moves by as much as a change of seed moves it.)
+#[test]
+fn four_partitions_stay_close_to_the_whole_world() {
+    let s = fat_tree(json!({"kind": "droptail"}), json!({"iw": 10}), "0.05s");
+    let whole = run(&s, 1, 1);
+    let cut = run(&s, 4, 2);
+    assert_eq!(whole.records.len(), cut.records.len());
+    assert!(whole.records.len() > 100);
+    assert_eq!(whole.counters.dropped_pkts + cut.counters.dropped_pkts, 0);
+    let fct = |w: &World, i: usize| w.records[i].fct().unwrap().as_secs_f64();
+    let n = whole.records.len();
+    let mean = |w: &World| (0..n).map(|i| fct(w, i)).sum::<f64>() / n as f64;
+    let (a, b) = (mean(&whole), mean(&cut));
+    assert!((a - b).abs() < 0.01 * a, "mean FCT {a} s whole, {b} s in four partitions");
+    let close = (0..n).filter(|&i| (fct(&whole, i) - fct(&cut, i)).abs() <= 0.01 * fct(&whole, i)).count();
+    assert!(close * 10 >= n * 9, "{close} of {n} flows within 1% of their FCT in the whole world");
+    let (ha, hb) = (whole.counters.packet_hops as f64, cut.counters.packet_hops as f64);
+    assert!((ha - hb).abs() < 0.001 * ha, "packet-hops {ha} whole, {hb} in four partitions");
+}
+
+fn build_err(s: &Value) -> String {
+    match scenario::build(&s.to_string(), Path::new(".")) {
+        Ok(_) => panic!("expected an error"),
+        Err(e) => e.to_string(),
+    }
+}
+
+/// A link of zero delay still takes a packet's serialization to cross, so a cut through such
+/// links allows a lookahead of the smallest packet's wire time at the fastest rate.
+#[test]
+fn a_cut_through_links_without_delay_looks_ahead_by_the_smallest_packets_wire_time() {
+    let mut s = tcp();
+    s["topology"]["delay"] = json!("0us");
+    let (world, _) = scenario::build(&s.to_string(), Path::new(".")).unwrap_or_else(|e| panic!("{e}"));
+    let engine = Engine::new(world, 2, 1).unwrap_or_else(|e| panic!("{e}"));
+    let header = 40; // TCP's header and a pure ACK's wire size, in bytes
+    let lookahead = engine.parallel_stats().expect("a partitioned run").lookahead;
+    assert_eq!(lookahead, fctlab_core::units::Time(header * 8 * 1000), "{header} B at 1 Gb/s");
+}
+
+#[test]
+fn time_series_and_partitions_are_refused_naming_the_field() {
+    let mut s = tcp();
+    s["parallel"] = json!({"partitions": 2});
+    s["output"] = json!({"series": {"interval": "1ms", "flows": [0]}});
+    let e = build_err(&s);
+    assert!(e.contains("parallel.partitions") && e.contains("output.series"), "{e}");
+    // One partition is the whole world, which records series.
+    s["parallel"] = json!({"partitions": 1});
+    common::world(&s);
+}
+
+#[test]
+fn zero_partitions_or_threads_are_refused() {
+    let mut s = tcp();
+    s["parallel"] = json!({"partitions": 0});
+    let e = build_err(&s);
+    assert!(e.contains("parallel.partitions") && e.contains("got 0"), "{e}");
+    s["parallel"] = json!({"partitions": 2, "threads": 0});
+    let e = build_err(&s);
+    assert!(e.contains("parallel.threads") && e.contains("got 0"), "{e}");
+}
