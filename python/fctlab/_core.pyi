@@ -43,8 +43,9 @@ class Simulation:
     open_flows: int
     """Flows started and not yet complete (long-lived flows count until they stop)."""
 
-    def __init__(self, scenario_json: str, base_dir: str) -> None:
-        """Validates and builds; raises ScenarioError. Relative paths start at base_dir."""
+    def __init__(self, scenario_json: str, base_dir: str, threads: int | None = None) -> None:
+        """Validates and builds; raises ScenarioError. Relative paths start at base_dir. `threads`
+        runs a scenario cut into partitions (`parallel`) on that many threads (same results)."""
     def run_until(self, t: float) -> bool:
         """Advances to simulated time t (s) with the GIL released; True once finished."""
     def take_flows(self) -> ArrowTable | None:

@@ -71,6 +71,16 @@ def _seconds(text: str) -> float:
     return s
 
 
+def _threads(text: str) -> int:
+    try:
+        n = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a whole number >= 1, got {text!r}") from None
+    if n < 1:
+        raise argparse.ArgumentTypeError(f"expected a whole number >= 1, got {n}")
+    return n
+
+
 def _out_dir(text: str) -> str:
     # An empty -o would write into the current directory, mixing results with whatever is there.
     if not text.strip():
@@ -98,6 +108,13 @@ def _parser() -> argparse.ArgumentParser:
     scenario_args(r)
     r.add_argument("-o", "--out", required=True, type=_out_dir, metavar="OUT", help="results directory")
     r.add_argument("-q", "--quiet", action="store_true", help="no progress bar, no summary")
+    r.add_argument(
+        "--threads",
+        type=_threads,
+        metavar="N",
+        help="threads for a scenario cut into partitions (its [parallel] table); the results are the same on "
+        "any number (default: the table's threads, else one per partition up to the cores)",
+    )
     r.set_defaults(func=cmd_run)
 
     e = sub.add_parser(
@@ -243,7 +260,12 @@ def cmd_run(args: argparse.Namespace) -> int:
 
     out = Path(args.out)
     result = run_to(
-        args.scenario, out, seed=args.seed, overrides=_overrides(args.sets), progress=_progress_wanted(args.quiet)
+        args.scenario,
+        out,
+        seed=args.seed,
+        overrides=_overrides(args.sets),
+        progress=_progress_wanted(args.quiet),
+        threads=args.threads,
     )
     if not args.quiet:
         print(format_summary(result.summary))

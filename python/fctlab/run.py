@@ -71,11 +71,21 @@ def prepare(
 
 
 def build(
-    scenario: ScenarioLike, *, seed: int | None = None, overrides: Mapping[str, Any] | None = None
+    scenario: ScenarioLike,
+    *,
+    seed: int | None = None,
+    overrides: Mapping[str, Any] | None = None,
+    threads: int | None = None,
 ) -> tuple[Any, dict]:
-    """Validates and builds a core Simulation without running it; returns (simulation, spec)."""
+    """Validates and builds a core Simulation without running it; returns (simulation, spec).
+    `threads` runs a scenario cut into partitions (its `parallel` table) on that many threads
+    instead of the table's `threads`; the results are the same on any number."""
     spec, base_dir = prepare(scenario, seed=seed, overrides=overrides)
-    return core().Simulation(json.dumps(spec), base_dir), spec
+    if threads is None:
+        return core().Simulation(json.dumps(spec), base_dir), spec
+    if isinstance(threads, bool) or not isinstance(threads, int) or threads < 1:
+        raise ScenarioError(f"threads: expected a whole number >= 1, got {threads!r}")
+    return core().Simulation(json.dumps(spec), base_dir, threads), spec
 
 
 def run(
@@ -84,9 +94,11 @@ def run(
     seed: int | None = None,
     overrides: Mapping[str, Any] | None = None,
     progress: bool = False,
+    threads: int | None = None,
 ) -> Result:
-    """Runs a scenario (path to TOML/JSON, or dict) to completion and returns its Result."""
-    sim, spec = build(scenario, seed=seed, overrides=overrides)
+    """Runs a scenario (path to TOML/JSON, or dict) to completion and returns its Result
+    (`threads`: see `build`)."""
+    sim, spec = build(scenario, seed=seed, overrides=overrides, threads=threads)
     _advance(sim, progress)
     return Result.from_core(sim.results(), spec)
 
@@ -98,6 +110,7 @@ def run_to(
     seed: int | None = None,
     overrides: Mapping[str, Any] | None = None,
     progress: bool = False,
+    threads: int | None = None,
 ) -> Result:
     """Runs a scenario and writes its results directory `outdir`: the files `run(...).write(outdir)`
     writes, byte for byte, but with the flows table streamed to Parquet as flows finish instead of
@@ -109,7 +122,7 @@ def run_to(
     from fctlab import result as results
     from fctlab.stream import PARTIAL_NAME, FlowSink
 
-    sim, spec = build(scenario, seed=seed, overrides=overrides)
+    sim, spec = build(scenario, seed=seed, overrides=overrides, threads=threads)
     if not str(outdir).strip():
         raise ScenarioError("results directory: expected a path, got an empty string")
     out = Path(outdir)

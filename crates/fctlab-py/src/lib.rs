@@ -9,6 +9,7 @@ use fctlab_core::metrics::tables::{link_table, series_columns, FlowStream, TABLE
 use fctlab_core::reference::ps::{max_min_fct, PsFlow};
 use fctlab_core::scenario::{self, RunInfo};
 use fctlab_core::units::Time;
+use fctlab_core::world::parallel::{Engine, ParallelStats};
 use fctlab_core::world::World;
 use fctlab_emu::{
     self as emu,
@@ -34,10 +35,11 @@ create_exception!(
     "A scenario that cannot be built; the message names the field."
 );
 
-/// A built scenario, advanced in steps by `run_until`.
+/// A built scenario, advanced in steps by `run_until`: the world whole, or cut into the
+/// partitions of the scenario's `parallel` table.
 #[pyclass(module = "fctlab._core")]
 struct Simulation {
-    world: World,
+    engine: Engine,
     info: RunInfo,
     wall_s: f64,
     /// The rows of the flows table handed over so far (`take_flows`).
@@ -47,19 +49,27 @@ struct Simulation {
 #[pymethods]
 impl Simulation {
     /// Validates and builds the scenario (JSON text); relative paths resolve against `base_dir`.
+    /// `threads` overrides the scenario's `parallel.threads` (results do not depend on it).
     #[new]
-    fn new(scenario_json: &str, base_dir: &str) -> PyResult<Simulation> {
+    #[pyo3(signature = (scenario_json, base_dir, threads=None))]
+    fn new(scenario_json: &str, base_dir: &str, threads: Option<usize>) -> PyResult<Simulation> {
         let (world, info) =
             scenario::build(scenario_json, Path::new(base_dir)).map_err(|e| ScenarioError::new_err(e.to_string()))?;
         scenario::refuse_in_simulation(&world).map_err(|e| ScenarioError::new_err(e.to_string()))?;
-        Ok(Simulation { world, info, wall_s: 0.0, flows: FlowStream::default() })
+        if threads == Some(0) {
+            return Err(PyValueError::new_err("threads: expected a whole number >= 1, got 0"));
+        }
+        let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
+        let threads = threads.or(info.threads).unwrap_or(info.partitions.min(cores));
+        let engine = Engine::new(world, info.partitions, threads).map_err(|e| ScenarioError::new_err(e.to_string()))?;
+        Ok(Simulation { engine, info, wall_s: 0.0, flows: FlowStream::default() })
     }
 
     /// Runs up to simulated time `t` seconds with the GIL released; True once the run is over.
     fn run_until(&mut self, py: Python<'_>, t: f64) -> bool {
-        let world = &mut self.world;
+        let engine = &mut self.engine;
         let t0 = Instant::now();
-        let done = py.detach(|| world.run_until(Time::from_secs_f64(t.max(0.0))));
+        let done = py.detach(|| engine.run_until(Time::from_secs_f64(t.max(0.0))));
         self.wall_s += t0.elapsed().as_secs_f64();
         done
     }
@@ -67,7 +77,7 @@ impl Simulation {
     /// Current simulated time, s.
     #[getter]
     fn now(&self) -> f64 {
-        self.world.now().as_secs_f64()
+        self.engine.now().as_secs_f64()
     }
 
     /// The arrival window's end, s (draining may go beyond it).
@@ -79,14 +89,14 @@ impl Simulation {
     /// Flows started and not yet complete.
     #[getter]
     fn open_flows(&self) -> usize {
-        self.world.open_flows()
+        self.engine.open_flows()
     }
 
     /// The rows of the flows table that became final since the last call, in flow id order (an
     /// `ArrowTable`), or None if there are none: the flows that retired (completed, sender
     /// done) with every flow before them, and once the run is over every row left.
     fn take_flows(&mut self, py: Python<'_>) -> Option<ArrowTable> {
-        let (world, info, flows) = (&self.world, &self.info, &mut self.flows);
+        let (world, info, flows) = (self.engine.world(), &self.info, &mut self.flows);
         let rows = py.detach(|| flows.take(world, info));
         (!rows.is_empty()).then(|| ArrowTable::new(rows.into_columns()))
     }
@@ -94,7 +104,11 @@ impl Simulation {
     /// The result tables as Arrow tables, plus run metadata. The flows table holds the rows not
     /// yet handed over by `take_flows` (every row if it was never called).
     fn results<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
-        results_dict(py, &self.world, &self.info, self.wall_s, &self.flows)
+        let out = results_dict(py, self.engine.world(), &self.info, self.wall_s, &self.flows)?;
+        if let Some(stats) = self.engine.parallel_stats() {
+            parallel_meta(&out.get_item("meta")?.expect("meta").cast_into::<PyDict>()?, stats)?;
+        }
+        Ok(out)
     }
 }
 
@@ -140,6 +154,18 @@ fn results_dict<'py>(
     meta.set_item("version", env!("CARGO_PKG_VERSION"))?;
     out.set_item("meta", meta)?;
     Ok(out)
+}
+
+/// A partitioned run's figures, in its metadata.
+fn parallel_meta(meta: &Bound<'_, PyDict>, s: &ParallelStats) -> PyResult<()> {
+    meta.set_item("partitions", s.partitions)?;
+    meta.set_item("threads", s.threads)?;
+    meta.set_item("lookahead_s", s.lookahead.as_secs_f64())?;
+    meta.set_item("windows", s.windows)?;
+    meta.set_item("handed_over_pkts", s.handed_over)?;
+    meta.set_item("partition_events", s.events.clone())?;
+    meta.set_item("thread_busy_s", s.busy_s.clone())?;
+    Ok(())
 }
 
 /// One process of an emulation (`fctlab.emulate`): the router (every link of the scenario) or
