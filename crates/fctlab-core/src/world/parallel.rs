@@ -103,9 +103,15 @@ pub struct ParallelStats {
     pub work: Vec<u64>,
     /// Events each partition ran.
     pub events: Vec<u64>,
-    /// Seconds each thread spent running events (the rest of its time it published, took in
-    /// packets or waited at the barrier).
+    /// Seconds each thread spent running events.
     pub busy_s: Vec<f64>,
+    /// Seconds each thread spent handing packets over and taking them in (the rest of its
+    /// time, it waited at the barrier).
+    pub exchange_s: Vec<f64>,
+    /// By thread: the sum over windows of the longest time one of its partitions took to run
+    /// the window. Run on one thread, this is the critical path: how long the events would take
+    /// with a core per partition and barriers that cost nothing (`docs/parallel.md`'s model).
+    pub critical_s: Vec<f64>,
 }
 
 /// A world cut into partitions, run in windows on several threads.
@@ -372,23 +378,27 @@ impl Parallel {
         };
         let epoch = self.epoch;
         let per_thread = p.div_ceil(self.threads);
-        let (end, handed, busy) = std::thread::scope(|s| {
+        let (end, handed, times) = std::thread::scope(|s| {
             let shared = &shared;
             let mut handles = Vec::new();
             for (i, chunk) in self.parts.chunks_mut(per_thread).enumerate() {
                 let base = i * per_thread;
                 handles.push(s.spawn(move || worker(chunk, base, shared, clock, until, epoch)));
             }
-            let results: Vec<(Clock, Step, u64, f64)> =
+            let results: Vec<(Clock, Step, u64, [f64; 3])> =
                 handles.into_iter().map(|h| h.join().expect("a partition's thread panicked")).collect();
             let handed = results.iter().map(|r| r.2).sum::<u64>();
-            let busy: Vec<f64> = results.iter().map(|r| r.3).collect();
-            ((results[0].0, results[0].1), handed, busy)
+            let times: Vec<[f64; 3]> = results.iter().map(|r| r.3).collect();
+            ((results[0].0, results[0].1), handed, times)
         });
         let (clock, step) = end;
-        self.stats.busy_s.resize(busy.len(), 0.0);
-        for (total, b) in self.stats.busy_s.iter_mut().zip(busy) {
-            *total += b;
+        self.stats.busy_s.resize(times.len(), 0.0);
+        self.stats.exchange_s.resize(times.len(), 0.0);
+        self.stats.critical_s.resize(times.len(), 0.0);
+        for (i, [busy, exchange, critical]) in times.into_iter().enumerate() {
+            self.stats.busy_s[i] += busy;
+            self.stats.exchange_s[i] += exchange;
+            self.stats.critical_s[i] += critical;
         }
         self.stats.events = self.parts.iter().map(|w| w.events()).collect();
         self.stats.windows += clock.windows;
@@ -511,13 +521,15 @@ fn worker(
     mut clock: Clock,
     until: Time,
     epoch: Time,
-) -> (Clock, Step, u64, f64) {
+) -> (Clock, Step, u64, [f64; 3]) {
     let of = &shared.partition.of;
     let p = shared.partition.count;
     let lookahead = shared.partition.lookahead;
     let mut handed = 0u64;
-    let mut busy = std::time::Duration::ZERO;
+    let zero = std::time::Duration::ZERO;
+    let (mut busy, mut exchange, mut critical) = (zero, zero, zero);
     loop {
+        let t0 = std::time::Instant::now();
         // Publish: hand over this window's packets, and what comes next here.
         for (i, w) in parts.iter_mut().enumerate() {
             let me = base + i;
@@ -540,7 +552,9 @@ fn worker(
             shared.open[slot].store(w.open_flows, Ordering::Relaxed);
             shared.started[slot].store(w.all_started_here(), Ordering::Relaxed);
         }
+        exchange += t0.elapsed();
         shared.barrier.wait();
+        let t0 = std::time::Instant::now();
         // Take in the packets handed over to this thread's partitions, in partition order.
         for (i, w) in parts.iter_mut().enumerate() {
             let me = base + i;
@@ -556,15 +570,20 @@ fn worker(
         let open: i64 = shared.open[round.clone()].iter().map(|x| x.load(Ordering::Relaxed)).sum();
         let all_started = shared.started[round].iter().all(|x| x.load(Ordering::Relaxed));
         clock.parity ^= 1;
+        exchange += t0.elapsed();
         let limits = parts[0].limits;
         let step = decide(&mut clock, t, open, all_started, until, epoch, lookahead, limits);
         match step {
             Step::Window(end) => {
-                let t0 = std::time::Instant::now();
+                let mut longest = zero;
                 for w in parts.iter_mut() {
+                    let t0 = std::time::Instant::now();
                     w.run_window(end, clock.flushing);
+                    let took = t0.elapsed();
+                    busy += took;
+                    longest = longest.max(took);
                 }
-                busy += t0.elapsed();
+                critical += longest;
                 clock.done_before = end;
                 clock.windows += 1;
             }
@@ -575,7 +594,9 @@ fn worker(
                     w.now = at;
                 }
             }
-            Step::Paused | Step::Finished => return (clock, step, handed, busy.as_secs_f64()),
+            Step::Paused | Step::Finished => {
+                return (clock, step, handed, [busy, exchange, critical].map(|d| d.as_secs_f64()));
+            }
         }
     }
 }
