@@ -38,6 +38,18 @@
 //! in cache), and the table is the only part that grows with the topology.
 //! [`Routes::table_entries`] gives the size before anything is computed, for the run's memory
 //! estimate.
+//!
+//! Sparse rows: a dense row holds an entry for every transit column, which is quadratic when
+//! flows go to most of the routers of a large graph (10,000 routers with flows to 9,000 of them:
+//! 90 million entries, 360 MB). [`Routes::compute_sparse`] keeps instead only the entries that
+//! the given flows' packets read, on their paths in both directions: routing memory linear in
+//! the nodes and the flows. Each row is still computed whole (one Dijkstra per used group, the
+//! same candidates), then walked by every flow towards that group with the flow's own hash, so
+//! every lookup of those flows answers exactly what the dense table would. A sparse row's
+//! entries live in one open-addressing table keyed by (row, column) ([`SparseRows`]); a [`Dest`]
+//! whose base carries [`SPARSE`] points there. The scenario build picks sparse rows only when
+//! the dense table would exceed [`DENSE_LIMIT`] entries, so every smaller topology forwards as
+//! before.
 
 use crate::topology::{NodeKind, Topology};
 use std::cmp::Reverse;
@@ -50,6 +62,11 @@ const NOT_A_HOST: u32 = u32::MAX;
 const NO_ROUTER: u32 = u32::MAX;
 /// Marks a node without a transit column (a single-homed host) in [`Routes::col`].
 const NO_COL: u32 = u32::MAX;
+/// Tags a [`Dest::base`] that is a sparse row's id in [`Routes::sparse`], not an offset.
+const SPARSE: u32 = 1 << 31;
+/// Dense tables up to this many entries (64 MB); beyond, the scenario build computes sparse
+/// rows ([`Routes::compute_sparse`]).
+pub const DENSE_LIMIT: u64 = 1 << 24;
 
 /// Path length to a destination: total propagation delay (ps), then hop count; compared in that order.
 type Dist = (u64, u32);
@@ -143,6 +160,11 @@ impl Groups {
         (col, cols)
     }
 
+    /// The group of host `h`, if it is one.
+    fn group_of(&self, h: usize) -> Option<u32> {
+        self.group.get(h).copied().filter(|&g| g != NOT_A_HOST)
+    }
+
     /// Per group: whether a host of `used` is in it.
     fn used(&self, used: impl IntoIterator<Item = usize>) -> Vec<bool> {
         let mut out = vec![false; self.anchors.len()];
@@ -180,6 +202,8 @@ pub struct Routes {
     link_to: Vec<u32>,
     /// Per node: salt mixed into the flow hash before picking among candidates.
     salt: Vec<u64>,
+    /// The entries of sparse rows (empty with dense rows).
+    sparse: SparseRows,
 }
 
 impl Routes {
@@ -204,76 +228,50 @@ impl Routes {
     /// Panics only if the tables would exceed 2^32 entries; the scenario build refuses such a
     /// topology first, through the run's memory estimate ([`Routes::table_entries`]).
     pub fn compute_for(topo: &Topology, ecmp: bool, used: impl IntoIterator<Item = usize>) -> Routes {
-        let n = topo.nodes.len();
-        let is_router: Vec<bool> = topo.nodes.iter().map(|x| x.kind == NodeKind::Router).collect();
-        let mut outgoing: Vec<Vec<u32>> = vec![Vec::new(); n];
-        let mut incoming: Vec<Vec<u32>> = vec![Vec::new(); n];
-        for (id, l) in topo.links.iter().enumerate() {
-            outgoing[l.from].push(id as u32);
-            incoming[l.to].push(id as u32);
-        }
-        // Candidates in order of the node they lead to: the first on a shortest path wins.
-        for out in &mut outgoing {
-            out.sort_by_key(|&l| (topo.links[l as usize].to, l));
-        }
-        let groups = Groups::of(topo);
-        let (col, cols) = groups.columns(topo);
-        let used = groups.used(used);
+        let mut b = Builder::new(topo, ecmp);
+        let used = b.groups.used(used);
         let rows = used.iter().filter(|&&u| u).count();
-
-        let mut base = vec![NOT_A_HOST; groups.anchors.len()];
-        let mut entries: Vec<u32> = Vec::with_capacity(rows * cols);
-        let mut lists = Lists { recent: vec![NO_HOP; n], ..Lists::default() };
-        let mut candidates: Vec<u32> = Vec::new();
-        let mut dist = vec![UNREACHED; n];
-        // Towards a router anchor the distances are those towards each host behind it less the
-        // host's access link, a constant: the same links tie, so the same next hops are kept.
-        for (g, &dst) in groups.anchors.iter().enumerate() {
-            if !used[g] {
-                continue;
-            }
+        let mut base = vec![NOT_A_HOST; b.groups.anchors.len()];
+        let mut entries: Vec<u32> = Vec::with_capacity(rows * b.cols);
+        for g in (0..used.len()).filter(|&g| used[g]) {
             base[g] = u32::try_from(entries.len()).expect("routing table exceeds 2^32 entries");
-            distances_to(topo, &incoming, &is_router, dst, &mut dist);
-            for v in (0..n).filter(|&v| col[v] != NO_COL) {
-                candidates.clear();
-                if v != dst && dist[v] != UNREACHED {
-                    for &l in &outgoing[v] {
-                        let link = &topo.links[l as usize];
-                        let u = link.to;
-                        let transit_ok = u == dst || is_router[u];
-                        if transit_ok && dist[u] != UNREACHED && extend(dist[u], link.delay.ps()) == dist[v] {
-                            candidates.push(l);
-                            if !ecmp {
-                                break;
-                            }
-                        }
-                    }
-                }
-                entries.push(lists.entry(v, &candidates));
+            b.row(g, &mut entries);
+        }
+        b.finish(base, entries, SparseRows::default())
+    }
+
+    /// Sparse rows (module doc): the routes that the packets of `flows` read, each flow a
+    /// (source, destination, [`flow_hash`]) of one direction; every other (node, destination)
+    /// is unreachable. For each flow, [`Routes::path`] and every lookup along it give what
+    /// [`Routes::compute_for`] would.
+    pub fn compute_sparse(topo: &Topology, ecmp: bool, flows: &[(usize, usize, u64)]) -> Routes {
+        let mut b = Builder::new(topo, ecmp);
+        let groups = b.groups.anchors.len();
+        // Flows by destination group, each group's in flow order.
+        let group_of: Vec<Option<u32>> = flows.iter().map(|f| b.groups.group_of(f.1)).collect();
+        let mut by_group: Vec<u32> = (0..flows.len() as u32).filter(|&i| group_of[i as usize].is_some()).collect();
+        by_group.sort_by_key(|&i| group_of[i as usize]);
+        let mut base = vec![NOT_A_HOST; groups];
+        let mut row = Vec::with_capacity(b.cols);
+        let mut found: Vec<(u64, Entry)> = Vec::new();
+        let same_group = |i: &u32, j: &u32| group_of[*i as usize] == group_of[*j as usize];
+        for (r, same) in by_group.chunk_by(same_group).enumerate() {
+            let g = group_of[same[0] as usize].expect("a flow to a host") as usize;
+            row.clear();
+            b.row(g, &mut row);
+            let r = u32::try_from(r).ok().filter(|&r| r < SPARSE - 1).expect("routing: 2^31 sparse rows");
+            base[g] = SPARSE | r;
+            for &i in same {
+                let (src, dst, hash) = flows[i as usize];
+                b.walk(src, dst, hash, &row, |c, e| found.push(((r as u64) << 32 | c as u64, e)));
             }
         }
-        let dest = (0..n)
-            .map(|v| {
-                let g = groups.group[v];
-                let base = if g == NOT_A_HOST { NOT_A_HOST } else { base[g as usize] };
-                Dest { base, attach: groups.attach[v] }
-            })
-            .collect();
-        let link_to = topo.links.iter().map(|l| l.to as u32).collect();
-        let salt = (0..n as u64).map(|v| mix64(v ^ 0x6E6F_6465_5F73_616C)).collect();
-        let Lists { lists, hops, .. } = lists;
-        Routes {
-            n_nodes: n,
-            dest,
-            last_hop: groups.last_hop,
-            uplink: groups.uplink,
-            col,
-            entries,
-            lists,
-            hops,
-            link_to,
-            salt,
-        }
+        b.finish(base, Vec::new(), SparseRows::build(found))
+    }
+
+    /// Entries of the sparse rows (0 with dense rows).
+    pub fn sparse_entries(&self) -> usize {
+        self.sparse.len()
     }
 
     /// Bytes the tables take (for tests and the memory estimate's per-entry figure).
@@ -288,6 +286,7 @@ impl Routes {
             + self.hops.len() * 4
             + self.link_to.len() * 4
             + self.salt.len() * 8
+            + self.sparse.memory_bytes()
     }
 
     /// Every next hop (directed link id) from `node` on a shortest path to host `dst_host`;
@@ -329,19 +328,11 @@ impl Routes {
         }
     }
 
-    /// The candidates of column `c` in the row starting at `base`.
+    /// The candidates of column `c` in the row starting at `base` (or sparse row `base`).
     #[inline]
     fn entry(&self, base: u32, c: u32) -> &[u32] {
-        let e = &self.entries[base as usize + c as usize];
-        match *e {
-            NO_HOP => &[],
-            id if id & LIST != 0 => {
-                let (a, b) = self.lists[(id & !LIST) as usize];
-                &self.hops[a as usize..b as usize]
-            }
-            // The entry is the one next hop.
-            _ => std::slice::from_ref(e),
-        }
+        let e = if base & SPARSE == 0 { &self.entries[base as usize + c as usize] } else { self.sparse.get(base, c) };
+        candidates_of(e, &self.lists, &self.hops)
     }
 
     /// The next hop of a flow with hash `flow_hash` at `node` towards `dst_host`, if any.
@@ -362,15 +353,7 @@ impl Routes {
     /// One of the candidates `c` at `node`, by the flow's hash where there is a choice.
     #[inline]
     fn pick(&self, node: usize, c: &[u32], flow_hash: impl FnOnce() -> u64) -> Option<u32> {
-        match c.len() {
-            0 => None,
-            1 => Some(c[0]),
-            k => {
-                // Multiply-high maps the mixed hash onto 0..k without a division.
-                let h = mix64(flow_hash() ^ self.salt[node]);
-                Some(c[((h as u128 * k as u128) >> 64) as usize])
-            }
-        }
+        pick(c, self.salt[node], flow_hash)
     }
 
     /// The directed links a flow with hash `flow_hash` crosses from `src` to `dst`, in order;
@@ -454,6 +437,225 @@ impl Lists {
     }
 }
 
+/// The candidates an entry stands for: none, the one link it is, or a list.
+#[inline]
+fn candidates_of<'a>(e: &'a Entry, lists: &'a [(u32, u32)], hops: &'a [u32]) -> &'a [u32] {
+    match *e {
+        NO_HOP => &[],
+        id if id & LIST != 0 => {
+            let (a, b) = lists[(id & !LIST) as usize];
+            &hops[a as usize..b as usize]
+        }
+        // The entry is the one next hop.
+        _ => std::slice::from_ref(e),
+    }
+}
+
+/// One of the candidates `c` at a node of salt `salt`, by the flow's hash where there is a choice.
+#[inline]
+fn pick(c: &[u32], salt: u64, flow_hash: impl FnOnce() -> u64) -> Option<u32> {
+    match c.len() {
+        0 => None,
+        1 => Some(c[0]),
+        k => {
+            // Multiply-high maps the mixed hash onto 0..k without a division.
+            let h = mix64(flow_hash() ^ salt);
+            Some(c[((h as u128 * k as u128) >> 64) as usize])
+        }
+    }
+}
+
+/// An entry without next hop, for lookups that find no sparse entry.
+static NO_HOP_ENTRY: Entry = NO_HOP;
+
+/// The entries of sparse rows: an open-addressing table (linear probing, at most half full)
+/// keyed by (row, column).
+#[derive(Clone, Debug, Default)]
+struct SparseRows {
+    keys: Vec<u64>,
+    vals: Vec<Entry>,
+}
+
+impl SparseRows {
+    const EMPTY: u64 = u64::MAX;
+
+    fn build(mut found: Vec<(u64, Entry)>) -> SparseRows {
+        found.sort_unstable_by_key(|f| f.0);
+        found.dedup_by_key(|f| f.0); // flows sharing a hop read the same entry
+        if found.is_empty() {
+            return SparseRows::default();
+        }
+        let size = (found.len() * 2).next_power_of_two();
+        let mut t = SparseRows { keys: vec![Self::EMPTY; size], vals: vec![NO_HOP; size] };
+        for (key, e) in found {
+            let mut i = t.slot(key);
+            while t.keys[i] != Self::EMPTY {
+                i = (i + 1) & (size - 1);
+            }
+            t.keys[i] = key;
+            t.vals[i] = e;
+        }
+        t
+    }
+
+    #[inline]
+    fn slot(&self, key: u64) -> usize {
+        mix64(key) as usize & (self.keys.len() - 1)
+    }
+
+    /// The entry of (sparse row `base & !SPARSE`, column `c`), [`NO_HOP`] if none was kept.
+    /// Kept out of line, so that the dense lookup the forwarding path inlines stays small.
+    #[inline(never)]
+    fn get(&self, base: u32, c: u32) -> &Entry {
+        if self.keys.is_empty() {
+            return &NO_HOP_ENTRY;
+        }
+        let key = ((base & !SPARSE) as u64) << 32 | c as u64;
+        let mut i = self.slot(key);
+        loop {
+            match self.keys[i] {
+                k if k == key => return &self.vals[i],
+                Self::EMPTY => return &NO_HOP_ENTRY,
+                _ => i = (i + 1) & (self.keys.len() - 1),
+            }
+        }
+    }
+
+    fn len(&self) -> usize {
+        self.keys.iter().filter(|&&k| k != Self::EMPTY).count()
+    }
+
+    fn memory_bytes(&self) -> usize {
+        self.keys.len() * 8 + self.vals.len() * 4
+    }
+}
+
+/// What computing rows needs of a topology, whichever way the rows are stored.
+struct Builder<'a> {
+    topo: &'a Topology,
+    ecmp: bool,
+    is_router: Vec<bool>,
+    /// Per node: its links out, in order of the node they lead to (the first on a shortest
+    /// path wins without ECMP).
+    outgoing: Vec<Vec<u32>>,
+    incoming: Vec<Vec<u32>>,
+    groups: Groups,
+    col: Vec<u32>,
+    cols: usize,
+    lists: Lists,
+    candidates: Vec<u32>,
+    dist: Vec<Dist>,
+    salt: Vec<u64>,
+}
+
+impl<'a> Builder<'a> {
+    fn new(topo: &'a Topology, ecmp: bool) -> Builder<'a> {
+        let n = topo.nodes.len();
+        let is_router: Vec<bool> = topo.nodes.iter().map(|x| x.kind == NodeKind::Router).collect();
+        let mut outgoing: Vec<Vec<u32>> = vec![Vec::new(); n];
+        let mut incoming: Vec<Vec<u32>> = vec![Vec::new(); n];
+        for (id, l) in topo.links.iter().enumerate() {
+            outgoing[l.from].push(id as u32);
+            incoming[l.to].push(id as u32);
+        }
+        for out in &mut outgoing {
+            out.sort_by_key(|&l| (topo.links[l as usize].to, l));
+        }
+        let groups = Groups::of(topo);
+        let (col, cols) = groups.columns(topo);
+        Builder {
+            topo,
+            ecmp,
+            is_router,
+            outgoing,
+            incoming,
+            groups,
+            col,
+            cols,
+            lists: Lists { recent: vec![NO_HOP; n], ..Lists::default() },
+            candidates: Vec::new(),
+            dist: vec![UNREACHED; n],
+            salt: (0..n as u64).map(|v| mix64(v ^ 0x6E6F_6465_5F73_616C)).collect(),
+        }
+    }
+
+    /// Appends group `g`'s row to `row`: an entry per transit column. Towards a router anchor
+    /// the distances are those towards each host behind it less the host's access link, a
+    /// constant: the same links tie, so the same next hops are kept.
+    fn row(&mut self, g: usize, row: &mut Vec<Entry>) {
+        let (topo, dst) = (self.topo, self.groups.anchors[g]);
+        distances_to(topo, &self.incoming, &self.is_router, dst, &mut self.dist);
+        let dist = &self.dist;
+        for v in (0..topo.nodes.len()).filter(|&v| self.col[v] != NO_COL) {
+            self.candidates.clear();
+            if v != dst && dist[v] != UNREACHED {
+                for &l in &self.outgoing[v] {
+                    let link = &topo.links[l as usize];
+                    let u = link.to;
+                    let transit_ok = u == dst || self.is_router[u];
+                    if transit_ok && dist[u] != UNREACHED && extend(dist[u], link.delay.ps()) == dist[v] {
+                        self.candidates.push(l);
+                        if !self.ecmp {
+                            break;
+                        }
+                    }
+                }
+            }
+            row.push(self.lists.entry(v, &self.candidates));
+        }
+    }
+
+    /// Walks a flow with hash `hash` from `src` to `dst` over `row` (the dense row of `dst`'s
+    /// group) as [`Routes::path`] would, calling `read(column, entry)` for every entry it reads.
+    fn walk(&self, src: usize, dst: usize, hash: u64, row: &[Entry], mut read: impl FnMut(u32, Entry)) {
+        let g = &self.groups;
+        let mut node = src;
+        for _ in 0..self.topo.nodes.len() {
+            if node == dst {
+                return;
+            }
+            let hops: &[u32] = if node as u32 == g.attach[dst] {
+                std::slice::from_ref(&g.last_hop[dst])
+            } else if self.col[node] == NO_COL {
+                std::slice::from_ref(&g.uplink[node])
+            } else {
+                let c = self.col[node];
+                read(c, row[c as usize]);
+                candidates_of(&row[c as usize], &self.lists.lists, &self.lists.hops)
+            };
+            let Some(next) = pick(hops, self.salt[node], || hash) else { return };
+            node = self.topo.links[next as usize].to;
+        }
+    }
+
+    fn finish(self, base: Vec<u32>, entries: Vec<Entry>, sparse: SparseRows) -> Routes {
+        let topo = self.topo;
+        let n = topo.nodes.len();
+        let g = self.groups;
+        let dest = (0..n)
+            .map(|v| {
+                let grp = g.group[v];
+                let base = if grp == NOT_A_HOST { NOT_A_HOST } else { base[grp as usize] };
+                Dest { base, attach: g.attach[v] }
+            })
+            .collect();
+        let Lists { lists, hops, .. } = self.lists;
+        Routes {
+            n_nodes: n,
+            dest,
+            last_hop: g.last_hop,
+            uplink: g.uplink,
+            col: self.col,
+            entries,
+            lists,
+            hops,
+            link_to: topo.links.iter().map(|l| l.to as u32).collect(),
+            salt: self.salt,
+            sparse,
+        }
+    }
+}
+
 /// `d` extended by one link of propagation delay `delay_ps`.
 fn extend(d: Dist, delay_ps: u64) -> Dist {
     (d.0.saturating_add(delay_ps), d.1.saturating_add(1))
@@ -467,15 +669,19 @@ fn distances_to(topo: &Topology, incoming: &[Vec<u32>], is_router: &[bool], dst:
     let mut heap = BinaryHeap::new();
     heap.push(Reverse((dist[dst], dst)));
     while let Some(Reverse((d, u))) = heap.pop() {
-        if d != dist[u] || (u != dst && !is_router[u]) {
-            continue; // stale entry, or a host: paths may end at a host but not pass through it
+        if d != dist[u] {
+            continue; // stale entry
         }
         for &l in &incoming[u] {
             let link = &topo.links[l as usize];
             let nd = extend(d, link.delay.ps());
             if nd < dist[link.from] {
                 dist[link.from] = nd;
-                heap.push(Reverse((nd, link.from)));
+                // Paths may start at a host but not pass through one: a host (other than
+                // `dst`) is never extended, so its distance needs no heap entry.
+                if is_router[link.from] {
+                    heap.push(Reverse((nd, link.from)));
+                }
             }
         }
     }
@@ -733,6 +939,86 @@ mod tests {
         assert!(routes.memory_bytes() < linear, "{} bytes", routes.memory_bytes());
         let (l0, r19999) = (t.node_by_name("l0").unwrap(), t.node_by_name("r19999").unwrap());
         assert_eq!(routes.path(l0, r19999, 0).len(), 3);
+    }
+
+    /// Every lookup a flow's packets make, in both directions, on sparse rows and on the dense
+    /// table: the same paths and the same candidates at every hop.
+    fn assert_sparse_answers_as_dense(t: &Topology, pairs: &[(usize, usize)], what: &str) {
+        for ecmp in [false, true] {
+            let dense = Routes::compute(t, ecmp);
+            let ways: Vec<(usize, usize, u64)> = pairs
+                .iter()
+                .enumerate()
+                .flat_map(|(f, &(a, b))| [(a, b, flow_hash(f as u64, 7)), (b, a, flow_hash(f as u64, 7))])
+                .collect();
+            let sparse = Routes::compute_sparse(t, ecmp, &ways);
+            assert!(sparse.entries.is_empty() && sparse.sparse_entries() > 0, "{what}: sparse rows only");
+            for &(src, dst, hash) in &ways {
+                let path = dense.path(src, dst, hash);
+                assert!(!path.is_empty(), "{what}: {src} -> {dst} has a route");
+                assert_eq!(sparse.path(src, dst, hash), path, "{what}, ecmp {ecmp}: {src} -> {dst}");
+                assert!(sparse.reachable(src, dst));
+                let mut node = src;
+                for &l in &path {
+                    assert_eq!(sparse.next_hops(node, dst), dense.next_hops(node, dst), "{what}: at {node} -> {dst}");
+                    assert_eq!(sparse.next_hop_with(node, dst, || hash), Some(l));
+                    node = t.links[l as usize].to;
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn sparse_rows_answer_every_lookup_of_their_flows_as_the_dense_table() {
+        let ft = built(r#"{"kind": "fat_tree", "k": 4, "rate": "10Gbps", "delay": "1us"}"#);
+        let hosts = ft.hosts();
+        let pairs: Vec<(usize, usize)> = (0..40)
+            .map(|i| (hosts[i % hosts.len()], hosts[(i * 7 + 3) % hosts.len()]))
+            .filter(|p| p.0 != p.1)
+            .collect();
+        assert_sparse_answers_as_dense(&ft, &pairs, "fat tree");
+        // Multi-homed hosts and equal-cost paths.
+        let t = graph(
+            &["r1", "r2", "r3", "r4"],
+            &["a", "b", "m"],
+            &[
+                ("a", "r1", 1),
+                ("b", "r4", 1),
+                ("m", "r1", 0),
+                ("m", "r3", 0),
+                ("r1", "r2", 1),
+                ("r1", "r3", 1),
+                ("r2", "r4", 1),
+                ("r3", "r4", 1),
+            ],
+        );
+        let id = |n: &str| t.node_by_name(n).unwrap();
+        assert_sparse_answers_as_dense(&t, &[(id("a"), id("b")), (id("m"), id("b")), (id("a"), id("m"))], "graph");
+    }
+
+    /// The point of sparse rows: a chain of 2,000 routers with a host on each, and flows between
+    /// ten pairs, keeps the entries on those paths (linear), where a dense table towards those
+    /// hosts holds 20 rows of 2,000 entries.
+    #[test]
+    fn sparse_rows_keep_only_the_entries_on_their_flows_paths() {
+        let n = 2000;
+        let routers: Vec<String> = (0..n).map(|i| format!("r{i}")).collect();
+        let hosts: Vec<String> = (0..n).map(|i| format!("h{i}")).collect();
+        let mut links: Vec<(&str, &str, u64)> =
+            (1..n).map(|i| (routers[i - 1].as_str(), routers[i].as_str(), 1)).collect();
+        links.extend((0..n).map(|i| (hosts[i].as_str(), routers[i].as_str(), 1)));
+        let r: Vec<&str> = routers.iter().map(|x| x.as_str()).collect();
+        let h: Vec<&str> = hosts.iter().map(|x| x.as_str()).collect();
+        let t = graph(&r, &h, &links);
+        let id = |i: usize| t.node_by_name(&hosts[i]).unwrap();
+        let pairs: Vec<(usize, usize)> = (0..10).map(|k| (id(k * 100), id(k * 100 + 10))).collect();
+        let ways: Vec<(usize, usize, u64)> = pairs.iter().flat_map(|&(a, b)| [(a, b, 0), (b, a, 0)]).collect();
+        let sparse = Routes::compute_sparse(&t, false, &ways);
+        // 10 routers read per direction of each flow (the last router hands over to the host).
+        assert_eq!(sparse.sparse_entries(), 10 * 2 * 10);
+        assert_eq!(Routes::table_entries(&t, pairs.iter().flat_map(|&(a, b)| [a, b])), 20 * n as u64);
+        assert!(sparse.memory_bytes() < 40 * (t.nodes.len() + t.links.len()), "{} bytes", sparse.memory_bytes());
+        assert_sparse_answers_as_dense(&t, &pairs[..3], "chain");
     }
 
     #[test]

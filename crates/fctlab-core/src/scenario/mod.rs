@@ -45,10 +45,10 @@ pub use transports::{AppSpec, Common, DelayedAckSpec, HostTransportSpec, TcpPart
 use crate::error::{SpecError, SpecResult};
 use crate::limits::{Memory, BYTES_PER_ROUTE_ENTRY};
 use crate::quantity::TimeQ;
-use crate::routing::Routes;
+use crate::routing::{flow_hash, Routes, DENSE_LIMIT};
 use crate::topology::{NodeKind, Topology, TopologySpec};
 use crate::units::Time;
-use crate::workload::WorkloadEntry;
+use crate::workload::{FlowArrival, WorkloadEntry};
 use crate::world::{RunLimits, World};
 use flows::Planner;
 use serde::Deserialize;
@@ -201,7 +201,7 @@ pub fn build_spec(spec: &ScenarioSpec, base_dir: &Path) -> SpecResult<(World, Ru
     let nodes = Nodes::of(&topo);
     let arrivals = flows::arrivals(spec, &topo, &nodes, base_dir)?;
     // Routes towards the hosts flows send to (data) and from (ACKs) only.
-    let routes = build_routes(&topo, spec.routing.ecmp, arrivals.iter().flat_map(|a| [a.src, a.dst]))?;
+    let routes = build_routes(&topo, spec.routing.ecmp, &arrivals, seed)?;
     let mut choice = ProfileChoice::build(spec, &profiles, &topo, &nodes)?;
     // Memory that grows with user numbers, estimated before it is allocated (crate::limits).
     let mut memory = flows::flow_memory(spec.workload.len(), &arrivals)?;
@@ -245,14 +245,38 @@ pub fn build_spec(spec: &ScenarioSpec, base_dir: &Path) -> SpecResult<(World, Ru
     Ok((world, info))
 }
 
-/// Build step: the routes of `topo` between the hosts of `used`, refused before allocating if
-/// their tables (used destination groups x transit columns) would take too much memory.
-fn build_routes(topo: &Topology, ecmp: bool, used: impl Iterator<Item = usize> + Clone) -> SpecResult<Routes> {
-    let mut routing_memory = Memory::new();
+/// Build step: the routes of `topo` that the flows of `arrivals` use: dense tables towards
+/// the hosts they send to and from, refused before allocating if they would take too much
+/// memory; or, when the tables would exceed [`DENSE_LIMIT`] entries, sparse rows that keep
+/// only the entries on the flows' paths (memory linear in nodes and flows; `routing.rs`).
+fn build_routes(topo: &Topology, ecmp: bool, arrivals: &[FlowArrival], seed: u64) -> SpecResult<Routes> {
+    let used = arrivals.iter().flat_map(|a| [a.src, a.dst]);
     let entries = Routes::table_entries(topo, used.clone());
-    routing_memory.add("topology", format!("its routing tables ({entries} entries)"), entries, BYTES_PER_ROUTE_ENTRY);
+    let mut routing_memory = Memory::new();
+    if entries <= DENSE_LIMIT {
+        routing_memory.add(
+            "topology",
+            format!("its routing tables ({entries} entries)"),
+            entries,
+            BYTES_PER_ROUTE_ENTRY,
+        );
+        routing_memory.check()?;
+        return Ok(Routes::compute_for(topo, ecmp, used));
+    }
+    // Flow f (in arrival order, as the planner numbers them) in both directions.
+    let ways: Vec<(usize, usize, u64)> = arrivals
+        .iter()
+        .enumerate()
+        .flat_map(|(f, a)| {
+            let hash = flow_hash(f as u64, seed);
+            [(a.src, a.dst, hash), (a.dst, a.src, hash)]
+        })
+        .collect();
+    let routes = Routes::compute_sparse(topo, ecmp, &ways);
+    let kept = routes.sparse_entries() as u64;
+    routing_memory.add("topology", format!("its sparse routing rows ({kept} entries)"), kept, BYTES_PER_ROUTE_ENTRY);
     routing_memory.check()?;
-    Ok(Routes::compute_for(topo, ecmp, used))
+    Ok(routes)
 }
 
 /// What several build steps read of the topology's nodes.
