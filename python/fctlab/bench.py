@@ -57,11 +57,19 @@ SCALING_SCENARIOS = (
     "benchmarks/scenarios/graph-1000.toml",
     "benchmarks/scenarios/million-flows.toml",
 )
+#: The large set of issue 20: routing at scale (a 10,000-router graph, a k = 64 fat tree) and
+#: one run on two cores (a k = 16 fat tree cut in two, docs/parallel.md).
+LARGE_SCENARIOS = (
+    "benchmarks/scenarios/graph-10000.toml",
+    "benchmarks/scenarios/fat-tree-k64.toml",
+    "benchmarks/scenarios/fat-tree-k16-websearch.toml",
+)
 #: `fctlab bench --suite NAME`.
 SUITES = {
     "default": DEFAULT_SCENARIOS,
     "scaling": SCALING_SCENARIOS,
-    "all": DEFAULT_SCENARIOS + SCALING_SCENARIOS,
+    "large": LARGE_SCENARIOS,
+    "all": DEFAULT_SCENARIOS + SCALING_SCENARIOS + LARGE_SCENARIOS,
 }
 #: Where `fctlab bench` keeps its history, relative to the repository root.
 DEFAULT_HISTORY = "benchmarks/history.jsonl"

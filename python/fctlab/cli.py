@@ -172,10 +172,10 @@ def _parser() -> argparse.ArgumentParser:
     )
     b.add_argument(
         "--suite",
-        choices=["default", "scaling", "all"],
+        choices=["default", "scaling", "large", "all"],
         help="the scenarios to run instead of SCENARIO...: default (dumbbell and Internet-2 of examples/), scaling "
         "(benchmarks/scenarios/: fat tree with 64, 512 and 4,096 flows, a 1,000-router graph, 10^6 one-packet "
-        "flows) or all",
+        "flows), large (a 10,000-router graph, a k = 64 fat tree, a k = 16 fat tree cut in two) or all",
     )
     b.add_argument("--repeat", type=_jobs, default=1, help="runs per scenario; the median is reported")
     b.add_argument("--json", metavar="FILE", help="also write the figures as JSON")
