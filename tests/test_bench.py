@@ -331,7 +331,7 @@ def test_render_rewrites_only_the_markdown(tmp_path, capsys):
 
 def test_every_suite_names_files_that_exist():
     assert b.SUITES["default"] == b.DEFAULT_SCENARIOS
-    assert set(b.SUITES["all"]) == set(b.DEFAULT_SCENARIOS) | set(b.SCALING_SCENARIOS)
+    assert set(b.SUITES["all"]) == set(b.DEFAULT_SCENARIOS) | set(b.SCALING_SCENARIOS) | set(b.LARGE_SCENARIOS)
     for path in b.SUITES["all"]:
         assert (REPO / path).is_file(), path
 
@@ -345,13 +345,15 @@ def _module(path: Path):
 
 def test_the_generators_rewrite_the_committed_scenarios_byte_for_byte(tmp_path):
     folder = REPO / "benchmarks" / "scenarios"
-    _module(folder / "make_graph.py").write(tmp_path)
+    graphs = _module(folder / "make_graph.py")
+    for routers in (1000, 10000):
+        graphs.write(tmp_path, routers)
     fat_tree = _module(folder / "make_fat_tree.py")
     for n in (64, 512, 4096):
         fat_tree.write(n, tmp_path)
     for made in sorted(tmp_path.iterdir()):
         assert made.read_bytes() == (folder / made.name).read_bytes(), made.name
-    assert len(list(tmp_path.iterdir())) == 8
+    assert len(list(tmp_path.iterdir())) == 10
 
 
 def test_the_random_graph_is_connected_with_1000_routers():
