@@ -127,7 +127,7 @@ impl Scheduler {
 
     /// Removes and returns the earliest event if it is due by `until` (one look at both tiers
     /// instead of a peek then a pop).
-    #[inline]
+    #[inline(always)]
     pub fn pop_by(&mut self, until: Time) -> Option<(Time, Event)> {
         let (far_first, t) = match (self.near.peek(), self.far.min()) {
             (None, None) => return None,
