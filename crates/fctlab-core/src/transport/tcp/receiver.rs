@@ -10,6 +10,7 @@ use super::config::TcpConfig;
 use crate::net::packet::{CongestionHeader, Packet, PacketKind, SackBlocks};
 use crate::transport::{Endpoint, FlowAddr};
 use crate::units::Time;
+use std::collections::VecDeque;
 
 /// A block of data received above `rcv_nxt`.
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
@@ -25,8 +26,10 @@ pub struct TcpReceiver {
     addr: FlowAddr,
     size: Option<u64>,
     rcv_nxt: u64,
-    /// Out-of-order blocks, sorted by start, disjoint and not touching.
-    ooo: Vec<Block>,
+    /// Out-of-order blocks, sorted by start, disjoint and not touching. A deque: a filled hole
+    /// absorbs blocks from the front, which a vector would pay for by moving every block behind
+    /// them (thousands, after a burst of losses in a long flow).
+    ooo: VecDeque<Block>,
     /// Starts of the most recently changed blocks, newest first (RFC 2018 sec. 4).
     recent: [Option<u64>; 3],
     unacked: u32,
@@ -50,7 +53,7 @@ impl TcpReceiver {
             addr,
             size,
             rcv_nxt: 0,
-            ooo: Vec::new(),
+            ooo: VecDeque::new(),
             recent: [None; 3],
             unacked: 0,
             delack_at: None,
@@ -101,7 +104,13 @@ impl TcpReceiver {
             ne = ne.max(self.ooo[hi - 1].end);
             self.forget_recent(|start| ns <= start && start < ne);
         }
-        self.ooo.splice(lo..hi, [Block { start: ns, end: ne }]);
+        let merged = Block { start: ns, end: ne };
+        if hi > lo {
+            self.ooo[lo] = merged;
+            self.ooo.drain(lo + 1..hi);
+        } else {
+            self.ooo.insert(lo, merged);
+        }
         self.recent = [Some(ns), self.recent[0], self.recent[1]];
         true
     }
