@@ -11,19 +11,20 @@
 //! | [`rng`] | xoshiro256++ streams, one per consumer, derived from the scenario seed |
 //! | [`workload`] | flow sizes (`sizes`), arrival processes (`arrivals`), host pairs, flow lists |
 //! | [`topology`] | dumbbell, parking lot, Internet-2 (RC3), fat-tree, graphs from files; host groups |
-//! | [`routing`] | static shortest paths (delay, then hops), optional ECMP by flow hash |
-//! | [`sched`] | the event queue: (time, insertion order), FIFO among ties |
+//! | [`routing`] | static shortest paths (delay, then hops), optional ECMP by flow hash; dense tables, or sparse rows on large graphs |
+//! | [`sched`] | the event queue: (time, insertion order), FIFO among ties; a partition's imported arrivals first, by (time, link) |
 //! | [`net`] | `Packet` (one `Copy` struct) and `Link` (queue + serializer + propagation) |
 //! | [`protocol`] | the protocol registry, one folder per protocol (`newreno/`, `cubic/`, `rc3/`, `rcp/`, `rtcp/`, `xcp/`, `jetmax/`, `piqi/`): each its host law, router law, header and scenario keys, joined to the rest by `protocol/mod.rs` (and `protocol/keys.rs`, the `protocol = "..."` values) |
 //! | [`qdisc`] | queue disciplines, the router plug-in: drop-tail, strict priority, deficit round robin (`drr`), and explicit-feedback FIFOs run by a protocol's router law (`law`: the interface); `cost`, the per-packet cost micro-benchmark of each law |
 //! | [`transport`] | sans-IO endpoints: the connection core both senders share (`conn/`: handshake, scoreboard, RTO, what to retransmit), the TCP window loop and receiver (`tcp/`, with its one plug-in, RC3's loop), the window host law's interface (`cc/`), the paced loop of rate-based senders and the rate host law's interface (`paced/`), applications |
-//! | [`world`] | the event loop: hosts hand packets to endpoints, routers forward |
+//! | [`world`] | the event loop: hosts hand packets to endpoints, routers forward; `world::parallel` runs it cut into partitions on several threads (`world/partition.rs` chooses the cut) |
 //! | [`scenario`] | the one scenario schema and the build from spec to `World`, one file per concern: queues, transports, the flow plan, losses, outputs (`scenario/`) |
 //! | [`metrics`] | flow records, link counters, time series, result tables |
 //! | [`reference`] | idealized references computed without packets: processor sharing (`ps`), max-min fluid |
 //!
 //! How a run flows: scenario JSON -> [`scenario::parse`] -> [`scenario::build_spec`]
-//! (topology, routes, queues, flow plans) -> [`world::World::run_until`] -> tables.
+//! (topology, routes, queues, flow plans) -> [`world::World::run_until`] -> tables (or, with a
+//! `parallel` table, [`world::parallel::Engine`], which drives the world whole or partitioned).
 //!
 //! This crate only simulates. Emulation, the same endpoints and queue disciplines in real time
 //! over UDP sockets (wire format, host and router processes, the kernel's TCP), is the

@@ -5,6 +5,10 @@
 //! arena: no lookup), sends what comes out through its NIC, and keeps one wake-up per
 //! endpoint in the heap. A router looks up the next hop and offers the packet to that link.
 //!
+//! A world can also be one partition of a larger run ([`parallel`]): its links to other
+//! partitions export the packets they carry instead of delivering them, its stand-ins of those
+//! links import what other partitions send, and it starts only the flows whose source it holds.
+//!
 //! Each flow is carried by a [`Profile`]: fctlab's TCP, a paced sender, or the kernel's own TCP
 //! ([`Profile::Kernel`], `stack = "linux"`), which only an emulation runs.
 //!
