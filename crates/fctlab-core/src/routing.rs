@@ -46,8 +46,8 @@
 //! the nodes and the flows. Each row is still computed whole (one Dijkstra per used group, the
 //! same candidates), then walked by every flow towards that group with the flow's own hash, so
 //! every lookup of those flows answers exactly what the dense table would. A sparse row's
-//! entries live in one open-addressing table keyed by (row, column) ([`SparseRows`]); a [`Dest`]
-//! whose base carries [`SPARSE`] points there. The scenario build picks sparse rows only when
+//! entries live in one open-addressing table keyed by (row, column) (`SparseRows`); a `Dest`
+//! whose base carries the `SPARSE` tag points there. The scenario build picks sparse rows only when
 //! the dense table would exceed [`DENSE_LIMIT`] entries, so every smaller topology forwards as
 //! before.
 
