@@ -71,16 +71,6 @@ def _seconds(text: str) -> float:
     return s
 
 
-def _threads(text: str) -> int:
-    try:
-        n = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a whole number >= 1, got {text!r}") from None
-    if n < 1:
-        raise argparse.ArgumentTypeError(f"expected a whole number >= 1, got {n}")
-    return n
-
-
 def _out_dir(text: str) -> str:
     # An empty -o would write into the current directory, mixing results with whatever is there.
     if not text.strip():
@@ -110,7 +100,7 @@ def _parser() -> argparse.ArgumentParser:
     r.add_argument("-q", "--quiet", action="store_true", help="no progress bar, no summary")
     r.add_argument(
         "--threads",
-        type=_threads,
+        type=_count,
         metavar="N",
         help="threads for a scenario cut into partitions (its [parallel] table); the results are the same on "
         "any number (default: the table's threads, else one per partition up to the cores)",
