@@ -232,6 +232,14 @@ def _parser() -> argparse.ArgumentParser:
     v = sub.add_parser("validate", help="check a scenario and build it without running")
     scenario_args(v)
     v.set_defaults(func=cmd_validate)
+
+    k = sub.add_parser(
+        "check",
+        help="run protocols through the conformance battery (packets conserved, completion under loss, "
+        "fairness, determinism) and print what each passes",
+    )
+    k.add_argument("protocols", nargs="*", metavar="PROTOCOL", help="protocol names (default: every built-in)")
+    k.set_defaults(func=cmd_check)
     return p
 
 
@@ -447,6 +455,21 @@ def cmd_reproduce(args: argparse.Namespace) -> int:
         )
     except ValueError as e:
         raise _UsageError(str(e)) from None
+    return EXIT_RUNS_FAILED if failed else 0
+
+
+def cmd_check(args: argparse.Namespace) -> int:
+    """`fctlab check`: the conformance battery's table per protocol; exit 1 if a check failed."""
+    from fctlab import check
+
+    names = list(args.protocols) or [p["name"] for p in check.protocols()]
+    for name in names:
+        check.protocol(name)  # an unknown name is a usage error before anything runs
+    failed = False
+    for name in names:
+        verdicts = check.run_checks(name)
+        print(check.format_table(name, verdicts), flush=True)
+        failed |= any(v.status == check.FAIL for v in verdicts)
     return EXIT_RUNS_FAILED if failed else 0
 
 

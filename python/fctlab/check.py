@@ -1,0 +1,235 @@
+"""The conformance kit: `fctlab check PROTOCOL` runs a protocol through a battery of small
+scenarios and says what it passes, before anyone trusts its numbers.
+
+Each check is a scenario on a dumbbell (2 hosts per side, 10 Mb/s x 5 ms bottleneck, 100 Mb/s
+access links) with every router port the protocol's own queue (its router law) where it has
+one, and a verdict:
+
+- `conserves packets`: with drops (1% random loss on the bottleneck, a 20-packet buffer, Poisson
+  arrivals at 90% load), every packet sent is delivered or dropped, and none is left in the
+  network once the run drained.
+- `completes, lossless`: three 100 KB flows on an unlimited buffer all complete, every byte
+  delivered.
+- `completes, 1% loss`: the same under 1% random loss on the bottleneck.
+- `completes, 1-packet buffer`: the same through a buffer of one packet.
+- `no FCT below the flow alone`: under load, no flow completes faster than it would alone on the
+  empty network (`ideal_fct_s`). A protocol may serve one flow faster than its fair share, so
+  processor sharing bounds only a flow alone, which is the bound checked.
+- `same seed, same bytes`: two runs of one scenario write byte-identical flows and links tables.
+- `two flows converge`: two 10 MB flows, the second starting 1 s after the first (neither can
+  finish in the 4 s run), share the bottleneck (a buffer of about one bandwidth-delay product,
+  12 packets) with Jain's index >= 0.9 over the last second sampled.
+- `beside TCP`: reported, not failed: the share of the bottleneck one 10 MB flow of the protocol
+  gets against one NewReno flow through the same queue.
+
+A check that cannot run (the scenario is refused) fails with the error as its detail.
+"""
+
+from __future__ import annotations
+
+import copy
+import tempfile
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from fctlab.errors import ScenarioError
+
+#: Verdicts.
+PASS, FAIL, REPORT = "pass", "FAIL", "report"
+
+
+@dataclass(frozen=True)
+class Verdict:
+    check: str
+    status: str
+    detail: str
+
+
+def protocols() -> list[dict]:
+    """The built-in protocols, from the core's registry."""
+    from fctlab.run import core
+
+    return list(core().PROTOCOLS)
+
+
+def protocol(name: str) -> dict:
+    """The registry entry of `name`, or a ScenarioError naming the known ones."""
+    known = protocols()
+    for p in known:
+        if p["name"] == name:
+            return p
+    names = ", ".join(p["name"] for p in known)
+    raise ScenarioError(f"protocol: expected one of {names}, got {name!r}")
+
+
+def _base(p: dict, workload: list, *, limit: dict | None = None, duration: str = "1s", **top: Any) -> dict:
+    """A dumbbell scenario running every flow with protocol `p` (its queue on every router port)."""
+    section, key = p["host_key"].split(".")
+    queue: dict[str, Any] = {"kind": p["queue"] or "droptail"}
+    queue.update(limit or {})
+    spec = {
+        "name": f"check-{p['name']}",
+        "seed": 1,
+        "duration": duration,
+        "topology": {
+            "kind": "dumbbell",
+            "hosts_per_side": 2,
+            "bottleneck_rate": "10Mbps",
+            "bottleneck_delay": "5ms",
+            "access_rate": "100Mbps",
+            "access_delay": "0.5ms",
+        },
+        "queues": {"router": queue},
+        section: {key: p["name"]},
+        "workload": workload,
+    }
+    spec.update(top)
+    return spec
+
+
+def _three_flows() -> list:
+    flows = [{"src": f"l{i % 2}", "dst": f"r{i % 2}", "start": 0.05 * i, "size": 100_000} for i in range(3)]
+    return [{"kind": "flows", "flows": flows}]
+
+
+def _poisson(load: float) -> list:
+    sizes = {"kind": "pareto", "shape": 1.5, "mean": 30_000, "round_to": 1460}
+    return [{"kind": "poisson", "load": load, "load_on": "bottleneck", "sizes": sizes}]
+
+
+def _run(spec: dict):
+    import fctlab
+
+    return fctlab.run(spec)
+
+
+def _all_complete(spec: dict) -> tuple[bool, str]:
+    r = _run(spec)
+    f = r.flows
+    done = f.filter(f["finish_s"].is_not_null() & (f["delivered_bytes"] == f["size_bytes"])).height
+    return done == f.height, f"{done} of {f.height} flows complete"
+
+
+def check_conserves(p: dict) -> tuple[bool, str]:
+    loss = [{"link": "bottleneck", "p": 0.01}]
+    r = _run(_base(p, _poisson(0.9), limit={"limit_packets": 20}, loss=loss))
+    m = r.meta
+    balance = m["sent_pkts"] - m["delivered_pkts"] - m["dropped_pkts"]
+    ok = balance == 0 and m["in_network_pkts"] == 0 and m["dropped_pkts"] > 0
+    counts = f"sent {m['sent_pkts']}, delivered {m['delivered_pkts']}, dropped {m['dropped_pkts']}"
+    return ok, f"{counts}, left {m['in_network_pkts']}"
+
+
+def check_lossless(p: dict) -> tuple[bool, str]:
+    return _all_complete(_base(p, _three_flows()))
+
+
+def check_random_loss(p: dict) -> tuple[bool, str]:
+    return _all_complete(_base(p, _three_flows(), loss=[{"link": "bottleneck", "p": 0.01}]))
+
+
+def check_one_packet_buffer(p: dict) -> tuple[bool, str]:
+    return _all_complete(_base(p, _three_flows(), limit={"limit_packets": 1}))
+
+
+def check_not_below_alone(p: dict) -> tuple[bool, str]:
+    f = _run(_base(p, _poisson(0.7))).flows.drop_nulls("fct_s")
+    below = f.filter(f["fct_s"] < f["ideal_fct_s"] * (1 - 1e-9))
+    return below.height == 0 and f.height > 0, f"{below.height} of {f.height} flows below their FCT alone"
+
+
+def check_same_bytes(p: dict) -> tuple[bool, str]:
+    import fctlab
+
+    spec = _base(p, _poisson(0.7), limit={"limit_packets": 20})
+    with tempfile.TemporaryDirectory() as d:
+        fctlab.run_to(spec, Path(d) / "a")
+        fctlab.run_to(copy.deepcopy(spec), Path(d) / "b")
+        differ = [
+            n
+            for n in ("flows.parquet", "links.parquet")
+            if (Path(d) / "a" / n).read_bytes() != (Path(d) / "b" / n).read_bytes()
+        ]
+    return not differ, "identical" if not differ else f"{', '.join(differ)} differ"
+
+
+def _last_second_rates(spec: dict, flows: int) -> list[float]:
+    """Each flow's acknowledged bits per second over the last second of samples."""
+    series = _run(spec).series
+    acked = series.filter(series["metric"] == "acked_bytes")
+    end = max(acked["time_s"].to_list())
+    rates = []
+    for i in range(flows):
+        mine = acked.filter(acked["target"] == f"flow{i}")
+        at = dict(zip(mine["time_s"].round(6).to_list(), mine["value"].to_list(), strict=True))
+        rates.append(8 * (at.get(round(end, 6), 0.0) - at.get(round(end - 1, 6), 0.0)))
+    return rates
+
+
+#: Two long-lived flows share a buffer of about the bottleneck's bandwidth-delay product
+#: (10 Mb/s x 12 ms), so that a window-based sender meets loss instead of an endless queue.
+_BDP_BUFFER = {"limit_packets": 12}
+_SERIES = {"series": {"interval": "0.5s", "flows": [0, 1]}}
+
+
+#: A flow too large to finish in a 4 s run at 10 Mb/s (a finite size, so that every sender,
+#: RC3's low-priority loop included, can hold its write).
+_LONG = 10_000_000
+
+
+def check_converge(p: dict) -> tuple[bool, str]:
+    flows = [
+        {"src": "l0", "dst": "r0", "start": 0, "size": _LONG},
+        {"src": "l1", "dst": "r1", "start": 1, "size": _LONG},
+    ]
+    workload = [{"kind": "flows", "flows": flows}]
+    spec = _base(p, workload, limit=_BDP_BUFFER, duration="4s", drain=False, output=_SERIES)
+    a, b = _last_second_rates(spec, 2)
+    jain = (a + b) ** 2 / (2 * (a * a + b * b)) if a + b > 0 else 0.0
+    return jain >= 0.9, f"{a / 1e6:.2f} and {b / 1e6:.2f} Mb/s, Jain's index {jain:.3f}"
+
+
+def check_beside_tcp(p: dict) -> tuple[bool, str]:
+    workload = [{"kind": "flows", "flows": [{"src": "l0", "dst": "r0", "start": 0, "size": _LONG}]}]
+    tcp = {"kind": "flows", "transport": "tcp", "flows": [{"src": "l1", "dst": "r1", "start": 0, "size": _LONG}]}
+    spec = _base(p, [*workload, tcp], limit=_BDP_BUFFER, duration="4s", drain=False, output=_SERIES)
+    spec["transports"] = {"tcp": {"protocol": "tcp", "cc": "newreno"}}
+    mine, theirs = _last_second_rates(spec, 2)
+    share = mine / (mine + theirs) if mine + theirs > 0 else 0.0
+    return True, f"{share:.0%} of the bottleneck against NewReno's {1 - share:.0%}"
+
+
+#: The battery, in the order of the table: (name, check, failing counts).
+CHECKS: list[tuple[str, Callable[[dict], tuple[bool, str]], bool]] = [
+    ("conserves packets", check_conserves, True),
+    ("completes, lossless", check_lossless, True),
+    ("completes, 1% loss", check_random_loss, True),
+    ("completes, 1-packet buffer", check_one_packet_buffer, True),
+    ("no FCT below the flow alone", check_not_below_alone, True),
+    ("same seed, same bytes", check_same_bytes, True),
+    ("two flows converge", check_converge, True),
+    ("beside TCP", check_beside_tcp, False),
+]
+
+
+def run_checks(name: str) -> list[Verdict]:
+    """Every check of the battery on protocol `name`."""
+    p = protocol(name)
+    out = []
+    for title, fn, counts in CHECKS:
+        try:
+            ok, detail = fn(p)
+        except ScenarioError as e:
+            ok, detail = False, f"refused: {e}"
+        status = REPORT if not counts else (PASS if ok else FAIL)
+        out.append(Verdict(title, status, detail))
+    return out
+
+
+def format_table(name: str, verdicts: list[Verdict]) -> str:
+    width = max(len(v.check) for v in verdicts)
+    lines = [f"{name}:"]
+    lines += [f"  {v.check:<{width}}  {v.status:<6}  {v.detail}" for v in verdicts]
+    return "\n".join(lines)

@@ -1,0 +1,56 @@
+"""The conformance kit (`fctlab check`, python/fctlab/check.py): every built-in protocol passes its
+battery; a failing check is reported as such; an unknown protocol is a clear error."""
+
+from __future__ import annotations
+
+import pytest
+
+from fctlab import check
+from fctlab.errors import ScenarioError
+from realcore import cli, fake  # noqa: F401  (fake: the compiled core)
+
+NAMES = [p["name"] for p in check.protocols()]
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_every_builtin_passes_the_battery(name):
+    verdicts = check.run_checks(name)
+    assert [v.check for v in verdicts] == [c[0] for c in check.CHECKS]
+    failed = [f"{v.check}: {v.detail}" for v in verdicts if v.status == check.FAIL]
+    assert not failed, failed
+    beside = verdicts[-1]
+    assert beside.status == check.REPORT and "of the bottleneck against NewReno's" in beside.detail
+
+
+def test_a_failing_check_is_reported_and_the_command_exits_1(monkeypatch, capsys):
+    from fctlab.cli import main
+
+    def broken(p):
+        return False, "sent 10, delivered 9, dropped 0, left 0"
+
+    monkeypatch.setattr(check, "CHECKS", [("conserves packets", broken, True)])
+    assert main(["check", "newreno"]) == 1
+    out = capsys.readouterr().out
+    assert "conserves packets" in out and "FAIL" in out and "delivered 9" in out
+
+
+def test_a_refused_scenario_fails_its_check_with_the_error():
+    def refused(p):
+        raise ScenarioError("field `workload[0]`: too large")
+
+    check.CHECKS.append(("refused", refused, True))
+    try:
+        verdict = check.run_checks("newreno")[-1]
+    finally:
+        check.CHECKS.pop()
+    assert verdict.status == check.FAIL and "refused: field `workload[0]`" in verdict.detail
+
+
+def test_the_cli_prints_the_table_and_refuses_an_unknown_protocol():
+    done = cli("check", "cubic")
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.startswith("cubic:") and done.stdout.count("pass") >= 7
+    done = cli("check", "vegas")
+    assert done.returncode == 2
+    assert "protocol: expected one of newreno, cubic" in done.stderr and "got 'vegas'" in done.stderr
+    assert "Traceback" not in done.stderr
