@@ -46,10 +46,14 @@ def test_a_refused_scenario_fails_its_check_with_the_error():
     assert verdict.status == check.FAIL and "refused: field `workload[0]`" in verdict.detail
 
 
-def test_the_cli_prints_the_table_and_refuses_an_unknown_protocol():
-    done = cli("check", "cubic")
+def test_the_cli_prints_the_table_and_refuses_an_unknown_protocol(tmp_path):
+    report = tmp_path / "conformance.md"
+    done = cli("check", "cubic", "xcp", "--report", str(report))
     assert done.returncode == 0, done.stderr
-    assert done.stdout.startswith("cubic:") and done.stdout.count("pass") >= 7
+    assert done.stdout.startswith("cubic:") and "\nxcp:" in done.stdout and done.stdout.count("pass") >= 14
+    table = report.read_text()
+    assert "| check | cubic | xcp |" in table
+    assert "| conserves packets | pass | pass |" in table and "| beside TCP | report | report |" in table
     done = cli("check", "vegas")
     assert done.returncode == 2
     assert "protocol: expected one of newreno, cubic" in done.stderr and "got 'vegas'" in done.stderr

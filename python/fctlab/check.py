@@ -238,3 +238,27 @@ def format_table(name: str, verdicts: list[Verdict]) -> str:
     lines = [f"{name}:"]
     lines += [f"  {v.check:<{width}}  {v.status:<6}  {v.detail}" for v in verdicts]
     return "\n".join(lines)
+
+
+def format_markdown(results: dict[str, list[Verdict]]) -> str:
+    """The verdicts of several protocols as one Markdown table: a row per check, a column per
+    protocol, the details below."""
+    names = list(results)
+    checks = [v.check for v in next(iter(results.values()))]
+    lines = [
+        "# Conformance of the protocols",
+        "",
+        "Written by `fctlab check --report` (python/fctlab/check.py: each check's scenario and pass rule).",
+        "",
+        "| check | " + " | ".join(names) + " |",
+        "|---|" + "---|" * len(names),
+    ]
+    for i, c in enumerate(checks):
+        lines.append(f"| {c} | " + " | ".join(results[n][i].status for n in names) + " |")
+    lines.append("")
+    for n in names:
+        lines.append(f"## {n}")
+        lines.append("")
+        lines += [f"- {v.check}: {v.status}, {v.detail}" for v in results[n]]
+        lines.append("")
+    return "\n".join(lines)

@@ -239,6 +239,7 @@ def _parser() -> argparse.ArgumentParser:
         "fairness, determinism) and print what each passes",
     )
     k.add_argument("protocols", nargs="*", metavar="PROTOCOL", help="protocol names (default: every built-in)")
+    k.add_argument("--report", metavar="FILE", help="also write the verdicts as a Markdown table")
     k.set_defaults(func=cmd_check)
     return p
 
@@ -465,11 +466,13 @@ def cmd_check(args: argparse.Namespace) -> int:
     names = list(args.protocols) or [p["name"] for p in check.protocols()]
     for name in names:
         check.protocol(name)  # an unknown name is a usage error before anything runs
-    failed = False
+    results = {}
     for name in names:
-        verdicts = check.run_checks(name)
-        print(check.format_table(name, verdicts), flush=True)
-        failed |= any(v.status == check.FAIL for v in verdicts)
+        results[name] = check.run_checks(name)
+        print(check.format_table(name, results[name]), flush=True)
+    if args.report:
+        write_text(args.report, check.format_markdown(results))
+    failed = any(v.status == check.FAIL for verdicts in results.values() for v in verdicts)
     return EXIT_RUNS_FAILED if failed else 0
 
 
