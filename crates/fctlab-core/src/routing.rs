@@ -99,14 +99,10 @@ struct Groups {
 }
 
 impl Groups {
-    fn of(topo: &Topology) -> Groups {
+    /// The groups of `topo`, whose links out and in of each node are `out_links`, `in_links`
+    /// ([`links_by_node`]).
+    fn of(topo: &Topology, out_links: &[Vec<u32>], in_links: &[Vec<u32>]) -> Groups {
         let n = topo.nodes.len();
-        let mut out_links: Vec<Vec<u32>> = vec![Vec::new(); n];
-        let mut in_links: Vec<Vec<u32>> = vec![Vec::new(); n];
-        for (id, l) in topo.links.iter().enumerate() {
-            out_links[l.from].push(id as u32);
-            in_links[l.to].push(id as u32);
-        }
         let mut g = Groups {
             group: vec![NOT_A_HOST; n],
             attach: vec![NO_ROUTER; n],
@@ -211,7 +207,8 @@ impl Routes {
     /// hosts of `used` (used destination groups x transit columns): what routing memory grows
     /// with, known before computing anything.
     pub fn table_entries(topo: &Topology, used: impl IntoIterator<Item = usize>) -> u64 {
-        let groups = Groups::of(topo);
+        let (outgoing, incoming) = links_by_node(topo);
+        let groups = Groups::of(topo, &outgoing, &incoming);
         let rows = groups.used(used).iter().filter(|&&u| u).count() as u64;
         rows * groups.columns(topo).1 as u64
     }
@@ -552,16 +549,8 @@ impl<'a> Builder<'a> {
     fn new(topo: &'a Topology, ecmp: bool) -> Builder<'a> {
         let n = topo.nodes.len();
         let is_router: Vec<bool> = topo.nodes.iter().map(|x| x.kind == NodeKind::Router).collect();
-        let mut outgoing: Vec<Vec<u32>> = vec![Vec::new(); n];
-        let mut incoming: Vec<Vec<u32>> = vec![Vec::new(); n];
-        for (id, l) in topo.links.iter().enumerate() {
-            outgoing[l.from].push(id as u32);
-            incoming[l.to].push(id as u32);
-        }
-        for out in &mut outgoing {
-            out.sort_by_key(|&l| (topo.links[l as usize].to, l));
-        }
-        let groups = Groups::of(topo);
+        let (outgoing, incoming) = links_by_node(topo);
+        let groups = Groups::of(topo, &outgoing, &incoming);
         let (col, cols) = groups.columns(topo);
         Builder {
             topo,
@@ -654,6 +643,22 @@ impl<'a> Builder<'a> {
             sparse,
         }
     }
+}
+
+/// Per node: its links out, in order of the node they lead to, then link id (the order in which
+/// a single-path table takes the first candidate); and its links in.
+fn links_by_node(topo: &Topology) -> (Vec<Vec<u32>>, Vec<Vec<u32>>) {
+    let n = topo.nodes.len();
+    let mut outgoing: Vec<Vec<u32>> = vec![Vec::new(); n];
+    let mut incoming: Vec<Vec<u32>> = vec![Vec::new(); n];
+    for (id, l) in topo.links.iter().enumerate() {
+        outgoing[l.from].push(id as u32);
+        incoming[l.to].push(id as u32);
+    }
+    for out in &mut outgoing {
+        out.sort_by_key(|&l| (topo.links[l as usize].to, l));
+    }
+    (outgoing, incoming)
 }
 
 /// `d` extended by one link of propagation delay `delay_ps`.
@@ -810,15 +815,7 @@ mod tests {
     fn reference_next_hops(topo: &Topology, ecmp: bool) -> Vec<Vec<Vec<u32>>> {
         let n = topo.nodes.len();
         let is_router: Vec<bool> = topo.nodes.iter().map(|x| x.kind == NodeKind::Router).collect();
-        let mut outgoing: Vec<Vec<u32>> = vec![Vec::new(); n];
-        let mut incoming: Vec<Vec<u32>> = vec![Vec::new(); n];
-        for (id, l) in topo.links.iter().enumerate() {
-            outgoing[l.from].push(id as u32);
-            incoming[l.to].push(id as u32);
-        }
-        for out in &mut outgoing {
-            out.sort_by_key(|&l| (topo.links[l as usize].to, l));
-        }
+        let (outgoing, incoming) = links_by_node(topo);
         let mut dist = vec![UNREACHED; n];
         let mut table = vec![vec![Vec::new(); n]; n]; // [dst][node]
         for dst in topo.hosts() {
