@@ -224,22 +224,29 @@ impl World {
         seed: u64,
         series: SeriesRecorder,
     ) -> World {
-        let mut sched = Scheduler::new();
-        if let Some(p) = plans.first() {
-            sched.push(p.start, Event::FlowStart);
-        }
-        for (i, l) in links.iter().enumerate() {
-            if let Some(t) = l.first_tick() {
-                sched.push(t, Event::QdiscTick(i as u32));
-            }
-        }
-        if let Some(first) = series.first_sample() {
-            sched.push(first, Event::Sample);
-        }
+        World::assemble(links, is_host, routes, profiles, plans, records, paths, limits, seed, series, None)
+    }
+
+    /// A world of these parts, whole (`part` None) or one partition of a partitioned run, with
+    /// its first events scheduled.
+    #[allow(clippy::too_many_arguments)]
+    fn assemble(
+        links: Vec<Link>,
+        is_host: Vec<bool>,
+        routes: Routes,
+        profiles: Vec<Profile>,
+        plans: Vec<FlowPlan>,
+        records: Vec<FlowRecord>,
+        paths: Paths,
+        limits: RunLimits,
+        seed: u64,
+        series: SeriesRecorder,
+        part: Option<Box<parallel::Part>>,
+    ) -> World {
         let n = plans.len();
-        World {
+        let mut world = World {
             now: Time::ZERO,
-            sched,
+            sched: Scheduler::new(),
             links,
             is_host,
             routes,
@@ -261,7 +268,25 @@ impl World {
             next_rate_change: 0,
             external: false,
             egress: Vec::new(),
-            part: None,
+            part,
+        };
+        world.schedule_first_events();
+        world
+    }
+
+    /// The events a world starts with: its first flow's start, every discipline's first tick
+    /// (stand-ins of other partitions' links have none), the first series sample.
+    fn schedule_first_events(&mut self) {
+        if let Some(f) = self.plan_id(0) {
+            self.sched.push(self.plans[f].start, Event::FlowStart);
+        }
+        for (i, l) in self.links.iter().enumerate() {
+            if let Some(t) = l.first_tick() {
+                self.sched.push(t, Event::QdiscTick(i as u32));
+            }
+        }
+        if let Some(first) = self.series.first_sample() {
+            self.sched.push(first, Event::Sample);
         }
     }
 

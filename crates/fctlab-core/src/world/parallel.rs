@@ -35,8 +35,9 @@
 use super::partition;
 pub use super::partition::Partition;
 use super::{Counters, World};
+use crate::metrics::SeriesRecorder;
 use crate::net::link::Role;
-use crate::sched::{Event, Export, Scheduler};
+use crate::sched::{Export, Scheduler};
 use crate::units::Time;
 use std::sync::atomic::{AtomicBool, AtomicI64, AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Arc, Condvar, Mutex};
@@ -238,46 +239,21 @@ impl World {
         let flows: Vec<u32> = (0..self.plans.len() as u32).filter(|&f| ends_here(&self.plans[f as usize])).collect();
         let rate_changes: Vec<_> =
             self.rate_changes.iter().copied().filter(|c| here(links[c.link as usize].from)).collect();
-        let mut sched = Scheduler::new();
-        if let Some(&f) = flows.first() {
-            sched.push(self.plans[f as usize].start, Event::FlowStart);
-        }
-        for (i, l) in links.iter().enumerate() {
-            if here(l.from) {
-                if let Some(t) = l.first_tick() {
-                    sched.push(t, Event::QdiscTick(i as u32));
-                }
-            }
-        }
-        if let Some(c) = rate_changes.first() {
-            sched.push(c.at, Event::LinkRate);
-        }
-        World {
-            now: self.now,
-            sched,
+        let mut part = World::assemble(
             links,
-            is_host: self.is_host.clone(),
-            routes: self.routes.clone(),
-            profiles: self.profiles.clone(),
-            plans: self.plans.clone(),
-            next_plan: 0,
-            active: (0..self.plans.len()).map(|_| None).collect(),
-            records: self.records.clone(),
-            paths: self.paths.clone(),
-            open_flows: 0,
-            limits: self.limits,
-            seed: self.seed,
-            out: Vec::with_capacity(64),
-            drops: Vec::with_capacity(64),
-            counters: Counters::default(),
-            series: Default::default(),
-            finished: false,
-            rate_changes,
-            next_rate_change: 0,
-            external: false,
-            egress: Vec::new(),
-            part: Some(Box::new(Part { me: q, of, flows })),
-        }
+            self.is_host.clone(),
+            self.routes.clone(),
+            self.profiles.clone(),
+            self.plans.clone(),
+            self.records.clone(),
+            self.paths.clone(),
+            self.limits,
+            self.seed,
+            SeriesRecorder::default(),
+            Some(Box::new(Part { me: q, of, flows })),
+        );
+        part.schedule_rate_changes(rate_changes);
+        part
     }
 
     /// The earliest pending event (only link events while flushing), or `Time::MAX`.
@@ -536,14 +512,14 @@ fn worker(
             let mut next = w.next_time(clock.flushing);
             if !w.sched.exports.is_empty() {
                 handed += w.sched.exports.len() as u64;
-                for to in 0..p {
-                    let mut inbox = None;
-                    for e in w.sched.exports.iter().filter(|e| of[w.links[e.1 as usize].to as usize] as usize == to) {
-                        next = next.min(e.0);
-                        inbox
-                            .get_or_insert_with(|| shared.mailbox(clock.parity, me, to).lock().expect("mailbox"))
-                            .push(*e);
-                    }
+                next = w.sched.exports.iter().fold(next, |t, e| t.min(e.0));
+                // By destination partition, each link's packets kept in wire order (a stable
+                // sort), then one mailbox lock per destination.
+                let to_of = |e: &Export| of[w.links[e.1 as usize].to as usize];
+                w.sched.exports.sort_by_key(to_of);
+                for same in w.sched.exports.chunk_by(|a, b| to_of(a) == to_of(b)) {
+                    let to = to_of(&same[0]) as usize;
+                    shared.mailbox(clock.parity, me, to).lock().expect("mailbox").extend_from_slice(same);
                 }
                 w.sched.exports.clear();
             }
