@@ -129,6 +129,10 @@ fn main() {
             t += Time::from_ms(10);
         }
     }
+    if let Some(fault) = engine.plugin_fault() {
+        eprintln!("error: {fault}");
+        std::process::exit(1);
+    }
     if std::env::var_os("FCTLAB_DEBUG").is_some() {
         eprintln!("largest event queue seen: {max_pending}");
     }

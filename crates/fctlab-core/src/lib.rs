@@ -35,6 +35,7 @@ pub mod error;
 pub mod limits;
 pub mod metrics;
 pub mod net;
+pub mod plugin;
 pub mod protocol;
 pub mod qdisc;
 pub mod quantity;

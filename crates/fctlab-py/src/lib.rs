@@ -3,6 +3,7 @@
 //! (emulation processes).
 
 mod arrow;
+mod plugin;
 
 use arrow::ArrowTable;
 use fctlab_core::metrics::tables::{link_table, series_columns, FlowStream, TABLES};
@@ -33,6 +34,13 @@ create_exception!(
     ScenarioError,
     pyo3::exceptions::PyValueError,
     "A scenario that cannot be built; the message names the field."
+);
+
+create_exception!(
+    _core,
+    PluginError,
+    pyo3::exceptions::PyRuntimeError,
+    "A plug-in failed during a run; the message names the plug-in, the hook, the flow and the time."
 );
 
 /// A built scenario, advanced in steps by `run_until`: the world whole, or cut into the
@@ -66,12 +74,16 @@ impl Simulation {
     }
 
     /// Runs up to simulated time `t` seconds with the GIL released; True once the run is over.
-    fn run_until(&mut self, py: Python<'_>, t: f64) -> bool {
+    /// Raises `PluginError` if a plug-in failed.
+    fn run_until(&mut self, py: Python<'_>, t: f64) -> PyResult<bool> {
         let engine = &mut self.engine;
         let t0 = Instant::now();
         let done = py.detach(|| engine.run_until(Time::from_secs_f64(t.max(0.0))));
         self.wall_s += t0.elapsed().as_secs_f64();
-        done
+        if let Some(fault) = self.engine.plugin_fault() {
+            return Err(PluginError::new_err(fault.to_string()));
+        }
+        Ok(done)
     }
 
     /// Current simulated time, s.
@@ -499,14 +511,33 @@ fn protocols(py: Python<'_>) -> PyResult<Vec<Bound<'_, pyo3::types::PyDict>>> {
             d.set_item("header_bytes", p.header_bytes)?;
             d.set_item("metrics", p.metrics.to_vec())?;
             d.set_item("folder", p.folder)?;
+            d.set_item("wire_tags", p.wire_tags.to_vec())?;
             Ok(d)
         })
         .collect()
 }
 
+/// The congestion header of wire tag `tag` and words `words`, as fctlab reads it off the wire:
+/// its words back (tag, w0, w1, w2) if accepted; ValueError naming the field refused.
+#[pyfunction]
+fn decode_header(tag: u8, words: (u32, u32, u32)) -> PyResult<(u8, u32, u32, u32)> {
+    let h = fctlab_core::protocol::header_from_wire(tag, [words.0, words.1, words.2])
+        .map_err(|field| PyValueError::new_err(format!("{field}: refused (tag {tag}, words {words:?})")))?;
+    let (t, w) = fctlab_core::protocol::header_to_wire(h);
+    Ok((t, w[0], w[1], w[2]))
+}
+
 /// The compiled core of fctlab.
 #[pymodule]
 fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    fctlab_core::plugin::set_python_loader(Box::new(plugin::load));
+    m.add_class::<plugin::PyWindow>()?;
+    m.add_class::<plugin::PyConnection>()?;
+    m.add_class::<plugin::PyPort>()?;
+    m.add_class::<plugin::PyPacket>()?;
+    m.add_function(wrap_pyfunction!(decode_header, m)?)?;
+    m.add("PluginError", m.py().get_type::<PluginError>())?;
+    m.add("PLUGIN_API_VERSION", fctlab_core::plugin::API_VERSION)?;
     m.add_class::<Simulation>()?;
     m.add_class::<Emulation>()?;
     m.add_class::<PyKernelLink>()?;

@@ -70,6 +70,14 @@ pub enum CongestionHeader {
     Piqi(PiqiHeader),
     /// PIQI-RCP, reverse: the echo of the three.
     PiqiFeedback(PiqiEcho),
+    /// A plug-in's own header (`crate::plugin`): tags 128-191 forward, 192-255 their echo
+    /// (the forward tag + 64); the words are the plug-in's, carried as they are.
+    Plugin {
+        /// The wire tag.
+        tag: u8,
+        /// The fields.
+        words: [u32; 3],
+    },
 }
 
 impl CongestionHeader {
@@ -80,10 +88,18 @@ impl CongestionHeader {
             CongestionHeader::Xcp(h) => CongestionHeader::XcpFeedback(h.echo()),
             CongestionHeader::JetMax(h) => CongestionHeader::JetMaxFeedback(h.echo()),
             CongestionHeader::Piqi(h) => CongestionHeader::PiqiFeedback(h.echo()),
+            CongestionHeader::Plugin { tag, words } if tag < PLUGIN_ECHO_TAGS => {
+                CongestionHeader::Plugin { tag: tag + (PLUGIN_ECHO_TAGS - PLUGIN_TAGS), words }
+            }
             other => other,
         }
     }
 }
+
+/// The first wire tag of plug-ins' forward headers.
+pub const PLUGIN_TAGS: u8 = 128;
+/// The first wire tag of plug-ins' echoes (a forward tag + 64).
+pub const PLUGIN_ECHO_TAGS: u8 = 192;
 
 /// A packet on the wire.
 #[derive(Copy, Clone, Debug)]
@@ -132,6 +148,14 @@ mod tests {
 
     /// The packet stays within two cache lines: its in-flight read is the event loop's main
     /// cache miss, and every queue holds packets by value.
+    #[test]
+    fn a_plugin_header_is_echoed_under_its_echo_tag_with_its_words() {
+        let fwd = CongestionHeader::Plugin { tag: 130, words: [1, 2, 3] };
+        assert_eq!(fwd.feedback(), CongestionHeader::Plugin { tag: 194, words: [1, 2, 3] });
+        assert_eq!(fwd.feedback().feedback(), fwd.feedback(), "an echo is not echoed again");
+        assert!(std::mem::size_of::<CongestionHeader>() <= 16, "{}", std::mem::size_of::<CongestionHeader>());
+    }
+
     #[test]
     fn a_packet_fits_two_cache_lines() {
         assert!(std::mem::size_of::<Packet>() <= 128, "{} bytes", std::mem::size_of::<Packet>());

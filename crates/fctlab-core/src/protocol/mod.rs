@@ -50,7 +50,8 @@ pub mod tcp;
 pub mod xcp;
 
 use crate::metrics::series::Metric;
-use crate::net::packet::{CongestionHeader, Packet};
+use crate::net::packet::{CongestionHeader, Packet, PLUGIN_TAGS};
+use crate::plugin::{HostInit, HostPlugin, PluginCc, PluginLaw};
 use crate::qdisc::law::{PortCtx, RouterLaw};
 use crate::transport::cc::{CcState, CongestionControl, HeaderCtx};
 use crate::transport::paced::law::{LawCtx, RateControl};
@@ -80,6 +81,8 @@ pub struct ProtocolInfo {
     pub metrics: &'static [&'static str],
     /// Its folder under `crates/fctlab-core/src/protocol/`.
     pub folder: &'static str,
+    /// The wire tags of its congestion header, forward and echo (empty: no header).
+    pub wire_tags: &'static [u8],
 }
 
 /// Every protocol fctlab has.
@@ -92,6 +95,7 @@ pub const PROTOCOLS: [ProtocolInfo; 8] = [
         header_bytes: 0,
         metrics: &[],
         folder: "newreno",
+        wire_tags: &[],
     },
     ProtocolInfo {
         name: "cubic",
@@ -101,6 +105,7 @@ pub const PROTOCOLS: [ProtocolInfo; 8] = [
         header_bytes: 0,
         metrics: &[],
         folder: "cubic",
+        wire_tags: &[],
     },
     ProtocolInfo {
         name: "rc3",
@@ -110,6 +115,7 @@ pub const PROTOCOLS: [ProtocolInfo; 8] = [
         header_bytes: 0,
         metrics: &[],
         folder: "rc3",
+        wire_tags: &[],
     },
     ProtocolInfo {
         name: "rcp",
@@ -119,6 +125,7 @@ pub const PROTOCOLS: [ProtocolInfo; 8] = [
         header_bytes: RCP_HEADER,
         metrics: rcp::router::METRICS,
         folder: "rcp",
+        wire_tags: &[rcp::header::TAG, rcp::header::TAG_ECHO],
     },
     ProtocolInfo {
         name: "rtcp",
@@ -128,6 +135,7 @@ pub const PROTOCOLS: [ProtocolInfo; 8] = [
         header_bytes: RCP_HEADER,
         metrics: &[],
         folder: "rtcp",
+        wire_tags: &[rcp::header::TAG, rcp::header::TAG_ECHO],
     },
     ProtocolInfo {
         name: "xcp",
@@ -137,6 +145,7 @@ pub const PROTOCOLS: [ProtocolInfo; 8] = [
         header_bytes: XCP_HEADER,
         metrics: &[],
         folder: "xcp",
+        wire_tags: &[xcp::header::TAG, xcp::header::TAG_ECHO],
     },
     ProtocolInfo {
         name: "jetmax",
@@ -146,6 +155,7 @@ pub const PROTOCOLS: [ProtocolInfo; 8] = [
         header_bytes: JETMAX_HEADER,
         metrics: jetmax::router::METRICS,
         folder: "jetmax",
+        wire_tags: &[jetmax::header::TAG, jetmax::header::TAG_ECHO],
     },
     ProtocolInfo {
         name: "piqi",
@@ -155,6 +165,7 @@ pub const PROTOCOLS: [ProtocolInfo; 8] = [
         header_bytes: PIQI_HEADER,
         metrics: piqi::router::METRICS,
         folder: "piqi",
+        wire_tags: &[piqi::header::TAG, piqi::header::TAG_ECHO],
     },
 ];
 
@@ -201,8 +212,10 @@ pub(crate) fn float(bits: u32, name: &'static str) -> Result<f32, &'static str> 
 
 /// The wire tag and words of a congestion header (tag 0, zeros: none).
 pub fn header_to_wire(h: CongestionHeader) -> (u8, Words) {
-    if h == CongestionHeader::None {
-        return (0, [0; 3]);
+    match h {
+        CongestionHeader::None => return (0, [0; 3]),
+        CongestionHeader::Plugin { tag, words } => return (tag, words),
+        _ => {}
     }
     rcp::header::to_wire(h)
         .or_else(|| xcp::header::to_wire(h))
@@ -220,6 +233,7 @@ pub fn header_from_wire(tag: u8, w: Words) -> Result<CongestionHeader, &'static 
         xcp::header::TAG | xcp::header::TAG_ECHO => xcp::header::from_wire(tag, w),
         jetmax::header::TAG | jetmax::header::TAG_ECHO => jetmax::header::from_wire(tag, w),
         piqi::header::TAG | piqi::header::TAG_ECHO => piqi::header::from_wire(tag, w),
+        PLUGIN_TAGS..=u8::MAX => Ok(CongestionHeader::Plugin { tag, words: w }),
         _ => Err("cc_tag"),
     }
 }
@@ -252,6 +266,8 @@ pub enum CcConfig {
     },
     /// R-TCP: RCP's rate x RTT as the window, paced at the rate.
     Rtcp(RtcpConfig),
+    /// A host law plug-in (`crate::plugin`).
+    Plugin(HostPlugin),
 }
 
 impl CcConfig {
@@ -259,7 +275,7 @@ impl CcConfig {
     pub fn loss_kind(&self) -> Option<CcKind> {
         match *self {
             CcConfig::Loss(k) | CcConfig::Xcp { loss: k, .. } => Some(k),
-            CcConfig::Rtcp(_) => None,
+            CcConfig::Rtcp(_) | CcConfig::Plugin(_) => None,
         }
     }
 }
@@ -314,7 +330,7 @@ impl CongestionControl for LossBased {
 }
 
 /// A connection's controller, statically dispatched.
-#[derive(Clone, Debug)]
+#[derive(Debug)]
 pub enum Controller {
     /// NewReno or CUBIC.
     Loss(LossBased),
@@ -322,14 +338,17 @@ pub enum Controller {
     Xcp(Xcp),
     /// R-TCP.
     Rtcp(Rtcp),
+    /// A host law plug-in.
+    Plugin(PluginCc),
 }
 
 impl Controller {
     /// A fresh controller for a connection of `mss`-byte segments under `header` bytes of
     /// headers and a receive window of `rwnd` bytes; a loss-based one leaves slow start as
-    /// `hystart` says.
-    pub fn new(cfg: CcConfig, hystart: HyStartMode, mss: u32, header: u32, rwnd: u64) -> Controller {
+    /// `hystart` says; a plug-in's is made for flow `flow`.
+    pub fn new(cfg: CcConfig, hystart: HyStartMode, mss: u32, header: u32, rwnd: u64, flow: u32) -> Controller {
         match cfg {
+            CcConfig::Plugin(p) => Controller::Plugin(PluginCc::new(p, HostInit { flow, mss, header, rwnd })),
             CcConfig::Loss(kind) => Controller::Loss(LossBased::new(kind, hystart)),
             CcConfig::Xcp { loss, desired_bps } => Controller::Xcp(Xcp::new(loss, desired_bps)),
             CcConfig::Rtcp(r) => Controller::Rtcp(Rtcp::new(r, mss, header, rwnd)),
@@ -343,6 +362,7 @@ macro_rules! each_cc {
             Controller::Loss($c) => $body,
             Controller::Xcp($c) => $body,
             Controller::Rtcp($c) => $body,
+            Controller::Plugin($c) => $body,
         }
     };
 }
@@ -502,6 +522,8 @@ pub enum Law {
     JetMax(JetMaxLaw),
     /// PIQI-RCP: eq. 6's PI rate on the virtual capacity, with interval numbers.
     Piqi(PiqiLaw),
+    /// A router law plug-in (`crate::plugin`).
+    Plugin(PluginLaw),
 }
 
 macro_rules! each_law {
@@ -511,6 +533,7 @@ macro_rules! each_law {
             Law::Xcp($l) => $body,
             Law::JetMax($l) => $body,
             Law::Piqi($l) => $body,
+            Law::Plugin($l) => $body,
         }
     };
 }
@@ -569,6 +592,8 @@ mod tests {
             CongestionHeader::JetMaxFeedback(JetMaxEcho { rs: 2, rate: 1e7 }),
             CongestionHeader::Piqi(PiqiHeader { rate: f32::INFINITY, interval: 9, id: 3 }),
             CongestionHeader::PiqiFeedback(PiqiEcho { rate: 5e6, interval: 10, id: 4 }),
+            CongestionHeader::Plugin { tag: 128, words: [u32::MAX, 0, 7] },
+            CongestionHeader::Plugin { tag: 255, words: [1, 2, 3] },
         ];
         let mut tags = Vec::new();
         for h in headers {

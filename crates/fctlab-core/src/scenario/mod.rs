@@ -44,6 +44,7 @@ pub use transports::{AppSpec, Common, DelayedAckSpec, HostTransportSpec, TcpPart
 
 use crate::error::{SpecError, SpecResult};
 use crate::limits::{Memory, BYTES_PER_ROUTE_ENTRY};
+use crate::plugin::Loader;
 use crate::quantity::TimeQ;
 use crate::routing::{flow_hash, Routes, DENSE_LIMIT};
 use crate::topology::{NodeKind, Topology, TopologySpec};
@@ -196,8 +197,9 @@ pub fn build_spec(spec: &ScenarioSpec, base_dir: &Path) -> SpecResult<(World, Ru
     }
     let topo = spec.topology.build(base_dir, seed).map_err(|e| e.within("topology"))?;
     topo.validate().map_err(|e| e.within("topology"))?;
-    let mut links = queues::build_links(&spec.queues, &topo, seed)?;
-    let profiles = Profiles::build(spec)?;
+    let plugins = Loader::new(base_dir);
+    let mut links = queues::build_links(&spec.queues, &topo, seed, &plugins)?;
+    let profiles = Profiles::build(spec, &plugins)?;
     let nodes = Nodes::of(&topo);
     let arrivals = flows::arrivals(spec, &topo, &nodes, base_dir)?;
     // Routes towards the hosts flows send to (data) and from (ACKs) only.
@@ -235,6 +237,7 @@ pub fn build_spec(spec: &ScenarioSpec, base_dir: &Path) -> SpecResult<(World, Ru
         series,
     );
     world.schedule_rate_changes(rate_changes);
+    world.watch_plugins(plugins.fault_slot());
     if let Some(p) = &spec.parallel {
         if p.threads == Some(0) {
             return Err(SpecError::new("parallel.threads", "expected a whole number >= 1, got 0"));

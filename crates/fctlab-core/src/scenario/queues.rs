@@ -11,6 +11,7 @@ use super::transports::pick_fraction;
 use crate::error::{SpecError, SpecResult};
 use crate::net::link::{FifoSchedule, Link, Port};
 use crate::net::packet::JETMAX_NO_ROUTER;
+use crate::plugin::{self, Loader};
 use crate::protocol::rcp::params::{RcpQueueKeys, RcpTcpKeys};
 use crate::qdisc::{
     Classify, Drr, ExplicitQueue, JetMaxLaw, JetMaxParams, Law, Limit, PiqiLaw, PiqiParams, PortCtx, Prio, Qdisc,
@@ -96,6 +97,12 @@ impl<'de> Deserialize<'de> for QueueSpec {
             }
         }
         let limit = from_table::<BufferKeys>(buffer).and_then(|b| b.limit()).map_err(as_de)?;
+        if let Some(Value::String(spec)) = table.get("kind").filter(|k| k.as_str().is_some_and(plugin::is_plugin)) {
+            // A plug-in's law: the table's other keys are its parameters, as JSON text.
+            let spec = spec.clone();
+            table.remove("kind");
+            return Ok(QueueSpec { kind: QueueKind::Plugin { spec, params: Value::Object(table).to_string() }, limit });
+        }
         let kind = crate::spec_de::from_value::<QueueKind, serde_json::Error>(Value::Object(table)).map_err(|e| {
             let msg = crate::spec_de::strip_location(&e);
             match msg.contains("unknown field") {
@@ -136,6 +143,15 @@ pub enum QueueKind {
     /// Strict priority over `bands` bands (default 8, band 0 highest) sharing one buffer,
     /// pushing out the lowest band's tail when a higher-priority packet finds it full.
     Prio(PrioKeys),
+    /// A plug-in's router law on a drop-tail FIFO (`kind = "rust:..."` or `"python:..."`,
+    /// `crate::plugin`); the table's other keys, as JSON text, are its parameters.
+    #[serde(skip)]
+    Plugin {
+        /// The plug-in's spelling.
+        spec: String,
+        /// Its parameters.
+        params: String,
+    },
 }
 
 /// A kind without keys of its own.
@@ -182,9 +198,13 @@ impl QueueSpec {
 
     /// The port `ctx` as this spec describes it; `ignore_priorities` turns a priority queue
     /// into a FIFO of the same buffer (a router without priority support).
-    fn build(&self, ignore_priorities: bool, ctx: PortCtx, seed: u64) -> SpecResult<Port> {
+    fn build(&self, ignore_priorities: bool, ctx: PortCtx, seed: u64, plugins: &Loader) -> SpecResult<Port> {
         let limit = self.limit;
         match &self.kind {
+            QueueKind::Plugin { spec, params } => {
+                let law = plugins.router(spec, &plugin::router::port(&ctx), params, "kind")?;
+                Ok(explicit(ctx, limit, Law::Plugin(law)))
+            }
             QueueKind::RcpTcp(keys) => {
                 let p = keys.params();
                 p.validate(ctx.capacity)?;
@@ -261,7 +281,7 @@ fn explicit(ctx: PortCtx, limit: Limit, law: Law) -> Port {
 
 /// Build step: every link of `topo` with its port: the link's override from
 /// `queues.links`, else the router or host default.
-pub(super) fn build_links(queues: &QueuesSpec, topo: &Topology, seed: u64) -> SpecResult<Vec<Link>> {
+pub(super) fn build_links(queues: &QueuesSpec, topo: &Topology, seed: u64, plugins: &Loader) -> SpecResult<Vec<Link>> {
     let router_q = queues.router.clone().unwrap_or(QueueSpec::droptail(Limit::Packets(1000)));
     let host_q = queues.host.clone().unwrap_or(QueueSpec::droptail(Limit::Bytes(u64::MAX / 4)));
     let link_q = link_overrides(queues, topo)?;
@@ -275,7 +295,7 @@ pub(super) fn build_links(queues: &QueuesSpec, topo: &Topology, seed: u64) -> Sp
             None => (&router_q, "queues.router".to_string()),
         };
         let ctx = PortCtx { router: ld.from as u32, link: id as u32, capacity: ld.rate };
-        let qd = q.build(plain_router[ld.from], ctx, seed).map_err(|e| e.within(&field))?;
+        let qd = q.build(plain_router[ld.from], ctx, seed, plugins).map_err(|e| e.within(&field))?;
         links.push(Link::new(ld.from as u32, ld.to as u32, ld.rate, ld.delay, qd));
     }
     Ok(links)

@@ -10,7 +10,7 @@ use crate::units::Time;
 // Senders live by value in one arena (`Vec<Sender>`) that the event loop indexes directly;
 // boxing the larger variant would add a pointer chase per packet to save memory per flow.
 #[allow(clippy::large_enum_variant)]
-#[derive(Clone, Debug)]
+#[derive(Debug)]
 pub enum Sender {
     /// TCP (NewReno or CUBIC, SACK), RC3, XCP and R-TCP included.
     Tcp(TcpSender),

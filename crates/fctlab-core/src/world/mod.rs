@@ -30,6 +30,7 @@ use crate::metrics::series::FlowSample;
 use crate::metrics::{FlowRecord, Paths, SeriesRecorder};
 use crate::net::link::Link;
 use crate::net::packet::Packet;
+use crate::plugin::{Fault, FaultSlot};
 use crate::routing::Routes;
 use crate::scenario::KernelStack;
 use crate::sched::{Event, Scheduler};
@@ -70,6 +71,7 @@ impl Profile {
             Profile::Tcp { cfg, .. } => {
                 let (name, kind) = match cfg.cc {
                     CcConfig::Rtcp(_) => return "rtcp".to_string(),
+                    CcConfig::Plugin(p) => return format!("tcp-{}-iw{}", p.0.short_name(), cfg.iw).to_lowercase(),
                     CcConfig::Xcp { loss, .. } => ("xcp", loss),
                     CcConfig::Loss(kind) if cfg.rc3.is_some() => ("rc3", kind),
                     CcConfig::Loss(kind) => ("tcp", kind),
@@ -206,6 +208,9 @@ pub struct World {
     egress: Vec<Packet>,
     /// This world is one partition of a partitioned run ([`parallel`]); None for a whole world.
     part: Option<Box<parallel::Part>>,
+    /// Where the build's plug-ins report a fault, checked after every event (None: no
+    /// plug-ins, nothing checked).
+    plugins: Option<&'static FaultSlot>,
 }
 
 impl World {
@@ -269,6 +274,7 @@ impl World {
             external: false,
             egress: Vec::new(),
             part,
+            plugins: None,
         };
         world.schedule_first_events();
         world
@@ -376,7 +382,31 @@ impl World {
         self.plans.last().map_or(Time::ZERO, |p| p.start)
     }
 
-    /// Runs every event up to and including `until`; returns true once the run is over.
+    /// Watches `slot`, where the build's plug-ins report a fault: the run stops after the
+    /// event that raised one ([`World::plugin_fault`]).
+    pub fn watch_plugins(&mut self, slot: Option<&'static FaultSlot>) {
+        self.plugins = slot;
+    }
+
+    /// The fault that stopped the run, if a plug-in failed (stamped with the event's time).
+    pub fn plugin_fault(&self) -> Option<Fault> {
+        self.plugins.and_then(|s| s.fault())
+    }
+
+    /// True if a plug-in failed in the event just handled; stamps the fault with its time.
+    #[inline]
+    fn plugin_failed(&self) -> bool {
+        match self.plugins {
+            Some(slot) if slot.is_raised() => {
+                slot.stamp(self.now);
+                true
+            }
+            _ => false,
+        }
+    }
+
+    /// Runs every event up to and including `until`; returns true once the run is over (also
+    /// when a plug-in failed: [`World::plugin_fault`], the flows' records left as they were).
     pub fn run_until(&mut self, until: Time) -> bool {
         let until =
             until.min(self.limits.max_time).min(if self.limits.drain { Time::MAX } else { self.limits.duration });
@@ -388,6 +418,10 @@ impl World {
                     }
                     self.now = t;
                     self.handle(ev);
+                    if self.plugin_failed() {
+                        self.finished = true;
+                        return true;
+                    }
                     if self.open_flows == 0 && self.check_finished() {
                         break;
                     }

@@ -253,6 +253,7 @@ impl World {
             Some(Box::new(Part { me: q, of, flows })),
         );
         part.schedule_rate_changes(rate_changes);
+        part.watch_plugins(self.plugins);
         part
     }
 
@@ -270,11 +271,17 @@ impl World {
                 let Some((t, ev)) = self.sched.pop_near() else { break };
                 self.now = t;
                 self.handle(ev);
+                if self.plugin_failed() {
+                    return;
+                }
             }
         } else {
             while let Some((t, ev)) = self.sched.pop_by(last) {
                 self.now = t;
                 self.handle(ev);
+                if self.plugin_failed() {
+                    return;
+                }
             }
         }
     }
@@ -548,7 +555,13 @@ fn worker(
         clock.parity ^= 1;
         exchange += t0.elapsed();
         let limits = parts[0].limits;
-        let step = decide(&mut clock, t, open, all_started, until, epoch, lookahead, limits);
+        // A plug-in failed in the last window (every thread reads the same slot after the
+        // barrier, so all stop together).
+        let step = if parts[0].plugins.is_some_and(|s| s.is_raised()) {
+            Step::Finished
+        } else {
+            decide(&mut clock, t, open, all_started, until, epoch, lookahead, limits)
+        };
         match step {
             Step::Window(end) => {
                 let mut longest = zero;
@@ -710,6 +723,11 @@ impl Engine {
     /// Runs to the end.
     pub fn run(&mut self) {
         while !self.run_until(Time::MAX) {}
+    }
+
+    /// The fault that stopped the run, if a plug-in failed.
+    pub fn plugin_fault(&self) -> Option<crate::plugin::Fault> {
+        self.world.plugin_fault()
     }
 
     /// The world: as built while a partitioned run goes on (its results come in at the end),

@@ -4,7 +4,7 @@
 use super::{Rc3Config, Rc3Window};
 use crate::error::{SpecError, SpecResult};
 use crate::protocol::cubic::HyStartMode;
-use crate::protocol::tcp::LossKeys;
+use crate::protocol::tcp::{CcChoice, LossKeys};
 use crate::protocol::CcKind;
 use crate::scenario::{Common, ProtocolKeys};
 use crate::world::Profile;
@@ -46,7 +46,8 @@ pub struct Rc3Keys {
 
 impl ProtocolKeys for Rc3Keys {
     fn profile(&self, c: Common) -> SpecResult<Profile> {
-        let mut cfg = LossKeys { cc: self.cc, hystart: self.hystart }.apply(c.cfg);
+        let mut cfg =
+            LossKeys { cc: self.cc.map(CcChoice::Builtin), hystart: self.hystart }.apply(c.cfg, &c.plugins)?;
         let buckets = &self.rc3_buckets;
         let mut rc3 = Rc3Config::new(buckets).ok_or_else(|| {
             SpecError::new("rc3_buckets", format!("expected at most 6 buckets, each >= 1 segment, got {buckets:?}"))

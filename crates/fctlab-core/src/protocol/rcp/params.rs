@@ -6,7 +6,7 @@
 use super::{RcpParams, RcpTcpParams, RcpVariant};
 use crate::error::{SpecError, SpecResult};
 use crate::protocol::cubic::HyStartMode;
-use crate::protocol::tcp::LossKeys;
+use crate::protocol::tcp::{CcChoice, LossKeys};
 use crate::protocol::{CcKind, RateConfig, RCP_HEADER, UNLIMITED_RATE};
 use crate::qdisc::{CoexistMode, TcRule};
 use crate::quantity::{BytesQ, RateQ, TimeQ};
@@ -61,7 +61,8 @@ impl ProtocolKeys for RcpKeys {
         // RCP falls back to TCP (thesis sec. 6.2.2) when the handshake finds no RCP router: the
         // transport's own TCP settings (`iw`, `cc`, ...), its packets without the header.
         let fallback = (matches!(law, RateConfig::Rcp { .. }) && self.fallback.unwrap_or(true))
-            .then(|| LossKeys { cc: self.cc, hystart: self.hystart }.apply(c.cfg));
+            .then(|| LossKeys { cc: self.cc.map(CcChoice::Builtin), hystart: self.hystart }.apply(c.cfg, &c.plugins))
+            .transpose()?;
         Ok(c.paced(RCP_HEADER, law, self.handshake, fallback))
     }
 }

@@ -16,11 +16,13 @@ pub use tcp_part::{AppSpec, Common, DelayedAckSpec, TcpPart};
 
 use super::{Nodes, ScenarioSpec};
 use crate::error::{SpecError, SpecResult};
+use crate::plugin::Loader;
 use crate::rng::Rng;
 use crate::topology::{NodeKind, Topology};
 use crate::world::Profile;
 use serde::Deserialize;
 use std::collections::BTreeMap;
+use std::sync::Arc;
 
 /// Hosts whose flows use a named transport (e.g. half of the hosts of every router run RC3).
 #[derive(Clone, Debug, Deserialize)]
@@ -62,12 +64,12 @@ pub(super) struct Profiles<'a> {
 
 impl<'a> Profiles<'a> {
     /// Build step: the default transport's profile, then each named one over it.
-    pub fn build(spec: &'a ScenarioSpec) -> SpecResult<Profiles<'a>> {
+    pub fn build(spec: &'a ScenarioSpec, plugins: &Arc<Loader>) -> SpecResult<Profiles<'a>> {
         let mut p = Profiles { labels: Vec::new(), list: Vec::new(), index: BTreeMap::new() };
-        p.push(&spec.transport, None, "transport", None)?;
+        p.push(&spec.transport, None, "transport", None, plugins)?;
         for (name, t) in &spec.transports {
             p.index.insert(name, p.list.len());
-            p.push(t, Some(&spec.transport), &format!("transports.{name}"), Some(name.clone()))?;
+            p.push(t, Some(&spec.transport), &format!("transports.{name}"), Some(name.clone()), plugins)?;
         }
         Ok(p)
     }
@@ -80,8 +82,10 @@ impl<'a> Profiles<'a> {
         base: Option<&TransportTable>,
         within: &str,
         name: Option<String>,
+        plugins: &Arc<Loader>,
     ) -> SpecResult<()> {
-        let profile = Transport::resolve(t, base).and_then(|t| t.profile(within)).map_err(|e| e.within(within))?;
+        let profile =
+            Transport::resolve(t, base).and_then(|t| t.profile(within, plugins)).map_err(|e| e.within(within))?;
         self.labels.push(name.unwrap_or_else(|| profile.label()));
         self.list.push(profile);
         Ok(())
@@ -251,7 +255,7 @@ mod tests {
 
     fn profile(t: serde_json::Value, base: Option<serde_json::Value>) -> SpecResult<Profile> {
         let base = base.map(table);
-        Transport::resolve(&table(t), base.as_ref())?.profile("transport")
+        Transport::resolve(&table(t), base.as_ref())?.profile("transport", &Loader::new(std::path::Path::new(".")))
     }
 
     #[test]

@@ -10,12 +10,14 @@
 use super::super::stack::{kernel_stack, KernelKeys, Stack};
 use super::tcp_part::TcpPart;
 use crate::error::{SpecError, SpecResult};
+use crate::plugin::Loader;
 use crate::protocol::keys::{Protocol, TransportKeys};
 use crate::spec_de::{field_names, from_table};
 use crate::world::Profile;
 use serde::de::DeserializeOwned;
 use serde::Deserialize;
 use serde_json::{Map, Value};
+use std::sync::Arc;
 
 /// A transport table as written; [`Transport::resolve`] parses it.
 #[derive(Clone, Debug, Default, Deserialize)]
@@ -94,10 +96,10 @@ impl Transport {
     }
 
     /// The profile of this transport; `within` is its table's path (`transports.NAME`).
-    pub fn profile(&self, within: &str) -> SpecResult<Profile> {
+    pub fn profile(&self, within: &str, plugins: &Arc<Loader>) -> SpecResult<Profile> {
         match self {
             Transport::Kernel(k) => kernel_stack(k, within).map(Profile::Kernel),
-            Transport::Fctlab { tcp, protocol } => protocol.profile(tcp.common()?),
+            Transport::Fctlab { tcp, protocol } => protocol.profile(tcp.common(plugins)?),
         }
     }
 }

@@ -5,6 +5,7 @@
 
 use crate::error::SpecResult;
 use crate::limits::{MAX_HEADER, MAX_MSS};
+use crate::plugin::Loader;
 use crate::quantity::{BytesQ, TimeQ};
 use crate::transport::paced::law::RateConfig;
 use crate::transport::paced::PacedConfig;
@@ -13,6 +14,7 @@ use crate::units::Time;
 use crate::world::{AppTemplate, Profile};
 use serde::de::{self, Deserializer};
 use serde::Deserialize;
+use std::sync::Arc;
 
 /// Largest appropriate-byte-counting limit L (segments per ACK); RFC 3465 recommends 2.
 const MAX_ABC: u32 = 64;
@@ -184,11 +186,13 @@ pub struct Common {
     pub initial_rto: Option<Time>,
     /// The application, None for bulk.
     pub app: Option<AppTemplate>,
+    /// The build's plug-ins (`transport.cc = "rust:..."`).
+    pub plugins: Arc<Loader>,
 }
 
 impl TcpPart {
     /// The part over TCP's defaults.
-    pub fn common(&self) -> SpecResult<Common> {
+    pub fn common(&self, plugins: &Arc<Loader>) -> SpecResult<Common> {
         let d = TcpConfig::default();
         let (delack_count, delack_timeout) = match self.delayed_ack {
             Some(DelayedAckSpec { count, timeout }) => (count.0, timeout.map_or(d.delack_timeout, |t| t.0)),
@@ -216,6 +220,7 @@ impl TcpPart {
             iw: self.iw.map(|w| w.0),
             initial_rto: self.initial_rto.map(|t| t.0),
             app: self.app()?,
+            plugins: plugins.clone(),
         })
     }
 

@@ -73,7 +73,7 @@ fn law_header(law: &RateLaw, rate_bps: f64) -> impl Fn(Stamp) -> CongestionHeade
 }
 
 /// One paced sending endpoint: the paced loop over a [`Connection`].
-#[derive(Clone, Debug)]
+#[derive(Debug)]
 pub struct PacedSender {
     cfg: PacedConfig,
     law: RateLaw,

@@ -54,7 +54,7 @@ fn window_header<'a>(ctrl: &'a Controller, cc: &'a CcState) -> impl Fn(Stamp) ->
 }
 
 /// One TCP sending endpoint.
-#[derive(Clone, Debug)]
+#[derive(Debug)]
 pub struct TcpSender {
     cfg: TcpConfig,
     conn: Connection,
@@ -76,7 +76,7 @@ pub struct TcpSender {
 impl TcpSender {
     /// A sender for `app` that will start at `start`.
     pub fn new(cfg: TcpConfig, addr: FlowAddr, app: App, start: Time) -> TcpSender {
-        let ctrl = Controller::new(cfg.cc, cfg.hystart, cfg.mss, cfg.header, cfg.rwnd);
+        let ctrl = Controller::new(cfg.cc, cfg.hystart, cfg.mss, cfg.header, cfg.rwnd, addr.flow);
         let rtt = RttEstimator::new(cfg.initial_rto, cfg.min_rto, cfg.max_rto).with_granularity(cfg.rto_granularity);
         TcpSender {
             cfg,

@@ -1,0 +1,172 @@
+//! A host law plug-in under fctlab's TCP: the registry's `Controller::Plugin`.
+//!
+//! The window crosses as the API's [`Window`] (the same four fields as
+//! [`CcState`]), headers as their wire form ([`super::to_plugin`], [`super::from_plugin`]: a
+//! header fctlab would refuse from the wire is refused here too, as a fault). After a fault
+//! the law is not called again: the connection keeps its window until the event loop stops.
+
+use super::{from_plugin, to_plugin, DynHost, HostPlugin, HostTraits, Plugin, PluginRttSample, SendCtx, Window};
+use crate::net::packet::{CongestionHeader, PacketKind};
+use crate::protocol::cubic::RttSample;
+use crate::transport::cc::{CcState, CongestionControl, HeaderCtx};
+use crate::units::{Rate, Time};
+use fctlab_plugin::abi::NO_TIME;
+use fctlab_plugin::HostInit;
+
+/// One connection's host law in a plug-in.
+pub struct PluginCc {
+    plugin: &'static Plugin,
+    law: Box<dyn DynHost>,
+    flow: u32,
+    traits: HostTraits,
+    /// A hook failed: no more calls.
+    dead: bool,
+}
+
+impl std::fmt::Debug for PluginCc {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "PluginCc({}, flow {})", self.plugin.spec, self.flow)
+    }
+}
+
+fn window(st: &CcState) -> Window {
+    Window { cwnd: st.cwnd, ssthresh: st.ssthresh, mss: st.mss, abc: st.abc }
+}
+
+fn back(st: &mut CcState, w: Window) {
+    st.cwnd = w.cwnd;
+    st.ssthresh = w.ssthresh;
+}
+
+impl PluginCc {
+    /// The law of `plugin` for the connection `init`. A law that cannot be made is a fault
+    /// (raised at once; the connection runs on a law that is never called).
+    pub fn new(plugin: HostPlugin, init: HostInit) -> PluginCc {
+        let p = plugin.0;
+        let made = p.host().create(&init).and_then(|law| law.traits().map(|t| (law, t)));
+        match made {
+            Ok((law, traits)) => PluginCc { plugin: p, law, flow: init.flow, traits, dead: false },
+            Err(msg) => {
+                p.fail("new", Some(init.flow), None, msg);
+                PluginCc { plugin: p, law: Box::new(Inert), flow: init.flow, traits: HostTraits::default(), dead: true }
+            }
+        }
+    }
+
+    /// Runs `hook` on the window; a failure raises the fault and leaves `st` as it was.
+    #[inline]
+    fn call<T: Default>(
+        &mut self,
+        name: &'static str,
+        st: &mut CcState,
+        hook: impl FnOnce(&mut dyn DynHost, &mut Window) -> Result<T, String>,
+    ) -> T {
+        if self.dead {
+            return T::default();
+        }
+        let mut w = window(st);
+        match hook(&mut *self.law, &mut w) {
+            Ok(v) => {
+                back(st, w);
+                v
+            }
+            Err(msg) => {
+                self.dead = true;
+                self.plugin.fail(name, Some(self.flow), None, msg);
+                T::default()
+            }
+        }
+    }
+}
+
+impl CongestionControl for PluginCc {
+    fn on_rtt_sample(&mut self, st: &mut CcState, s: &RttSample) {
+        let s = PluginRttSample { now: s.now.ps(), rtt: s.rtt.ps(), una: s.una, high: s.high };
+        self.call("on_rtt_sample", st, |l, w| l.on_rtt_sample(w, &s))
+    }
+    fn wants_rtt_samples(&self) -> bool {
+        self.traits.wants_rtt_samples
+    }
+    #[inline]
+    fn on_ack(&mut self, st: &mut CcState, now: Time, acked: u64, srtt: Option<Time>) {
+        self.call("on_ack", st, |l, w| l.on_ack(w, now, acked, srtt))
+    }
+    fn on_congestion(&mut self, st: &mut CcState, now: Time, flight: u64) {
+        self.call("on_congestion", st, |l, w| l.on_congestion(w, now, flight))
+    }
+    fn on_timeout(&mut self, st: &mut CcState, now: Time, flight: u64) {
+        self.call("on_timeout", st, |l, w| l.on_timeout(w, now, flight))
+    }
+    fn on_recovery_end(&mut self, st: &mut CcState, now: Time) {
+        self.call("on_recovery_end", st, |l, w| l.on_recovery_end(w, now))
+    }
+    fn on_loss_signal(&mut self, st: &mut CcState, now: Time) {
+        self.call("on_loss_signal", st, |l, w| l.on_loss_signal(w, now))
+    }
+    #[inline]
+    fn header(&self, st: &CcState, ctx: HeaderCtx) -> CongestionHeader {
+        if self.dead {
+            return CongestionHeader::None;
+        }
+        let kind = match ctx.kind {
+            PacketKind::Syn => fctlab_plugin::kind::SYN,
+            PacketKind::SynAck => fctlab_plugin::kind::SYN_ACK,
+            PacketKind::Data => fctlab_plugin::kind::DATA,
+            PacketKind::Ack => fctlab_plugin::kind::ACK,
+        };
+        let sctx = SendCtx { kind, srtt: ctx.srtt.map_or(NO_TIME, |t| t.ps()), sent_bytes: ctx.sent_bytes };
+        match self.law.header(&window(st), &sctx).and_then(from_plugin) {
+            Ok(h) => h,
+            Err(msg) => {
+                // `header` reads the law only: the fault is raised, and the next hook is not run.
+                self.plugin.fail("header", Some(self.flow), None, msg);
+                CongestionHeader::None
+            }
+        }
+    }
+    #[inline]
+    fn on_feedback(&mut self, st: &mut CcState, echo: CongestionHeader, srtt: Option<Time>) -> bool {
+        let echo = to_plugin(echo);
+        self.call("on_feedback", st, |l, w| l.on_feedback(w, echo, srtt))
+    }
+    fn pacing_rate(&self) -> Option<Rate> {
+        (self.traits.pacing_rate_bps != NO_TIME).then(|| Rate::from_bps(self.traits.pacing_rate_bps))
+    }
+    #[inline]
+    fn reacts_to_loss(&self) -> bool {
+        self.dead || self.traits.reacts_to_loss
+    }
+}
+
+/// The law of a connection whose plug-in could not make one: never called.
+struct Inert;
+
+impl DynHost for Inert {
+    fn on_ack(&mut self, _: &mut Window, _: Time, _: u64, _: Option<Time>) -> Result<(), String> {
+        Ok(())
+    }
+    fn on_congestion(&mut self, _: &mut Window, _: Time, _: u64) -> Result<(), String> {
+        Ok(())
+    }
+    fn on_timeout(&mut self, _: &mut Window, _: Time, _: u64) -> Result<(), String> {
+        Ok(())
+    }
+    fn on_recovery_end(&mut self, _: &mut Window, _: Time) -> Result<(), String> {
+        Ok(())
+    }
+    fn on_loss_signal(&mut self, _: &mut Window, _: Time) -> Result<(), String> {
+        Ok(())
+    }
+    fn on_rtt_sample(&mut self, _: &mut Window, _: &PluginRttSample) -> Result<(), String> {
+        Ok(())
+    }
+    fn header(&self, _: &Window, _: &SendCtx) -> Result<super::Header, String> {
+        Ok(super::Header::NONE)
+    }
+    fn on_feedback(&mut self, _: &mut Window, _: super::Header, _: Option<Time>) -> Result<bool, String> {
+        Ok(false)
+    }
+    fn traits(&self) -> Result<HostTraits, String> {
+        Ok(HostTraits::default())
+    }
+}
