@@ -18,12 +18,16 @@ for tool in fmt clippy; do
         || die "cargo $tool is missing: install it with \`rustup component add ${tool/fmt/rustfmt}\` (Debian: apt-get install rust-clippy rustfmt)"
 done
 cargo fmt --all --check || die "Rust code is not formatted: run \`cargo fmt --all\`"
-cargo clippy --release --all-targets -p fctlab-core -p fctlab-emu -p fctlab-py -- -D warnings
+cargo clippy --release --all-targets -p fctlab-core -p fctlab-emu -p fctlab-plugin -p fctlab-py -- -D warnings
+# The plug-in template is a crate of its own (not in the workspace), linted as a user's would be.
+TEMPLATE=examples/plugins/template/Cargo.toml
+cargo fmt --manifest-path "$TEMPLATE" --check || die "the plug-in template is not formatted: run \`cargo fmt --manifest-path $TEMPLATE\`"
+cargo clippy --release --manifest-path "$TEMPLATE" -- -D warnings
 "$VENV/bin/ruff" check python tests
 "$VENV/bin/ruff" format --check python tests || die "Python code is not formatted: run \`ruff format python tests\`"
 
-say "cargo test --release -p fctlab-core -p fctlab-emu"
-cargo test --release -p fctlab-core -p fctlab-emu
+say "cargo test --release -p fctlab-core -p fctlab-emu -p fctlab-plugin"
+cargo test --release -p fctlab-core -p fctlab-emu -p fctlab-plugin
 
 say "python -m pytest -q"
 status=0

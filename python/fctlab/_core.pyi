@@ -21,8 +21,55 @@ ROUTER_LAWS: list[str]
 #: The result columns of every table: {table: [(name, dtype, nullable), ...]}.
 COLUMNS: dict[str, list[tuple[str, str, bool]]]
 
+#: The Rust plug-in API version this core loads (`crates/fctlab-plugin`).
+PLUGIN_API_VERSION: int
+
+def decode_header(tag: int, words: tuple[int, int, int]) -> tuple[int, int, int, int]:
+    """A congestion header as fctlab reads it off the wire: (tag, w0, w1, w2) if accepted;
+    ValueError naming the field it refuses."""
+
 class ScenarioError(ValueError):
     """A scenario the core refuses; the message names the field, the value and what was expected."""
+
+class PluginError(RuntimeError):
+    """A plug-in failed during a run; the message names the plug-in, the hook, the flow and the
+    simulated time."""
+
+class Window:
+    """The window a Python host law changes: cwnd, ssthresh (bytes, settable), mss, abc."""
+
+    cwnd: int
+    ssthresh: int
+    mss: int
+    abc: int
+    def in_slow_start(self) -> bool: ...
+
+class Connection:
+    """A connection, given to a Python host law class: flow, mss, header, rwnd."""
+
+    flow: int
+    mss: int
+    header: int
+    rwnd: int
+
+class Port:
+    """A router port, given to a Python router law: router, link, capacity_bps."""
+
+    router: int
+    link: int
+    capacity_bps: int
+
+class Packet:
+    """A packet at a port; `header` (tag, w0, w1, w2) and `prio` may be set on departure."""
+
+    flow: int
+    kind: str
+    prio: int
+    len: int
+    wire: int
+    seq: int
+    ack: int
+    header: tuple[int, int, int, int]
 
 class ArrowTable:
     """A result table as Arrow arrays built in the core: `pl.DataFrame(table)` imports it without
@@ -47,7 +94,8 @@ class Simulation:
         """Validates and builds; raises ScenarioError. Relative paths start at base_dir. `threads`
         runs a scenario cut into partitions (`parallel`) on that many threads (same results)."""
     def run_until(self, t: float) -> bool:
-        """Advances to simulated time t (s) with the GIL released; True once finished."""
+        """Advances to simulated time t (s) with the GIL released; True once finished. Raises
+        PluginError if a plug-in failed."""
     def take_flows(self) -> ArrowTable | None:
         """The rows of the flows table that became final since the last call, in id order (the
         flows that retired, with every flow before them; every row left once the run is over);

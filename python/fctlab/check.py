@@ -23,6 +23,15 @@ one, and a verdict:
   initial estimates (RCP: an average RTT of 200 ms), which a 10 Mb/s link corrects slowly.
 - `beside TCP`: reported, not failed: the share of the bottleneck one 10 MB flow of the protocol
   gets against one NewReno flow through the same queue.
+- `garbage headers refused`: every wire tag of the protocol's congestion header (and tag 0, and
+  tags no protocol uses) with garbage words (all ones, NaN and infinite floats in each word,
+  seeded random words) is either refused with the field named, or accepted and encoded back to
+  the same bytes; nothing else (no other exception, no silently changed value). Plug-ins' own
+  tags (128-255) carry any words: the plug-in reads them.
+
+A protocol is a built-in's name or a host law plug-in (`rust:PATH`, `python:FILE:CLASS`, run
+under fctlab's TCP); `--router KIND` puts another router law on the router ports (a queue kind or
+a router law plug-in), e.g. `fctlab check rcp --router rust:libmy_rcp.so`.
 
 A check that cannot run (the scenario is refused) fails with the error as its detail.
 """
@@ -36,7 +45,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from fctlab.errors import ScenarioError
+from fctlab.errors import PluginError, ScenarioError
 
 #: Verdicts.
 PASS, FAIL, REPORT = "pass", "FAIL", "report"
@@ -56,8 +65,27 @@ def protocols() -> list[dict]:
     return list(core().PROTOCOLS)
 
 
-def protocol(name: str) -> dict:
-    """The registry entry of `name`, or a ScenarioError naming the known ones."""
+def is_plugin(name: str) -> bool:
+    """True if `name` spells a plug-in (`rust:PATH` or `python:FILE:CLASS`)."""
+    return name.startswith(("rust:", "python:"))
+
+
+def absolute(spec: str) -> str:
+    """A plug-in spelling with its file made absolute (the checks' scenarios have no folder)."""
+    kind, _, rest = spec.partition(":")
+    if kind == "python":
+        file, _, cls = rest.rpartition(":")
+        return f"python:{Path(file).resolve()}:{cls}"
+    return f"rust:{Path(rest).resolve()}"
+
+
+def protocol(name: str, router: str | None = None) -> dict:
+    """The registry entry of `name` (a host law plug-in: an entry for it under fctlab's TCP),
+    with `router` on the router ports if given; a ScenarioError naming the known ones."""
+    if router is not None:
+        return {**protocol(name), "queue": absolute(router) if is_plugin(router) else router}
+    if is_plugin(name):
+        return {"name": absolute(name), "host_key": "transport.cc", "queue": None, "wire_tags": []}
     known = protocols()
     for p in known:
         if p["name"] == name:
@@ -206,6 +234,46 @@ def check_beside_tcp(p: dict) -> tuple[bool, str]:
     return True, f"{share:.0%} of the bottleneck against NewReno's {1 - share:.0%}"
 
 
+#: Garbage words: all ones, a quiet NaN, a negative NaN, infinity and a signalling NaN in each
+#: word, and seeded random words.
+def _garbage_words() -> list[tuple[int, int, int]]:
+    import random
+
+    specials = [0xFFFFFFFF, 0x7FC00000, 0xFFC00000, 0x7F800000, 0x7F800001]
+    words = [(s, 0, 0) for s in specials] + [(0, s, 0) for s in specials] + [(0, 0, s) for s in specials]
+    words.append((0xFFFFFFFF,) * 3)
+    rng = random.Random(1)
+    words += [(rng.getrandbits(32), rng.getrandbits(32), rng.getrandbits(32)) for _ in range(200)]
+    return words
+
+
+def check_garbage_headers(p: dict) -> tuple[bool, str]:
+    from fctlab.run import core
+
+    decode = core().decode_header
+    tags = [*p.get("wire_tags", []), 0, 9, 127]
+    refused = accepted = 0
+    wrong: list[str] = []
+    for tag in tags:
+        for words in _garbage_words():
+            try:
+                back = decode(tag, words)
+            except ValueError as e:
+                if not str(e).startswith("cc"):
+                    wrong.append(f"tag {tag} {words}: refused without a field: {e}")
+                refused += 1
+                continue
+            except Exception as e:  # noqa: BLE001 - anything else is the failure this check looks for
+                wrong.append(f"tag {tag} {words}: {type(e).__name__}: {e}")
+                continue
+            accepted += 1
+            if back != (tag, *words):
+                wrong.append(f"tag {tag} {words}: accepted as {back}")
+    own = ", ".join(map(str, p.get("wire_tags", []))) or "none"
+    detail = f"tags {own} (own) and 0, 9, 127: {refused} refused by field, {accepted} accepted unchanged"
+    return not wrong, detail if not wrong else f"{len(wrong)} wrong, first: {wrong[0]}"
+
+
 #: The battery, in the order of the table: (name, check, failing counts).
 CHECKS: list[tuple[str, Callable[[dict], tuple[bool, str]], bool]] = [
     ("conserves packets", check_conserves, True),
@@ -216,18 +284,21 @@ CHECKS: list[tuple[str, Callable[[dict], tuple[bool, str]], bool]] = [
     ("same seed, same bytes", check_same_bytes, True),
     ("two flows converge", check_converge, True),
     ("beside TCP", check_beside_tcp, False),
+    ("garbage headers refused", check_garbage_headers, True),
 ]
 
 
-def run_checks(name: str) -> list[Verdict]:
-    """Every check of the battery on protocol `name`."""
-    p = protocol(name)
+def run_checks(name: str, router: str | None = None) -> list[Verdict]:
+    """Every check of the battery on protocol `name` (with `router` on the router ports)."""
+    p = protocol(name, router)
     out = []
     for title, fn, counts in CHECKS:
         try:
             ok, detail = fn(p)
         except ScenarioError as e:
             ok, detail = False, f"refused: {e}"
+        except PluginError as e:
+            ok, detail = False, f"stopped: {e}"
         status = REPORT if not counts else (PASS if ok else FAIL)
         out.append(Verdict(title, status, detail))
     return out

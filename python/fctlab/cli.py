@@ -15,10 +15,12 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from fctlab.atomic import write_text
-from fctlab.errors import ScenarioError
+from fctlab.errors import PluginError, ScenarioError
 from fctlab.scenario import parse_assignment
 
 EXIT_USER_ERROR = 2
+#: Exit code of a run a plug-in stopped (its results so far kept).
+EXIT_PLUGIN_FAULT = 1
 EXIT_RUNS_FAILED = 1
 
 
@@ -238,9 +240,25 @@ def _parser() -> argparse.ArgumentParser:
         help="run protocols through the conformance battery (packets conserved, completion under loss, "
         "fairness, determinism) and print what each passes",
     )
-    k.add_argument("protocols", nargs="*", metavar="PROTOCOL", help="protocol names (default: every built-in)")
+    k.add_argument(
+        "protocols",
+        nargs="*",
+        metavar="PROTOCOL",
+        help="protocol names, or host law plug-ins (rust:PATH, python:FILE:CLASS) (default: every built-in)",
+    )
+    k.add_argument(
+        "--router",
+        metavar="KIND",
+        help="the router ports' queue kind instead of the protocol's own, e.g. a router law plug-in",
+    )
     k.add_argument("--report", metavar="FILE", help="also write the verdicts as a Markdown table")
     k.set_defaults(func=cmd_check)
+
+    pl = sub.add_parser("plugin", help="build a Rust protocol plug-in (a crate against fctlab-plugin)")
+    pl_sub = pl.add_subparsers(dest="plugin_command", required=True, metavar="COMMAND")
+    pb = pl_sub.add_parser("build", help="cargo build --release the plug-in crate in DIR; print the spelling to use")
+    pb.add_argument("folder", metavar="DIR", help="the plug-in crate's folder (e.g. examples/plugins/template)")
+    pb.set_defaults(func=cmd_plugin_build)
     return p
 
 
@@ -465,15 +483,32 @@ def cmd_check(args: argparse.Namespace) -> int:
 
     names = list(args.protocols) or [p["name"] for p in check.protocols()]
     for name in names:
-        check.protocol(name)  # an unknown name is a usage error before anything runs
+        check.protocol(name, args.router)  # an unknown name is a usage error before anything runs
     results = {}
     for name in names:
-        results[name] = check.run_checks(name)
+        results[name] = check.run_checks(name, args.router)
         print(check.format_table(name, results[name]), flush=True)
     if args.report:
         write_text(args.report, check.format_markdown(results))
     failed = any(v.status == check.FAIL for verdicts in results.values() for v in verdicts)
     return EXIT_RUNS_FAILED if failed else 0
+
+
+def cmd_plugin_build(args: argparse.Namespace) -> int:
+    """`fctlab plugin build DIR`: build the crate, print the library and how to name it."""
+    from fctlab import plugins
+
+    try:
+        lib = plugins.build(args.folder)
+    except plugins.PluginBuildError as e:
+        raise _UsageError(str(e)) from e
+    try:
+        shown = lib.relative_to(Path.cwd())
+    except ValueError:
+        shown = lib
+    print(f"built {lib}")
+    print(f'name it in a scenario (paths are relative to the scenario\'s folder): cc = "rust:{shown}"')
+    return 0
 
 
 def cmd_validate(args: argparse.Namespace) -> int:
@@ -509,6 +544,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     except (_UsageError, ScenarioError, OSError, CoreNotBuilt) as e:
         print(f"error: {_one_line(e)}", file=sys.stderr)
         return EXIT_USER_ERROR
+    except PluginError as e:  # a plug-in's hook failed: the run stopped, what was written is kept
+        print(f"error: {_one_line(e)}", file=sys.stderr)
+        return EXIT_PLUGIN_FAULT
     except Interrupted as e:  # Ctrl-C or SIGTERM, with what was kept
         print(f"error: {e.message}", file=sys.stderr)
         return e.exit_code

@@ -9,11 +9,14 @@ name and base class is used.
 from __future__ import annotations
 
 try:
-    from fctlab._core import ScenarioError
+    from fctlab._core import PluginError, ScenarioError
 except ImportError:  # the compiled module is not built: keep the package importable
 
     class ScenarioError(ValueError):  # type: ignore[no-redef]
         """A scenario, override, sweep file or results directory the user must fix."""
+
+    class PluginError(RuntimeError):  # type: ignore[no-redef]
+        """A plug-in failed during a run (the message names it, the hook, the flow, the time)."""
 
 
 def field_error(field: str, expected: str, got: object) -> ScenarioError:
