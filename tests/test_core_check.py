@@ -18,8 +18,11 @@ def test_every_builtin_passes_the_battery(name):
     assert [v.check for v in verdicts] == [c[0] for c in check.CHECKS]
     failed = [f"{v.check}: {v.detail}" for v in verdicts if v.status == check.FAIL]
     assert not failed, failed
-    beside = verdicts[-1]
+    beside = next(v for v in verdicts if v.check == "beside TCP")
     assert beside.status == check.REPORT and "of the bottleneck against NewReno's" in beside.detail
+    garbage = next(v for v in verdicts if v.check == "garbage headers refused")
+    own = check.protocol(name)["wire_tags"]
+    assert garbage.status == check.PASS and f"tags {', '.join(map(str, own)) or 'none'} (own)" in garbage.detail
 
 
 def test_a_failing_check_is_reported_and_the_command_exits_1(monkeypatch, capsys):
@@ -58,3 +61,27 @@ def test_the_cli_prints_the_table_and_refuses_an_unknown_protocol(tmp_path):
     assert done.returncode == 2
     assert "protocol: expected one of newreno, cubic" in done.stderr and "got 'vegas'" in done.stderr
     assert "Traceback" not in done.stderr
+
+
+def test_the_wire_decoder_refuses_garbage_by_field_and_keeps_what_it_accepts():
+    from fctlab.run import core
+
+    decode = core().decode_header
+    nan = 0x7FC00000
+    with pytest.raises(ValueError, match=r"^cc\.cwnd: refused"):
+        decode(3, (nan, 0, 0))  # XCP's window as NaN
+    with pytest.raises(ValueError, match=r"^cc_tag: refused"):
+        decode(9, (0, 0, 0))  # a tag no protocol uses
+    with pytest.raises(ValueError, match=r"^cc: refused"):
+        decode(2, (1, 2, 0))  # RCP's echo with a word it leaves unused
+    assert decode(1, (10, 20, 30)) == (1, 10, 20, 30)
+    assert decode(200, (nan, nan, nan)) == (200, nan, nan, nan), "a plug-in's tag carries any words"
+
+
+def test_the_garbage_check_fails_a_decoder_that_changes_what_it_accepts(monkeypatch):
+    from fctlab.run import core
+
+    real = core().decode_header
+    monkeypatch.setattr(core(), "decode_header", lambda tag, w: real(tag, w) if tag != 1 else (1, 0, 0, 0))
+    ok, detail = check.check_garbage_headers(check.protocol("rcp"))
+    assert not ok and "accepted as (1, 0, 0, 0)" in detail

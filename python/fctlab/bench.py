@@ -64,12 +64,23 @@ LARGE_SCENARIOS = (
     "benchmarks/scenarios/fat-tree-k64.toml",
     "benchmarks/scenarios/fat-tree-k16-websearch.toml",
 )
+#: The plug-in set of issue 21: the two benchmark scenarios with NewReno as a Rust plug-in (the
+#: template's) and as a Python one, beside the built-in (docs/extending.md).
+PLUGIN_SCENARIOS = DEFAULT_SCENARIOS + (
+    "benchmarks/scenarios/plugins/dumbbell-pareto-rust.toml",
+    "benchmarks/scenarios/plugins/dumbbell-pareto-python.toml",
+    "benchmarks/scenarios/plugins/internet2-rc3-rust.toml",
+    "benchmarks/scenarios/plugins/internet2-rc3-python.toml",
+)
+#: The plug-in crate the plug-in scenarios load (built before they run).
+PLUGIN_TEMPLATE = "examples/plugins/template"
 #: `fctlab bench --suite NAME`.
 SUITES = {
     "default": DEFAULT_SCENARIOS,
     "scaling": SCALING_SCENARIOS,
     "large": LARGE_SCENARIOS,
-    "all": DEFAULT_SCENARIOS + SCALING_SCENARIOS + LARGE_SCENARIOS,
+    "plugins": PLUGIN_SCENARIOS,
+    "all": DEFAULT_SCENARIOS + SCALING_SCENARIOS + LARGE_SCENARIOS + PLUGIN_SCENARIOS[len(DEFAULT_SCENARIOS) :],
 }
 #: Where `fctlab bench` keeps its history, relative to the repository root.
 DEFAULT_HISTORY = "benchmarks/history.jsonl"

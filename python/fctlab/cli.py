@@ -164,10 +164,11 @@ def _parser() -> argparse.ArgumentParser:
     )
     b.add_argument(
         "--suite",
-        choices=["default", "scaling", "large", "all"],
+        choices=["default", "scaling", "large", "plugins", "all"],
         help="the scenarios to run instead of SCENARIO...: default (dumbbell and Internet-2 of examples/), scaling "
         "(benchmarks/scenarios/: fat tree with 64, 512 and 4,096 flows, a 1,000-router graph, 10^6 one-packet "
-        "flows), large (a 10,000-router graph, a k = 64 fat tree, a k = 16 fat tree cut in two) or all",
+        "flows), large (a 10,000-router graph, a k = 64 fat tree, a k = 16 fat tree cut in two), plugins (the default "
+        "two with NewReno as the template's Rust plug-in and as a Python one) or all",
     )
     b.add_argument("--repeat", type=_jobs, default=1, help="runs per scenario; the median is reported")
     b.add_argument("--json", metavar="FILE", help="also write the figures as JSON")
@@ -259,6 +260,15 @@ def _parser() -> argparse.ArgumentParser:
     pb = pl_sub.add_parser("build", help="cargo build --release the plug-in crate in DIR; print the spelling to use")
     pb.add_argument("folder", metavar="DIR", help="the plug-in crate's folder (e.g. examples/plugins/template)")
     pb.set_defaults(func=cmd_plugin_build)
+    pe = pl_sub.add_parser(
+        "equivalence",
+        help="run the benchmark scenarios with the example plug-ins and with the built-ins they copy; "
+        "compare the flows tables bit for bit",
+    )
+    pe.add_argument("--root", default=".", help="the fctlab repository (default: here)")
+    pe.add_argument("--report", metavar="FILE", help="also write the report (Markdown)")
+    pe.add_argument("-q", "--quiet", action="store_true", help="no progress bars")
+    pe.set_defaults(func=cmd_plugin_equivalence)
     return p
 
 
@@ -401,6 +411,13 @@ def cmd_bench(args: argparse.Namespace) -> int:
     for p in paths:
         if not Path(p).is_file():
             raise FileNotFoundError(f"scenario file not found: {p}")
+    if any("scenarios/plugins/" in p for p in paths):
+        from fctlab import plugins
+
+        try:
+            plugins.build(b.PLUGIN_TEMPLATE, quiet=True)  # the library the plug-in scenarios name
+        except plugins.PluginBuildError as e:
+            raise _UsageError(str(e)) from e
     entries = b.read_history(history)  # a damaged history is refused before the runs, not after
     rows = b.bench(
         paths,
@@ -509,6 +526,20 @@ def cmd_plugin_build(args: argparse.Namespace) -> int:
     print(f"built {lib}")
     print(f'name it in a scenario (paths are relative to the scenario\'s folder): cc = "rust:{shown}"')
     return 0
+
+
+def cmd_plugin_equivalence(args: argparse.Namespace) -> int:
+    """`fctlab plugin equivalence`: the report; exit 1 if a flows table differs."""
+    from fctlab import plugins
+
+    try:
+        report = plugins.equivalence(args.root, progress=_progress_wanted(args.quiet))
+    except plugins.PluginBuildError as e:
+        raise _UsageError(str(e)) from e
+    print(report)
+    if args.report:
+        write_text(args.report, report)
+    return 0 if "All identical: yes" in report else EXIT_RUNS_FAILED
 
 
 def cmd_validate(args: argparse.Namespace) -> int:

@@ -83,3 +83,82 @@ def build(folder: str | Path, quiet: bool = False) -> Path:
     if not lib.is_file():
         raise PluginBuildError(f"cargo built {folder} but {lib} is not there")
     return lib
+
+
+# ------------------------------------------------------------------------------------------------
+# Equivalence: the example plug-ins against the built-ins they copy.
+
+#: The benchmark scenarios (relative to the repository root).
+BENCHMARK_SCENARIOS = ("examples/dumbbell-pareto.toml", "examples/internet2-rc3.toml")
+#: The template crate and the Python NewReno, relative to the repository root.
+TEMPLATE = "examples/plugins/template"
+PYTHON_NEWRENO = "examples/plugins/newreno.py"
+#: RCP everywhere: RCP hosts (falling back to TCP nowhere: every port is an RCP router).
+_RCP = {"transport.protocol": "rcp"}
+
+
+def equivalence_pairs(root: Path, library: Path) -> list[tuple[str, str, dict, dict]]:
+    """(scenario, what, built-in overrides, plug-in overrides) for each scenario: NewReno as the
+    Rust template's and as the Python plug-in, and RCP's router law as the template's."""
+    rust = f"rust:{library}"
+    python = f"python:{(root / PYTHON_NEWRENO).resolve()}:NewReno"
+    pairs = []
+    for scenario in BENCHMARK_SCENARIOS:
+        pairs += [
+            (scenario, "NewReno (host law), Rust plug-in", {}, {"transport.cc": rust}),
+            (scenario, "NewReno (host law), Python plug-in", {}, {"transport.cc": python}),
+            (
+                scenario,
+                "RCP (router law), Rust plug-in",
+                {**_RCP, "queues.router.kind": "rcp"},
+                {**_RCP, "queues.router.kind": rust},
+            ),
+        ]
+    return pairs
+
+
+#: The flows table's columns compared (all but the protocol label, which names the plug-in).
+def _same_flows(a, b) -> tuple[bool, str]:
+    cols = [c for c in a.columns if c != "protocol"]
+    if a.height != b.height:
+        return False, f"{a.height} flows against {b.height}"
+    differ = [c for c in cols if not a[c].equals(b[c], check_names=True)]
+    if differ:
+        return False, f"columns differ: {', '.join(differ)}"
+    return True, f"{a.height} flows, every column but the label identical"
+
+
+def equivalence(root: str | Path = ".", progress: bool = False) -> str:
+    """Runs each pair of `equivalence_pairs` and returns the report (Markdown): whether the
+    flows tables are identical, bit for bit, and each run's packet-hops per second."""
+    from fctlab.run import run
+
+    root = Path(root).resolve()
+    library = build(root / TEMPLATE, quiet=True)
+    lines = [
+        "# Plug-ins against the built-ins they copy",
+        "",
+        "Written by `fctlab plugin equivalence`: the benchmark scenarios run with a built-in part and "
+        "with the example plug-in that copies it (`examples/plugins/template/`: NewReno's host law and "
+        "RCP's router law in Rust; `examples/plugins/newreno.py`: NewReno in Python). Every column of "
+        "the flows table (ids, sizes, start and finish times, FCTs, retransmitted bytes, timeouts) is "
+        "compared bit for bit; the protocol label differs by design. Speeds are one run each, wall "
+        "time of the simulation proper; `docs/benchmark.md` has the benchmark's figures.",
+        "",
+        "| scenario | plug-in | flows table | built-in hops/s | plug-in hops/s | ratio |",
+        "|---|---|---|---|---|---|",
+    ]
+    all_same = True
+    for scenario, what, base, plug in equivalence_pairs(root, library):
+        path = root / scenario
+        a = run(path, overrides=base, progress=progress)
+        b = run(path, overrides=plug, progress=progress)
+        same, detail = _same_flows(a.flows, b.flows)
+        all_same &= same
+        speed = [r.meta["packet_hops"] / r.meta["wall_s"] for r in (a, b)]
+        lines.append(
+            f"| {Path(scenario).stem} | {what} | {'identical' if same else 'DIFFERENT'}: {detail} | "
+            f"{speed[0] / 1e6:.2f} M | {speed[1] / 1e6:.2f} M | {speed[1] / speed[0]:.2f} |"
+        )
+    lines += ["", f"All identical: {'yes' if all_same else 'NO'}.", ""]
+    return "\n".join(lines)

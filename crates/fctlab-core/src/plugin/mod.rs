@@ -289,22 +289,26 @@ impl Loader {
         loader(&file, class)
     }
 
+    /// `path` in the scenario's folder, else in the current folder (where a path given on the
+    /// command line is written from).
     fn resolve(&self, path: &str) -> Result<PathBuf, String> {
         let p = self.base_dir.join(path);
-        if !p.is_file() {
-            return Err(format!("no such file: {}", p.display()));
+        if p.is_file() {
+            return Ok(p);
         }
-        Ok(p)
+        let here = Path::new(path);
+        if here.is_relative() && here.is_file() {
+            return Ok(here.to_path_buf());
+        }
+        let cwd = if here.is_relative() { " nor in the current folder" } else { "" };
+        Err(format!("no such file: {} (not in the scenario's folder{cwd})", p.display()))
     }
 
     /// The host law plug-in spelled `spec`, at field `field` (`transport.cc`).
     pub fn host(&self, spec: &str, field: &str) -> SpecResult<HostPlugin> {
         let p = self.load(spec, field)?;
         if p.lib.host().is_none() {
-            return Err(SpecError::new(
-                field,
-                format!("plug-in {spec:?} has no host law (it exports a router law only)"),
-            ));
+            return Err(SpecError::new(field, format!("plug-in {spec:?} has no host law (only a router law)")));
         }
         Ok(HostPlugin(p))
     }
@@ -314,10 +318,7 @@ impl Loader {
     pub fn router(&self, spec: &str, port: &Port, params: &str, field: &str) -> SpecResult<PluginLaw> {
         let p = self.load(spec, field)?;
         let Some(factory) = p.lib.router() else {
-            return Err(SpecError::new(
-                field,
-                format!("plug-in {spec:?} has no router law (it exports a host law only)"),
-            ));
+            return Err(SpecError::new(field, format!("plug-in {spec:?} has no router law (only a host law)")));
         };
         let law =
             factory.create(port, params).map_err(|msg| SpecError::new(field, format!("plug-in {spec:?}: {msg}")))?;

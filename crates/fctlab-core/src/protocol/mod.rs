@@ -36,7 +36,7 @@
 //! each `protocol = "..."` with the struct of its keys, and `tcp.rs` holds `protocol = "tcp"`'s
 //! (the loss-based window's `cc` and `hystart`). Adding a protocol is its folder, its arms
 //! here and in `keys.rs`, its header variants (`net/packet.rs`) and its queue kind
-//! (`scenario/queues.rs`); `docs/extending.md` counts the files.
+//! (`scenario/queues.rs`); `docs/protocols.md` counts the files.
 
 pub mod cubic;
 pub mod jetmax;

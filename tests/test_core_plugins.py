@@ -1,0 +1,250 @@
+"""Protocol plug-ins (crates/fctlab-core/src/plugin/, crates/fctlab-plugin, python/fctlab/plugins.py):
+a host law or router law in the user's own folder, in Rust or Python, gives the built-in's results
+when it copies it; faults stop the run naming the plug-in, the hook, the flow and the time, and
+keep the rows already written; a library of another API version, or none at all, is refused."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import textwrap
+from pathlib import Path
+
+import polars as pl
+import pytest
+
+import fctlab
+from fctlab import check, plugins
+from fctlab.errors import PluginError, ScenarioError
+from realcore import REPO, cli, fake, small_dumbbell  # noqa: F401  (fake: the compiled core)
+
+PY_NEWRENO = f"python:{REPO / 'examples/plugins/newreno.py'}:NewReno"
+LOSS = [{"link": "bottleneck", "p": 0.02}]
+
+
+@pytest.fixture(scope="module")
+def template() -> str:
+    """The template plug-in, built as a user builds it: `rust:` and its library's path."""
+    return f"rust:{plugins.build(REPO / 'examples/plugins/template', quiet=True)}"
+
+
+def _same_flows(a: pl.DataFrame, b: pl.DataFrame) -> None:
+    cols = [c for c in a.columns if c != "protocol"]
+    assert a.height == b.height > 0
+    assert a.select(cols).equals(b.select(cols)), "flows tables differ"
+
+
+def _tcp(cc: str, **top) -> dict:
+    return small_dumbbell(transport={"cc": cc, "iw": 4}, loss=LOSS, **top)
+
+
+def test_newreno_as_a_rust_and_a_python_plugin_gives_the_builtins_flows_bit_for_bit(template):
+    builtin = fctlab.run(_tcp("newreno")).flows
+    assert builtin["retx_bytes"].sum() > 0, "losses exercise the loss hooks"
+    for spelling in (template, PY_NEWRENO):
+        flows = fctlab.run(_tcp(spelling)).flows
+        _same_flows(builtin, flows)
+    assert fctlab.run(_tcp(template)).flows["protocol"][0] == "tcp-rs-fctlab_template-iw4"
+    assert fctlab.run(_tcp(PY_NEWRENO)).flows["protocol"][0] == "tcp-py-newreno-iw4"
+
+
+def test_rcps_router_law_as_a_rust_plugin_gives_the_builtins_flows_bit_for_bit(template):
+    def rcp(kind: str) -> dict:
+        return small_dumbbell(
+            transport={"protocol": "rcp"}, queues={"router": {"kind": kind, "limit": "250KB"}}, loss=LOSS
+        )
+
+    _same_flows(fctlab.run(rcp("rcp")).flows, fctlab.run(rcp(template)).flows)
+
+
+def test_a_plugin_in_the_scenarios_folder_is_found_relative_to_it(tmp_path):
+    (tmp_path / "cc.py").write_text((REPO / "examples/plugins/newreno.py").read_text())
+    scenario = tmp_path / "s.json"
+    scenario.write_text(json.dumps(_tcp("python:cc.py:NewReno")))
+    _same_flows(fctlab.run(_tcp("newreno")).flows, fctlab.run(scenario).flows)
+
+
+RATE_CAP = """
+class RateCap:
+    '''Stamps at most `kbps` into RCP's forward rate field (tag 1, word 0), and counts.'''
+
+    def __init__(self, port, params):
+        self.kbps = params["kbps"]
+        self.port = port
+        self.seen = 0
+
+    def on_arrival(self, port, now, pkt, queued):
+        self.seen += 1
+
+    def on_departure(self, port, now, pkt, queued):
+        tag, rate, rtt, age = pkt.header
+        if tag == 1 and rate > self.kbps:
+            pkt.header = (tag, self.kbps, rtt, age)
+
+    def first_tick(self):
+        return 0.01
+
+    def tick(self, port, now, queued):
+        assert port.capacity_bps > 0
+        return now + 0.01
+"""
+
+
+def test_a_python_router_law_stamps_the_header_rcp_hosts_follow(tmp_path):
+    law = tmp_path / "cap.py"
+    law.write_text(RATE_CAP)
+    kind = f"python:{law}:RateCap"
+    spec = small_dumbbell(
+        transport={"protocol": "rcp"}, queues={"router": {"kind": kind, "kbps": 5000, "limit_packets": 1000}}
+    )
+    flows = fctlab.run(spec).flows.drop_nulls("fct_s")
+    assert flows.height > 10
+    # 14,600 bytes at 5 Mb/s take 23.4 ms at least; alone on 100 Mb/s they would take ~1.2 ms.
+    assert (flows["fct_s"] > 14600 * 8 / 5e6).all()
+    with pytest.raises(ScenarioError, match=r"queues.router.kind`: plug-in .*KeyError: 'kbps'"):
+        fctlab.run(small_dumbbell(transport={"protocol": "rcp"}, queues={"router": {"kind": kind}}))
+
+
+FAULTY = """
+class Faulty:
+    def __init__(self, conn):
+        self.flow = conn.flow
+        self.acks = 0
+
+    def on_ack(self, w, now, acked, srtt):
+        self.acks += 1
+        if self.flow == 20 and self.acks == 3:
+            raise ValueError("window went negative")
+        w.cwnd += min(acked, w.abc) if w.cwnd < w.ssthresh else max(w.mss * w.mss // w.cwnd, 1)
+
+    def on_congestion(self, w, now, flight):
+        w.ssthresh = max(flight // 2, 2 * w.mss)
+        w.cwnd = w.ssthresh
+"""
+
+
+def test_a_python_exception_stops_the_run_naming_plugin_hook_flow_and_time(tmp_path):
+    (tmp_path / "faulty.py").write_text(FAULTY)
+    scenario = tmp_path / "s.json"
+    scenario.write_text(json.dumps(small_dumbbell(transport={"cc": "python:faulty.py:Faulty"})))
+    with pytest.raises(PluginError) as e:
+        fctlab.run(scenario)
+    msg = str(e.value)
+    assert msg.startswith("plug-in python:faulty.py:Faulty failed in on_ack for flow 20 at t = 0.")
+    assert "ValueError: window went negative" in msg and "faulty.py, line 10, in on_ack" in msg
+    # Through the CLI: exit 1, one line, the rows of the flows that finished before are kept.
+    done = cli("run", str(scenario), "-o", str(tmp_path / "out"), "-q")
+    assert done.returncode == 1, done.stderr
+    assert "Traceback" not in done.stderr and "failed in on_ack for flow 20" in done.stderr
+    kept = tmp_path / "out" / "flows.partial.parquet"
+    assert "are kept in" in done.stderr and kept.exists()
+    assert pl.read_parquet(kept).height > 0, "flows 0.. that retired before the fault"
+
+
+PANICKING = """
+use fctlab_plugin::{HostInit, HostLaw, Ps, Window};
+
+pub struct Panicky { flow: u32 }
+
+impl HostLaw for Panicky {
+    fn new(init: &HostInit) -> Result<Self, String> {
+        Ok(Panicky { flow: init.flow })
+    }
+    fn on_ack(&mut self, w: &mut Window, _now: Ps, acked: u64, _srtt: Option<Ps>) {
+        if self.flow == 7 {
+            panic!("index out of range in flow {}", self.flow);
+        }
+        w.cwnd += acked;
+    }
+    fn on_congestion(&mut self, w: &mut Window, _now: Ps, _flight: u64) {
+        w.cwnd = 2 * w.mss;
+    }
+}
+
+fctlab_plugin::export_plugin!(name = "panicky", host = Panicky);
+"""
+
+
+def _crate(folder: Path, lib_rs: str) -> Path:
+    """A user's plug-in crate in `folder`, against the API crate of this repository."""
+    (folder / "src").mkdir(parents=True)
+    api = REPO / "crates" / "fctlab-plugin"
+    (folder / "Cargo.toml").write_text(
+        textwrap.dedent(f"""
+        [package]
+        name = "panicky"
+        version = "0.1.0"
+        edition = "2021"
+
+        [lib]
+        crate-type = ["cdylib"]
+
+        [dependencies]
+        fctlab-plugin = {{ path = "{api}" }}
+
+        [workspace]
+        """)
+    )
+    (folder / "src" / "lib.rs").write_text(lib_rs)
+    return folder
+
+
+def test_a_rust_panic_is_contained_and_named(tmp_path):
+    lib = plugins.build(_crate(tmp_path / "panicky", PANICKING), quiet=True)
+    with pytest.raises(PluginError) as e:
+        fctlab.run(small_dumbbell(transport={"cc": f"rust:{lib}"}))
+    msg = str(e.value)
+    assert "failed in on_ack for flow 7 at t = " in msg and msg.endswith("index out of range in flow 7")
+
+
+def test_a_library_built_against_another_api_version_is_refused_naming_both(tmp_path):
+    src = tmp_path / "old.c"
+    src.write_text("unsigned int fctlab_plugin_api_version(void) { return 999; }\n")
+    lib = tmp_path / "libold.so"
+    subprocess.run(["cc", "-shared", "-fPIC", "-o", str(lib), str(src)], check=True)
+    from fctlab.run import core
+
+    with pytest.raises(ScenarioError) as e:
+        fctlab.run(small_dumbbell(transport={"cc": f"rust:{lib}"}))
+    msg = str(e.value)
+    assert "transport.cc" in msg
+    assert f"built against fctlab plug-in API 999, but this fctlab has API {core().PLUGIN_API_VERSION}" in msg
+
+
+@pytest.mark.parametrize(
+    ("cc", "expected"),
+    [
+        ("rust:nowhere.so", "no such file"),
+        ("python:nowhere.py:X", "no such file"),
+        ("python:vegas.py", "expected python:FILE:CLASS"),
+        (f"python:{REPO / 'examples/plugins/newreno.py'}:Vegas", "has no class 'Vegas' (its classes: NewReno)"),
+        (f"rust:{Path(subprocess.__file__)}", "cannot load it"),
+    ],
+)
+def test_a_plugin_that_cannot_be_loaded_is_a_scenario_error_naming_the_field(cc, expected):
+    with pytest.raises(ScenarioError) as e:
+        fctlab.run(small_dumbbell(transport={"cc": cc}))
+    assert "transport.cc" in str(e.value) and expected in str(e.value)
+
+
+def test_a_router_law_named_as_a_host_law_is_refused(tmp_path):
+    (tmp_path / "cap.py").write_text(RATE_CAP)
+    with pytest.raises(ScenarioError, match=r"transport.cc`: plug-in .* has no host law \(only a router law\)"):
+        fctlab.run(small_dumbbell(transport={"cc": f"python:{tmp_path / 'cap.py'}:RateCap"}))
+
+
+def test_the_conformance_kit_checks_plugins(template):
+    verdicts = check.run_checks(PY_NEWRENO)
+    failed = [f"{v.check}: {v.detail}" for v in verdicts if v.status == check.FAIL]
+    assert not failed, failed
+    verdicts = check.run_checks("rcp", router=template)
+    failed = [f"{v.check}: {v.detail}" for v in verdicts if v.status == check.FAIL]
+    assert not failed, failed
+
+
+def test_plugin_build_prints_the_spelling_and_refuses_a_folder_without_a_crate(tmp_path):
+    done = cli("plugin", "build", str(REPO / "examples/plugins/template"))
+    assert done.returncode == 0, done.stderr
+    assert 'cc = "rust:' in done.stdout and "libfctlab_template.so" in done.stdout
+    done = cli("plugin", "build", str(tmp_path))
+    assert done.returncode == 2 and "no Cargo.toml" in done.stderr and "Traceback" not in done.stderr
