@@ -82,7 +82,11 @@ pub enum CongestionHeader {
 
 impl CongestionHeader {
     /// What a receiver copies into its ACK for the header a forward packet carried.
+    #[inline]
     pub fn feedback(self) -> CongestionHeader {
+        if matches!(self, CongestionHeader::None) {
+            return self; // plain TCP: the common case first
+        }
         match self {
             CongestionHeader::Rcp(h) => CongestionHeader::RcpFeedback(h.echo()),
             CongestionHeader::Xcp(h) => CongestionHeader::XcpFeedback(h.echo()),

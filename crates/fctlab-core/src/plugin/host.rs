@@ -54,7 +54,7 @@ impl PluginCc {
     }
 
     /// Runs `hook` on the window; a failure raises the fault and leaves `st` as it was.
-    #[inline]
+    #[inline(never)]
     fn call<T: Default>(
         &mut self,
         name: &'static str,
@@ -80,30 +80,36 @@ impl PluginCc {
 }
 
 impl CongestionControl for PluginCc {
+    #[inline(never)]
     fn on_rtt_sample(&mut self, st: &mut CcState, s: &RttSample) {
         let s = PluginRttSample { now: s.now.ps(), rtt: s.rtt.ps(), una: s.una, high: s.high };
         self.call("on_rtt_sample", st, |l, w| l.on_rtt_sample(w, &s))
     }
+    #[inline(never)]
     fn wants_rtt_samples(&self) -> bool {
         self.traits.wants_rtt_samples
     }
-    #[inline]
+    #[inline(never)]
     fn on_ack(&mut self, st: &mut CcState, now: Time, acked: u64, srtt: Option<Time>) {
         self.call("on_ack", st, |l, w| l.on_ack(w, now, acked, srtt))
     }
+    #[inline(never)]
     fn on_congestion(&mut self, st: &mut CcState, now: Time, flight: u64) {
         self.call("on_congestion", st, |l, w| l.on_congestion(w, now, flight))
     }
+    #[inline(never)]
     fn on_timeout(&mut self, st: &mut CcState, now: Time, flight: u64) {
         self.call("on_timeout", st, |l, w| l.on_timeout(w, now, flight))
     }
+    #[inline(never)]
     fn on_recovery_end(&mut self, st: &mut CcState, now: Time) {
         self.call("on_recovery_end", st, |l, w| l.on_recovery_end(w, now))
     }
+    #[inline(never)]
     fn on_loss_signal(&mut self, st: &mut CcState, now: Time) {
         self.call("on_loss_signal", st, |l, w| l.on_loss_signal(w, now))
     }
-    #[inline]
+    #[inline(never)]
     fn header(&self, st: &CcState, ctx: HeaderCtx) -> CongestionHeader {
         if self.dead {
             return CongestionHeader::None;
@@ -124,15 +130,16 @@ impl CongestionControl for PluginCc {
             }
         }
     }
-    #[inline]
+    #[inline(never)]
     fn on_feedback(&mut self, st: &mut CcState, echo: CongestionHeader, srtt: Option<Time>) -> bool {
         let echo = to_plugin(echo);
         self.call("on_feedback", st, |l, w| l.on_feedback(w, echo, srtt))
     }
+    #[inline(never)]
     fn pacing_rate(&self) -> Option<Rate> {
         (self.traits.pacing_rate_bps != NO_TIME).then(|| Rate::from_bps(self.traits.pacing_rate_bps))
     }
-    #[inline]
+    #[inline(never)]
     fn reacts_to_loss(&self) -> bool {
         self.dead || self.traits.reacts_to_loss
     }

@@ -61,7 +61,7 @@ impl PluginLaw {
 }
 
 impl RouterLaw for PluginLaw {
-    #[inline]
+    #[inline(never)]
     fn on_arrival(&mut self, ctx: &PortCtx, now: Time, pkt: &Packet, queued_bytes_before: u64) {
         if self.dead {
             return;
@@ -71,7 +71,7 @@ impl RouterLaw for PluginLaw {
         }
     }
 
-    #[inline]
+    #[inline(never)]
     fn on_departure(&mut self, ctx: &PortCtx, now: Time, pkt: &mut Packet, queued_bytes_after: u64) {
         if self.dead {
             return;
@@ -88,6 +88,7 @@ impl RouterLaw for PluginLaw {
         }
     }
 
+    #[inline(never)]
     fn first_tick(&self) -> Option<Time> {
         match self.law.first_tick() {
             Ok(t) => t,
@@ -98,6 +99,7 @@ impl RouterLaw for PluginLaw {
         }
     }
 
+    #[inline(never)]
     fn tick(&mut self, ctx: &PortCtx, now: Time, queued_bytes: u64) -> Option<Time> {
         if self.dead {
             return None;
@@ -116,9 +118,11 @@ impl RouterLaw for PluginLaw {
         }
     }
 
+    #[inline(never)]
     fn metric_count(&self) -> usize {
         0
     }
 
+    #[inline(never)]
     fn metrics(&self, _ctx: &PortCtx, _out: &mut impl FnMut(Metric, f64)) {}
 }

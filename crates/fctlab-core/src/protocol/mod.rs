@@ -393,6 +393,9 @@ impl CongestionControl for Controller {
     }
     #[inline]
     fn header(&self, st: &CcState, ctx: HeaderCtx) -> CongestionHeader {
+        if let Controller::Loss(_) = self {
+            return CongestionHeader::None; // NewReno and CUBIC send no header
+        }
         each_cc!(self, c => c.header(st, ctx))
     }
     #[inline]

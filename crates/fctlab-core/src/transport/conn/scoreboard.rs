@@ -93,7 +93,9 @@ impl Scoreboard {
             return;
         }
         let k = (i - self.una) as usize;
-        if k >= self.flags.len() {
+        if k == self.flags.len() {
+            self.flags.push_back(0); // the next segment sent: the common case
+        } else if k > self.flags.len() {
             self.flags.resize(k + 1, 0);
         }
         let old = self.flags[k];

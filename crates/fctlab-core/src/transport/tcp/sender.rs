@@ -248,7 +248,7 @@ impl TcpSender {
 
     /// Hands the controller the header an ACK or SYN-ACK echoes; returns true if the window
     /// follows it. A pacing controller's rate goes to the clock.
-    #[inline]
+    #[inline(always)]
     fn take_feedback(&mut self, echo: CongestionHeader) -> bool {
         let follows = self.ctrl.on_feedback(&mut self.cc, echo, self.conn.rtt.srtt());
         if let Some(p) = &mut self.pacer {
