@@ -248,3 +248,27 @@ def test_plugin_build_prints_the_spelling_and_refuses_a_folder_without_a_crate(t
     assert 'cc = "rust:' in done.stdout and "libfctlab_template.so" in done.stdout
     done = cli("plugin", "build", str(tmp_path))
     assert done.returncode == 2 and "no Cargo.toml" in done.stderr and "Traceback" not in done.stderr
+
+
+def test_plugins_in_a_partitioned_run_give_the_same_bytes_on_one_and_two_threads_and_stop_together(
+    template, tmp_path
+):
+    from test_core_parallel import fat_tree
+
+    spec = fat_tree(2)
+    spec["transport"]["cc"] = template
+    spec["queues"]["router"] = {"kind": template, "limit_packets": 8}  # RCP's law, on TCP traffic
+    for threads in (1, 2):
+        fctlab.run_to(spec, tmp_path / str(threads), threads=threads)
+    for name in ("flows.parquet", "links.parquet"):
+        assert (tmp_path / "1" / name).read_bytes() == (tmp_path / "2" / name).read_bytes(), name
+    assert fctlab.load(tmp_path / "1").flows.height > 50
+    # A fault on one partition's thread stops both; the error is the same on one thread.
+    (tmp_path / "faulty.py").write_text(FAULTY.replace("self.flow == 20 and self.acks == 3", "self.flow >= 20"))
+    spec["transport"]["cc"] = f"python:{tmp_path / 'faulty.py'}:Faulty"
+    messages = []
+    for threads in (1, 2):
+        with pytest.raises(PluginError, match=r"failed in on_ack for flow \d+ at t = ") as e:
+            fctlab.run(spec, threads=threads)
+        messages.append(str(e.value))
+    assert messages[0] == messages[1]

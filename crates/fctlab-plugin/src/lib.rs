@@ -163,8 +163,8 @@ pub trait HostLaw: Send + Sized + 'static {
     fn header(&self, _w: &Window, _ctx: &SendCtx) -> Header {
         Header::NONE
     }
-    /// The header a SYN-ACK or ACK echoes; true if the window follows it, so that
-    /// [`HostLaw::on_ack`] is skipped for that ACK.
+    /// The header a SYN-ACK or ACK echoes (not called for those that echo none); true if the
+    /// window follows it, so that [`HostLaw::on_ack`] is skipped for that ACK.
     fn on_feedback(&mut self, _w: &mut Window, _echo: Header, _srtt: Option<Ps>) -> bool {
         false
     }

@@ -76,6 +76,8 @@ pub fn open(path: &Path) -> Result<Dylib, String> {
 
 impl Dylib {
     /// The message of the last fault in this thread.
+    #[cold]
+    #[inline(never)]
     fn error(&self) -> String {
         let mut buf = vec![0u8; 1024];
         // SAFETY: the buffer has `buf.len()` writable bytes.
@@ -89,6 +91,7 @@ impl Dylib {
         }
     }
 
+    #[inline(always)]
     fn check(&self, s: Status) -> Result<(), String> {
         if s == OK {
             Ok(())
@@ -135,6 +138,7 @@ impl Drop for DylibHost {
 }
 
 impl DylibHost {
+    #[inline(always)]
     fn check(&self, s: Status) -> Result<(), String> {
         Dylib { desc: self.lib }.check(s)
     }
@@ -209,6 +213,7 @@ impl Drop for DylibRouter {
 }
 
 impl DylibRouter {
+    #[inline(always)]
     fn check(&self, s: Status) -> Result<(), String> {
         Dylib { desc: self.lib }.check(s)
     }

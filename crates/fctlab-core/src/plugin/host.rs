@@ -121,8 +121,16 @@ impl CongestionControl for PluginCc {
             PacketKind::Ack => fctlab_plugin::kind::ACK,
         };
         let sctx = SendCtx { kind, srtt: ctx.srtt.map_or(NO_TIME, |t| t.ps()), sent_bytes: ctx.sent_bytes };
-        match self.law.header(&window(st), &sctx).and_then(from_plugin) {
-            Ok(h) => h,
+        match self.law.header(&window(st), &sctx) {
+            // No header: the common case, decoded without the wire's checks.
+            Ok(super::Header { tag: 0, words: [0, 0, 0] }) => CongestionHeader::None,
+            Ok(h) => match from_plugin(h) {
+                Ok(h) => h,
+                Err(msg) => {
+                    self.plugin.fail("header", Some(self.flow), None, msg);
+                    CongestionHeader::None
+                }
+            },
             Err(msg) => {
                 // `header` reads the law only: the fault is raised, and the next hook is not run.
                 self.plugin.fail("header", Some(self.flow), None, msg);
@@ -132,6 +140,9 @@ impl CongestionControl for PluginCc {
     }
     #[inline(never)]
     fn on_feedback(&mut self, st: &mut CcState, echo: CongestionHeader, srtt: Option<Time>) -> bool {
+        if echo == CongestionHeader::None {
+            return false; // the hook is for ACKs that echo a header
+        }
         let echo = to_plugin(echo);
         self.call("on_feedback", st, |l, w| l.on_feedback(w, echo, srtt))
     }

@@ -139,39 +139,58 @@ impl std::fmt::Display for Fault {
 
 impl std::error::Error for Fault {}
 
-/// Where a build's plug-ins report their first fault; the event loop watches it.
+/// Where a build's plug-ins report their faults; the event loop watches it.
+///
+/// A fault is raised on the thread that runs the hook, and marked pending there: the loop on
+/// that thread stops after the event ([`take_pending`]) and stamps it with the event's time.
+/// In a partitioned run the other partitions finish their window (what they do in it does not
+/// depend on the fault) and every thread stops at the barrier that follows, so the fault
+/// reported, the earliest in simulated time, is the same on any number of threads.
 #[derive(Debug, Default)]
 pub struct FaultSlot {
     raised: AtomicBool,
-    fault: Mutex<Option<Fault>>,
+    faults: Mutex<Vec<(std::thread::ThreadId, Fault)>>,
+}
+
+thread_local! {
+    /// A hook on this thread raised a fault the loop has not yet seen.
+    static PENDING: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
+}
+
+/// True (once) if a hook on this thread raised a fault since the last call.
+#[inline]
+pub fn take_pending() -> bool {
+    PENDING.with(|p| p.replace(false))
 }
 
 impl FaultSlot {
-    /// True once a plug-in failed.
+    /// True once a plug-in failed, on any thread.
     #[inline]
     pub fn is_raised(&self) -> bool {
         self.raised.load(Ordering::Relaxed)
     }
 
-    /// Keeps the first fault; later ones (other hooks skipped after it) are dropped.
+    /// Keeps `fault` (unstamped) and marks it pending on this thread.
     pub fn raise(&self, fault: Fault) {
-        let mut slot = self.fault.lock().unwrap_or_else(|e| e.into_inner());
-        if slot.is_none() {
-            *slot = Some(fault);
-        }
+        let me = std::thread::current().id();
+        self.faults.lock().unwrap_or_else(|e| e.into_inner()).push((me, fault));
+        PENDING.with(|p| p.set(true));
         self.raised.store(true, Ordering::Relaxed);
     }
 
-    /// Stamps the fault with the time of the event that raised it (once).
+    /// Stamps this thread's unstamped faults with the time of the event that raised them.
     pub fn stamp(&self, now: Time) {
-        if let Some(f) = self.fault.lock().unwrap_or_else(|e| e.into_inner()).as_mut() {
+        let me = std::thread::current().id();
+        for (_, f) in self.faults.lock().unwrap_or_else(|e| e.into_inner()).iter_mut().filter(|(t, _)| *t == me) {
             f.time.get_or_insert(now);
         }
     }
 
-    /// The fault, if one was raised.
+    /// The fault that stopped the run: the earliest in simulated time (then by flow, link,
+    /// hook), if one was raised.
     pub fn fault(&self) -> Option<Fault> {
-        self.fault.lock().unwrap_or_else(|e| e.into_inner()).clone()
+        let faults = self.faults.lock().unwrap_or_else(|e| e.into_inner());
+        faults.iter().map(|(_, f)| f).min_by_key(|f| (f.time.unwrap_or(Time::MAX), f.flow, f.link, f.hook)).cloned()
     }
 }
 

@@ -393,11 +393,26 @@ impl World {
         self.plugins.and_then(|s| s.fault())
     }
 
-    /// True if a plug-in failed in the event just handled; stamps the fault with its time.
+    /// True if a plug-in failed in the event just handled; stamps the fault with its time. A
+    /// whole world runs on one thread, so any fault is its own.
     #[inline]
     fn plugin_failed(&self) -> bool {
         match self.plugins {
             Some(slot) if slot.is_raised() => {
+                crate::plugin::take_pending();
+                slot.stamp(self.now);
+                true
+            }
+            _ => false,
+        }
+    }
+
+    /// [`World::plugin_failed`] for one partition among others: only a fault raised on this
+    /// thread, since the last check, is its own.
+    #[inline]
+    pub(crate) fn partition_plugin_failed(&self) -> bool {
+        match self.plugins {
+            Some(slot) if crate::plugin::take_pending() => {
                 slot.stamp(self.now);
                 true
             }

@@ -272,7 +272,7 @@ impl World {
                 let Some((t, ev)) = self.sched.pop_near() else { break };
                 self.now = t;
                 self.handle(ev);
-                if watch && self.plugin_failed() {
+                if watch && self.partition_plugin_failed() {
                     return;
                 }
             }
@@ -280,7 +280,7 @@ impl World {
             while let Some((t, ev)) = self.sched.pop_by(last) {
                 self.now = t;
                 self.handle(ev);
-                if watch && self.plugin_failed() {
+                if watch && self.partition_plugin_failed() {
                     return;
                 }
             }
