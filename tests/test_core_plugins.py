@@ -250,9 +250,7 @@ def test_plugin_build_prints_the_spelling_and_refuses_a_folder_without_a_crate(t
     assert done.returncode == 2 and "no Cargo.toml" in done.stderr and "Traceback" not in done.stderr
 
 
-def test_plugins_in_a_partitioned_run_give_the_same_bytes_on_one_and_two_threads_and_stop_together(
-    template, tmp_path
-):
+def test_plugins_in_a_partitioned_run_give_the_same_bytes_on_one_and_two_threads_and_stop_together(template, tmp_path):
     from test_core_parallel import fat_tree
 
     spec = fat_tree(2)
