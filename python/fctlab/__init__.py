@@ -18,12 +18,12 @@ front end around it. Module map:
 | `sweep` | parameter grids and named runs over seeds, in parallel processes, restartable |
 | `report` | plain-text tables for the terminal |
 | `cli` | the `fctlab` command |
-| `errors` | `ScenarioError`: everything a user must fix (the one exception class to catch); `PluginError`: a plug-in failed during a run |
+| `errors` | `ScenarioError`: everything a user must fix (the one class to catch); `PluginError` |
 | `values` | Python values in scenarios: numpy scalars accepted, the rest refused by field |
 | `atomic` | result files written whole or not at all |
 | `procs` | sweep workers that die with their parent and stop at once on Ctrl-C / SIGTERM |
-| `plugins` | protocol plug-ins: a Python plug-in's class loaded, a Rust plug-in's crate built (`fctlab plugin build`), the equivalence of the example plug-ins with the built-ins |
-| `check` | the conformance kit (`fctlab check`): a battery of small scenarios any protocol, built-in or plug-in, runs through |
+| `plugins` | protocol plug-ins: Python classes loaded, Rust crates built, the examples' equivalence |
+| `check` | the conformance kit (`fctlab check`): small scenarios any protocol, built-in or plug-in, runs |
 | `bench` | the speed benchmark (`fctlab bench`) and its history |
 
     >>> import fctlab

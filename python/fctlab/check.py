@@ -311,9 +311,9 @@ def format_table(name: str, verdicts: list[Verdict]) -> str:
     return "\n".join(lines)
 
 
-def format_markdown(results: dict[str, list[Verdict]]) -> str:
+def format_markdown(results: dict[str, list[Verdict]], router: str | None = None) -> str:
     """The verdicts of several protocols as one Markdown table: a row per check, a column per
-    protocol, the details below."""
+    protocol, the details below; `router`, the router ports' kind if `--router` gave one."""
     names = list(results)
     checks = [v.check for v in next(iter(results.values()))]
     lines = [
@@ -321,6 +321,7 @@ def format_markdown(results: dict[str, list[Verdict]]) -> str:
         "",
         "Written by `fctlab check --report` (python/fctlab/check.py: each check's scenario and pass rule).",
         "",
+        *([f"Router ports: `{router}` (`--router`), instead of each protocol's own queue.", ""] if router else []),
         "| check | " + " | ".join(names) + " |",
         "|---|" + "---|" * len(names),
     ]

@@ -506,7 +506,7 @@ def cmd_check(args: argparse.Namespace) -> int:
         results[name] = check.run_checks(name, args.router)
         print(check.format_table(name, results[name]), flush=True)
     if args.report:
-        write_text(args.report, check.format_markdown(results))
+        write_text(args.report, check.format_markdown(results, args.router))
     failed = any(v.status == check.FAIL for verdicts in results.values() for v in verdicts)
     return EXIT_RUNS_FAILED if failed else 0
 
