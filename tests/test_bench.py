@@ -331,7 +331,10 @@ def test_render_rewrites_only_the_markdown(tmp_path, capsys):
 
 def test_every_suite_names_files_that_exist():
     assert b.SUITES["default"] == b.DEFAULT_SCENARIOS
-    assert set(b.SUITES["all"]) == set(b.DEFAULT_SCENARIOS) | set(b.SCALING_SCENARIOS) | set(b.LARGE_SCENARIOS)
+    assert set(b.SUITES["all"]) == (
+        set(b.DEFAULT_SCENARIOS) | set(b.SCALING_SCENARIOS) | set(b.LARGE_SCENARIOS) | set(b.PLUGIN_SCENARIOS)
+    )
+    assert b.SUITES["plugins"][:2] == b.DEFAULT_SCENARIOS, "the plug-ins beside the built-ins they copy"
     for path in b.SUITES["all"]:
         assert (REPO / path).is_file(), path
 
