@@ -182,23 +182,29 @@ unsafe fn law<'a, L>(p: *mut c_void) -> &'a mut L {
     unsafe { &mut *(p as *mut L) }
 }
 
-unsafe extern "C" fn host_new<H: HostLaw>(init: *const HostInit, out: *mut *mut c_void) -> Status {
+/// A law `new` makes, boxed into `out`; its refusal or panic is a fault.
+unsafe fn make<L>(out: *mut *mut c_void, new: impl FnOnce() -> Result<L, String>) -> Status {
     let mut made = Err(String::new());
-    let s = guard(|| made = H::new(unsafe { &*init }));
+    let s = guard(|| made = new());
     if s != OK {
         return s;
     }
     match made {
-        Ok(h) => {
-            unsafe { *out = Box::into_raw(Box::new(h)) as *mut c_void };
+        Ok(law) => {
+            unsafe { *out = Box::into_raw(Box::new(law)) as *mut c_void };
             OK
         }
         Err(msg) => fail(msg),
     }
 }
 
-unsafe extern "C" fn host_drop<H: HostLaw>(p: *mut c_void) {
-    let _ = catch_unwind(AssertUnwindSafe(|| drop(unsafe { Box::from_raw(p as *mut H) })));
+/// Frees a law `make` boxed (a panic in its drop is swallowed: the run is over for it).
+unsafe extern "C" fn drop_law<L>(p: *mut c_void) {
+    let _ = catch_unwind(AssertUnwindSafe(|| drop(unsafe { Box::from_raw(p as *mut L) })));
+}
+
+unsafe extern "C" fn host_new<H: HostLaw>(init: *const HostInit, out: *mut *mut c_void) -> Status {
+    unsafe { make(out, || H::new(&*init)) }
 }
 
 unsafe extern "C" fn host_on_ack<H: HostLaw>(p: *mut c_void, w: *mut Window, now: Ps, acked: u64, srtt: Ps) -> Status {
@@ -261,7 +267,7 @@ impl HostVTable {
     pub const fn of<H: HostLaw>() -> HostVTable {
         HostVTable {
             new: host_new::<H>,
-            drop: host_drop::<H>,
+            drop: drop_law::<H>,
             on_ack: host_on_ack::<H>,
             on_congestion: host_on_congestion::<H>,
             on_timeout: host_on_timeout::<H>,
@@ -281,28 +287,15 @@ unsafe extern "C" fn router_new<R: RouterLaw>(
     len: usize,
     out: *mut *mut c_void,
 ) -> Status {
-    let mut made = Err(String::new());
-    let s = guard(|| {
-        let bytes = unsafe { std::slice::from_raw_parts(params, len) };
-        made = match std::str::from_utf8(bytes) {
-            Ok(text) => R::new(unsafe { &*port }, text),
-            Err(e) => Err(format!("parameters are not UTF-8: {e}")),
-        };
-    });
-    if s != OK {
-        return s;
+    unsafe {
+        make(out, || {
+            let bytes = std::slice::from_raw_parts(params, len);
+            match std::str::from_utf8(bytes) {
+                Ok(text) => R::new(&*port, text),
+                Err(e) => Err(format!("parameters are not UTF-8: {e}")),
+            }
+        })
     }
-    match made {
-        Ok(r) => {
-            unsafe { *out = Box::into_raw(Box::new(r)) as *mut c_void };
-            OK
-        }
-        Err(msg) => fail(msg),
-    }
-}
-
-unsafe extern "C" fn router_drop<R: RouterLaw>(p: *mut c_void) {
-    let _ = catch_unwind(AssertUnwindSafe(|| drop(unsafe { Box::from_raw(p as *mut R) })));
 }
 
 unsafe extern "C" fn router_on_arrival<R: RouterLaw>(
@@ -344,7 +337,7 @@ impl RouterVTable {
     pub const fn of<R: RouterLaw>() -> RouterVTable {
         RouterVTable {
             new: router_new::<R>,
-            drop: router_drop::<R>,
+            drop: drop_law::<R>,
             on_arrival: router_on_arrival::<R>,
             on_departure: router_on_departure::<R>,
             first_tick: router_first_tick::<R>,

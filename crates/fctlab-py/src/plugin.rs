@@ -355,12 +355,11 @@ impl PyRouter {
         }
     }
 
-    fn next(py: Python<'_>, out: Bound<'_, PyAny>, hook: &str) -> Result<Option<Time>, String> {
+    fn next(out: Bound<'_, PyAny>, hook: &str) -> Result<Option<Time>, String> {
         if out.is_none() {
             return Ok(None);
         }
         let s: f64 = out.extract().map_err(|_| format!("{hook} returned {out}, expected seconds or None"))?;
-        let _ = py;
         if !(s.is_finite() && s >= 0.0) {
             return Err(format!("{hook} returned {s}, expected seconds >= 0 or None"));
         }
@@ -395,7 +394,7 @@ impl DynRouter for PyRouter {
         }
         Python::attach(|py| {
             let out = self.law.bind(py).call_method0(intern!(py, "first_tick")).map_err(|e| message(py, e))?;
-            Self::next(py, out, "first_tick")
+            Self::next(out, "first_tick")
         })
     }
     fn tick(&mut self, port: &Port, now: Time, queued: u64) -> Result<Option<Time>, String> {
@@ -405,7 +404,7 @@ impl DynRouter for PyRouter {
         Python::attach(|py| {
             let args = (self.port(py, port), secs(now), queued);
             let out = self.law.bind(py).call_method1(intern!(py, "tick"), args).map_err(|e| message(py, e))?;
-            Self::next(py, out, "tick")
+            Self::next(out, "tick")
         })
     }
 }

@@ -74,30 +74,55 @@ pub fn open(path: &Path) -> Result<Dylib, String> {
     Ok(Dylib { desc })
 }
 
-impl Dylib {
-    /// The message of the last fault in this thread.
-    #[cold]
-    #[inline(never)]
-    fn error(&self) -> String {
-        let mut buf = vec![0u8; 1024];
-        // SAFETY: the buffer has `buf.len()` writable bytes.
-        let n = unsafe { (self.desc.last_error)(buf.as_mut_ptr(), buf.len()) };
-        buf.truncate(n.min(1024));
-        let msg = String::from_utf8_lossy(&buf).into_owned();
-        if msg.is_empty() {
-            "failed (no message)".to_string()
-        } else {
-            msg
-        }
+/// The message of the library's last fault in this thread.
+#[cold]
+#[inline(never)]
+fn error(desc: &Descriptor) -> String {
+    let mut buf = vec![0u8; 1024];
+    // SAFETY: the buffer has `buf.len()` writable bytes.
+    let n = unsafe { (desc.last_error)(buf.as_mut_ptr(), buf.len()) };
+    buf.truncate(n.min(1024));
+    let msg = String::from_utf8_lossy(&buf).into_owned();
+    if msg.is_empty() {
+        "failed (no message)".to_string()
+    } else {
+        msg
     }
+}
 
+/// A hook's status as a result, the library's message on a fault.
+#[inline(always)]
+fn check(desc: &Descriptor, s: Status) -> Result<(), String> {
+    if s == OK {
+        Ok(())
+    } else {
+        Err(error(desc))
+    }
+}
+
+/// One law made by a library (a connection's or a port's): freed by the library when dropped.
+struct Instance {
+    lib: &'static Descriptor,
+    law: *mut c_void,
+    drop: unsafe extern "C" fn(*mut c_void),
+}
+
+// SAFETY: the laws are `Send` in the API crate; a law is used by one thread at a time, and
+// shared references to it (a world read between steps) never call it concurrently.
+unsafe impl Send for Instance {}
+unsafe impl Sync for Instance {}
+
+impl Drop for Instance {
+    fn drop(&mut self) {
+        // SAFETY: `law` came from the vtable's `new` and is dropped once.
+        unsafe { (self.drop)(self.law) }
+    }
+}
+
+impl Instance {
     #[inline(always)]
     fn check(&self, s: Status) -> Result<(), String> {
-        if s == OK {
-            Ok(())
-        } else {
-            Err(self.error())
-        }
+        check(self.lib, s)
     }
 }
 
@@ -120,28 +145,8 @@ fn time(ps: u64) -> Option<Time> {
 
 /// One connection's law in a library.
 struct DylibHost {
-    lib: &'static Descriptor,
     vt: &'static HostVTable,
-    law: *mut c_void,
-}
-
-// SAFETY: `HostLaw: Send` in the API crate; the law is used by one thread at a time, and
-// shared references to it (a world read between steps) never call it concurrently.
-unsafe impl Send for DylibHost {}
-unsafe impl Sync for DylibHost {}
-
-impl Drop for DylibHost {
-    fn drop(&mut self) {
-        // SAFETY: `law` came from this vtable's `new` and is dropped once.
-        unsafe { (self.vt.drop)(self.law) }
-    }
-}
-
-impl DylibHost {
-    #[inline(always)]
-    fn check(&self, s: Status) -> Result<(), String> {
-        Dylib { desc: self.lib }.check(s)
-    }
+    i: Instance,
 }
 
 impl HostFactory for Dylib {
@@ -149,8 +154,8 @@ impl HostFactory for Dylib {
         // SAFETY: checked non-null in `host()`; a static of the library.
         let vt = unsafe { &*self.desc.host };
         let mut law = std::ptr::null_mut();
-        self.check(unsafe { (vt.new)(init, &mut law) })?;
-        Ok(Box::new(DylibHost { lib: self.desc, vt, law }))
+        check(self.desc, unsafe { (vt.new)(init, &mut law) })?;
+        Ok(Box::new(DylibHost { vt, i: Instance { lib: self.desc, law, drop: vt.drop } }))
     }
 }
 
@@ -158,65 +163,46 @@ impl HostFactory for Dylib {
 impl DynHost for DylibHost {
     #[inline]
     fn on_ack(&mut self, w: &mut Window, now: Time, acked: u64, srtt: Option<Time>) -> Result<(), String> {
-        self.check(unsafe { (self.vt.on_ack)(self.law, w, now.ps(), acked, ps(srtt)) })
+        self.i.check(unsafe { (self.vt.on_ack)(self.i.law, w, now.ps(), acked, ps(srtt)) })
     }
     fn on_congestion(&mut self, w: &mut Window, now: Time, flight: u64) -> Result<(), String> {
-        self.check(unsafe { (self.vt.on_congestion)(self.law, w, now.ps(), flight) })
+        self.i.check(unsafe { (self.vt.on_congestion)(self.i.law, w, now.ps(), flight) })
     }
     fn on_timeout(&mut self, w: &mut Window, now: Time, flight: u64) -> Result<(), String> {
-        self.check(unsafe { (self.vt.on_timeout)(self.law, w, now.ps(), flight) })
+        self.i.check(unsafe { (self.vt.on_timeout)(self.i.law, w, now.ps(), flight) })
     }
     fn on_recovery_end(&mut self, w: &mut Window, now: Time) -> Result<(), String> {
-        self.check(unsafe { (self.vt.on_recovery_end)(self.law, w, now.ps()) })
+        self.i.check(unsafe { (self.vt.on_recovery_end)(self.i.law, w, now.ps()) })
     }
     fn on_loss_signal(&mut self, w: &mut Window, now: Time) -> Result<(), String> {
-        self.check(unsafe { (self.vt.on_loss_signal)(self.law, w, now.ps()) })
+        self.i.check(unsafe { (self.vt.on_loss_signal)(self.i.law, w, now.ps()) })
     }
     fn on_rtt_sample(&mut self, w: &mut Window, s: &PluginRttSample) -> Result<(), String> {
-        self.check(unsafe { (self.vt.on_rtt_sample)(self.law, w, s) })
+        self.i.check(unsafe { (self.vt.on_rtt_sample)(self.i.law, w, s) })
     }
     #[inline]
     fn header(&self, w: &Window, ctx: &SendCtx) -> Result<Header, String> {
         let mut out = Header::NONE;
-        self.check(unsafe { (self.vt.header)(self.law, w, ctx, &mut out) })?;
+        self.i.check(unsafe { (self.vt.header)(self.i.law, w, ctx, &mut out) })?;
         Ok(out)
     }
     #[inline]
     fn on_feedback(&mut self, w: &mut Window, echo: Header, srtt: Option<Time>) -> Result<bool, String> {
         let mut follows = false;
-        self.check(unsafe { (self.vt.on_feedback)(self.law, w, &echo, ps(srtt), &mut follows) })?;
+        self.i.check(unsafe { (self.vt.on_feedback)(self.i.law, w, &echo, ps(srtt), &mut follows) })?;
         Ok(follows)
     }
     fn traits(&self) -> Result<HostTraits, String> {
         let mut out = HostTraits::default();
-        self.check(unsafe { (self.vt.traits)(self.law, &mut out) })?;
+        self.i.check(unsafe { (self.vt.traits)(self.i.law, &mut out) })?;
         Ok(out)
     }
 }
 
 /// One port's law in a library.
 struct DylibRouter {
-    lib: &'static Descriptor,
     vt: &'static RouterVTable,
-    law: *mut c_void,
-}
-
-// SAFETY: as for `DylibHost`.
-unsafe impl Send for DylibRouter {}
-unsafe impl Sync for DylibRouter {}
-
-impl Drop for DylibRouter {
-    fn drop(&mut self) {
-        // SAFETY: `law` came from this vtable's `new` and is dropped once.
-        unsafe { (self.vt.drop)(self.law) }
-    }
-}
-
-impl DylibRouter {
-    #[inline(always)]
-    fn check(&self, s: Status) -> Result<(), String> {
-        Dylib { desc: self.lib }.check(s)
-    }
+    i: Instance,
 }
 
 impl RouterFactory for Dylib {
@@ -224,8 +210,8 @@ impl RouterFactory for Dylib {
         // SAFETY: checked non-null in `router()`; a static of the library.
         let vt = unsafe { &*self.desc.router };
         let mut law = std::ptr::null_mut();
-        self.check(unsafe { (vt.new)(port, params.as_ptr(), params.len(), &mut law) })?;
-        Ok(Box::new(DylibRouter { lib: self.desc, vt, law }))
+        check(self.desc, unsafe { (vt.new)(port, params.as_ptr(), params.len(), &mut law) })?;
+        Ok(Box::new(DylibRouter { vt, i: Instance { lib: self.desc, law, drop: vt.drop } }))
     }
 }
 
@@ -233,20 +219,20 @@ impl RouterFactory for Dylib {
 impl DynRouter for DylibRouter {
     #[inline]
     fn on_arrival(&mut self, port: &Port, now: Time, pkt: &PacketView, queued: u64) -> Result<(), String> {
-        self.check(unsafe { (self.vt.on_arrival)(self.law, port, now.ps(), pkt, queued) })
+        self.i.check(unsafe { (self.vt.on_arrival)(self.i.law, port, now.ps(), pkt, queued) })
     }
     #[inline]
     fn on_departure(&mut self, port: &Port, now: Time, pkt: &mut PacketView, queued: u64) -> Result<(), String> {
-        self.check(unsafe { (self.vt.on_departure)(self.law, port, now.ps(), pkt, queued) })
+        self.i.check(unsafe { (self.vt.on_departure)(self.i.law, port, now.ps(), pkt, queued) })
     }
     fn first_tick(&self) -> Result<Option<Time>, String> {
         let mut out = NO_TIME;
-        self.check(unsafe { (self.vt.first_tick)(self.law, &mut out) })?;
+        self.i.check(unsafe { (self.vt.first_tick)(self.i.law, &mut out) })?;
         Ok(time(out))
     }
     fn tick(&mut self, port: &Port, now: Time, queued: u64) -> Result<Option<Time>, String> {
         let mut out = NO_TIME;
-        self.check(unsafe { (self.vt.tick)(self.law, port, now.ps(), queued, &mut out) })?;
+        self.i.check(unsafe { (self.vt.tick)(self.i.law, port, now.ps(), queued, &mut out) })?;
         Ok(time(out))
     }
 }

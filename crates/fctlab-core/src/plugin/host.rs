@@ -16,11 +16,10 @@ use fctlab_plugin::HostInit;
 /// One connection's host law in a plug-in.
 pub struct PluginCc {
     plugin: &'static Plugin,
-    law: Box<dyn DynHost>,
+    /// The law; None once a hook failed, or if it could not be made (no more calls).
+    law: Option<Box<dyn DynHost>>,
     flow: u32,
     traits: HostTraits,
-    /// A hook failed: no more calls.
-    dead: bool,
 }
 
 impl std::fmt::Debug for PluginCc {
@@ -40,15 +39,15 @@ fn back(st: &mut CcState, w: Window) {
 
 impl PluginCc {
     /// The law of `plugin` for the connection `init`. A law that cannot be made is a fault
-    /// (raised at once; the connection runs on a law that is never called).
+    /// (raised at once; the connection runs with no law, its window left as it is).
     pub fn new(plugin: HostPlugin, init: HostInit) -> PluginCc {
         let p = plugin.0;
         let made = p.host().create(&init).and_then(|law| law.traits().map(|t| (law, t)));
         match made {
-            Ok((law, traits)) => PluginCc { plugin: p, law, flow: init.flow, traits, dead: false },
+            Ok((law, traits)) => PluginCc { plugin: p, law: Some(law), flow: init.flow, traits },
             Err(msg) => {
                 p.fail("new", Some(init.flow), None, msg);
-                PluginCc { plugin: p, law: Box::new(Inert), flow: init.flow, traits: HostTraits::default(), dead: true }
+                PluginCc { plugin: p, law: None, flow: init.flow, traits: HostTraits::default() }
             }
         }
     }
@@ -61,17 +60,15 @@ impl PluginCc {
         st: &mut CcState,
         hook: impl FnOnce(&mut dyn DynHost, &mut Window) -> Result<T, String>,
     ) -> T {
-        if self.dead {
-            return T::default();
-        }
+        let Some(law) = self.law.as_deref_mut() else { return T::default() };
         let mut w = window(st);
-        match hook(&mut *self.law, &mut w) {
+        match hook(law, &mut w) {
             Ok(v) => {
                 back(st, w);
                 v
             }
             Err(msg) => {
-                self.dead = true;
+                self.law = None;
                 self.plugin.fail(name, Some(self.flow), None, msg);
                 T::default()
             }
@@ -111,9 +108,7 @@ impl CongestionControl for PluginCc {
     }
     #[inline(never)]
     fn header(&self, st: &CcState, ctx: HeaderCtx) -> CongestionHeader {
-        if self.dead {
-            return CongestionHeader::None;
-        }
+        let Some(law) = self.law.as_deref() else { return CongestionHeader::None };
         let kind = match ctx.kind {
             PacketKind::Syn => fctlab_plugin::kind::SYN,
             PacketKind::SynAck => fctlab_plugin::kind::SYN_ACK,
@@ -121,7 +116,7 @@ impl CongestionControl for PluginCc {
             PacketKind::Ack => fctlab_plugin::kind::ACK,
         };
         let sctx = SendCtx { kind, srtt: ctx.srtt.map_or(NO_TIME, |t| t.ps()), sent_bytes: ctx.sent_bytes };
-        match self.law.header(&window(st), &sctx) {
+        match law.header(&window(st), &sctx) {
             // No header: the common case, decoded without the wire's checks.
             Ok(super::Header { tag: 0, words: [0, 0, 0] }) => CongestionHeader::None,
             Ok(h) => match from_plugin(h) {
@@ -152,39 +147,6 @@ impl CongestionControl for PluginCc {
     }
     #[inline(never)]
     fn reacts_to_loss(&self) -> bool {
-        self.dead || self.traits.reacts_to_loss
-    }
-}
-
-/// The law of a connection whose plug-in could not make one: never called.
-struct Inert;
-
-impl DynHost for Inert {
-    fn on_ack(&mut self, _: &mut Window, _: Time, _: u64, _: Option<Time>) -> Result<(), String> {
-        Ok(())
-    }
-    fn on_congestion(&mut self, _: &mut Window, _: Time, _: u64) -> Result<(), String> {
-        Ok(())
-    }
-    fn on_timeout(&mut self, _: &mut Window, _: Time, _: u64) -> Result<(), String> {
-        Ok(())
-    }
-    fn on_recovery_end(&mut self, _: &mut Window, _: Time) -> Result<(), String> {
-        Ok(())
-    }
-    fn on_loss_signal(&mut self, _: &mut Window, _: Time) -> Result<(), String> {
-        Ok(())
-    }
-    fn on_rtt_sample(&mut self, _: &mut Window, _: &PluginRttSample) -> Result<(), String> {
-        Ok(())
-    }
-    fn header(&self, _: &Window, _: &SendCtx) -> Result<super::Header, String> {
-        Ok(super::Header::NONE)
-    }
-    fn on_feedback(&mut self, _: &mut Window, _: super::Header, _: Option<Time>) -> Result<bool, String> {
-        Ok(false)
-    }
-    fn traits(&self) -> Result<HostTraits, String> {
-        Ok(HostTraits::default())
+        self.law.is_none() || self.traits.reacts_to_loss
     }
 }

@@ -14,8 +14,8 @@ use crate::units::Time;
 /// One port's router law in a plug-in.
 pub struct PluginLaw {
     plugin: &'static Plugin,
-    law: Box<dyn DynRouter>,
-    dead: bool,
+    /// The law; None once a hook failed (no more calls).
+    law: Option<Box<dyn DynRouter>>,
 }
 
 impl std::fmt::Debug for PluginLaw {
@@ -51,11 +51,11 @@ fn view(pkt: &Packet) -> PacketView {
 impl PluginLaw {
     /// The law `law` of plug-in `plugin`.
     pub fn new(plugin: &'static Plugin, law: Box<dyn DynRouter>) -> PluginLaw {
-        PluginLaw { plugin, law, dead: false }
+        PluginLaw { plugin, law: Some(law) }
     }
 
     fn fail(&mut self, hook: &'static str, flow: Option<u32>, ctx: &PortCtx, msg: String) {
-        self.dead = true;
+        self.law = None;
         self.plugin.fail(hook, flow, Some(ctx.link), msg);
     }
 }
@@ -63,22 +63,17 @@ impl PluginLaw {
 impl RouterLaw for PluginLaw {
     #[inline(never)]
     fn on_arrival(&mut self, ctx: &PortCtx, now: Time, pkt: &Packet, queued_bytes_before: u64) {
-        if self.dead {
-            return;
-        }
-        if let Err(msg) = self.law.on_arrival(&port(ctx), now, &view(pkt), queued_bytes_before) {
+        let Some(law) = self.law.as_deref_mut() else { return };
+        if let Err(msg) = law.on_arrival(&port(ctx), now, &view(pkt), queued_bytes_before) {
             self.fail("on_arrival", Some(pkt.flow), ctx, msg);
         }
     }
 
     #[inline(never)]
     fn on_departure(&mut self, ctx: &PortCtx, now: Time, pkt: &mut Packet, queued_bytes_after: u64) {
-        if self.dead {
-            return;
-        }
+        let Some(law) = self.law.as_deref_mut() else { return };
         let mut v = view(pkt);
-        let done =
-            self.law.on_departure(&port(ctx), now, &mut v, queued_bytes_after).and_then(|()| from_plugin(v.header));
+        let done = law.on_departure(&port(ctx), now, &mut v, queued_bytes_after).and_then(|()| from_plugin(v.header));
         match done {
             Ok(h) => {
                 pkt.cc = h;
@@ -90,7 +85,8 @@ impl RouterLaw for PluginLaw {
 
     #[inline(never)]
     fn first_tick(&self) -> Option<Time> {
-        match self.law.first_tick() {
+        let law = self.law.as_deref()?;
+        match law.first_tick() {
             Ok(t) => t,
             Err(msg) => {
                 self.plugin.fail("first_tick", None, None, msg);
@@ -101,10 +97,8 @@ impl RouterLaw for PluginLaw {
 
     #[inline(never)]
     fn tick(&mut self, ctx: &PortCtx, now: Time, queued_bytes: u64) -> Option<Time> {
-        if self.dead {
-            return None;
-        }
-        match self.law.tick(&port(ctx), now, queued_bytes) {
+        let law = self.law.as_deref_mut()?;
+        match law.tick(&port(ctx), now, queued_bytes) {
             Ok(Some(t)) if t <= now => {
                 let msg = format!("the next tick it gave ({} ps) is not after now ({} ps)", t.ps(), now.ps());
                 self.fail("tick", None, ctx, msg);

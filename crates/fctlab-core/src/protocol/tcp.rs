@@ -13,14 +13,23 @@ use crate::world::Profile;
 use serde::de::{self, Deserializer};
 use serde::Deserialize;
 
+/// The built-in controller spelled `name`, if any.
+fn builtin(name: &str) -> Option<CcKind> {
+    match name {
+        "newreno" => Some(CcKind::NewReno),
+        "cubic" => Some(CcKind::Cubic),
+        _ => None,
+    }
+}
+
 impl<'de> Deserialize<'de> for CcKind {
     fn deserialize<D: Deserializer<'de>>(d: D) -> Result<CcKind, D::Error> {
-        match String::deserialize(d)?.as_str() {
-            "newreno" => Ok(CcKind::NewReno),
-            "cubic" => Ok(CcKind::Cubic),
-            other => Err(de::Error::custom(format!(
+        let s = String::deserialize(d)?;
+        match builtin(&s) {
+            Some(kind) => Ok(kind),
+            None => Err(de::Error::custom(format!(
                 "expected \"newreno\" or \"cubic\" (fctlab's stack; the kernel's controllers need \
-                 stack = \"linux\"), got {other:?}"
+                 stack = \"linux\"), got {s:?}"
             ))),
         }
     }
@@ -42,11 +51,10 @@ impl<'de> Deserialize<'de> for CcChoice {
         if crate::plugin::is_plugin(&s) {
             return Ok(CcChoice::Plugin(s));
         }
-        match s.as_str() {
-            "newreno" => Ok(CcChoice::Builtin(CcKind::NewReno)),
-            "cubic" => Ok(CcChoice::Builtin(CcKind::Cubic)),
-            other => Err(de::Error::custom(format!(
-                "expected \"newreno\", \"cubic\" or a plug-in (\"rust:PATH\", \"python:FILE:CLASS\"), got {other:?} \
+        match builtin(&s) {
+            Some(kind) => Ok(CcChoice::Builtin(kind)),
+            None => Err(de::Error::custom(format!(
+                "expected \"newreno\", \"cubic\" or a plug-in (\"rust:PATH\", \"python:FILE:CLASS\"), got {s:?} \
                  (the kernel's controllers need stack = \"linux\")"
             ))),
         }
