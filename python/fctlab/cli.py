@@ -533,13 +533,13 @@ def cmd_plugin_equivalence(args: argparse.Namespace) -> int:
     from fctlab import plugins
 
     try:
-        report = plugins.equivalence(args.root, progress=_progress_wanted(args.quiet))
+        report, identical = plugins.equivalence(args.root, progress=_progress_wanted(args.quiet))
     except plugins.PluginBuildError as e:
         raise _UsageError(str(e)) from e
     print(report)
     if args.report:
         write_text(args.report, report)
-    return 0 if "All identical: yes" in report else EXIT_RUNS_FAILED
+    return 0 if identical else EXIT_RUNS_FAILED
 
 
 def cmd_validate(args: argparse.Namespace) -> int:

@@ -117,8 +117,9 @@ def equivalence_pairs(root: Path, library: Path) -> list[tuple[str, str, dict, d
     return pairs
 
 
-#: The flows table's columns compared (all but the protocol label, which names the plug-in).
 def _same_flows(a, b) -> tuple[bool, str]:
+    """Whether two flows tables are identical in every column but the protocol label (which
+    names the plug-in), and what differs."""
     cols = [c for c in a.columns if c != "protocol"]
     if a.height != b.height:
         return False, f"{a.height} flows against {b.height}"
@@ -128,9 +129,10 @@ def _same_flows(a, b) -> tuple[bool, str]:
     return True, f"{a.height} flows, every column but the label identical"
 
 
-def equivalence(root: str | Path = ".", progress: bool = False) -> str:
-    """Runs each pair of `equivalence_pairs` and returns the report (Markdown): whether the
-    flows tables are identical, bit for bit, and each run's packet-hops per second."""
+def equivalence(root: str | Path = ".", progress: bool = False) -> tuple[str, bool]:
+    """Runs each pair of `equivalence_pairs` and returns the report (Markdown: whether the
+    flows tables are identical, bit for bit, and each run's packet-hops per second) and whether
+    every pair was identical."""
     from fctlab.run import run
 
     root = Path(root).resolve()
@@ -161,4 +163,4 @@ def equivalence(root: str | Path = ".", progress: bool = False) -> str:
             f"{speed[0] / 1e6:.2f} M | {speed[1] / 1e6:.2f} M | {speed[1] / speed[0]:.2f} |"
         )
     lines += ["", f"All identical: {'yes' if all_same else 'NO'}.", ""]
-    return "\n".join(lines)
+    return "\n".join(lines), all_same
