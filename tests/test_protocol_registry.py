@@ -5,6 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import fctlab
+from fctlab import check
 from fctlab._core import PROTOCOLS
 from fctlab.reproduce import explicit
 from realcore import fake  # noqa: F401  (the compiled core)
@@ -14,7 +15,7 @@ ROOT = Path(__file__).resolve().parents[1]
 
 def test_every_protocol_has_its_folder_and_runs_by_its_name() -> None:
     names = [p["name"] for p in PROTOCOLS]
-    assert names == ["newreno", "cubic", "rc3", "rcp", "rtcp", "xcp", "jetmax", "piqi"]
+    assert names == ["newreno", "cubic", "dctcp", "rc3", "rcp", "rtcp", "xcp", "jetmax", "piqi"]
     for p in PROTOCOLS:
         folder = ROOT / "crates/fctlab-core/src/protocol" / p["folder"]
         assert (folder / "mod.rs").is_file(), p["name"]
@@ -32,7 +33,7 @@ def test_every_protocol_has_its_folder_and_runs_by_its_name() -> None:
             "workload": [{"kind": "flows", "flows": [{"src": "l0", "dst": "r0", "start": 0, "size": 3000}]}],
         }
         if p["queue"] not in (None, "prio"):
-            spec["queues"] = {"router": {"kind": p["queue"]}}
+            spec["queues"] = {"router": {"kind": p["queue"], **check.QUEUE_KEYS.get(p["queue"], {})}}
         result = fctlab.run(spec)
         assert result.flows["delivered_bytes"][0] == 3000, p["name"]
 

@@ -50,6 +50,11 @@ from fctlab.errors import PluginError, ScenarioError
 #: Verdicts.
 PASS, FAIL, REPORT = "pass", "FAIL", "report"
 
+#: Keys a queue kind cannot do without, for the checks' 10 Mb/s dumbbell (a bandwidth-delay
+#: product of 10 packets): a step marker's K, at the DCTCP paper's 1 Gb/s value (20 packets,
+#: above its K > C x RTT / 7 guideline).
+QUEUE_KEYS: dict[str, dict[str, Any]] = {"step": {"k_packets": 20}}
+
 
 @dataclass(frozen=True)
 class Verdict:
@@ -97,7 +102,7 @@ def protocol(name: str, router: str | None = None) -> dict:
 def _base(p: dict, workload: list, *, limit: dict | None = None, duration: str = "1s", **top: Any) -> dict:
     """A dumbbell scenario running every flow with protocol `p` (its queue on every router port)."""
     section, key = p["host_key"].split(".")
-    queue: dict[str, Any] = {"kind": p["queue"] or "droptail"}
+    queue: dict[str, Any] = {"kind": p["queue"] or "droptail", **QUEUE_KEYS.get(p["queue"], {})}
     queue.update(limit or {})
     spec = {
         "name": f"check-{p['name']}",

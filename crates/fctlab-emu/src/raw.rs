@@ -22,7 +22,7 @@
 
 use super::kernel::flow_of_ports;
 use super::kernel_link::KernelLink;
-use fctlab_core::net::packet::{CongestionHeader, Packet, PacketKind, SackBlocks};
+use fctlab_core::net::packet::{CongestionHeader, Ecn, Packet, PacketKind, SackBlocks};
 use fctlab_core::units::Time;
 use fctlab_core::world::World;
 use serde::{Deserialize, Serialize};
@@ -291,6 +291,9 @@ impl Raw {
             ts_echo: Time::ZERO,
             cc: CongestionHeader::None,
             fin: false,
+            // The kernel's ECN codepoint, so that a marking queue can see it (the mark is
+            // not written back into the frame).
+            ecn: Ecn::from_bits(ip.tos & 0b11).unwrap_or_default(),
         })
     }
 

@@ -7,7 +7,7 @@
 //! |---|---|---|
 //! | 0 | 2 | magic `0xFC 0x1A` |
 //! | 2 | 1 | version (1) |
-//! | 3 | 1 | flags: bits 0-1 kind (SYN 0, SYN-ACK 1, data 2, ACK 3), bit 2 FIN, bits 3-7 zero |
+//! | 3 | 1 | flags: bits 0-1 kind (SYN 0, SYN-ACK 1, data 2, ACK 3), bit 2 FIN, bits 3-6 ECN (the IP codepoint in bits 3-4, ECE bit 5, CWR bit 6: `Ecn`'s bits shifted by 3), bit 7 zero |
 //! | 4 | 4 | flow id |
 //! | 8 | 4 | source node |
 //! | 12 | 4 | destination node |
@@ -36,7 +36,7 @@
 //! [`decode`] never panics: every length, tag, flag and float is checked, and anything else is a
 //! [`WireError`]. The randomized tests below feed it garbage and mutated datagrams.
 
-use fctlab_core::net::packet::{CongestionHeader, Packet, PacketKind, SackBlocks};
+use fctlab_core::net::packet::{CongestionHeader, Ecn, Packet, PacketKind, SackBlocks};
 use fctlab_core::protocol::{header_from_wire, header_to_wire};
 use fctlab_core::units::Time;
 use std::fmt;
@@ -49,6 +49,8 @@ pub const HEADER: usize = 92;
 pub const MAX_PAYLOAD: u32 = 9_000;
 const MAGIC: [u8; 2] = [0xFC, 0x1A];
 const FIN: u8 = 0b100;
+/// Where the ECN bits start in the flags byte.
+const ECN_SHIFT: u8 = 3;
 
 /// Why a datagram is not a packet.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -151,7 +153,7 @@ pub fn encode(pkt: &Packet, isn: u32, buf: &mut Vec<u8>) {
         PacketKind::Data => 2,
         PacketKind::Ack => 3,
     };
-    b[3] = kind | if pkt.fin { FIN } else { 0 };
+    b[3] = kind | if pkt.fin { FIN } else { 0 } | pkt.ecn.bits() << ECN_SHIFT;
     let wrap = |x: u64| (x as u32).wrapping_add(isn);
     put_u32(b, 4, pkt.flow);
     put_u32(b, 8, pkt.src);
@@ -183,9 +185,10 @@ pub fn decode(b: &[u8], isn: u32, reference: u64) -> Result<Packet, WireError> {
         return Err(WireError::Version(b[2]));
     }
     let flags = b[3];
-    if flags & !(FIN | 0b11) != 0 {
+    if flags & 0x80 != 0 {
         return Err(WireError::Field("flags"));
     }
+    let ecn = Ecn::from_bits(flags >> ECN_SHIFT).ok_or(WireError::Field("flags"))?;
     let kind = match flags & 0b11 {
         0 => PacketKind::Syn,
         1 => PacketKind::SynAck,
@@ -242,6 +245,7 @@ pub fn decode(b: &[u8], isn: u32, reference: u64) -> Result<Packet, WireError> {
         ts_echo: Time::from_ps(get_u64(b, 68)),
         cc: get_cc(b[33], b)?,
         fin: flags & FIN != 0,
+        ecn,
     })
 }
 
@@ -275,6 +279,7 @@ mod tests {
             ts_echo: Time::from_us(1000),
             cc,
             fin: kind == PacketKind::Data,
+            ecn: Ecn::ECT0.with_ece(kind == PacketKind::Ack),
         }
     }
 

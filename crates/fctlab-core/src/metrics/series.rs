@@ -23,7 +23,9 @@ pub enum Metric {
     ActiveFlows,
     /// A router law's own metric, named in its protocol's folder (e.g. `rcp_rate_bps`,
     /// `protocol/rcp/router.rs`) and listed in the registry (`ProtocolInfo::metrics`); rows only
-    /// for the ports that run that law.
+    /// for the ports that run that law. Also a marking queue's counters (`ecn_marks`,
+    /// `early_drops`, `red_avg`; `qdisc/aqm.rs`) and a host law's own variable on a flow's rows
+    /// (`dctcp_alpha`).
     Law(&'static str),
     /// A flow's congestion window in bytes.
     CwndBytes,
@@ -58,10 +60,13 @@ pub struct FlowSample {
     pub send_rate_bps: f64,
     /// Payload bytes cumulatively acknowledged.
     pub acked_bytes: u64,
+    /// The controller's own state variable, named (DCTCP's `dctcp_alpha`), if it has one.
+    pub cc: Option<(&'static str, f64)>,
 }
 
-/// Series rows per sample of a sampled flow, at most (cwnd, sending rate, bytes acknowledged).
-pub const ROWS_PER_FLOW: u64 = 3;
+/// Series rows per sample of a sampled flow, at most (cwnd, sending rate, bytes acknowledged,
+/// the controller's variable).
+pub const ROWS_PER_FLOW: u64 = 4;
 /// Series rows per sample of a sampled link, besides its router law's.
 pub const ROWS_PER_LINK: u64 = 4;
 
@@ -194,6 +199,9 @@ impl SeriesRecorder {
             }
             self.push(now, Metric::SendRateBps, &target, s.send_rate_bps);
             self.push(now, Metric::AckedBytes, &target, s.acked_bytes as f64);
+            if let Some((name, v)) = s.cc {
+                self.push(now, Metric::Law(name), &target, v);
+            }
         }
         self.last_time = now;
         now + self.interval.unwrap_or(Time::MAX)

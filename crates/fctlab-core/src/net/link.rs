@@ -479,11 +479,13 @@ impl Link {
         }
     }
 
-    /// The series rows of the port's router law ([`RouterLaw::metrics`]); none for other ports.
+    /// The series rows of the port's own state: a router law's ([`RouterLaw::metrics`]), a marking queue's
+    /// marks and drops; none for other ports.
     pub fn law_metrics(&self, out: &mut impl FnMut(Metric, f64)) {
         match self.port.discipline() {
             Some(Qdisc::Explicit(q)) => q.law().metrics(q.ctx(), out),
             Some(Qdisc::RcpTcp(q)) => q.metrics(out),
+            Some(Qdisc::Aqm(q)) => q.metrics(out),
             _ => {}
         }
     }
@@ -493,6 +495,7 @@ impl Link {
         match self.port.discipline() {
             Some(Qdisc::Explicit(q)) => q.law().metric_count(),
             Some(Qdisc::RcpTcp(q)) => q.metric_count(),
+            Some(Qdisc::Aqm(q)) => q.metric_count(),
             _ => 0,
         }
     }

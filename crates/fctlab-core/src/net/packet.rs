@@ -100,6 +100,91 @@ impl CongestionHeader {
     }
 }
 
+/// A packet's ECN bits: the IP header's ECN field (RFC 3168 sec. 5: Not-ECT 00, ECT(1) 01,
+/// ECT(0) 10, CE 11) in bits 0-1, and the TCP header's ECE (bit 2) and CWR (bit 3) flags
+/// (sec. 6.1). One byte, so the packet keeps its two cache lines.
+#[derive(Copy, Clone, Default, PartialEq, Eq)]
+pub struct Ecn(u8);
+
+impl Ecn {
+    /// Not ECN-capable transport: a marking queue drops what it would mark.
+    pub const NOT_ECT: Ecn = Ecn(0b00);
+    /// ECT(1).
+    pub const ECT1: Ecn = Ecn(0b01);
+    /// ECT(0): what fctlab's ECN senders set.
+    pub const ECT0: Ecn = Ecn(0b10);
+    /// Congestion Experienced: set by a router instead of a drop.
+    pub const CE: Ecn = Ecn(0b11);
+    const FIELD: u8 = 0b11;
+    const ECE: u8 = 0b100;
+    const CWR: u8 = 0b1000;
+
+    /// The bits as one byte (bits 4-7 zero).
+    pub fn bits(self) -> u8 {
+        self.0
+    }
+
+    /// The ECN bits of `b`, if bits 4-7 are zero.
+    pub fn from_bits(b: u8) -> Option<Ecn> {
+        (b & !(Self::FIELD | Self::ECE | Self::CWR) == 0).then_some(Ecn(b))
+    }
+
+    /// The IP codepoint alone (flags cleared).
+    #[inline]
+    pub fn codepoint(self) -> Ecn {
+        Ecn(self.0 & Self::FIELD)
+    }
+
+    /// ECN-capable: ECT(0), ECT(1) or CE.
+    #[inline]
+    pub fn is_ect(self) -> bool {
+        self.0 & Self::FIELD != 0
+    }
+
+    /// Congestion Experienced.
+    #[inline]
+    pub fn is_ce(self) -> bool {
+        self.0 & Self::FIELD == Self::FIELD
+    }
+
+    /// Sets CE (a router's mark), flags kept.
+    #[inline]
+    pub fn mark_ce(&mut self) {
+        self.0 |= Self::FIELD;
+    }
+
+    /// The TCP ECE flag (ECN-Echo, receiver -> sender).
+    #[inline]
+    pub fn ece(self) -> bool {
+        self.0 & Self::ECE != 0
+    }
+
+    /// The TCP CWR flag (Congestion Window Reduced, sender -> receiver).
+    #[inline]
+    pub fn cwr(self) -> bool {
+        self.0 & Self::CWR != 0
+    }
+
+    /// These bits with ECE set to `on`.
+    #[inline]
+    pub fn with_ece(self, on: bool) -> Ecn {
+        Ecn(if on { self.0 | Self::ECE } else { self.0 & !Self::ECE })
+    }
+
+    /// These bits with CWR set to `on`.
+    #[inline]
+    pub fn with_cwr(self, on: bool) -> Ecn {
+        Ecn(if on { self.0 | Self::CWR } else { self.0 & !Self::CWR })
+    }
+}
+
+impl std::fmt::Debug for Ecn {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let cp = ["Not-ECT", "ECT(1)", "ECT(0)", "CE"][(self.0 & Self::FIELD) as usize];
+        write!(f, "{cp}{}{}", if self.ece() { "+ECE" } else { "" }, if self.cwr() { "+CWR" } else { "" })
+    }
+}
+
 /// The first wire tag of plug-ins' forward headers.
 pub const PLUGIN_TAGS: u8 = 128;
 /// The first wire tag of plug-ins' echoes (a forward tag + 64).
@@ -134,6 +219,8 @@ pub struct Packet {
     pub ts_echo: Time,
     /// Router-writable congestion header.
     pub cc: CongestionHeader,
+    /// ECN: the IP codepoint routers may mark, and TCP's ECE and CWR flags.
+    pub ecn: Ecn,
     /// This data segment ends the stream (its last byte is the flow's last): how a receiver
     /// learns the end of a stream without being told its size.
     pub fin: bool,
@@ -158,6 +245,21 @@ mod tests {
         assert_eq!(fwd.feedback(), CongestionHeader::Plugin { tag: 194, words: [1, 2, 3] });
         assert_eq!(fwd.feedback().feedback(), fwd.feedback(), "an echo is not echoed again");
         assert!(std::mem::size_of::<CongestionHeader>() <= 16, "{}", std::mem::size_of::<CongestionHeader>());
+    }
+
+    #[test]
+    fn ecn_bits_keep_the_codepoint_and_the_flags_apart() {
+        let mut e = Ecn::ECT0.with_cwr(true);
+        assert!(e.is_ect() && !e.is_ce() && e.cwr() && !e.ece());
+        e.mark_ce();
+        assert!(e.is_ce() && e.cwr(), "a mark keeps the TCP flags");
+        assert_eq!(e.codepoint(), Ecn::CE);
+        assert!(!Ecn::NOT_ECT.is_ect() && Ecn::ECT1.is_ect() && !Ecn::ECT1.is_ce());
+        let ack = Ecn::NOT_ECT.with_ece(true);
+        assert!(ack.ece() && !ack.is_ect() && !ack.with_ece(false).ece());
+        assert_eq!(Ecn::from_bits(e.bits()), Some(e));
+        assert_eq!(Ecn::from_bits(0x10), None);
+        assert_eq!(format!("{:?}", Ecn::CE.with_ece(true)), "CE+ECE");
     }
 
     #[test]

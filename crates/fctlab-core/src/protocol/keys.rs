@@ -12,7 +12,7 @@ use super::piqi::params::PiqiKeys;
 use super::rc3::params::Rc3Keys;
 use super::rcp::params::RcpKeys;
 use super::rtcp::params::RtcpKeys;
-use super::tcp::LossKeys;
+use super::tcp::TcpKeys;
 use super::xcp::params::XcpKeys;
 use crate::error::SpecResult;
 use crate::scenario::Common;
@@ -83,7 +83,7 @@ macro_rules! transports {
 
 transports! {
     /// TCP with SACK and a loss-based window (`tcp.rs`; the default).
-    Tcp = "tcp" => LossKeys,
+    Tcp = "tcp" => TcpKeys,
     /// RC3: TCP plus the recursive low-priority loop (`rc3/`).
     Rc3 = "rc3" => Rc3Keys,
     /// RCP: paced at the rate routers stamp (`rcp/`; needs `rcp` queues on the path).

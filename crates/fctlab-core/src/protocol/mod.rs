@@ -21,6 +21,7 @@
 //! |---|---|---|
 //! | `newreno/` | NewReno (RFC 5681, RFC 6582) | window host law |
 //! | `cubic/` | CUBIC (RFC 9438), HyStart and HyStart++ (RFC 9406) | window host law, slow-start exit |
+//! | `dctcp/` | DCTCP (Alizadeh et al. 2010, RFC 8257) | window host law, receiver echo; any ECN marking queue |
 //! | `rc3/` | RC3 (the RC3 paper) | the low-priority loop beside TCP's window; priority queues |
 //! | `rcp/` | RCP (Dukkipati's thesis) | header, router law (and RCP beside TCP), rate host law (and the fixed rate) |
 //! | `rtcp/` | R-TCP (thesis sec. 6.1.1) | window host law over RCP's header and router |
@@ -39,6 +40,7 @@
 //! (`scenario/queues.rs`); `docs/protocols.md` counts the files.
 
 pub mod cubic;
+pub mod dctcp;
 pub mod jetmax;
 pub mod keys;
 pub mod newreno;
@@ -53,10 +55,11 @@ use crate::metrics::series::Metric;
 use crate::net::packet::{CongestionHeader, Packet, PLUGIN_TAGS};
 use crate::plugin::{HostInit, HostPlugin, PluginCc, PluginLaw};
 use crate::qdisc::law::{PortCtx, RouterLaw};
-use crate::transport::cc::{CcState, CongestionControl, HeaderCtx};
+use crate::transport::cc::{CcState, CongestionControl, EcnAck, HeaderCtx};
 use crate::transport::paced::law::{LawCtx, RateControl};
 use crate::units::{Rate, Time};
 use cubic::{Cubic, HyStartMode, RttSample};
+use dctcp::{Dctcp, DctcpConfig};
 use jetmax::{JetMaxHost, JetMaxLaw};
 use newreno::NewReno;
 use piqi::{PiqiHost, PiqiLaw};
@@ -86,7 +89,7 @@ pub struct ProtocolInfo {
 }
 
 /// Every protocol fctlab has.
-pub const PROTOCOLS: [ProtocolInfo; 8] = [
+pub const PROTOCOLS: [ProtocolInfo; 9] = [
     ProtocolInfo {
         name: "newreno",
         title: "TCP NewReno with SACK (RFC 5681, RFC 6582, RFC 6675)",
@@ -105,6 +108,16 @@ pub const PROTOCOLS: [ProtocolInfo; 8] = [
         header_bytes: 0,
         metrics: &[],
         folder: "cubic",
+        wire_tags: &[],
+    },
+    ProtocolInfo {
+        name: "dctcp",
+        title: "DCTCP, Data Center TCP (Alizadeh et al. 2010; RFC 8257)",
+        host_key: "transport.cc",
+        queue: Some("step"),
+        header_bytes: 0,
+        metrics: &[],
+        folder: "dctcp",
         wire_tags: &[],
     },
     ProtocolInfo {
@@ -266,6 +279,8 @@ pub enum CcConfig {
     },
     /// R-TCP: RCP's rate x RTT as the window, paced at the rate.
     Rtcp(RtcpConfig),
+    /// DCTCP: NewReno's growth, the window cut by alpha on ECN marks.
+    Dctcp(DctcpConfig),
     /// A host law plug-in (`crate::plugin`).
     Plugin(HostPlugin),
 }
@@ -275,7 +290,7 @@ impl CcConfig {
     pub fn loss_kind(&self) -> Option<CcKind> {
         match *self {
             CcConfig::Loss(k) | CcConfig::Xcp { loss: k, .. } => Some(k),
-            CcConfig::Rtcp(_) | CcConfig::Plugin(_) => None,
+            CcConfig::Rtcp(_) | CcConfig::Dctcp(_) | CcConfig::Plugin(_) => None,
         }
     }
 }
@@ -338,6 +353,8 @@ pub enum Controller {
     Xcp(Xcp),
     /// R-TCP.
     Rtcp(Rtcp),
+    /// DCTCP.
+    Dctcp(Dctcp),
     /// A host law plug-in.
     Plugin(PluginCc),
 }
@@ -352,6 +369,7 @@ impl Controller {
             CcConfig::Loss(kind) => Controller::Loss(LossBased::new(kind, hystart)),
             CcConfig::Xcp { loss, desired_bps } => Controller::Xcp(Xcp::new(loss, desired_bps)),
             CcConfig::Rtcp(r) => Controller::Rtcp(Rtcp::new(r, mss, header, rwnd)),
+            CcConfig::Dctcp(d) => Controller::Dctcp(Dctcp::new(d, hystart)),
         }
     }
 }
@@ -362,6 +380,7 @@ macro_rules! each_cc {
             Controller::Loss($c) => $body,
             Controller::Xcp($c) => $body,
             Controller::Rtcp($c) => $body,
+            Controller::Dctcp($c) => $body,
             Controller::Plugin($c) => $body,
         }
     };
@@ -391,10 +410,19 @@ impl CongestionControl for Controller {
     fn on_recovery_end(&mut self, st: &mut CcState, now: Time) {
         each_cc!(self, c => c.on_recovery_end(st, now))
     }
+    fn on_ecn_ack(&mut self, st: &mut CcState, ack: &EcnAck) {
+        each_cc!(self, c => c.on_ecn_ack(st, ack))
+    }
+    fn on_ecn_echo(&mut self, st: &mut CcState, now: Time, flight: u64) {
+        each_cc!(self, c => c.on_ecn_echo(st, now, flight))
+    }
+    fn cc_metric(&self) -> Option<(&'static str, f64)> {
+        each_cc!(self, c => c.cc_metric())
+    }
     #[inline]
     fn header(&self, st: &CcState, ctx: HeaderCtx) -> CongestionHeader {
-        if let Controller::Loss(_) = self {
-            return CongestionHeader::None; // NewReno and CUBIC send no header
+        if let Controller::Loss(_) | Controller::Dctcp(_) = self {
+            return CongestionHeader::None; // NewReno, CUBIC and DCTCP send no header
         }
         each_cc!(self, c => c.header(st, ctx))
     }

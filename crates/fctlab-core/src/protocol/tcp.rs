@@ -1,13 +1,15 @@
-//! `protocol = "tcp"`: fctlab's TCP with a loss-based window, NewReno (`newreno/`) or CUBIC
-//! (`cubic/`), and the keys that choose it (`cc`, `hystart`), which RC3, RCP's fallback TCP
-//! and XCP's reaction to loss share.
+//! `protocol = "tcp"`: fctlab's TCP with a loss-based window, NewReno (`newreno/`), CUBIC
+//! (`cubic/`) or DCTCP (`dctcp/`), and the keys that choose it (`cc`, `hystart`), which RC3,
+//! RCP's fallback TCP and XCP's reaction to loss share; ECN (`ecn`, RFC 3168) and DCTCP's
+//! constants (`dctcp_g`, `dctcp_alpha`) are `protocol = "tcp"`'s alone.
 
 use super::cubic::HyStartMode;
 use super::CcKind;
 use crate::error::{SpecError, SpecResult};
 use crate::plugin::Loader;
 use crate::scenario::{Common, ProtocolKeys};
-use crate::transport::cc::CcConfig;
+use crate::transport::cc::{CcConfig, DctcpConfig};
+use crate::transport::ecn::EcnMode;
 use crate::transport::tcp::TcpConfig;
 use crate::world::Profile;
 use serde::de::{self, Deserializer};
@@ -41,6 +43,8 @@ impl<'de> Deserialize<'de> for CcKind {
 pub enum CcChoice {
     /// NewReno or CUBIC.
     Builtin(CcKind),
+    /// DCTCP.
+    Dctcp,
     /// A plug-in, as spelled.
     Plugin(String),
 }
@@ -51,10 +55,13 @@ impl<'de> Deserialize<'de> for CcChoice {
         if crate::plugin::is_plugin(&s) {
             return Ok(CcChoice::Plugin(s));
         }
+        if s == "dctcp" {
+            return Ok(CcChoice::Dctcp);
+        }
         match builtin(&s) {
             Some(kind) => Ok(CcChoice::Builtin(kind)),
             None => Err(de::Error::custom(format!(
-                "expected \"newreno\", \"cubic\" or a plug-in (\"rust:PATH\", \"python:FILE:CLASS\"), got {s:?} \
+                "expected \"newreno\", \"cubic\", \"dctcp\" or a plug-in (\"rust:PATH\", \"python:FILE:CLASS\"), got {s:?} \
                  (the kernel's controllers need stack = \"linux\")"
             ))),
         }
@@ -75,6 +82,63 @@ pub struct LossKeys {
     pub hystart: Option<HyStartMode>,
 }
 
+/// `protocol = "tcp"`'s keys: the loss-based window's, ECN, and DCTCP's constants.
+#[derive(Clone, Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct TcpKeys {
+    /// As [`LossKeys::cc`]; also "dctcp".
+    #[serde(default)]
+    pub cc: Option<CcChoice>,
+    /// As [`LossKeys::hystart`].
+    #[serde(default)]
+    pub hystart: Option<HyStartMode>,
+    /// RFC 3168 ECN (default false; always on with `cc = "dctcp"`): data packets
+    /// ECN-capable, marks echoed, the window reduced once per window of data on ECE.
+    #[serde(default)]
+    pub ecn: Option<bool>,
+    /// DCTCP's weight g of the newest window in alpha (default 1/16).
+    #[serde(default)]
+    pub dctcp_g: Option<f64>,
+    /// DCTCP's alpha before its first window ends (default 1).
+    #[serde(default)]
+    pub dctcp_alpha: Option<f64>,
+}
+
+impl TcpKeys {
+    /// `cfg` with this window and ECN.
+    pub fn apply(&self, cfg: TcpConfig, plugins: &Loader) -> SpecResult<TcpConfig> {
+        let dctcp = self.cc == Some(CcChoice::Dctcp);
+        for (key, set) in [("dctcp_g", self.dctcp_g.is_some()), ("dctcp_alpha", self.dctcp_alpha.is_some())] {
+            if set && !dctcp {
+                return Err(SpecError::new(key, "set, but only `cc = \"dctcp\"` has it"));
+            }
+        }
+        if !dctcp {
+            let loss = LossKeys { cc: self.cc.clone(), hystart: self.hystart };
+            let ecn = if self.ecn == Some(true) { EcnMode::Classic } else { EcnMode::Off };
+            return Ok(TcpConfig { ecn, ..loss.apply(cfg, plugins)? });
+        }
+        if self.ecn == Some(false) {
+            return Err(SpecError::new("ecn", "false, but DCTCP needs ECN: leave `ecn` out or set it to true"));
+        }
+        let d = DctcpConfig::default();
+        let g = self.dctcp_g.unwrap_or(d.g);
+        if !(g > 0.0 && g <= 1.0) {
+            return Err(SpecError::new("dctcp_g", format!("expected a weight in (0, 1], got {g}")));
+        }
+        let alpha0 = self.dctcp_alpha.unwrap_or(d.alpha0);
+        if !(0.0..=1.0).contains(&alpha0) {
+            return Err(SpecError::new("dctcp_alpha", format!("expected a fraction in [0, 1], got {alpha0}")));
+        }
+        Ok(TcpConfig {
+            cc: CcConfig::Dctcp(DctcpConfig { g, alpha0 }),
+            hystart: self.hystart.unwrap_or(HyStartMode::Off),
+            ecn: EcnMode::Dctcp,
+            ..cfg
+        })
+    }
+}
+
 impl LossKeys {
     /// `cfg` with this window: its controller and its slow-start exit; a plug-in is loaded by
     /// `plugins`.
@@ -90,6 +154,9 @@ impl LossKeys {
                 return Ok(TcpConfig { cc: CcConfig::Plugin(plugins.host(spec, "cc")?), ..cfg });
             }
             Some(CcChoice::Builtin(k)) => *k,
+            Some(CcChoice::Dctcp) => {
+                return Err(SpecError::new("cc", "\"dctcp\" is `protocol = \"tcp\"`'s alone, not this transport's"))
+            }
             None => CcKind::NewReno,
         };
         let hystart = self.hystart.unwrap_or(match kind {
@@ -101,8 +168,8 @@ impl LossKeys {
     }
 }
 
-/// `protocol = "tcp"`: the loss-based window over the TCP part.
-impl ProtocolKeys for LossKeys {
+/// `protocol = "tcp"`: the loss-based window (and ECN) over the TCP part.
+impl ProtocolKeys for TcpKeys {
     fn profile(&self, c: Common) -> SpecResult<Profile> {
         let cfg = self.apply(c.cfg, &c.plugins)?;
         Ok(c.tcp(cfg))

@@ -11,7 +11,7 @@
 
 use super::{DropTail, ExplicitQueue, JetMaxLaw, JetMaxParams, Law, Limit, PiqiLaw, PiqiParams, PortCtx, Qdisc};
 use super::{QueueDiscipline, RcpLaw, RcpParams, XcpLaw, XcpParams};
-use crate::net::packet::{CongestionHeader, Packet, PacketKind, SackBlocks};
+use crate::net::packet::{CongestionHeader, Ecn, Packet, PacketKind, SackBlocks};
 use crate::net::packet::{JetMaxHeader, PiqiHeader, RcpHeader, XcpHeader};
 use crate::units::{Rate, Time};
 use std::hint::black_box;
@@ -100,6 +100,7 @@ fn packet(i: u64, cc: CongestionHeader, now: Time) -> Packet {
         ts_echo: Time::ZERO,
         cc,
         fin: false,
+        ecn: Ecn::NOT_ECT,
     }
 }
 

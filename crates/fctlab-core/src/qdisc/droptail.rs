@@ -47,7 +47,7 @@ impl QueueDiscipline for DropTail {
 #[cfg(test)]
 pub(crate) mod tests {
     use super::*;
-    use crate::net::packet::{CongestionHeader, PacketKind, SackBlocks};
+    use crate::net::packet::{CongestionHeader, Ecn, PacketKind, SackBlocks};
 
     /// A data packet of `wire` bytes for queue tests.
     pub(crate) fn pkt(wire: u32, prio: u8) -> Packet {
@@ -66,6 +66,7 @@ pub(crate) mod tests {
             ts_echo: Time::ZERO,
             cc: CongestionHeader::None,
             fin: false,
+            ecn: Ecn::NOT_ECT,
         }
     }
 

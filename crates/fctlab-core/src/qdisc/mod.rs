@@ -18,6 +18,7 @@
 //! (`QueueSpec::build`, a new `kind`). Nothing in the link, the
 //! world or the metrics changes.
 
+pub mod aqm;
 pub mod cost;
 pub mod droptail;
 pub mod drr;
@@ -28,6 +29,7 @@ pub mod zombie;
 use crate::net::packet::Packet;
 pub use crate::protocol::rcp::{CoexistMode, RcpTcpParams, RcpTcpQueue, TcRule};
 use crate::units::{Rate, Time};
+pub use aqm::AqmQueue;
 pub use droptail::DropTail;
 pub use drr::{Classify, Drr};
 pub use law::*;
@@ -86,6 +88,8 @@ pub enum Qdisc {
     /// RCP and TCP sharing a port by the thesis's coexistence scheme (sec. 6.2.1); boxed, as
     /// it is large and rare.
     RcpTcp(Box<RcpTcpQueue>),
+    /// A FIFO that marks ECN-capable packets (RED, or a step at K) and drops the others.
+    Aqm(AqmQueue),
 }
 
 macro_rules! each_qdisc {
@@ -96,6 +100,7 @@ macro_rules! each_qdisc {
             Qdisc::Drr($q) => $body,
             Qdisc::Explicit($q) => $body,
             Qdisc::RcpTcp($q) => $body,
+            Qdisc::Aqm($q) => $body,
         }
     };
 }
@@ -107,7 +112,7 @@ impl Qdisc {
         match self {
             Qdisc::Explicit(q) => q.set_capacity(capacity),
             Qdisc::RcpTcp(q) => q.set_capacity(capacity),
-            Qdisc::DropTail(_) | Qdisc::Prio(_) | Qdisc::Drr(_) => {}
+            Qdisc::DropTail(_) | Qdisc::Prio(_) | Qdisc::Drr(_) | Qdisc::Aqm(_) => {}
         }
     }
 }

@@ -22,6 +22,7 @@
 mod flows;
 mod link_rates;
 mod losses;
+mod marking;
 mod names;
 mod outputs;
 mod queues;

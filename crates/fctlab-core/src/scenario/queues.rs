@@ -6,6 +6,7 @@
 //! which deserialize themselves over their defaults in the protocol's folder (`XcpParams`,
 //! `JetMaxParams`, `PiqiParams`; RCP's in `protocol/rcp/params.rs`).
 
+use super::marking::{RedKeys, StepKeys};
 use super::names::{resolve_link, unknown_link};
 use super::transports::pick_fraction;
 use crate::error::{SpecError, SpecResult};
@@ -14,8 +15,8 @@ use crate::net::packet::JETMAX_NO_ROUTER;
 use crate::plugin::{self, Loader};
 use crate::protocol::rcp::params::{RcpQueueKeys, RcpTcpKeys};
 use crate::qdisc::{
-    Classify, Drr, ExplicitQueue, JetMaxLaw, JetMaxParams, Law, Limit, PiqiLaw, PiqiParams, PortCtx, Prio, Qdisc,
-    RcpLaw, RcpTcpQueue, XcpLaw, XcpParams,
+    AqmQueue, Classify, Drr, ExplicitQueue, JetMaxLaw, JetMaxParams, Law, Limit, PiqiLaw, PiqiParams, PortCtx, Prio,
+    Qdisc, RcpLaw, RcpTcpQueue, XcpLaw, XcpParams,
 };
 use crate::quantity::BytesQ;
 use crate::rng::Rng;
@@ -143,6 +144,12 @@ pub enum QueueKind {
     /// Strict priority over `bands` bands (default 8, band 0 highest) sharing one buffer,
     /// pushing out the lowest band's tail when a higher-priority packet finds it full.
     Prio(PrioKeys),
+    /// RED (Floyd and Jacobson) with ECN: a FIFO that marks ECN-capable packets, and drops the
+    /// others, with a probability from its average queue (`qdisc/aqm.rs`).
+    Red(RedKeys),
+    /// ECN marking at a step: a FIFO that marks ECN-capable packets while the instantaneous
+    /// queue exceeds K (DCTCP's switch; `qdisc/aqm.rs`).
+    Step(StepKeys),
     /// A plug-in's router law on a drop-tail FIFO (`kind = "rust:..."` or `"python:..."`,
     /// `crate::plugin`); the table's other keys, as JSON text, are its parameters.
     #[serde(skip)]
@@ -260,6 +267,15 @@ impl QueueSpec {
                 Ok(Port::qdisc(Qdisc::Drr(Drr::new(weights, classify, limit))))
             }
             QueueKind::Droptail(_) => Ok(Port::Fifo(FifoSchedule::new(limit))),
+            QueueKind::Red(keys) => {
+                let (marker, non_ect) =
+                    keys.build(ctx.capacity, Rng::stream(seed, &format!("queues.red.link{}", ctx.link)))?;
+                Ok(Port::qdisc(Qdisc::Aqm(AqmQueue::new(limit, marker, non_ect))))
+            }
+            QueueKind::Step(keys) => {
+                let (marker, non_ect) = keys.build()?;
+                Ok(Port::qdisc(Qdisc::Aqm(AqmQueue::new(limit, marker, non_ect))))
+            }
             QueueKind::Prio(PrioKeys { bands }) => {
                 if ignore_priorities {
                     return Ok(Port::Fifo(FifoSchedule::new(limit)));

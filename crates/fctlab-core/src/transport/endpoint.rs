@@ -1,5 +1,6 @@
 //! The endpoints a flow can have, as closed enums (static dispatch on the hot path).
 
+use super::cc::CongestionControl;
 use super::paced::PacedSender;
 use super::tcp::{TcpReceiver, TcpSender};
 use super::Endpoint;
@@ -37,6 +38,13 @@ impl Sender {
     pub fn cwnd(&self) -> Option<u64> {
         match self {
             Sender::Tcp(s) => Some(s.cwnd()),
+            Sender::Paced(_) => None,
+        }
+    }
+    /// The controller's own state variable for the series (DCTCP's alpha), named.
+    pub fn cc_metric(&self) -> Option<(&'static str, f64)> {
+        match self {
+            Sender::Tcp(s) => s.controller().cc_metric(),
             Sender::Paced(_) => None,
         }
     }

@@ -5,11 +5,12 @@
 pub mod app;
 pub mod cc;
 pub mod conn;
+pub mod ecn;
 pub mod endpoint;
 pub mod paced;
 pub mod tcp;
 
-use crate::net::packet::{CongestionHeader, FlowId, Packet, PacketKind, SackBlocks};
+use crate::net::packet::{CongestionHeader, Ecn, FlowId, Packet, PacketKind, SackBlocks};
 use crate::units::Time;
 
 /// What every transport endpoint offers the event loop.
@@ -54,6 +55,7 @@ impl FlowAddr {
             ts_echo: Time::ZERO,
             cc: CongestionHeader::None,
             fin: false,
+            ecn: Ecn::NOT_ECT,
         }
     }
 

@@ -36,6 +36,7 @@ use crate::scenario::KernelStack;
 use crate::sched::{Event, Scheduler};
 use crate::transport::app::App;
 use crate::transport::cc::CcConfig;
+use crate::transport::ecn::EcnMode;
 use crate::transport::endpoint::{Receiver, Sender};
 use crate::transport::paced::{PacedConfig, PacedSender};
 use crate::transport::tcp::{TcpConfig, TcpReceiver, TcpSender};
@@ -72,12 +73,14 @@ impl Profile {
                 let (name, kind) = match cfg.cc {
                     CcConfig::Rtcp(_) => return "rtcp".to_string(),
                     CcConfig::Plugin(p) => return format!("tcp-{}-iw{}", p.0.short_name(), cfg.iw).to_lowercase(),
+                    CcConfig::Dctcp(_) => return format!("dctcp-iw{}", cfg.iw),
                     CcConfig::Xcp { loss, .. } => ("xcp", loss),
                     CcConfig::Loss(kind) if cfg.rc3.is_some() => ("rc3", kind),
                     CcConfig::Loss(kind) => ("tcp", kind),
                 };
                 let prio = if cfg.prio > 0 { format!("-p{}", cfg.prio) } else { String::new() };
-                format!("{name}-{kind:?}-iw{}{prio}", cfg.iw).to_lowercase()
+                let ecn = if cfg.ecn == EcnMode::Classic { "-ecn" } else { "" };
+                format!("{name}-{kind:?}{ecn}-iw{}{prio}", cfg.iw).to_lowercase()
             }
             Profile::Paced { cfg, .. } => cfg.law.label(),
             Profile::Kernel(k) => format!("linux-{}", k.cc),
@@ -528,6 +531,7 @@ impl World {
             cwnd: a.sender.cwnd(),
             send_rate_bps: a.sender.send_rate_bps(),
             acked_bytes: a.sender.acked_bytes(),
+            cc: a.sender.cc_metric(),
         };
         self.series
             .flows()

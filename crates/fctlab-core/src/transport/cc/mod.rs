@@ -18,6 +18,7 @@
 use crate::net::packet::{CongestionHeader, PacketKind};
 pub use crate::protocol::cubic::hystart::{HyStart, HyStartMode, RttSample};
 pub use crate::protocol::cubic::Cubic;
+pub use crate::protocol::dctcp::{Dctcp, DctcpConfig};
 pub use crate::protocol::newreno::NewReno;
 pub use crate::protocol::rtcp::{Rtcp, RtcpConfig};
 pub use crate::protocol::xcp::Xcp;
@@ -56,6 +57,19 @@ pub struct HeaderCtx {
     pub sent_bytes: u64,
 }
 
+/// What an ACK of an ECN-capable connection tells the controller (RFC 3168, RFC 8257 sec. 3.3).
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub struct EcnAck {
+    /// Payload bytes it newly acknowledged (cumulatively).
+    pub acked: u64,
+    /// Its ECE flag.
+    pub ece: bool,
+    /// The cumulative acknowledgment after it (SND.UNA), a byte offset.
+    pub una: u64,
+    /// The highest byte sent so far (SND.NXT), a byte offset.
+    pub high: u64,
+}
+
 /// The hooks of a congestion-control algorithm; every hook has a no-op or standard default.
 pub trait CongestionControl {
     /// An ACK that advanced the cumulative point gave an RTT sample; called before the ACK's
@@ -83,6 +97,20 @@ pub trait CongestionControl {
     /// to loss; called before the loss hooks. A controller may change its mode here (R-TCP
     /// falls back to TCP).
     fn on_loss_signal(&mut self, _st: &mut CcState, _now: Time) {}
+    /// Every ACK of an ECN-capable connection, before its window hooks (DCTCP counts the
+    /// bytes marked here).
+    fn on_ecn_ack(&mut self, _st: &mut CcState, _ack: &EcnAck) {}
+    /// ECE asks for a reduction, at most once per window of data (RFC 3168 sec. 6.1.2; the
+    /// sender keeps that rule) and never in loss recovery. The default is RFC 3168's: the
+    /// window and ssthresh as for a loss, without a retransmission.
+    fn on_ecn_echo(&mut self, st: &mut CcState, now: Time, flight: u64) {
+        self.on_congestion(st, now, flight);
+        st.cwnd = st.cwnd.min(st.ssthresh);
+    }
+    /// A state variable of the controller for the flow's series, named (DCTCP's alpha).
+    fn cc_metric(&self) -> Option<(&'static str, f64)> {
+        None
+    }
     /// The congestion header of an outgoing SYN or data packet (plain TCP: none).
     fn header(&self, _st: &CcState, _ctx: HeaderCtx) -> CongestionHeader {
         CongestionHeader::None

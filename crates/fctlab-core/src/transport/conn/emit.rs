@@ -141,6 +141,7 @@ impl Connection {
         p.wire = p.len + self.header;
         p.prio = prio;
         p.cc = header(self.stamp(PacketKind::Data, p.wire));
+        p.ecn = self.ecn.data(retx);
         let wire = p.wire;
         out.push(p);
         self.stats.data_pkts += 1;

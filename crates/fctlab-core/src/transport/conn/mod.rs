@@ -44,6 +44,7 @@ pub use sack::LowPriorityCopies;
 
 use crate::net::packet::{CongestionHeader, Packet, PacketKind, SackBlocks};
 use crate::transport::app::AppState;
+use crate::transport::ecn::EcnSender;
 use crate::transport::FlowAddr;
 use crate::units::Time;
 use rtt::RttEstimator;
@@ -105,6 +106,8 @@ pub struct Connection {
     last_sack: SackBlocks,
     /// Header bytes on every packet.
     header: u32,
+    /// The ECN bits of what it sends, and RFC 3168's once-per-window rule.
+    pub(crate) ecn: EcnSender,
 }
 
 impl Connection {
@@ -124,6 +127,7 @@ impl Connection {
             rto_at: None,
             last_sack: SackBlocks::default(),
             header,
+            ecn: EcnSender::default(),
         }
     }
 
@@ -197,6 +201,7 @@ impl Connection {
         p.wire = self.header;
         p.prio = prio;
         p.cc = cc;
+        p.ecn = self.ecn.control();
         out.push(p);
         self.state = State::SynSent;
         self.rto_at = Some(now + self.rtt.rto());

@@ -2,6 +2,7 @@
 
 use crate::protocol::rc3::Rc3Config;
 use crate::transport::cc::{CcConfig, CcKind, HyStartMode};
+use crate::transport::ecn::EcnMode;
 use crate::units::Time;
 
 /// How a TCP connection behaves.
@@ -41,6 +42,9 @@ pub struct TcpConfig {
     /// How a loss-based controller leaves slow start early (HyStart; off by default here, on
     /// for CUBIC in scenarios, as in Linux).
     pub hystart: HyStartMode,
+    /// ECN (RFC 3168; DCTCP's use of it): which packets are ECN-capable, how the receiver
+    /// echoes marks; see [`crate::transport::ecn`].
+    pub ecn: EcnMode,
     /// Priority band of the primary (normal) loop's packets.
     pub prio: u8,
     /// RC3: run the low-priority RLP loop beside the primary loop. RC3 is not a congestion
@@ -67,6 +71,7 @@ impl Default for TcpConfig {
             dupthresh: 3,
             cc: CcConfig::Loss(CcKind::NewReno),
             hystart: HyStartMode::Off,
+            ecn: EcnMode::Off,
             prio: 0,
             rc3: None,
         }

@@ -7,7 +7,8 @@
 //! and RC3's low-priority copies included.
 
 use super::config::TcpConfig;
-use crate::net::packet::{CongestionHeader, Packet, PacketKind, SackBlocks};
+use crate::net::packet::{CongestionHeader, Ecn, Packet, PacketKind, SackBlocks};
+use crate::transport::ecn::EcnReceiver;
 use crate::transport::{Endpoint, FlowAddr};
 use crate::units::Time;
 use std::collections::VecDeque;
@@ -43,6 +44,8 @@ pub struct TcpReceiver {
     pub first_write_at: Option<Time>,
     /// Congestion header of the last forward packet, echoed in ACKs (explicit feedback).
     echo_cc: CongestionHeader,
+    /// What the ACKs echo of ECN marks.
+    ecn: EcnReceiver,
 }
 
 impl TcpReceiver {
@@ -62,6 +65,7 @@ impl TcpReceiver {
             first_write: None,
             first_write_at: None,
             echo_cc: CongestionHeader::None,
+            ecn: EcnReceiver::new(cfg.ecn),
         }
     }
 
@@ -146,8 +150,19 @@ impl TcpReceiver {
         sb
     }
 
+    /// Data packets that arrived marked CE.
+    pub fn ce_pkts(&self) -> u64 {
+        self.ecn.ce_pkts
+    }
+
     fn send_ack(&mut self, now: Time, prio: u8, out: &mut Vec<Packet>) {
+        let ecn = self.ecn.ack();
+        self.send_ack_with(now, prio, ecn, out);
+    }
+
+    fn send_ack_with(&mut self, now: Time, prio: u8, ecn: Ecn, out: &mut Vec<Packet>) {
         let mut p = self.addr.reverse(PacketKind::Ack, now);
+        p.ecn = ecn;
         p.ack = self.rcv_nxt;
         p.sack = self.sack_blocks();
         p.wire = self.cfg.header;
@@ -169,9 +184,15 @@ impl Endpoint for TcpReceiver {
                 p.ts_echo = pkt.ts;
                 p.prio = pkt.prio;
                 p.cc = pkt.cc.feedback();
+                p.ecn = self.ecn.ack();
                 out.push(p);
             }
             PacketKind::Data => {
+                // DCTCP: a change of CE first sends the ACK held back, with the old ECE.
+                let prior = self.ecn.ack();
+                if self.ecn.on_data(pkt.ecn, self.unacked) {
+                    self.send_ack_with(now, self.cfg.prio, prior, out);
+                }
                 self.echo_cc = pkt.cc;
                 // A receiver not told the flow's size learns it from the FIN; the first wins.
                 if pkt.fin && pkt.len > 0 && self.size.is_none() {

@@ -12,11 +12,12 @@ use super::pacer::Pacer;
 use crate::net::packet::{CongestionHeader, Packet, PacketKind};
 use crate::protocol::rc3::Rc3Hook;
 use crate::transport::app::{App, AppState};
-use crate::transport::cc::{CcState, CongestionControl, Controller, HeaderCtx, RttSample};
+use crate::transport::cc::{CcState, CongestionControl, Controller, EcnAck, HeaderCtx, RttSample};
 use crate::transport::conn::rtt::RttEstimator;
 use crate::transport::conn::scoreboard::Scoreboard;
 use crate::transport::conn::segments::Segments;
 use crate::transport::conn::{Connection, Stamp, State};
+use crate::transport::ecn::EcnSender;
 use crate::transport::{Endpoint, FlowAddr};
 use crate::units::Time;
 
@@ -78,9 +79,11 @@ impl TcpSender {
     pub fn new(cfg: TcpConfig, addr: FlowAddr, app: App, start: Time) -> TcpSender {
         let ctrl = Controller::new(cfg.cc, cfg.hystart, cfg.mss, cfg.header, cfg.rwnd, addr.flow);
         let rtt = RttEstimator::new(cfg.initial_rto, cfg.min_rto, cfg.max_rto).with_granularity(cfg.rto_granularity);
+        let mut conn = Connection::new(addr, AppState::new(app, start), cfg.mss, cfg.header, rtt);
+        conn.ecn = EcnSender::new(cfg.ecn);
         TcpSender {
             cfg,
-            conn: Connection::new(addr, AppState::new(app, start), cfg.mss, cfg.header, rtt),
+            conn,
             cc: CcState {
                 cwnd: cfg.iw as u64 * cfg.mss as u64,
                 ssthresh: cfg.initial_ssthresh,
@@ -383,6 +386,9 @@ impl TcpSender {
             self.dupacks += 1;
         }
         self.conn.board.mark_losses(self.cfg.dupthresh);
+        if self.conn.ecn.is_on() {
+            self.take_ecn(now, pkt, acked);
+        }
 
         let una = self.conn.board.una();
         if !self.ctrl.reacts_to_loss() {
@@ -424,6 +430,22 @@ impl TcpSender {
         self.conn.check_done();
     }
 
+    /// The ECN part of an ACK (RFC 3168 sec. 6.1.2, `transport/ecn.rs`): the controller counts
+    /// it, and ECE reduces the window once per window of data, outside loss recovery, for a
+    /// controller that reacts to congestion.
+    #[inline(never)]
+    fn take_ecn(&mut self, now: Time, pkt: &Packet, acked: u64) {
+        let high = self.conn.segs.bytes_below(self.conn.nxt);
+        let una = self.conn.acked_bytes();
+        let ece = pkt.ecn.ece();
+        self.ctrl.on_ecn_ack(&mut self.cc, &EcnAck { acked, ece, una, high });
+        if ece && self.ctrl.reacts_to_loss() && self.conn.ecn.may_reduce(una, self.recovery != Recovery::Open) {
+            let flight = self.flight_size();
+            self.ctrl.on_ecn_echo(&mut self.cc, now, flight);
+            self.conn.ecn.reduced(high, true);
+        }
+    }
+
     /// FlightSize (RFC 5681): data sent by the primary loop and not cumulatively acknowledged.
     /// ssthresh halves this, as RFC 6675 sec. 5 (4.2) and ns-3.16 do (not `pipe`, which
     /// excludes what is SACKed or lost and would halve the window a second time).
@@ -438,6 +460,8 @@ impl TcpSender {
     fn enter_fast_recovery(&mut self, now: Time, out: &mut Vec<Packet>) {
         self.conn.stats.fast_recoveries += 1;
         let flight = self.flight_size();
+        // RFC 3168 sec. 6.1.2: no second reduction for ECE in the window the loss reduced.
+        self.conn.ecn.reduced(self.conn.segs.bytes_below(self.conn.nxt), false);
         self.ctrl.on_loss_signal(&mut self.cc, now);
         if self.ctrl.reacts_to_loss() {
             self.ctrl.on_congestion(&mut self.cc, now, flight);
@@ -460,6 +484,7 @@ impl TcpSender {
     fn on_rto(&mut self, now: Time, out: &mut Vec<Packet>) {
         let end = self.conn.nxt.max(self.conn.board.sack_high());
         let flight = self.flight_size();
+        self.conn.ecn.reduced(self.conn.segs.bytes_below(self.conn.nxt), false);
         // R-TCP's window is the rate's alone: a timeout does not collapse it.
         self.ctrl.on_loss_signal(&mut self.cc, now);
         if self.ctrl.reacts_to_loss() {
