@@ -21,6 +21,7 @@
 | `rcp_analysis`, `rcp_reports` | chapter 4's per-size ratios to PS, and its tables and plots |
 | `explicit` (+ `explicit_*`) | seed 003, explicit congestion control: Figs. 4 - 10, once per protocol of `PROTOCOLS` |
 | `emulated` (+ `emulated_*`) | scenarios run both ways, simulated and emulated (`fctlab emulate`), side by side |
+| `dctcp` | `datacenter`: DCTCP's queue against K and its analysis (sec. 3.3, Fig. 13), its convergence (sec. 4.2) |
 """
 
 from __future__ import annotations
@@ -32,9 +33,15 @@ from fctlab.reproduce.framework import Experiment
 
 def papers() -> dict[str, Callable[[], list[Experiment]]]:
     """Paper name -> its experiment list."""
-    from fctlab.reproduce import emulated, explicit, rc3
+    from fctlab.reproduce import dctcp, emulated, explicit, rc3
 
-    return {"rc3": rc3.experiments, "rcp": _rcp, "explicit": explicit.experiments, "emulated": emulated.experiments}
+    return {
+        "rc3": rc3.experiments,
+        "rcp": _rcp,
+        "explicit": explicit.experiments,
+        "emulated": emulated.experiments,
+        "datacenter": dctcp.experiments,
+    }
 
 
 def _rcp() -> list[Experiment]:
