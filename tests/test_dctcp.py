@@ -105,3 +105,38 @@ def test_alpha_before_the_approximation_solves_the_cubic_and_nears_sqrt_2_over_w
         assert a * a * (1 - a / 4) == pytest.approx((2 * w + 1) / (w + 1) ** 2, rel=1e-9)
     assert dctcp.alpha_root(500.0) == pytest.approx(math.sqrt(2 / 500.0), rel=0.02)
     assert dctcp.alpha_root(1.0) == 1.0, "no root below 1: every packet marked"
+
+
+def test_pfabric_keys_are_checked():
+    fabric = {"kind": "pfabric", "limit_packets": 24}
+    cases = [
+        ({"kind": "pfabric"}, {"cc": "pfabric"}, "queues.router.limit", "missing"),
+        (fabric, {"cc": "pfabric", "hystart": "linux"}, "transport.hystart", "no slow-start exit"),
+        (fabric, {"cc": "pfabric", "ecn": True}, "transport.ecn", "does not react to marks"),
+        (fabric, {"protocol": "rc3", "cc": "pfabric"}, "transport.cc", "expected"),
+    ]
+    for queue, transport, field, message in cases:
+        with pytest.raises(ScenarioError) as e:
+            fctlab.run(spec(queue, transport))
+        assert f"`{field}" in str(e.value) and message in str(e.value), str(e.value)
+    r = fctlab.run(spec(fabric, {"cc": "pfabric", "iw": 10}, flows=1))
+    assert set(r.flows["protocol"]) == {"pfabric-iw10"}
+
+
+def test_a_named_transport_inherits_dctcps_constants_only_if_it_runs_dctcp():
+    s = spec(STEP, {"cc": "dctcp", "dctcp_g": 0.25})
+    s["transports"] = {"reno": {"cc": "newreno", "ecn": True}, "slow": {"dctcp_alpha": 0.5}}
+    flow = [{"src": "l0", "dst": "r0", "start": 0}]
+    s["workload"] = [
+        {"kind": "long_lived", "flows": flow, "transport": "reno"},
+        {"kind": "long_lived", "flows": flow, "transport": "slow"},
+    ]
+    s["output"]["series"]["flows"] = [0, 1]
+    r = fctlab.run(s)
+    assert r.flows.sort("id")["protocol"].to_list() == ["reno", "slow"]
+    alpha = r.series.filter(r.series["metric"] == "dctcp_alpha")
+    assert set(alpha["target"]) == {"flow1"}, "reno runs NewReno, slow runs DCTCP"
+    assert alpha["value"][0] == 0.5, "slow's own dctcp_alpha"
+    s["transports"]["reno"]["dctcp_g"] = 0.1
+    with pytest.raises(ScenarioError, match=r"`transports.reno.dctcp_g`: set, but only"):
+        fctlab.run(s)

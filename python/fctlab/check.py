@@ -24,10 +24,11 @@ one, and a verdict:
 - `beside TCP`: reported, not failed: the share of the bottleneck one 10 MB flow of the protocol
   gets against one NewReno flow through the same queue.
 - `garbage headers refused`: every wire tag of the protocol's congestion header (and tag 0, and
-  tags no protocol uses) with garbage words (all ones, NaN and infinite floats in each word,
-  seeded random words) is either refused with the field named, or accepted and encoded back to
-  the same bytes; nothing else (no other exception, no silently changed value). Plug-ins' own
-  tags (128-255) carry any words: the plug-in reads them.
+  two tags no protocol uses: the first free one and 127) with garbage words (all ones, NaN and
+  infinite floats in each word, seeded random words) is either refused with the field named,
+  or accepted and encoded back to the same bytes; nothing else (no other exception, no
+  silently changed value). Plug-ins' own tags (128-255) carry any words: the plug-in reads
+  them.
 
 A protocol is a built-in's name or a host law plug-in (`rust:PATH`, `python:FILE:CLASS`, run
 under fctlab's TCP); `--router KIND` puts another router law on the router ports (a queue kind or
@@ -52,8 +53,8 @@ PASS, FAIL, REPORT = "pass", "FAIL", "report"
 
 #: Keys a queue kind cannot do without, for the checks' 10 Mb/s dumbbell (a bandwidth-delay
 #: product of 10 packets): a step marker's K, at the DCTCP paper's 1 Gb/s value (20 packets,
-#: above its K > C x RTT / 7 guideline).
-QUEUE_KEYS: dict[str, dict[str, Any]] = {"step": {"k_packets": 20}}
+#: above its K > C x RTT / 7 guideline); a pFabric port's small buffer (about two BDPs).
+QUEUE_KEYS: dict[str, dict[str, Any]] = {"step": {"k_packets": 20}, "pfabric": {"limit_packets": 24}}
 
 
 @dataclass(frozen=True)
@@ -256,7 +257,10 @@ def check_garbage_headers(p: dict) -> tuple[bool, str]:
     from fctlab.run import core
 
     decode = core().decode_header
-    tags = [*p.get("wire_tags", []), 0, 9, 127]
+    # Tag 0 (no header), the first tag no built-in uses, and the last below the plug-ins'.
+    used = {t for q in protocols() for t in q["wire_tags"]}
+    free = min(t for t in range(1, 128) if t not in used)
+    tags = [*p.get("wire_tags", []), 0, free, 127]
     refused = accepted = 0
     wrong: list[str] = []
     for tag in tags:
@@ -275,7 +279,7 @@ def check_garbage_headers(p: dict) -> tuple[bool, str]:
             if back != (tag, *words):
                 wrong.append(f"tag {tag} {words}: accepted as {back}")
     own = ", ".join(map(str, p.get("wire_tags", []))) or "none"
-    detail = f"tags {own} (own) and 0, 9, 127: {refused} refused by field, {accepted} accepted unchanged"
+    detail = f"tags {own} (own) and 0, {free}, 127: {refused} refused by field, {accepted} accepted unchanged"
     return not wrong, detail if not wrong else f"{len(wrong)} wrong, first: {wrong[0]}"
 
 

@@ -66,7 +66,10 @@ fn kernel_fields_are_checked_and_fctlab_fields_refused() {
         (json!({"stack": "linux", "rwnd": "64KB"}), "field `transport.rwnd`: set, but stack = \"linux\" takes only"),
         (json!({"stack": "linux", "priority": 64}), "field `transport.priority`: expected a band <= 63"),
         (json!({"stack": "bsd"}), "transport.stack"),
-        (json!({"cc": "bbr"}), "field `transport.cc`: expected \"newreno\", \"cubic\", \"dctcp\" or a plug-in"),
+        (
+            json!({"cc": "bbr"}),
+            "field `transport.cc`: expected \"newreno\", \"cubic\", \"dctcp\", \"pfabric\" or a plug-in",
+        ),
     ];
     for (t, want) in cases {
         let e = err(&one(t.clone()));

@@ -4,6 +4,7 @@
 //! explicit-feedback protocols live in [`CongestionHeader`], a closed enum.
 
 pub use crate::protocol::jetmax::header::{JetMaxEcho, JetMaxHeader, JETMAX_NO_ROUTER};
+pub use crate::protocol::pfabric::header::PFabricHeader;
 pub use crate::protocol::piqi::header::{PiqiEcho, PiqiHeader};
 pub use crate::protocol::rcp::header::{RcpEcho, RcpHeader};
 pub use crate::protocol::xcp::header::{XcpEcho, XcpHeader};
@@ -70,6 +71,8 @@ pub enum CongestionHeader {
     Piqi(PiqiHeader),
     /// PIQI-RCP, reverse: the echo of the three.
     PiqiFeedback(PiqiEcho),
+    /// pFabric, forward only: the flow's remaining bytes, the packet's priority.
+    PFabric(PFabricHeader),
     /// A plug-in's own header (`crate::plugin`): tags 128-191 forward, 192-255 their echo
     /// (the forward tag + 64); the words are the plug-in's, carried as they are.
     Plugin {
@@ -92,6 +95,8 @@ impl CongestionHeader {
             CongestionHeader::Xcp(h) => CongestionHeader::XcpFeedback(h.echo()),
             CongestionHeader::JetMax(h) => CongestionHeader::JetMaxFeedback(h.echo()),
             CongestionHeader::Piqi(h) => CongestionHeader::PiqiFeedback(h.echo()),
+            // pFabric's ACKs carry no priority: they go first.
+            CongestionHeader::PFabric(_) => CongestionHeader::None,
             CongestionHeader::Plugin { tag, words } if tag < PLUGIN_ECHO_TAGS => {
                 CongestionHeader::Plugin { tag: tag + (PLUGIN_ECHO_TAGS - PLUGIN_TAGS), words }
             }

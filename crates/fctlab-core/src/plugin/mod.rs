@@ -480,7 +480,7 @@ mod tests {
 
     #[test]
     fn a_header_fctlab_would_refuse_from_the_wire_is_a_fault_not_a_packet() {
-        let ctx = HeaderCtx { kind: crate::net::packet::PacketKind::Data, srtt: None, sent_bytes: 0 };
+        let ctx = HeaderCtx { kind: crate::net::packet::PacketKind::Data, srtt: None, sent_bytes: 0, remaining: 0 };
         // XCP's tag with a NaN cwnd.
         let nan = Header { tag: 3, words: [f32::NAN.to_bits(), 0, 0] };
         let p = plugin(nan);

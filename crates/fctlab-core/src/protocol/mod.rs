@@ -22,6 +22,7 @@
 //! | `newreno/` | NewReno (RFC 5681, RFC 6582) | window host law |
 //! | `cubic/` | CUBIC (RFC 9438), HyStart and HyStart++ (RFC 9406) | window host law, slow-start exit |
 //! | `dctcp/` | DCTCP (Alizadeh et al. 2010, RFC 8257) | window host law, receiver echo; any ECN marking queue |
+//! | `pfabric/` | pFabric (Alizadeh et al. 2013) | header (priority), switch (queue discipline), window host law |
 //! | `rc3/` | RC3 (the RC3 paper) | the low-priority loop beside TCP's window; priority queues |
 //! | `rcp/` | RCP (Dukkipati's thesis) | header, router law (and RCP beside TCP), rate host law (and the fixed rate) |
 //! | `rtcp/` | R-TCP (thesis sec. 6.1.1) | window host law over RCP's header and router |
@@ -44,6 +45,7 @@ pub mod dctcp;
 pub mod jetmax;
 pub mod keys;
 pub mod newreno;
+pub mod pfabric;
 pub mod piqi;
 pub mod rc3;
 pub mod rcp;
@@ -62,6 +64,7 @@ use cubic::{Cubic, HyStartMode, RttSample};
 use dctcp::{Dctcp, DctcpConfig};
 use jetmax::{JetMaxHost, JetMaxLaw};
 use newreno::NewReno;
+use pfabric::PFabric;
 use piqi::{PiqiHost, PiqiLaw};
 use rcp::{FixedRate, RcpHost, RcpLaw};
 use rtcp::{Rtcp, RtcpConfig};
@@ -89,7 +92,7 @@ pub struct ProtocolInfo {
 }
 
 /// Every protocol fctlab has.
-pub const PROTOCOLS: [ProtocolInfo; 9] = [
+pub const PROTOCOLS: [ProtocolInfo; 10] = [
     ProtocolInfo {
         name: "newreno",
         title: "TCP NewReno with SACK (RFC 5681, RFC 6582, RFC 6675)",
@@ -119,6 +122,16 @@ pub const PROTOCOLS: [ProtocolInfo; 9] = [
         metrics: &[],
         folder: "dctcp",
         wire_tags: &[],
+    },
+    ProtocolInfo {
+        name: "pfabric",
+        title: "pFabric, minimal near-optimal datacenter transport (Alizadeh et al. 2013)",
+        host_key: "transport.cc",
+        queue: Some("pfabric"),
+        header_bytes: 0,
+        metrics: &[],
+        folder: "pfabric",
+        wire_tags: &[pfabric::header::TAG],
     },
     ProtocolInfo {
         name: "rc3",
@@ -234,6 +247,7 @@ pub fn header_to_wire(h: CongestionHeader) -> (u8, Words) {
         .or_else(|| xcp::header::to_wire(h))
         .or_else(|| jetmax::header::to_wire(h))
         .or_else(|| piqi::header::to_wire(h))
+        .or_else(|| pfabric::header::to_wire(h))
         .expect("every congestion header has a wire encoding")
 }
 
@@ -246,6 +260,7 @@ pub fn header_from_wire(tag: u8, w: Words) -> Result<CongestionHeader, &'static 
         xcp::header::TAG | xcp::header::TAG_ECHO => xcp::header::from_wire(tag, w),
         jetmax::header::TAG | jetmax::header::TAG_ECHO => jetmax::header::from_wire(tag, w),
         piqi::header::TAG | piqi::header::TAG_ECHO => piqi::header::from_wire(tag, w),
+        pfabric::header::TAG => pfabric::header::from_wire(w),
         PLUGIN_TAGS..=u8::MAX => Ok(CongestionHeader::Plugin { tag, words: w }),
         _ => Err("cc_tag"),
     }
@@ -281,6 +296,11 @@ pub enum CcConfig {
     Rtcp(RtcpConfig),
     /// DCTCP: NewReno's growth, the window cut by alpha on ECN marks.
     Dctcp(DctcpConfig),
+    /// pFabric's minimal window, never above `max_cwnd` bytes (its first window, one BDP).
+    PFabric {
+        /// The ceiling, bytes.
+        max_cwnd: u64,
+    },
     /// A host law plug-in (`crate::plugin`).
     Plugin(HostPlugin),
 }
@@ -290,7 +310,7 @@ impl CcConfig {
     pub fn loss_kind(&self) -> Option<CcKind> {
         match *self {
             CcConfig::Loss(k) | CcConfig::Xcp { loss: k, .. } => Some(k),
-            CcConfig::Rtcp(_) | CcConfig::Dctcp(_) | CcConfig::Plugin(_) => None,
+            CcConfig::Rtcp(_) | CcConfig::Dctcp(_) | CcConfig::PFabric { .. } | CcConfig::Plugin(_) => None,
         }
     }
 }
@@ -355,6 +375,8 @@ pub enum Controller {
     Rtcp(Rtcp),
     /// DCTCP.
     Dctcp(Dctcp),
+    /// pFabric.
+    PFabric(PFabric),
     /// A host law plug-in.
     Plugin(PluginCc),
 }
@@ -370,6 +392,7 @@ impl Controller {
             CcConfig::Xcp { loss, desired_bps } => Controller::Xcp(Xcp::new(loss, desired_bps)),
             CcConfig::Rtcp(r) => Controller::Rtcp(Rtcp::new(r, mss, header, rwnd)),
             CcConfig::Dctcp(d) => Controller::Dctcp(Dctcp::new(d, hystart)),
+            CcConfig::PFabric { max_cwnd } => Controller::PFabric(PFabric::new(max_cwnd)),
         }
     }
 }
@@ -381,6 +404,7 @@ macro_rules! each_cc {
             Controller::Xcp($c) => $body,
             Controller::Rtcp($c) => $body,
             Controller::Dctcp($c) => $body,
+            Controller::PFabric($c) => $body,
             Controller::Plugin($c) => $body,
         }
     };
@@ -596,7 +620,9 @@ impl RouterLaw for Law {
 mod tests {
     use super::*;
     use crate::net::packet::JETMAX_NO_ROUTER;
-    use crate::net::packet::{JetMaxEcho, JetMaxHeader, PiqiEcho, PiqiHeader, RcpEcho, RcpHeader, XcpEcho, XcpHeader};
+    use crate::net::packet::{
+        JetMaxEcho, JetMaxHeader, PFabricHeader, PiqiEcho, PiqiHeader, RcpEcho, RcpHeader, XcpEcho, XcpHeader,
+    };
     use crate::qdisc::cost::LAWS;
     use crate::qdisc::law::{JetMaxParams, PiqiParams, RcpParams, XcpParams};
 
@@ -623,6 +649,7 @@ mod tests {
             CongestionHeader::JetMaxFeedback(JetMaxEcho { rs: 2, rate: 1e7 }),
             CongestionHeader::Piqi(PiqiHeader { rate: f32::INFINITY, interval: 9, id: 3 }),
             CongestionHeader::PiqiFeedback(PiqiEcho { rate: 5e6, interval: 10, id: 4 }),
+            CongestionHeader::PFabric(PFabricHeader { remaining: 123_456 }),
             CongestionHeader::Plugin { tag: 128, words: [u32::MAX, 0, 7] },
             CongestionHeader::Plugin { tag: 255, words: [1, 2, 3] },
         ];
@@ -633,7 +660,8 @@ mod tests {
             tags.push(tag);
             assert_eq!(header_from_wire(tag, w), Ok(h));
         }
-        assert_eq!(header_from_wire(9, [0; 3]), Err("cc_tag"));
+        assert_eq!(header_from_wire(10, [0; 3]), Err("cc_tag"));
+        assert_eq!(header_from_wire(pfabric::header::TAG, [1, 2, 0]), Err("cc"));
         assert_eq!(header_from_wire(0, [0, 1, 0]), Err("cc"));
         assert_eq!(header_from_wire(xcp::header::TAG, [f32::NAN.to_bits(), 0, 0]), Err("cc.cwnd"));
         assert_eq!(header_from_wire(rcp::header::TAG_ECHO, [1, 2, 0]), Err("cc"));

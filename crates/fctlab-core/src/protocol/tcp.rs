@@ -15,6 +15,15 @@ use crate::world::Profile;
 use serde::de::{self, Deserializer};
 use serde::Deserialize;
 
+/// The keys that only one controller has, by controller: a named transport inherits them from
+/// `[transport]` only if it runs that controller.
+const CC_KEYS: &[(&str, &str)] = &[("dctcp_g", "dctcp"), ("dctcp_alpha", "dctcp")];
+
+/// Whether key `k` means something for a transport whose `cc` is `cc`.
+pub fn key_applies(k: &str, cc: Option<&str>) -> bool {
+    CC_KEYS.iter().all(|&(key, owner)| key != k || cc == Some(owner))
+}
+
 /// The built-in controller spelled `name`, if any.
 fn builtin(name: &str) -> Option<CcKind> {
     match name {
@@ -45,6 +54,8 @@ pub enum CcChoice {
     Builtin(CcKind),
     /// DCTCP.
     Dctcp,
+    /// pFabric's minimal window.
+    PFabric,
     /// A plug-in, as spelled.
     Plugin(String),
 }
@@ -55,13 +66,15 @@ impl<'de> Deserialize<'de> for CcChoice {
         if crate::plugin::is_plugin(&s) {
             return Ok(CcChoice::Plugin(s));
         }
-        if s == "dctcp" {
-            return Ok(CcChoice::Dctcp);
+        match s.as_str() {
+            "dctcp" => return Ok(CcChoice::Dctcp),
+            "pfabric" => return Ok(CcChoice::PFabric),
+            _ => {}
         }
         match builtin(&s) {
             Some(kind) => Ok(CcChoice::Builtin(kind)),
             None => Err(de::Error::custom(format!(
-                "expected \"newreno\", \"cubic\", \"dctcp\" or a plug-in (\"rust:PATH\", \"python:FILE:CLASS\"), got {s:?} \
+                "expected \"newreno\", \"cubic\", \"dctcp\", \"pfabric\" or a plug-in (\"rust:PATH\", \"python:FILE:CLASS\"), got {s:?} \
                  (the kernel's controllers need stack = \"linux\")"
             ))),
         }
@@ -113,6 +126,17 @@ impl TcpKeys {
                 return Err(SpecError::new(key, "set, but only `cc = \"dctcp\"` has it"));
             }
         }
+        if self.cc == Some(CcChoice::PFabric) {
+            if self.hystart.is_some() {
+                return Err(SpecError::new("hystart", "set, but pFabric's window has no slow-start exit to choose"));
+            }
+            if self.ecn == Some(true) {
+                return Err(SpecError::new("ecn", "true, but pFabric's window does not react to marks"));
+            }
+            // The first window is one BDP, and the ceiling (`host.rs`).
+            let max_cwnd = cfg.iw as u64 * cfg.mss as u64;
+            return Ok(TcpConfig { cc: CcConfig::PFabric { max_cwnd }, ..cfg });
+        }
         if !dctcp {
             let loss = LossKeys { cc: self.cc.clone(), hystart: self.hystart };
             let ecn = if self.ecn == Some(true) { EcnMode::Classic } else { EcnMode::Off };
@@ -154,8 +178,12 @@ impl LossKeys {
                 return Ok(TcpConfig { cc: CcConfig::Plugin(plugins.host(spec, "cc")?), ..cfg });
             }
             Some(CcChoice::Builtin(k)) => *k,
-            Some(CcChoice::Dctcp) => {
-                return Err(SpecError::new("cc", "\"dctcp\" is `protocol = \"tcp\"`'s alone, not this transport's"))
+            Some(c @ (CcChoice::Dctcp | CcChoice::PFabric)) => {
+                let name = if *c == CcChoice::Dctcp { "dctcp" } else { "pfabric" };
+                return Err(SpecError::new(
+                    "cc",
+                    format!("\"{name}\" is `protocol = \"tcp\"`'s alone, not this transport's"),
+                ));
             }
             None => CcKind::NewReno,
         };

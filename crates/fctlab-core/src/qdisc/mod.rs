@@ -27,6 +27,7 @@ pub mod prio;
 pub mod zombie;
 
 use crate::net::packet::Packet;
+pub use crate::protocol::pfabric::PFabricQueue;
 pub use crate::protocol::rcp::{CoexistMode, RcpTcpParams, RcpTcpQueue, TcRule};
 use crate::units::{Rate, Time};
 pub use aqm::AqmQueue;
@@ -90,6 +91,8 @@ pub enum Qdisc {
     RcpTcp(Box<RcpTcpQueue>),
     /// A FIFO that marks ECN-capable packets (RED, or a step at K) and drops the others.
     Aqm(AqmQueue),
+    /// pFabric's port: served and dropped by the packets' remaining sizes.
+    PFabric(PFabricQueue),
 }
 
 macro_rules! each_qdisc {
@@ -101,6 +104,7 @@ macro_rules! each_qdisc {
             Qdisc::Explicit($q) => $body,
             Qdisc::RcpTcp($q) => $body,
             Qdisc::Aqm($q) => $body,
+            Qdisc::PFabric($q) => $body,
         }
     };
 }
@@ -112,7 +116,7 @@ impl Qdisc {
         match self {
             Qdisc::Explicit(q) => q.set_capacity(capacity),
             Qdisc::RcpTcp(q) => q.set_capacity(capacity),
-            Qdisc::DropTail(_) | Qdisc::Prio(_) | Qdisc::Drr(_) | Qdisc::Aqm(_) => {}
+            Qdisc::DropTail(_) | Qdisc::Prio(_) | Qdisc::Drr(_) | Qdisc::Aqm(_) | Qdisc::PFabric(_) => {}
         }
     }
 }

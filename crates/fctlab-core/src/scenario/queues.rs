@@ -15,8 +15,8 @@ use crate::net::packet::JETMAX_NO_ROUTER;
 use crate::plugin::{self, Loader};
 use crate::protocol::rcp::params::{RcpQueueKeys, RcpTcpKeys};
 use crate::qdisc::{
-    AqmQueue, Classify, Drr, ExplicitQueue, JetMaxLaw, JetMaxParams, Law, Limit, PiqiLaw, PiqiParams, PortCtx, Prio,
-    Qdisc, RcpLaw, RcpTcpQueue, XcpLaw, XcpParams,
+    AqmQueue, Classify, Drr, ExplicitQueue, JetMaxLaw, JetMaxParams, Law, Limit, PFabricQueue, PiqiLaw, PiqiParams,
+    PortCtx, Prio, Qdisc, RcpLaw, RcpTcpQueue, XcpLaw, XcpParams,
 };
 use crate::quantity::BytesQ;
 use crate::rng::Rng;
@@ -150,6 +150,9 @@ pub enum QueueKind {
     /// ECN marking at a step: a FIFO that marks ECN-capable packets while the instantaneous
     /// queue exceeds K (DCTCP's switch; `qdisc/aqm.rs`).
     Step(StepKeys),
+    /// pFabric's port: the flow of the packet with the smallest remaining size first, the
+    /// largest dropped on overflow (`protocol/pfabric/switch.rs`).
+    Pfabric(Empty),
     /// A plug-in's router law on a drop-tail FIFO (`kind = "rust:..."` or `"python:..."`,
     /// `crate::plugin`); the table's other keys, as JSON text, are its parameters.
     #[serde(skip)]
@@ -271,6 +274,18 @@ impl QueueSpec {
                 let (marker, non_ect) =
                     keys.build(ctx.capacity, Rng::stream(seed, &format!("queues.red.link{}", ctx.link)))?;
                 Ok(Port::qdisc(Qdisc::Aqm(AqmQueue::new(limit, marker, non_ect))))
+            }
+            QueueKind::Pfabric(_) => {
+                if let Limit::Bytes(b) = limit {
+                    if b >= u64::MAX / 4 {
+                        return Err(SpecError::new(
+                            "limit",
+                            "missing: a pfabric queue's small buffer is the point (the paper: 36KB at 10 Gb/s); \
+                             give `limit` or `limit_packets`",
+                        ));
+                    }
+                }
+                Ok(Port::qdisc(Qdisc::PFabric(PFabricQueue::new(limit))))
             }
             QueueKind::Step(keys) => {
                 let (marker, non_ect) = keys.build()?;

@@ -95,7 +95,7 @@ mod tests {
     fn the_header_asks_for_the_desired_rate_in_one_rtt() {
         let x = Xcp::new(CcKind::NewReno, 8e6);
         let st = CcState { cwnd: 50_000, ssthresh: u64::MAX, mss: 1000, abc: 1000 };
-        let ctx = HeaderCtx { kind: PacketKind::Data, srtt: Some(Time::from_ms(100)), sent_bytes: 0 };
+        let ctx = HeaderCtx { kind: PacketKind::Data, srtt: Some(Time::from_ms(100)), sent_bytes: 0, remaining: 0 };
         // 8 Mb/s x 100 ms = 100 kB wanted, 50 kB more over 50 packets: 1 kB each.
         let CongestionHeader::Xcp(XcpHeader { cwnd, rtt_us, feedback }) = x.header(&st, ctx) else { panic!() };
         assert_eq!((cwnd, rtt_us, feedback), (50_000.0, 100_000, 1000.0));

@@ -67,7 +67,13 @@ impl Transport {
         };
         let takes = |k: &str| shared.contains(&k) || mine.contains(&k);
         let (mut tcp, mut rest) = (Map::new(), Map::new());
-        let inherited = base.into_iter().flatten().filter(|(k, _)| !own.contains_key(*k) && takes(k));
+        // A controller's own constants (`dctcp_g`) follow `[transport]` only into variants that
+        // keep that controller.
+        let cc = own.get("cc").or_else(|| base.and_then(|b| b.get("cc"))).and_then(|v| v.as_str());
+        let inherited = base
+            .into_iter()
+            .flatten()
+            .filter(|(k, _)| !own.contains_key(*k) && takes(k) && crate::protocol::tcp::key_applies(k, cc));
         for (k, v) in own.iter().chain(inherited) {
             if TAGS.contains(&k.as_str()) {
                 continue;

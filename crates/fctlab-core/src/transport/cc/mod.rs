@@ -55,6 +55,9 @@ pub struct HeaderCtx {
     pub srtt: Option<Time>,
     /// Payload bytes sent so far, retransmissions included (not counting this packet).
     pub sent_bytes: u64,
+    /// Bytes of the flow neither acknowledged nor SACKed (`u64::MAX` for a flow of unknown
+    /// size): pFabric's priority.
+    pub remaining: u64,
 }
 
 /// What an ACK of an ECN-capable connection tells the controller (RFC 3168, RFC 8257 sec. 3.3).

@@ -19,13 +19,22 @@ pub struct Stamp {
     pub sent_bytes: u64,
     /// The packet's size on the wire.
     pub wire: u32,
+    /// Bytes of the flow neither acknowledged nor SACKed (SACKed segments counted as full
+    /// ones; `u64::MAX` while the size is unknown).
+    pub remaining: u64,
 }
 
 impl Connection {
     /// What a header for a packet of `kind` and `wire` bytes leaving now may depend on.
     #[inline]
     pub fn stamp(&self, kind: PacketKind, wire: u32) -> Stamp {
-        Stamp { kind, srtt: self.rtt.srtt(), sent_bytes: self.stats.data_bytes, wire }
+        let remaining = match self.app.total() {
+            Some(total) => total
+                .saturating_sub(self.acked_bytes())
+                .saturating_sub(self.board.sacked_count() as u64 * self.segs.mss()),
+            None => u64::MAX,
+        };
+        Stamp { kind, srtt: self.rtt.srtt(), sent_bytes: self.stats.data_bytes, wire, remaining }
     }
 
     /// RFC 6675 NextSeg rule (1): the first segment above HighRxt deemed lost, neither SACKed

@@ -51,7 +51,9 @@ enum NextSeg {
 /// The congestion header the window's controller stamps on a packet.
 #[inline]
 fn window_header<'a>(ctrl: &'a Controller, cc: &'a CcState) -> impl Fn(Stamp) -> CongestionHeader + 'a {
-    move |s: Stamp| ctrl.header(cc, HeaderCtx { kind: s.kind, srtt: s.srtt, sent_bytes: s.sent_bytes })
+    move |s: Stamp| {
+        ctrl.header(cc, HeaderCtx { kind: s.kind, srtt: s.srtt, sent_bytes: s.sent_bytes, remaining: s.remaining })
+    }
 }
 
 /// One TCP sending endpoint.
