@@ -3,5 +3,8 @@
 //!
 //! - [`ps`]: processor sharing generalized to a network, an exact fluid simulation of max-min
 //!   fair sharing (the "PS" curve of the RCP work, for any topology and arrival sequence).
+//! - `shared`: what they share: the checks of capacities and flows (errors name the field),
+//!   flows grouped by link set, ordered heap keys.
 
 pub mod ps;
+mod shared;

@@ -55,9 +55,10 @@
 //! Deterministic: arrivals are taken in (start, index) order and simultaneous departures in
 //! flow-index order. A flow with an empty path or zero bits completes on arrival (0 s).
 
-use crate::error::{SpecError, SpecResult};
-use std::cmp::{Ordering, Reverse};
-use std::collections::{BTreeMap, BinaryHeap};
+use super::shared::{arrivals, check_input, check_links, check_path, Key, PathGroups};
+use crate::error::SpecResult;
+use std::cmp::Reverse;
+use std::collections::BinaryHeap;
 
 /// One flow of the fluid model.
 #[derive(Clone, Debug, PartialEq)]
@@ -73,20 +74,8 @@ pub struct PsFlow {
 /// Fluid completion time (finish - start, s) of every flow under max-min fair sharing of
 /// `links` (capacities, bit/s), recomputed at each arrival and departure; in input order.
 pub fn max_min_fct(links: &[f64], flows: &[PsFlow]) -> SpecResult<Vec<f64>> {
-    check_links(links)?;
-    for (i, f) in flows.iter().enumerate() {
-        check_flow(links.len(), f).map_err(|e| e.within(&format!("flows[{i}]")))?;
-    }
-    let mut paths = PathGroups::default();
-    let mut group_of = vec![usize::MAX; flows.len()];
-    let mut order = Vec::with_capacity(flows.len());
-    for (i, f) in flows.iter().enumerate() {
-        if !f.path.is_empty() && f.bits > 0.0 {
-            group_of[i] = paths.group(&f.path);
-            order.push(i);
-        }
-    }
-    order.sort_by(|&a, &b| flows[a].start.total_cmp(&flows[b].start).then(a.cmp(&b)));
+    check_input(links, flows)?;
+    let (paths, group_of, order) = arrivals(flows);
 
     let mut fct = vec![0.0; flows.len()];
     let mut fluid = Fluid::new(links, paths.links);
@@ -139,87 +128,6 @@ pub fn max_min_rates(links: &[f64], paths: &[Vec<u32>]) -> SpecResult<Vec<f64>> 
     }
     fluid.water_fill_if_changed();
     Ok(group_of.iter().map(|g| g.map_or(f64::INFINITY, |g| fluid.groups[g].rate)).collect())
-}
-
-/// Every capacity is finite and positive.
-fn check_links(links: &[f64]) -> SpecResult<()> {
-    match links.iter().position(|c| !(c.is_finite() && *c > 0.0)) {
-        Some(l) => {
-            Err(SpecError::new(format!("links[{l}]"), format!("expected a capacity > 0 bit/s, got {}", links[l])))
-        }
-        None => Ok(()),
-    }
-}
-
-/// A flow's start, bits and path are usable; errors name the field within the flow.
-fn check_flow(n_links: usize, f: &PsFlow) -> SpecResult<()> {
-    if !f.start.is_finite() {
-        return Err(SpecError::new("start", format!("expected a finite time in s, got {}", f.start)));
-    }
-    if !(f.bits.is_finite() && f.bits >= 0.0) {
-        return Err(SpecError::new("bits", format!("expected a finite number of bits >= 0, got {}", f.bits)));
-    }
-    check_path(n_links, &f.path, "path")
-}
-
-/// Every link index of `path` exists and appears once; errors name `field[k]`.
-fn check_path(n_links: usize, path: &[u32], field: &str) -> SpecResult<()> {
-    for (k, &l) in path.iter().enumerate() {
-        if l as usize >= n_links {
-            return Err(SpecError::new(
-                format!("{field}[{k}]"),
-                format!("expected a link index below {n_links}, got {l}"),
-            ));
-        }
-        // A link crossed twice would carry the flow twice; no loop-free route does that.
-        if path[..k].contains(&l) {
-            return Err(SpecError::new(
-                format!("{field}[{k}]"),
-                format!("expected each link once, got link {l} again"),
-            ));
-        }
-    }
-    Ok(())
-}
-
-/// Distinct link sets, numbered in order of first appearance.
-#[derive(Default)]
-struct PathGroups {
-    index: BTreeMap<Vec<u32>, usize>,
-    links: Vec<Vec<u32>>,
-}
-
-impl PathGroups {
-    /// The group of `path`, created if new.
-    fn group(&mut self, path: &[u32]) -> usize {
-        let mut key = path.to_vec();
-        key.sort_unstable();
-        if let Some(&g) = self.index.get(&key) {
-            return g;
-        }
-        let g = self.links.len();
-        self.index.insert(key.clone(), g);
-        self.links.push(key);
-        g
-    }
-}
-
-/// An f64 ordered by `total_cmp`, for heap keys (every key here is finite).
-#[derive(Clone, Copy, Debug, PartialEq)]
-struct Key(f64);
-
-impl Eq for Key {}
-
-impl PartialOrd for Key {
-    fn partial_cmp(&self, other: &Key) -> Option<Ordering> {
-        Some(self.cmp(other))
-    }
-}
-
-impl Ord for Key {
-    fn cmp(&self, other: &Key) -> Ordering {
-        self.0.total_cmp(&other.0)
-    }
 }
 
 /// Flows with one link set: they always share the same max-min rate.
