@@ -4,7 +4,9 @@
 //! - [`ps`]: processor sharing generalized to a network, an exact fluid simulation of max-min
 //!   fair sharing (the "PS" curve of the RCP work, for any topology and arrival sequence).
 //! - `shared`: what they share: the checks of capacities and flows (errors name the field),
-//!   flows grouped by link set, ordered heap keys.
+//!   flows grouped by link set, ordered heap keys. `testing` (tests only): their fixtures.
 
 pub mod ps;
 mod shared;
+#[cfg(test)]
+mod testing;

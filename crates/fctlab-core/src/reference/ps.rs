@@ -300,43 +300,8 @@ fn remove(list: &mut Vec<usize>, x: usize) {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::reference::testing::{close, flow, pareto, poisson_one_link, ring_of_20, GBPS};
     use crate::rng::Rng;
-
-    const GBPS: f64 = 1e9;
-
-    fn flow(start: f64, bits: f64, path: &[u32]) -> PsFlow {
-        PsFlow { start, bits, path: path.to_vec() }
-    }
-
-    fn close(a: f64, b: f64, rel: f64) -> bool {
-        (a - b).abs() <= rel * b.abs().max(1e-300)
-    }
-
-    /// Poisson arrivals at `load` on one link of capacity `c`, sizes (bits) from `size`.
-    fn poisson_one_link(
-        seed: u64,
-        c: f64,
-        load: f64,
-        mean_bits: f64,
-        n: usize,
-        mut size: impl FnMut(&mut Rng) -> f64,
-    ) -> Vec<PsFlow> {
-        let mut gaps = Rng::stream(seed, "arrivals");
-        let mut sizes = Rng::stream(seed, "sizes");
-        let mean_gap = mean_bits / (load * c);
-        let mut t = 0.0;
-        (0..n)
-            .map(|_| {
-                t += gaps.exponential(mean_gap);
-                flow(t, size(&mut sizes), &[0])
-            })
-            .collect()
-    }
-
-    /// Pareto with `shape` and `mean`: x_m U^(-1/shape), x_m = mean (shape - 1) / shape.
-    fn pareto(rng: &mut Rng, shape: f64, mean: f64) -> f64 {
-        mean * (shape - 1.0) / shape * rng.uniform_open0().powf(-1.0 / shape)
-    }
 
     /// The flows whose statistics are steady: the first 10% (the system filling from empty) and
     /// the last 5% (no arrivals behind them, so they finish early) are left out.
@@ -464,23 +429,6 @@ mod tests {
                 _ => return fct,
             }
         }
-    }
-
-    /// A ring of 20 links of 1, 2.5 or 10 Gb/s; each flow crosses 1 to 5 consecutive links
-    /// (up to 100 distinct paths), Poisson arrivals, exponential sizes.
-    fn ring_of_20(seed: u64, n: usize, mean_gap: f64) -> (Vec<f64>, Vec<PsFlow>) {
-        let mut rng = Rng::stream(seed, "ring");
-        let links: Vec<f64> = (0..20).map(|_| [1.0, 2.5, 10.0][rng.below(3) as usize] * GBPS).collect();
-        let mut t = 0.0;
-        let flows = (0..n)
-            .map(|_| {
-                t += rng.exponential(mean_gap);
-                let (first, hops) = (rng.below(20) as u32, 1 + rng.below(5) as u32);
-                let path: Vec<u32> = (0..hops).map(|h| (first + h) % 20).collect();
-                flow(t, rng.exponential(1e6), &path)
-            })
-            .collect();
-        (links, flows)
     }
 
     #[test]
