@@ -1,5 +1,6 @@
-"""fctlab.reference: the processor-sharing fluid of a run's own flows (through the compiled core's
-`ps_fct`), the flows table's `path` column it relies on, and the M/G/1-PS closed forms."""
+"""fctlab.reference: the processor-sharing and greedy-SRPT fluids of a run's own flows (through the
+compiled core's `ps_fct` and `srpt_fct`), the flows table's `path` column they rely on, and the
+M/G/1-PS closed forms."""
 
 from __future__ import annotations
 
@@ -11,14 +12,22 @@ import pytest
 
 import fctlab
 from fctlab import models
-from fctlab.reference import mg1_ps_fct, mg1_ps_mean_fct, ps_afct_with_setup, ps_fct, reference_curves, wire_bits
+from fctlab.reference import (
+    mg1_ps_fct,
+    mg1_ps_mean_fct,
+    ps_afct_with_setup,
+    ps_fct,
+    reference_curves,
+    srpt_fct,
+    wire_bits,
+)
 from realcore import fake, small_dumbbell  # noqa: F401  (fake: the compiled core)
 
 GBPS = 1e9
 
 
 def flows_frame(rows: list[tuple[float, int, list[int]]], rtt: float = 0.01) -> pl.DataFrame:
-    """A flows table with what ps_fct reads: (start_s, size_bytes, path) per flow."""
+    """A flows table with what ps_fct and srpt_fct read: (start_s, size_bytes, path) per flow."""
     return pl.DataFrame(
         {
             "id": list(range(len(rows))),
@@ -125,19 +134,92 @@ def test_closed_forms_agree_with_the_models_curve():
         mg1_ps_mean_fct(1e6, GBPS, 1.0)
 
 
-def test_bad_inputs_name_the_field():
+@pytest.mark.parametrize("fluid", [ps_fct, srpt_fct])
+def test_bad_inputs_name_the_field(fluid):
     """Errors from the compiled core name the flow and the field, the value and the expectation."""
     with pytest.raises(ValueError, match=r"flows\[1\]\.path\[0\]`: expected a link index below 1, got 4"):
-        ps_fct(flows_frame([(0.0, 10, [0]), (0.0, 10, [4])]), [GBPS])
+        fluid(flows_frame([(0.0, 10, [0]), (0.0, 10, [4])]), [GBPS])
     with pytest.raises(ValueError, match=r"flows\[0\]\.path\[0\]`: expected a link index >= 0, got -1"):
-        ps_fct(flows_frame([(0.0, 10, [-1])]), [GBPS])
+        fluid(flows_frame([(0.0, 10, [-1])]), [GBPS])
+    with pytest.raises(ValueError, match=r"flows\[0\]\.path\[1\]`: expected each link once, got link 0 again"):
+        fluid(flows_frame([(0.0, 10, [0, 0])]), [GBPS])
     with pytest.raises(ValueError, match=r"links\[0\]`: expected a capacity > 0"):
-        ps_fct(flows_frame([(0.0, 10, [0])]), [0.0])
+        fluid(flows_frame([(0.0, 10, [0])]), [0.0])
     with pytest.raises(ValueError, match="no `path` column"):
-        ps_fct(flows_frame([(0.0, 10, [0])]).drop("path"), [GBPS])
+        fluid(flows_frame([(0.0, 10, [0])]).drop("path"), [GBPS])
+    with pytest.raises(TypeError, match=f"{fluid.__name__}: pass `links`"):
+        fluid(flows_frame([(0.0, 10, [0])]))
     with pytest.raises(ValueError, match="one length"):
-        fctlab._core.ps_fct([GBPS], [0.0], [], [[0]])
-    assert math.isfinite(ps_fct(flows_frame([(0.0, 0, [0])]), [GBPS])["ps_fct_s"][0])
+        getattr(fctlab._core, fluid.__name__)([GBPS], [0.0], [], [[0]])
+    assert math.isfinite(fluid(flows_frame([(0.0, 0, [0])]), [GBPS])[f"{fluid.__name__}_s"][0])
+
+
+def test_srpt_fct_of_a_run_has_a_row_per_finite_flow_above_the_lower_bound():
+    """The run of the PS test under greedy SRPT: one row per finite flow, by id; no flow beats
+    1.5 RTT + L / C, the fluid part is at least the transfer at the path's slowest link, and at
+    60% load some flows wait."""
+    r = fctlab.run(
+        small_dumbbell(
+            workload=[
+                {
+                    "kind": "poisson",
+                    "load": 0.6,
+                    "load_on": "bottleneck",
+                    "sizes": {"kind": "exponential", "mean": 30000},
+                },
+                {"kind": "long_lived", "flows": [{"src": "l0", "dst": "r0", "start": "0s", "stop": "300ms"}]},
+            ]
+        )
+    )
+    finite = r.flows.filter(pl.col("size_bytes") >= 0).sort("id")
+    assert finite.height < r.flows.height, "the long-lived flow must be in the run for this to test its exclusion"
+    srpt = srpt_fct(r)
+    assert srpt.columns == ["id", "srpt_fluid_s", "srpt_fct_s"]
+    assert srpt["id"].to_list() == finite["id"].to_list()
+    rates = dict(zip(r.links["id"].to_list(), r.links["rate_bps"].to_list(), strict=True))
+    waited = 0
+    for f, p in zip(finite.iter_rows(named=True), srpt.iter_rows(named=True), strict=True):
+        alone = wire_bits(f["size_bytes"]) / min(rates[l] for l in f["path"])
+        assert p["srpt_fluid_s"] >= alone * (1 - 1e-9)
+        assert p["srpt_fct_s"] == pytest.approx(1.5 * f["rtt_prop_s"] + p["srpt_fluid_s"])
+        assert p["srpt_fct_s"] >= f["ideal_fct_s"] * (1 - 1e-9)
+        waited += p["srpt_fluid_s"] > 1.01 * alone
+    assert waited > 5, "at 60% load some flows must wait, else the test only checks single flows"
+
+
+def test_srpt_fct_serves_the_shortest_first_and_adds_one_and_a_half_rtt():
+    """One 1 Gb/s link (link 0) and a flow alone on link 1; sizes in full segments, 1.2 Mbit per
+    100 segments on the wire."""
+    size = 146_000  # 100 full segments: 1.2 Mbit, 1.2 ms at 1 Gb/s
+    ms = wire_bits(size) / GBPS
+    assert ms == pytest.approx(1.2e-3)
+    # At 0: A (2.4 Mbit) and B (1.2 Mbit) on link 0, C (1.2 Mbit) alone on link 1. B first: ends at
+    # 1.2 ms; A waits, then ends at 3.6 ms; C ends at 1.2 ms. PS would end B at 2.4 ms.
+    out = srpt_fct(flows_frame([(0.0, 2 * size, [0]), (0.0, size, [0]), (0.0, size, [1])], rtt=0.02), [GBPS, GBPS])
+    assert out["srpt_fluid_s"].to_list() == pytest.approx([3 * ms, ms, ms])
+    assert out["srpt_fct_s"].to_list() == pytest.approx([0.03 + 3 * ms, 0.03 + ms, 0.03 + ms])
+    # B arriving at 0.6 ms, when A has 1.8 Mbit left > 1.2: B preempts A, runs over [0.6, 1.8] ms
+    # (1.2 ms); A gets its last 1.8 Mbit over [1.8, 3.6] ms (3.6 ms).
+    out = srpt_fct(flows_frame([(0.0, 2 * size, [0]), (ms / 2, size, [0])]), [GBPS])
+    assert out["srpt_fluid_s"].to_list() == pytest.approx([3 * ms, ms])
+
+
+def test_srpt_fct_on_one_link_beats_ps_in_mean_and_ends_at_the_same_time():
+    """On one link greedy SRPT is preemptive SRPT, the least mean completion time of any
+    schedule; both it and PS keep the link busy while there is work, so the last flow ends at
+    the same time. 2,000 Poisson flows at load 0.8, exponential sizes."""
+    rng = random.Random(9)
+    t, rows = 0.0, []
+    for _ in range(2000):
+        t += rng.expovariate(0.8 * GBPS / wire_bits(14_600))
+        rows.append((t, max(1, round(rng.expovariate(1 / 14_600))), [0]))
+    flows = flows_frame(rows)
+    srpt = srpt_fct(flows, [GBPS])["srpt_fluid_s"].to_list()
+    ps = ps_fct(flows, [GBPS])["ps_fluid_s"].to_list()
+    assert sum(srpt) < sum(ps)
+    starts = flows["start_s"].to_list()
+    last_end = [max(a + d for a, d in zip(starts, fluid, strict=True)) for fluid in (srpt, ps)]
+    assert last_end[0] == pytest.approx(last_end[1], rel=1e-12)
 
 
 def test_eq_6_1_is_two_rtts_plus_the_ps_mean():

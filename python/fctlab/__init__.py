@@ -14,7 +14,7 @@ front end around it. Module map:
 | `emulate` | `emulate()`: a scenario run for real, over UDP sockets in real time (namespaces or loopback) |
 | `result` | `Result` (flows/links/series DataFrames, meta, scenario), `load()`, Parquet I/O |
 | `analysis` | `summarize()` one run, `compare()` two (the RC3 paper's FCT reduction) |
-| `reference` | processor-sharing references: a run's flows as a max-min fluid (`ps_fct`), M/G/1-PS |
+| `reference` | fluid references of a run's flows: max-min (`ps_fct`), greedy SRPT (`srpt_fct`); M/G/1-PS |
 | `sweep` | parameter grids and named runs over seeds, in parallel processes, restartable |
 | `report` | plain-text tables for the terminal |
 | `cli` | the `fctlab` command |

@@ -6,6 +6,11 @@ def ps_fct(capacities: list[float], starts: list[float], bits: list[float], path
     """Fluid max-min completion times (s) of flows i = (starts[i], bits[i], paths[i] link ids)
     on links of the given capacities (bit/s); GIL released; ValueError naming `flows[i]...`."""
 
+def srpt_fct(capacities: list[float], starts: list[float], bits: list[float], paths: list[list[int]]) -> list[float]:
+    """Fluid completion times (s) under greedy SRPT (pFabric's "Ideal" on any topology) of flows
+    i = (starts[i], bits[i], paths[i] link ids) on links of the given capacities (bit/s); GIL
+    released; ValueError naming `flows[i]...`."""
+
 def router_cost(law: str, packets: int) -> float:
     """Wall-clock ns per packet (enqueue + dequeue + the control ticks due) through a 1 Gb/s port
     run by `law`, one of `ROUTER_LAWS`; GIL released; ValueError naming the field."""

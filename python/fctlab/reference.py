@@ -1,11 +1,15 @@
-"""Processor-sharing references for a packet-level run: what each flow's completion time would
-be if the network shared every link max-min fairly as a fluid, with no slow start, no queues
-and no losses.
+"""Fluid references for a packet-level run: what each flow's completion time would be if the
+network were a fluid, with no slow start, no queues and no losses, shared max-min fairly
+(processor sharing) or scheduled shortest-remaining-first (pFabric's "Ideal").
 
 - `ps_fct(result)`: per flow, the exact fluid max-min completion time of the run's own flows
   (same starts, sizes and routed paths; computed in the core, `reference::ps`), plus the
   thesis's fixed terms: `ps_fct_s = 1.5 x rtt_prop_s + ps_fluid_s` (handshake + last byte's
   one-way propagation).
+- `srpt_fct(result)`: the same flows under pFabric's "Ideal" (SIGCOMM 2013, sec. 4.3/5), greedy
+  SRPT generalized from the paper's big switch to the run's paths: at every arrival and
+  departure the active flows, fewest bits left first, each take what their path's links have
+  left (core, `reference::srpt`); `srpt_fct_s = 1.5 x rtt_prop_s + srpt_fluid_s`.
 - M/G/1-PS closed forms for one link (with the RCP thesis's eq. 6.1, `ps_afct_with_setup`),
   and the thesis's curves per flow (`reference_curves`),
   built on `fctlab.models` (ps_fct, lower_bound_fct, slow_start_fct).
@@ -48,23 +52,55 @@ def ps_fct(
     does not say when they stop. Returns one row per finite flow, by id: `id`, `ps_fluid_s`
     (the fluid transfer alone) and `ps_fct_s` (= 1.5 x `rtt_prop_s` + `ps_fluid_s`).
     """
+    return _fluid("ps", result_or_flows, links, mss, header)
+
+
+def srpt_fct(
+    result_or_flows: Result | pl.DataFrame,
+    links: pl.DataFrame | Sequence[float] | None = None,
+    *,
+    mss: int = 1460,
+    header: int = 40,
+) -> pl.DataFrame:
+    """Greedy SRPT fluid completion times (pFabric's "Ideal") of a run's finite flows.
+
+    At every arrival and departure the active flows are taken by fewest bits left (then earlier
+    start, then lower id) and each gets the smallest capacity its path's links still have,
+    which those links then lose: on a big switch whose core never limits, a flow runs at line
+    rate if its source and destination ports are free, else waits, as in the paper. Arguments
+    as `ps_fct`. Returns one row per finite flow, by id: `id`, `srpt_fluid_s` (the fluid
+    transfer alone) and `srpt_fct_s` (= 1.5 x `rtt_prop_s` + `srpt_fluid_s`).
+    """
+    return _fluid("srpt", result_or_flows, links, mss, header)
+
+
+def _fluid(
+    kind: str,
+    result_or_flows: Result | pl.DataFrame,
+    links: pl.DataFrame | Sequence[float] | None,
+    mss: int,
+    header: int,
+) -> pl.DataFrame:
+    """The core's `<kind>_fct` fluid ("ps" or "srpt") of the finite flows: `id`, `<kind>_fluid_s`,
+    `<kind>_fct_s` (= 1.5 x `rtt_prop_s` + the fluid time)."""
+    name = f"{kind}_fct"
     if isinstance(result_or_flows, Result):
         flows = result_or_flows.flows
         links = result_or_flows.links if links is None else links
     else:
         flows = result_or_flows
     if links is None:
-        raise TypeError("ps_fct: pass `links` (the links table or capacities in bit/s) with a flows table")
+        raise TypeError(f"{name}: pass `links` (the links table or capacities in bit/s) with a flows table")
     if "path" not in flows.columns:
         raise ValueError("the flows table has no `path` column: it was written by an older fctlab; run it again")
     capacities = _capacities(links)
     finite = flows.filter(pl.col("size_bytes") >= 0).sort("id")
     bits = [wire_bits(s, mss, header) for s in finite["size_bytes"].to_list()]
-    fluid = _compiled().ps_fct(capacities, finite["start_s"].to_list(), bits, finite["path"].to_list())
-    return finite.select(
-        "id",
-        ps_fluid_s=pl.Series(fluid, dtype=pl.Float64),
-    ).with_columns(ps_fct_s=1.5 * finite["rtt_prop_s"] + pl.col("ps_fluid_s"))
+    compute = getattr(_compiled(), name)
+    fluid = compute(capacities, finite["start_s"].to_list(), bits, finite["path"].to_list())
+    return finite.select("id", pl.Series(f"{kind}_fluid_s", fluid, dtype=pl.Float64)).with_columns(
+        (1.5 * finite["rtt_prop_s"] + pl.col(f"{kind}_fluid_s")).alias(f"{kind}_fct_s")
+    )
 
 
 def mg1_ps_fct(size_bits: float, capacity: float, load: float) -> float:

@@ -21,7 +21,7 @@
 //! | [`world`] | the event loop: hosts hand packets to endpoints, routers forward; `world::parallel` runs it cut into partitions on several threads (`world/partition.rs` chooses the cut) |
 //! | [`scenario`] | the one scenario schema and the build from spec to `World`, one file per concern: queues, transports, the flow plan, losses, outputs (`scenario/`) |
 //! | [`metrics`] | flow records, link counters, time series, result tables |
-//! | [`reference`] | idealized references computed without packets: processor sharing (`ps`), max-min fluid |
+//! | [`reference`] | idealized references computed without packets: processor sharing (`ps`, the max-min fluid) and pFabric's greedy SRPT ideal (`srpt`) |
 //!
 //! How a run flows: scenario JSON -> [`scenario::parse`] -> [`scenario::build_spec`]
 //! (topology, routes, queues, flow plans) -> [`world::World::run_until`] -> tables (or, with a

@@ -8,6 +8,7 @@ mod plugin;
 use arrow::ArrowTable;
 use fctlab_core::metrics::tables::{link_table, series_columns, FlowStream, TABLES};
 use fctlab_core::reference::ps::{max_min_fct, PsFlow};
+use fctlab_core::reference::srpt::srpt_fct as greedy_srpt_fct;
 use fctlab_core::scenario::{self, RunInfo};
 use fctlab_core::units::Time;
 use fctlab_core::world::parallel::{Engine, ParallelStats};
@@ -451,16 +452,8 @@ fn columns<'py>(py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
     Ok(d)
 }
 
-/// Fluid max-min completion times (s) of flows i = (starts[i], bits[i], paths[i]) on links of
-/// the given capacities (bit/s), with the GIL released; errors call flow i `flows[i]`.
-#[pyfunction]
-fn ps_fct(
-    py: Python<'_>,
-    capacities: Vec<f64>,
-    starts: Vec<f64>,
-    bits: Vec<f64>,
-    paths: Vec<Vec<i64>>,
-) -> PyResult<Vec<f64>> {
+/// The flows i = (starts[i], bits[i], paths[i]) of a fluid reference; errors call flow i `flows[i]`.
+fn fluid_flows(starts: Vec<f64>, bits: Vec<f64>, paths: Vec<Vec<i64>>) -> PyResult<Vec<PsFlow>> {
     if starts.len() != bits.len() || starts.len() != paths.len() {
         return Err(PyValueError::new_err(format!(
             "expected starts, bits and paths of one length, got {}, {} and {}",
@@ -482,7 +475,36 @@ fn ps_fct(
             .collect::<PyResult<Vec<u32>>>()?;
         flows.push(PsFlow { start, bits, path });
     }
+    Ok(flows)
+}
+
+/// Fluid max-min completion times (s) of flows i = (starts[i], bits[i], paths[i]) on links of
+/// the given capacities (bit/s), with the GIL released; errors call flow i `flows[i]`.
+#[pyfunction]
+fn ps_fct(
+    py: Python<'_>,
+    capacities: Vec<f64>,
+    starts: Vec<f64>,
+    bits: Vec<f64>,
+    paths: Vec<Vec<i64>>,
+) -> PyResult<Vec<f64>> {
+    let flows = fluid_flows(starts, bits, paths)?;
     py.detach(|| max_min_fct(&capacities, &flows)).map_err(|e| PyValueError::new_err(e.to_string()))
+}
+
+/// Fluid completion times (s) under greedy SRPT, pFabric's "Ideal" on any topology
+/// (`fctlab_core::reference::srpt`), of flows i = (starts[i], bits[i], paths[i]) on links of
+/// the given capacities (bit/s), with the GIL released; errors call flow i `flows[i]`.
+#[pyfunction]
+fn srpt_fct(
+    py: Python<'_>,
+    capacities: Vec<f64>,
+    starts: Vec<f64>,
+    bits: Vec<f64>,
+    paths: Vec<Vec<i64>>,
+) -> PyResult<Vec<f64>> {
+    let flows = fluid_flows(starts, bits, paths)?;
+    py.detach(|| greedy_srpt_fct(&capacities, &flows)).map_err(|e| PyValueError::new_err(e.to_string()))
 }
 
 /// Wall-clock nanoseconds per packet through the router law `law` (one of `ROUTER_LAWS`) over
@@ -543,6 +565,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<PyKernelLink>()?;
     m.add_class::<ArrowTable>()?;
     m.add_function(wrap_pyfunction!(ps_fct, m)?)?;
+    m.add_function(wrap_pyfunction!(srpt_fct, m)?)?;
     m.add_function(wrap_pyfunction!(router_cost, m)?)?;
     m.add("ROUTER_LAWS", fctlab_core::qdisc::cost::LAWS.to_vec())?;
     m.add("PROTOCOLS", protocols(m.py())?)?;

@@ -3,5 +3,14 @@
 //!
 //! - [`ps`]: processor sharing generalized to a network, an exact fluid simulation of max-min
 //!   fair sharing (the "PS" curve of the RCP work, for any topology and arrival sequence).
+//! - [`srpt`]: pFabric's "Ideal" generalized to a network, an exact fluid simulation of greedy
+//!   shortest-remaining-first scheduling: at each event the flows with the fewest bits left each
+//!   take what their path has left.
+//! - `shared`: what they share: the checks of capacities and flows (errors name the field),
+//!   flows grouped by link set, ordered heap keys. `testing` (tests only): their fixtures.
 
 pub mod ps;
+mod shared;
+pub mod srpt;
+#[cfg(test)]
+mod testing;

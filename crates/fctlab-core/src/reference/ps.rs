@@ -55,9 +55,10 @@
 //! Deterministic: arrivals are taken in (start, index) order and simultaneous departures in
 //! flow-index order. A flow with an empty path or zero bits completes on arrival (0 s).
 
-use crate::error::{SpecError, SpecResult};
-use std::cmp::{Ordering, Reverse};
-use std::collections::{BTreeMap, BinaryHeap};
+use super::shared::{arrivals, check_input, check_links, check_path, Key, PathGroups};
+use crate::error::SpecResult;
+use std::cmp::Reverse;
+use std::collections::BinaryHeap;
 
 /// One flow of the fluid model.
 #[derive(Clone, Debug, PartialEq)]
@@ -73,20 +74,8 @@ pub struct PsFlow {
 /// Fluid completion time (finish - start, s) of every flow under max-min fair sharing of
 /// `links` (capacities, bit/s), recomputed at each arrival and departure; in input order.
 pub fn max_min_fct(links: &[f64], flows: &[PsFlow]) -> SpecResult<Vec<f64>> {
-    check_links(links)?;
-    for (i, f) in flows.iter().enumerate() {
-        check_flow(links.len(), f).map_err(|e| e.within(&format!("flows[{i}]")))?;
-    }
-    let mut paths = PathGroups::default();
-    let mut group_of = vec![usize::MAX; flows.len()];
-    let mut order = Vec::with_capacity(flows.len());
-    for (i, f) in flows.iter().enumerate() {
-        if !f.path.is_empty() && f.bits > 0.0 {
-            group_of[i] = paths.group(&f.path);
-            order.push(i);
-        }
-    }
-    order.sort_by(|&a, &b| flows[a].start.total_cmp(&flows[b].start).then(a.cmp(&b)));
+    check_input(links, flows)?;
+    let (paths, group_of, order) = arrivals(flows);
 
     let mut fct = vec![0.0; flows.len()];
     let mut fluid = Fluid::new(links, paths.links);
@@ -139,87 +128,6 @@ pub fn max_min_rates(links: &[f64], paths: &[Vec<u32>]) -> SpecResult<Vec<f64>> 
     }
     fluid.water_fill_if_changed();
     Ok(group_of.iter().map(|g| g.map_or(f64::INFINITY, |g| fluid.groups[g].rate)).collect())
-}
-
-/// Every capacity is finite and positive.
-fn check_links(links: &[f64]) -> SpecResult<()> {
-    match links.iter().position(|c| !(c.is_finite() && *c > 0.0)) {
-        Some(l) => {
-            Err(SpecError::new(format!("links[{l}]"), format!("expected a capacity > 0 bit/s, got {}", links[l])))
-        }
-        None => Ok(()),
-    }
-}
-
-/// A flow's start, bits and path are usable; errors name the field within the flow.
-fn check_flow(n_links: usize, f: &PsFlow) -> SpecResult<()> {
-    if !f.start.is_finite() {
-        return Err(SpecError::new("start", format!("expected a finite time in s, got {}", f.start)));
-    }
-    if !(f.bits.is_finite() && f.bits >= 0.0) {
-        return Err(SpecError::new("bits", format!("expected a finite number of bits >= 0, got {}", f.bits)));
-    }
-    check_path(n_links, &f.path, "path")
-}
-
-/// Every link index of `path` exists and appears once; errors name `field[k]`.
-fn check_path(n_links: usize, path: &[u32], field: &str) -> SpecResult<()> {
-    for (k, &l) in path.iter().enumerate() {
-        if l as usize >= n_links {
-            return Err(SpecError::new(
-                format!("{field}[{k}]"),
-                format!("expected a link index below {n_links}, got {l}"),
-            ));
-        }
-        // A link crossed twice would carry the flow twice; no loop-free route does that.
-        if path[..k].contains(&l) {
-            return Err(SpecError::new(
-                format!("{field}[{k}]"),
-                format!("expected each link once, got link {l} again"),
-            ));
-        }
-    }
-    Ok(())
-}
-
-/// Distinct link sets, numbered in order of first appearance.
-#[derive(Default)]
-struct PathGroups {
-    index: BTreeMap<Vec<u32>, usize>,
-    links: Vec<Vec<u32>>,
-}
-
-impl PathGroups {
-    /// The group of `path`, created if new.
-    fn group(&mut self, path: &[u32]) -> usize {
-        let mut key = path.to_vec();
-        key.sort_unstable();
-        if let Some(&g) = self.index.get(&key) {
-            return g;
-        }
-        let g = self.links.len();
-        self.index.insert(key.clone(), g);
-        self.links.push(key);
-        g
-    }
-}
-
-/// An f64 ordered by `total_cmp`, for heap keys (every key here is finite).
-#[derive(Clone, Copy, Debug, PartialEq)]
-struct Key(f64);
-
-impl Eq for Key {}
-
-impl PartialOrd for Key {
-    fn partial_cmp(&self, other: &Key) -> Option<Ordering> {
-        Some(self.cmp(other))
-    }
-}
-
-impl Ord for Key {
-    fn cmp(&self, other: &Key) -> Ordering {
-        self.0.total_cmp(&other.0)
-    }
 }
 
 /// Flows with one link set: they always share the same max-min rate.
@@ -392,43 +300,8 @@ fn remove(list: &mut Vec<usize>, x: usize) {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::reference::testing::{close, flow, pareto, poisson_one_link, ring_of_20, GBPS};
     use crate::rng::Rng;
-
-    const GBPS: f64 = 1e9;
-
-    fn flow(start: f64, bits: f64, path: &[u32]) -> PsFlow {
-        PsFlow { start, bits, path: path.to_vec() }
-    }
-
-    fn close(a: f64, b: f64, rel: f64) -> bool {
-        (a - b).abs() <= rel * b.abs().max(1e-300)
-    }
-
-    /// Poisson arrivals at `load` on one link of capacity `c`, sizes (bits) from `size`.
-    fn poisson_one_link(
-        seed: u64,
-        c: f64,
-        load: f64,
-        mean_bits: f64,
-        n: usize,
-        mut size: impl FnMut(&mut Rng) -> f64,
-    ) -> Vec<PsFlow> {
-        let mut gaps = Rng::stream(seed, "arrivals");
-        let mut sizes = Rng::stream(seed, "sizes");
-        let mean_gap = mean_bits / (load * c);
-        let mut t = 0.0;
-        (0..n)
-            .map(|_| {
-                t += gaps.exponential(mean_gap);
-                flow(t, size(&mut sizes), &[0])
-            })
-            .collect()
-    }
-
-    /// Pareto with `shape` and `mean`: x_m U^(-1/shape), x_m = mean (shape - 1) / shape.
-    fn pareto(rng: &mut Rng, shape: f64, mean: f64) -> f64 {
-        mean * (shape - 1.0) / shape * rng.uniform_open0().powf(-1.0 / shape)
-    }
 
     /// The flows whose statistics are steady: the first 10% (the system filling from empty) and
     /// the last 5% (no arrivals behind them, so they finish early) are left out.
@@ -556,23 +429,6 @@ mod tests {
                 _ => return fct,
             }
         }
-    }
-
-    /// A ring of 20 links of 1, 2.5 or 10 Gb/s; each flow crosses 1 to 5 consecutive links
-    /// (up to 100 distinct paths), Poisson arrivals, exponential sizes.
-    fn ring_of_20(seed: u64, n: usize, mean_gap: f64) -> (Vec<f64>, Vec<PsFlow>) {
-        let mut rng = Rng::stream(seed, "ring");
-        let links: Vec<f64> = (0..20).map(|_| [1.0, 2.5, 10.0][rng.below(3) as usize] * GBPS).collect();
-        let mut t = 0.0;
-        let flows = (0..n)
-            .map(|_| {
-                t += rng.exponential(mean_gap);
-                let (first, hops) = (rng.below(20) as u32, 1 + rng.below(5) as u32);
-                let path: Vec<u32> = (0..hops).map(|h| (first + h) % 20).collect();
-                flow(t, rng.exponential(1e6), &path)
-            })
-            .collect();
-        (links, flows)
     }
 
     #[test]
