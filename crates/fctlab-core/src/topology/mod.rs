@@ -157,6 +157,14 @@ impl TopologySpec {
             TopologySpec::Graph(s) => s.build(base_dir),
         }
     }
+
+    /// Whether this kind of topology is built with equal-cost paths between its hosts (a
+    /// data-centre fabric), so that routing spreads flows over them unless the scenario's
+    /// `routing.ecmp` says otherwise. The other kinds route single-path by default, as they
+    /// always did.
+    pub fn multipath(&self) -> bool {
+        matches!(self, TopologySpec::FatTree(_) | TopologySpec::LeafSpine(_))
+    }
 }
 
 impl Topology {
