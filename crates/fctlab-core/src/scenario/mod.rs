@@ -179,6 +179,9 @@ pub struct RunInfo {
     pub partitions: usize,
     /// Threads asked for (`parallel.threads`).
     pub threads: Option<usize>,
+    /// What the build found worth telling about the run that is not an error, one sentence
+    /// each: e.g. equal-cost paths that single-path routing left unused.
+    pub notices: Vec<String>,
 }
 
 /// Parses a scenario from JSON; errors name the field path.
@@ -215,6 +218,7 @@ pub fn build_spec(spec: &ScenarioSpec, base_dir: &Path) -> SpecResult<(World, Ru
     // Routes towards the hosts flows send to (data) and from (ACKs) only.
     let ecmp = spec.routing.ecmp_on(&spec.topology);
     let routes = build_routes(&topo, ecmp, &arrivals, seed)?;
+    let notices: Vec<String> = unused_paths(spec, &routes, &arrivals).into_iter().collect();
     let mut choice = ProfileChoice::build(spec, &profiles, &topo, &nodes)?;
     // Memory that grows with user numbers, estimated before it is allocated (crate::limits).
     let mut memory = flows::flow_memory(spec.workload.len(), &arrivals)?;
@@ -232,7 +236,8 @@ pub fn build_spec(spec: &ScenarioSpec, base_dir: &Path) -> SpecResult<(World, Ru
     let series =
         outputs::build_series(&spec.output, &topo, &links, &flows.records, spec.workload.len(), max_time, &mut memory)?;
     memory.check()?;
-    let info = RunInfo::of(spec, &topo, nodes.names, profiles.labels);
+    let mut info = RunInfo::of(spec, &topo, nodes.names, profiles.labels);
+    info.notices = notices;
     let is_host = topo.nodes.iter().map(|n| n.kind == NodeKind::Host).collect();
     let limits = RunLimits { duration, drain: spec.drain, max_time };
     let mut world = World::new(
@@ -293,6 +298,30 @@ fn build_routes(topo: &Topology, ecmp: bool, arrivals: &[FlowArrival], seed: u64
     Ok(routes)
 }
 
+/// Build step: without ECMP, a notice of how many flows have a path through a node that had
+/// another next hop on an equally short path (the routes kept the first:
+/// [`Routes::passes_over_equal_cost`]), out of how many flows; `None` with ECMP or when no flow
+/// does. Each flow counts once, in its data direction; one walk of its path, and none at all
+/// when no route left a hop out.
+fn unused_paths(spec: &ScenarioSpec, routes: &Routes, arrivals: &[FlowArrival]) -> Option<String> {
+    if spec.routing.ecmp_on(&spec.topology) {
+        return None;
+    }
+    let passing = arrivals.iter().filter(|a| routes.passes_over_equal_cost(a.src, a.dst)).count();
+    if passing == 0 {
+        return None;
+    }
+    let setting = match spec.routing.ecmp {
+        Some(_) => "routing.ecmp = false".to_string(),
+        None => format!("routing.ecmp unset, off for kind = \"{}\"", spec.topology.kind()),
+    };
+    Some(format!(
+        "routing: single-path ({setting}) left equal-cost paths unused for {passing} of {} flows; set \
+         routing.ecmp = true to spread them",
+        arrivals.len()
+    ))
+}
+
 /// What several build steps read of the topology's nodes.
 struct Nodes {
     /// Node names by node id.
@@ -329,6 +358,7 @@ impl RunInfo {
             seed: spec.seed,
             partitions: spec.parallel.as_ref().map_or(1, |p| p.partitions as usize),
             threads: spec.parallel.as_ref().and_then(|p| p.threads).map(|t| t as usize),
+            notices: Vec::new(),
         }
     }
 }

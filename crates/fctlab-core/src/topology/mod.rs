@@ -165,6 +165,18 @@ impl TopologySpec {
     pub fn multipath(&self) -> bool {
         matches!(self, TopologySpec::FatTree(_) | TopologySpec::LeafSpine(_))
     }
+
+    /// The `kind` this spec was given as.
+    pub fn kind(&self) -> &'static str {
+        match self {
+            TopologySpec::Dumbbell(_) => "dumbbell",
+            TopologySpec::ParkingLot(_) => "parking_lot",
+            TopologySpec::Internet2Rc3(_) => "internet2-rc3",
+            TopologySpec::FatTree(_) => "fat_tree",
+            TopologySpec::LeafSpine(_) => "leaf_spine",
+            TopologySpec::Graph(_) => "graph",
+        }
+    }
 }
 
 impl Topology {
