@@ -60,6 +60,27 @@ def test_chunking_does_not_change_the_bytes(scenario_file, tmp_path):
     assert (tmp_path / "x.parquet").read_bytes() == (tmp_path / "y.parquet").read_bytes()
 
 
+def test_notices_are_kept_in_meta_json_and_read_back_apart_from_meta(tmp_path):
+    """The core's notices: `.notices`, written into meta.json only when there are some, and read
+    back into `.notices`, never `.meta`."""
+    raw = {"flows": {}, "links": {}, "series": {}, "meta": {"seed": 3}}
+    quiet = Result.from_core(raw, {})
+    assert quiet.notices == []
+    quiet.write(tmp_path / "quiet")
+    assert "notices" not in json.loads((tmp_path / "quiet" / "meta.json").read_text())
+    assert load(tmp_path / "quiet").notices == []
+
+    said = Result.from_core({**raw, "notices": ["routing: one", "two"]}, {})
+    assert said.notices == ["routing: one", "two"] and said.meta == {"seed": 3}
+    said.write(tmp_path / "said")
+    assert json.loads((tmp_path / "said" / "meta.json").read_text()) == {
+        "seed": 3,
+        "notices": ["routing: one", "two"],
+    }
+    back = load(tmp_path / "said")
+    assert back.notices == said.notices and back.meta == said.meta
+
+
 def test_write_load_round_trip(scenario_file, tmp_path):
     """Every table, meta, scenario and the summary survive the trip."""
     r = run(scenario_file, seed=7)

@@ -94,6 +94,9 @@ class Simulation:
     """Expected end (s): the scenario duration; the run may go on to drain flows."""
     open_flows: int
     """Flows started and not yet complete (long-lived flows count until they stop)."""
+    notices: list[str]
+    """What the build found worth telling about the run that is not an error, one sentence each
+    (e.g. equal-cost paths that single-path routing leaves unused); usually empty."""
 
     def __init__(self, scenario_json: str, base_dir: str, threads: int | None = None) -> None:
         """Validates and builds; raises ScenarioError. Relative paths start at base_dir. `threads`
@@ -106,8 +109,9 @@ class Simulation:
         flows that retired, with every flow before them; every row left once the run is over);
         None if there are none."""
     def results(self) -> dict[str, Any]:
-        """{"flows": ArrowTable, "links": ArrowTable, "series": ArrowTable, "meta": {...}}; the
-        flows table holds the rows `take_flows` has not handed over (all if never called)."""
+        """{"flows": ArrowTable, "links": ArrowTable, "series": ArrowTable, "meta": {...},
+        "notices": [str, ...]}; the flows table holds the rows `take_flows` has not handed over
+        (all if never called)."""
 
 class Emulation:
     """One process of an emulation (`fctlab.emulate`): the router (every link of the scenario) or

@@ -296,7 +296,7 @@ def cmd_run(args: argparse.Namespace) -> int:
         threads=args.threads,
     )
     if not args.quiet:
-        print(format_summary(result.summary))
+        print(format_summary(result.summary, result.notices))
         print(f"results in {out}", file=sys.stderr)
     return 0
 
@@ -318,7 +318,7 @@ def cmd_emulate(args: argparse.Namespace) -> int:
     out = result.write(args.out)
     if not args.quiet:
         emu = result.meta["emulation"]
-        print(format_summary(result.summary))
+        print(format_summary(result.summary, result.notices))
         rows = [
             [p["name"], p["role"], f"{p['cpu_s']:.3f}", f"{p['wall_s']:.3f}", f"{100 * p['cpu_load']:.1f}"]
             for p in emu["processes"]
@@ -334,8 +334,8 @@ def cmd_summary(args: argparse.Namespace) -> int:
     from fctlab.report import format_summary
     from fctlab.result import load
 
-    summary = load(args.out).summary
-    print(json.dumps(summary, indent=2) if args.json else format_summary(summary))
+    result = load(args.out)
+    print(json.dumps(result.summary, indent=2) if args.json else format_summary(result.summary, result.notices))
     return 0
 
 
@@ -549,6 +549,8 @@ def cmd_validate(args: argparse.Namespace) -> int:
 
     sim, _ = build(args.scenario, seed=args.seed, overrides=_overrides(args.sets))
     print(f"ok: {args.scenario} (horizon {float(sim.horizon):g} s)")
+    for notice in getattr(sim, "notices", None) or []:
+        print(f"note: {notice}")
     return 0
 
 

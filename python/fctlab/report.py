@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
 
@@ -27,8 +28,9 @@ def table(header: list[str], rows: list[list[str]]) -> str:
     return "\n".join([line(header), line(["-" * w for w in widths]), *[line(r) for r in rows]])
 
 
-def format_summary(s: dict[str, Any]) -> str:
-    """A run's summary (from `fctlab.analysis.summarize`) as text."""
+def format_summary(s: dict[str, Any], notices: Sequence[str] = ()) -> str:
+    """A run's summary (from `fctlab.analysis.summarize`) as text, ending with the run's notices
+    (`Result.notices`), one `note:` line each."""
     head = (
         f"flows: {s['flows_started']} started, {s['flows_completed']} completed, {s['flows_incomplete']} incomplete"
         + (f", {s['long_lived']} long-lived" if s.get("long_lived") else "")
@@ -54,7 +56,10 @@ def format_summary(s: dict[str, Any]) -> str:
         ["size", "flows", "mean FCT (ms)", "p99 FCT (ms)"],
         [[b["label"], str(b["count"]), _ms(b["mean_fct_s"]), _ms(b["p99_fct_s"])] for b in s["bins"]],
     )
-    return "\n".join([head, measured, "", stats, "", bins if s["bins"] else "(no completed measured flows)"])
+    lines = [head, measured, "", stats, "", bins if s["bins"] else "(no completed measured flows)"]
+    if notices:
+        lines += ["", *(f"note: {n}" for n in notices)]
+    return "\n".join(lines)
 
 
 def format_compare(c: dict[str, Any], a_name: str = "A", b_name: str = "B") -> str:

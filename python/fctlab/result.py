@@ -12,6 +12,10 @@ under temporary names, then renamed: `fctlab.atomic`). Writing is deterministic:
 Result gives byte-identical Parquet files (one chunk, fixed row-group size, fixed compression
 level); the only wall-clock number, `wall_s`, lives in meta.json.
 
+What the run's build found worth telling that is not an error (`.notices`, e.g. equal-cost
+paths that single-path routing left unused) is kept in meta.json under `notices` when there is
+any, and read back into `.notices`, not `.meta`.
+
 A run written as it goes (`fctlab.run.run_to`, what `fctlab run -o` does) streams its flows
 table to Parquet instead of holding it (`fctlab.stream`): its Result has the flows table as that
 file, read back when `.flows` is first asked for, and its summary scans it.
@@ -22,7 +26,7 @@ from __future__ import annotations
 import json
 import os
 import shutil
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from functools import cached_property, partial
 from pathlib import Path
 from typing import Any
@@ -66,7 +70,8 @@ _ZSTD_LEVEL = 3
 
 
 class Result:
-    """A finished run: `.flows`, `.links`, `.series` (DataFrames), `.meta`, `.scenario`, `.summary`.
+    """A finished run: `.flows`, `.links`, `.series` (DataFrames), `.meta`, `.scenario`, `.summary`,
+    and `.notices` (what the core's build had to say that is not an error, one sentence each).
 
     `flows` may be given as the path of its Parquet file (a streamed run, `fctlab.stream`): it is
     then read when `.flows` is first asked for.
@@ -79,6 +84,7 @@ class Result:
         series: pl.DataFrame,
         meta: Mapping[str, Any],
         scenario: Mapping[str, Any],
+        notices: Sequence[str] = (),
     ) -> None:
         self._flows: pl.DataFrame | None = None
         self._flows_file: Path | None = None
@@ -90,6 +96,7 @@ class Result:
         self.series = conform(series, SERIES_SCHEMA, "series")
         self.meta = dict(meta)
         self.scenario = dict(scenario)
+        self.notices = [str(n) for n in notices]
 
     @property
     def flows(self) -> pl.DataFrame:
@@ -112,7 +119,7 @@ class Result:
         from `flows_file` instead, if given)."""
         frames = {name: frame_of(raw.get(name), schema, name) for name, schema in TABLES.items() if name != "flows"}
         flows = flows_file if flows_file is not None else frame_of(raw.get("flows"), FLOW_SCHEMA, "flows")
-        return cls(flows, frames["links"], frames["series"], raw.get("meta") or {}, scenario)
+        return cls(flows, frames["links"], frames["series"], raw.get("meta") or {}, scenario, raw.get("notices") or ())
 
     @cached_property
     def summary(self) -> dict[str, Any]:
@@ -143,7 +150,8 @@ class Result:
                     files.append((target, partial(shutil.copyfile, self._flows_file)))
                 continue
             files.append((target, partial(write_parquet, getattr(self, name))))
-        for name, obj in (("summary", self.summary), ("scenario", self.scenario), ("meta", self.meta)):
+        meta = {**self.meta, "notices": self.notices} if self.notices else self.meta
+        for name, obj in (("summary", self.summary), ("scenario", self.scenario), ("meta", meta)):
             files.append((out / f"{name}.json", lambda p, obj=obj: _write_json(p, obj)))
         write_files(files, prewritten)
         if prewritten:
@@ -165,12 +173,15 @@ def load(outdir: str | os.PathLike) -> Result:
     if missing:
         raise FileNotFoundError(f"{out} is not a results directory (missing {', '.join(missing)})")
     frames = {name: _read(out / f"{name}.parquet", pl.read_parquet) for name in TABLES}
+    meta = _read(out / "meta.json", lambda p: json.loads(p.read_text()))
+    notices = meta.pop("notices", []) if isinstance(meta, dict) else []
     return Result(
         frames["flows"],
         frames["links"],
         frames["series"],
-        _read(out / "meta.json", lambda p: json.loads(p.read_text())),
+        meta,
         _read(out / "scenario.json", lambda p: json.loads(p.read_text())),
+        notices,
     )
 
 

@@ -7,7 +7,9 @@
 //! search does not extend paths through a host other than the destination.
 //!
 //! Without ECMP each (node, destination) keeps exactly one next hop: among those on a shortest
-//! path, the one leading to the lowest node id (then the lowest link id). From any source this
+//! path, the one leading to the lowest node id (then the lowest link id); where it had others,
+//! the entry is marked ([`Routes::passes_over_equal_cost`] finds them on a flow's path, so that
+//! a run can say when single-path routing left equal-cost paths unused). From any source this
 //! gives the lexicographically smallest shortest path, which is what ns-3's global routing
 //! chose for the RC3 authors: their Internet-2 core capacities are exactly 1111 Mb/s per router
 //! pair routed over each link under this rule (a test checks it), and a different tie-break
@@ -200,6 +202,9 @@ pub struct Routes {
     salt: Vec<u64>,
     /// The entries of sparse rows (empty with dense rows).
     sparse: SparseRows,
+    /// Without ECMP, the entries whose node had other next hops on a shortest path (set up
+    /// once, never read by forwarding).
+    passed_over: PassedOver,
 }
 
 impl Routes {
@@ -230,11 +235,15 @@ impl Routes {
         let rows = used.iter().filter(|&&u| u).count();
         let mut base = vec![NOT_A_HOST; b.groups.anchors.len()];
         let mut entries: Vec<u32> = Vec::with_capacity(rows * b.cols);
+        let mut passed_over = PassedOver::default();
         for g in (0..used.len()).filter(|&g| used[g]) {
             base[g] = u32::try_from(entries.len()).expect("routing table exceeds 2^32 entries");
             b.row(g, &mut entries);
+            for c in (0..b.cols).filter(|&c| b.tied[c]) {
+                passed_over.mark_dense(base[g] as usize + c);
+            }
         }
-        b.finish(base, entries, SparseRows::default())
+        b.finish(base, entries, SparseRows::default(), passed_over)
     }
 
     /// Sparse rows (module doc): the routes that the packets of `flows` read, each flow a
@@ -251,6 +260,7 @@ impl Routes {
         let mut base = vec![NOT_A_HOST; groups];
         let mut row = Vec::with_capacity(b.cols);
         let mut found: Vec<(u64, Entry)> = Vec::new();
+        let mut tied_keys: Vec<u64> = Vec::new();
         let same_group = |i: &u32, j: &u32| group_of[*i as usize] == group_of[*j as usize];
         for (r, same) in by_group.chunk_by(same_group).enumerate() {
             let g = group_of[same[0] as usize].expect("a flow to a host") as usize;
@@ -260,10 +270,17 @@ impl Routes {
             base[g] = SPARSE | r;
             for &i in same {
                 let (src, dst, hash) = flows[i as usize];
-                b.walk(src, dst, hash, &row, |c, e| found.push(((r as u64) << 32 | c as u64, e)));
+                let tied = &b.tied;
+                b.walk(src, dst, hash, &row, |c, e| {
+                    let key = (r as u64) << 32 | c as u64;
+                    found.push((key, e));
+                    if tied[c as usize] {
+                        tied_keys.push(key);
+                    }
+                });
             }
         }
-        b.finish(base, Vec::new(), SparseRows::build(found))
+        b.finish(base, Vec::new(), SparseRows::build(found), PassedOver::sparse(tied_keys))
     }
 
     /// Entries of the sparse rows (0 with dense rows).
@@ -284,6 +301,7 @@ impl Routes {
             + self.link_to.len() * 4
             + self.salt.len() * 8
             + self.sparse.memory_bytes()
+            + self.passed_over.memory_bytes()
     }
 
     /// Every next hop (directed link id) from `node` on a shortest path to host `dst_host`;
@@ -374,6 +392,82 @@ impl Routes {
     /// Whether host `dst` can be reached from `src` (a host reaches itself).
     pub fn reachable(&self, src: usize, dst: usize) -> bool {
         self.dest[dst].base != NOT_A_HOST && (src == dst || !self.next_hops(src, dst).is_empty())
+    }
+
+    /// Whether the path from `src` to `dst` of tables computed without ECMP passes a node that
+    /// had more than one next hop on a shortest path towards `dst` and kept only the first: a
+    /// node where ECMP would have spread flows. Always false for tables computed with ECMP, and
+    /// for a pair whose row was not computed (or, with sparse rows, whose flow was not given).
+    /// For the run's setup, not for forwarding.
+    pub fn passes_over_equal_cost(&self, src: usize, dst: usize) -> bool {
+        if self.passed_over.is_empty() {
+            return false;
+        }
+        let Dest { base, attach } = self.dest[dst];
+        if base == NOT_A_HOST {
+            return false;
+        }
+        let mut node = src;
+        // Every hop strictly shortens the path (see `path`), so a walk ends within n_nodes hops.
+        for _ in 0..self.n_nodes {
+            // At the destination's router the one next hop is the host's access link.
+            if node == dst || node as u32 == attach {
+                return false;
+            }
+            let c = self.col[node];
+            if c != NO_COL && self.passed_over.get(base, c) {
+                return true;
+            }
+            match self.next_hop(node, dst, 0) {
+                Some(l) => node = self.link_to[l as usize] as usize,
+                None => return false,
+            }
+        }
+        false
+    }
+}
+
+/// The entries of single-path tables whose node had more than one next hop on a shortest path:
+/// a bit per dense entry, or the sorted (row, column) keys of sparse rows. Empty with ECMP.
+#[derive(Clone, Debug, Default)]
+struct PassedOver {
+    /// Bit `i` marks dense entry `i` (`base + column`).
+    dense: Vec<u64>,
+    /// Marked sparse entries, keyed as in [`SparseRows`], sorted and unique.
+    sparse: Vec<u64>,
+}
+
+impl PassedOver {
+    fn sparse(mut keys: Vec<u64>) -> PassedOver {
+        keys.sort_unstable();
+        keys.dedup();
+        keys.shrink_to_fit();
+        PassedOver { dense: Vec::new(), sparse: keys }
+    }
+
+    fn mark_dense(&mut self, i: usize) {
+        if self.dense.len() <= i / 64 {
+            self.dense.resize(i / 64 + 1, 0);
+        }
+        self.dense[i / 64] |= 1 << (i % 64);
+    }
+
+    fn is_empty(&self) -> bool {
+        self.dense.is_empty() && self.sparse.is_empty()
+    }
+
+    /// Whether the entry of column `c` in the row at `base` (or sparse row `base`) is marked.
+    fn get(&self, base: u32, c: u32) -> bool {
+        if base & SPARSE == 0 {
+            let i = base as usize + c as usize;
+            self.dense.get(i / 64).is_some_and(|w| w >> (i % 64) & 1 == 1)
+        } else {
+            self.sparse.binary_search(&(((base & !SPARSE) as u64) << 32 | c as u64)).is_ok()
+        }
+    }
+
+    fn memory_bytes(&self) -> usize {
+        (self.dense.len() + self.sparse.len()) * 8
     }
 }
 
@@ -541,6 +635,9 @@ struct Builder<'a> {
     cols: usize,
     lists: Lists,
     candidates: Vec<u32>,
+    /// Per transit column of the row computed last: whether, without ECMP, its node had more
+    /// than one next hop on a shortest path (always false with ECMP).
+    tied: Vec<bool>,
     dist: Vec<Dist>,
     salt: Vec<u64>,
 }
@@ -563,6 +660,7 @@ impl<'a> Builder<'a> {
             cols,
             lists: Lists { recent: vec![NO_HOP; n], ..Lists::default() },
             candidates: Vec::new(),
+            tied: vec![false; cols],
             dist: vec![UNREACHED; n],
             salt: (0..n as u64).map(|v| mix64(v ^ 0x6E6F_6465_5F73_616C)).collect(),
         }
@@ -570,26 +668,30 @@ impl<'a> Builder<'a> {
 
     /// Appends group `g`'s row to `row`: an entry per transit column. Towards a router anchor
     /// the distances are those towards each host behind it less the host's access link, a
-    /// constant: the same links tie, so the same next hops are kept.
+    /// constant: the same links tie, so the same next hops are kept. Without ECMP, marks in
+    /// `tied` the columns whose node had a second next hop, which the entry leaves out.
     fn row(&mut self, g: usize, row: &mut Vec<Entry>) {
         let (topo, dst) = (self.topo, self.groups.anchors[g]);
         distances_to(topo, &self.incoming, &self.is_router, dst, &mut self.dist);
         let dist = &self.dist;
         for v in (0..topo.nodes.len()).filter(|&v| self.col[v] != NO_COL) {
             self.candidates.clear();
+            let mut tied = false;
             if v != dst && dist[v] != UNREACHED {
                 for &l in &self.outgoing[v] {
                     let link = &topo.links[l as usize];
                     let u = link.to;
                     let transit_ok = u == dst || self.is_router[u];
                     if transit_ok && dist[u] != UNREACHED && extend(dist[u], link.delay.ps()) == dist[v] {
-                        self.candidates.push(l);
-                        if !self.ecmp {
+                        if !self.ecmp && !self.candidates.is_empty() {
+                            tied = true;
                             break;
                         }
+                        self.candidates.push(l);
                     }
                 }
             }
+            self.tied[self.col[v] as usize] = tied;
             row.push(self.lists.entry(v, &self.candidates));
         }
     }
@@ -617,7 +719,7 @@ impl<'a> Builder<'a> {
         }
     }
 
-    fn finish(self, base: Vec<u32>, entries: Vec<Entry>, sparse: SparseRows) -> Routes {
+    fn finish(self, base: Vec<u32>, entries: Vec<Entry>, sparse: SparseRows, passed_over: PassedOver) -> Routes {
         let topo = self.topo;
         let n = topo.nodes.len();
         let g = self.groups;
@@ -641,6 +743,7 @@ impl<'a> Builder<'a> {
             link_to: topo.links.iter().map(|l| l.to as u32).collect(),
             salt: self.salt,
             sparse,
+            passed_over,
         }
     }
 }
@@ -909,6 +1012,81 @@ mod tests {
         assert!(some.reachable(a, c));
         let m = t.node_by_name("m").unwrap();
         assert!(full.reachable(a, m) && !some.reachable(a, m), "m's row was not computed");
+    }
+
+    /// Whether the single-path route from `src` to `dst` passes a node with more than one next
+    /// hop on a shortest path, from the per-host reference tables with every candidate.
+    fn reference_passes_over(t: &Topology, all: &[Vec<Vec<u32>>], src: usize, dst: usize) -> bool {
+        let single = reference_next_hops(t, false);
+        let mut node = src;
+        while node != dst {
+            if all[dst][node].len() > 1 {
+                return true;
+            }
+            let Some(&l) = single[dst][node].first() else { return false };
+            node = t.links[l as usize].to;
+        }
+        false
+    }
+
+    fn assert_passed_over_as_reference(t: &Topology, what: &str) -> usize {
+        let all = reference_next_hops(t, true);
+        let single = Routes::compute(t, false);
+        let ecmp = Routes::compute(t, true);
+        let hosts = t.hosts();
+        let mut marked = 0;
+        for &s in &hosts {
+            for &d in &hosts {
+                let want = reference_passes_over(t, &all, s, d);
+                assert_eq!(single.passes_over_equal_cost(s, d), want, "{what}: {s} -> {d}");
+                assert!(!ecmp.passes_over_equal_cost(s, d), "{what}: ECMP tables leave nothing out");
+                marked += want as usize;
+            }
+        }
+        marked
+    }
+
+    #[test]
+    fn single_path_tables_know_where_they_left_equal_cost_hops_out() {
+        let ft = built(r#"{"kind": "fat_tree", "k": 4, "rate": "10Gbps", "delay": "1us"}"#);
+        // 16 hosts: 12 destinations outside the pod and 2 in the pod under the other edge
+        // switch have equal-cost paths; the one under the same edge switch does not.
+        assert_eq!(assert_passed_over_as_reference(&ft, "fat tree"), 16 * 14);
+        let db = built(
+            r#"{"kind": "dumbbell", "hosts_per_side": 3, "bottleneck_rate": "1Gbps", "bottleneck_delay": "5ms"}"#,
+        );
+        assert_eq!(assert_passed_over_as_reference(&db, "dumbbell"), 0);
+        let i2 = built(r#"{"kind": "internet2-rc3", "hosts_per_router": 1}"#);
+        assert_passed_over_as_reference(&i2, "internet2");
+        // The diamond r1 -> {r2, r3} -> r4: a -> b passes over r1 -> r3; b -> a over r4 -> r3.
+        let t = graph(
+            &["r1", "r2", "r3", "r4"],
+            &["a", "b", "c"],
+            &[
+                ("r1", "r3", 1),
+                ("r1", "r2", 1),
+                ("r2", "r4", 1),
+                ("r3", "r4", 1),
+                ("a", "r1", 0),
+                ("b", "r4", 0),
+                ("c", "r1", 0),
+            ],
+        );
+        let id = |n: &str| t.node_by_name(n).unwrap();
+        let routes = Routes::compute(&t, false);
+        assert!(routes.passes_over_equal_cost(id("a"), id("b")));
+        assert!(routes.passes_over_equal_cost(id("b"), id("a")));
+        assert!(!routes.passes_over_equal_cost(id("a"), id("c")), "a and c share r1");
+        assert_eq!(assert_passed_over_as_reference(&t, "diamond"), 4);
+        // Sparse rows mark the same entries on the paths of their flows.
+        let hosts = ft.hosts();
+        let ways: Vec<(usize, usize, u64)> =
+            hosts.iter().flat_map(|&s| hosts.iter().map(move |&d| (s, d, 0))).filter(|w| w.0 != w.1).collect();
+        let dense = Routes::compute(&ft, false);
+        let sparse = Routes::compute_sparse(&ft, false, &ways);
+        for &(s, d, _) in &ways {
+            assert_eq!(sparse.passes_over_equal_cost(s, d), dense.passes_over_equal_cost(s, d), "{s} -> {d}");
+        }
     }
 
     #[test]

@@ -105,6 +105,13 @@ impl Simulation {
         self.engine.open_flows()
     }
 
+    /// What the build found worth telling about the run that is not an error, one sentence
+    /// each (e.g. equal-cost paths single-path routing leaves unused); empty for most runs.
+    #[getter]
+    fn notices(&self) -> Vec<String> {
+        self.info.notices.clone()
+    }
+
     /// The rows of the flows table that became final since the last call, in flow id order (an
     /// `ArrowTable`), or None if there are none: the flows that retired (completed, sender
     /// done) with every flow before them, and once the run is over every row left.
@@ -166,6 +173,7 @@ fn results_dict<'py>(
     meta.set_item("in_network_bytes", q_bytes)?;
     meta.set_item("version", env!("CARGO_PKG_VERSION"))?;
     out.set_item("meta", meta)?;
+    out.set_item("notices", info.notices.clone())?;
     Ok(out)
 }
 

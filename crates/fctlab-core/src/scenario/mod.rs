@@ -141,9 +141,19 @@ pub struct ParallelSpec {
 #[derive(Debug, Default, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct RoutingSpec {
-    /// Spread flows over equal-cost paths by flow hash.
+    /// Spread flows over equal-cost paths by flow hash; unset, on for the topologies built
+    /// with equal-cost paths ([`TopologySpec::multipath`]: fat tree, leaf-spine) and off for
+    /// the others.
     #[serde(default)]
-    pub ecmp: bool,
+    pub ecmp: Option<bool>,
+}
+
+impl RoutingSpec {
+    /// Whether routes spread flows over equal-cost paths on `topology`: `ecmp` if given, else
+    /// the topology's default.
+    pub fn ecmp_on(&self, topology: &TopologySpec) -> bool {
+        self.ecmp.unwrap_or_else(|| topology.multipath())
+    }
 }
 
 /// Names and labels the result tables need besides the world itself.
@@ -170,6 +180,9 @@ pub struct RunInfo {
     pub partitions: usize,
     /// Threads asked for (`parallel.threads`).
     pub threads: Option<usize>,
+    /// What the build found worth telling about the run that is not an error, one sentence
+    /// each: e.g. equal-cost paths that single-path routing left unused.
+    pub notices: Vec<String>,
 }
 
 /// Parses a scenario from JSON; errors name the field path.
@@ -204,7 +217,9 @@ pub fn build_spec(spec: &ScenarioSpec, base_dir: &Path) -> SpecResult<(World, Ru
     let nodes = Nodes::of(&topo);
     let arrivals = flows::arrivals(spec, &topo, &nodes, base_dir)?;
     // Routes towards the hosts flows send to (data) and from (ACKs) only.
-    let routes = build_routes(&topo, spec.routing.ecmp, &arrivals, seed)?;
+    let ecmp = spec.routing.ecmp_on(&spec.topology);
+    let routes = build_routes(&topo, ecmp, &arrivals, seed)?;
+    let notices: Vec<String> = unused_paths(spec, &routes, &arrivals).into_iter().collect();
     let mut choice = ProfileChoice::build(spec, &profiles, &topo, &nodes)?;
     // Memory that grows with user numbers, estimated before it is allocated (crate::limits).
     let mut memory = flows::flow_memory(spec.workload.len(), &arrivals)?;
@@ -222,7 +237,8 @@ pub fn build_spec(spec: &ScenarioSpec, base_dir: &Path) -> SpecResult<(World, Ru
     let series =
         outputs::build_series(&spec.output, &topo, &links, &flows.records, spec.workload.len(), max_time, &mut memory)?;
     memory.check()?;
-    let info = RunInfo::of(spec, &topo, nodes.names, profiles.labels);
+    let mut info = RunInfo::of(spec, &topo, nodes.names, profiles.labels);
+    info.notices = notices;
     let is_host = topo.nodes.iter().map(|n| n.kind == NodeKind::Host).collect();
     let limits = RunLimits { duration, drain: spec.drain, max_time };
     let mut world = World::new(
@@ -283,6 +299,30 @@ fn build_routes(topo: &Topology, ecmp: bool, arrivals: &[FlowArrival], seed: u64
     Ok(routes)
 }
 
+/// Build step: without ECMP, a notice of how many flows have a path through a node that had
+/// another next hop on an equally short path (the routes kept the first:
+/// [`Routes::passes_over_equal_cost`]), out of how many flows; `None` with ECMP or when no flow
+/// does. Each flow counts once, in its data direction; one walk of its path, and none at all
+/// when no route left a hop out.
+fn unused_paths(spec: &ScenarioSpec, routes: &Routes, arrivals: &[FlowArrival]) -> Option<String> {
+    if spec.routing.ecmp_on(&spec.topology) {
+        return None;
+    }
+    let passing = arrivals.iter().filter(|a| routes.passes_over_equal_cost(a.src, a.dst)).count();
+    if passing == 0 {
+        return None;
+    }
+    let setting = match spec.routing.ecmp {
+        Some(_) => "routing.ecmp = false".to_string(),
+        None => format!("routing.ecmp unset, off for kind = \"{}\"", spec.topology.kind()),
+    };
+    Some(format!(
+        "routing: single-path ({setting}) left equal-cost paths unused for {passing} of {} flows; set \
+         routing.ecmp = true to spread them",
+        arrivals.len()
+    ))
+}
+
 /// What several build steps read of the topology's nodes.
 struct Nodes {
     /// Node names by node id.
@@ -319,6 +359,51 @@ impl RunInfo {
             seed: spec.seed,
             partitions: spec.parallel.as_ref().map_or(1, |p| p.partitions as usize),
             threads: spec.parallel.as_ref().and_then(|p| p.threads).map(|t| t as usize),
+            notices: Vec::new(),
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn routing(topology: &str, routing: &str) -> bool {
+        let json = format!(
+            r#"{{"duration": "1s", "topology": {topology}, "routing": {routing},
+                "workload": [{{"kind": "poisson", "rate": 1, "sizes": {{"kind": "fixed", "size": 1}}}}]}}"#
+        );
+        let spec = parse(&json).unwrap_or_else(|e| panic!("{e}"));
+        spec.routing.ecmp_on(&spec.topology)
+    }
+
+    #[test]
+    fn ecmp_is_on_by_default_for_the_fabrics_only_and_an_explicit_value_wins() {
+        let kinds = [
+            (r#"{"kind": "fat_tree", "k": 4, "rate": "1Gbps", "delay": "1us"}"#, true),
+            (r#"{"kind": "leaf_spine"}"#, true),
+            (
+                r#"{"kind": "dumbbell", "hosts_per_side": 1, "bottleneck_rate": "1Gbps", "bottleneck_delay": "1ms"}"#,
+                false,
+            ),
+            (r#"{"kind": "parking_lot", "bottlenecks": 2, "rate": "1Gbps", "delay": "1ms"}"#, false),
+            (r#"{"kind": "internet2-rc3"}"#, false),
+            (
+                r#"{"kind": "graph", "nodes": [{"name": "r", "kind": "router"}, {"name": "h", "kind": "host"}],
+                    "links": [{"a": "h", "b": "r", "rate": "1Gbps", "delay": "0"}]}"#,
+                false,
+            ),
+        ];
+        for (topology, default) in kinds {
+            assert_eq!(routing(topology, "{}"), default, "{topology}");
+            assert!(routing(topology, r#"{"ecmp": true}"#), "{topology}");
+            assert!(!routing(topology, r#"{"ecmp": false}"#), "{topology}");
+        }
+        let e = parse(
+            r#"{"duration": "1s", "topology": {"kind": "leaf_spine"}, "routing": {"ecmp": "yes"}, "workload": []}"#,
+        )
+        .unwrap_err();
+        assert_eq!(e.field, "routing.ecmp");
+        assert!(e.to_string().contains("yes"), "{e}");
     }
 }

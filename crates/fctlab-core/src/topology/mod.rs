@@ -19,12 +19,14 @@ mod dumbbell;
 mod fat_tree;
 mod graph;
 mod internet2;
+mod leaf_spine;
 mod parking_lot;
 
 pub use dumbbell::DumbbellSpec;
 pub use fat_tree::FatTreeSpec;
 pub use graph::{GraphLinkSpec, GraphNodeSpec, GraphSpec};
 pub use internet2::{Internet2Spec, RC3_CORE_LINKS};
+pub use leaf_spine::LeafSpineSpec;
 pub use parking_lot::ParkingLotSpec;
 
 use crate::error::{SpecError, SpecResult};
@@ -101,12 +103,14 @@ pub enum TopologySpec {
     Internet2Rc3(Internet2Spec),
     /// The k-ary fat tree of data-centre studies.
     FatTree(FatTreeSpec),
+    /// The two-tier leaf-spine fabric (pFabric's by default).
+    LeafSpine(LeafSpineSpec),
     /// Any graph, inline or from a JSON file.
     Graph(GraphSpec),
 }
 
 /// The values of `kind`, in the order error messages list them.
-pub const TOPOLOGY_KINDS: &[&str] = &["dumbbell", "parking_lot", "internet2-rc3", "fat_tree", "graph"];
+pub const TOPOLOGY_KINDS: &[&str] = &["dumbbell", "parking_lot", "internet2-rc3", "fat_tree", "leaf_spine", "graph"];
 
 impl<'de> Deserialize<'de> for TopologySpec {
     fn deserialize<D: Deserializer<'de>>(d: D) -> Result<TopologySpec, D::Error> {
@@ -122,6 +126,7 @@ impl<'de> Deserialize<'de> for TopologySpec {
             "parking_lot" => with_path(rest).map(TopologySpec::ParkingLot),
             "internet2-rc3" => with_path(rest).map(TopologySpec::Internet2Rc3),
             "fat_tree" => with_path(rest).map(TopologySpec::FatTree),
+            "leaf_spine" => with_path(rest).map(TopologySpec::LeafSpine),
             "graph" => with_path(rest).map(TopologySpec::Graph),
             other => Err(de::Error::unknown_variant(other, TOPOLOGY_KINDS)),
         }
@@ -148,7 +153,28 @@ impl TopologySpec {
             TopologySpec::ParkingLot(s) => s.build(),
             TopologySpec::Internet2Rc3(s) => s.build(seed),
             TopologySpec::FatTree(s) => s.build(),
+            TopologySpec::LeafSpine(s) => s.build(),
             TopologySpec::Graph(s) => s.build(base_dir),
+        }
+    }
+
+    /// Whether this kind of topology is built with equal-cost paths between its hosts (a
+    /// data-centre fabric), so that routing spreads flows over them unless the scenario's
+    /// `routing.ecmp` says otherwise. The other kinds route single-path by default, as they
+    /// always did.
+    pub fn multipath(&self) -> bool {
+        matches!(self, TopologySpec::FatTree(_) | TopologySpec::LeafSpine(_))
+    }
+
+    /// The `kind` this spec was given as.
+    pub fn kind(&self) -> &'static str {
+        match self {
+            TopologySpec::Dumbbell(_) => "dumbbell",
+            TopologySpec::ParkingLot(_) => "parking_lot",
+            TopologySpec::Internet2Rc3(_) => "internet2-rc3",
+            TopologySpec::FatTree(_) => "fat_tree",
+            TopologySpec::LeafSpine(_) => "leaf_spine",
+            TopologySpec::Graph(_) => "graph",
         }
     }
 }
@@ -391,7 +417,7 @@ mod tests {
     fn unknown_kind_lists_the_kinds() {
         let e = spec(r#"{"kind": "ring", "hosts": 3}"#).unwrap_err();
         assert!(e.contains("unknown variant `ring`"), "{e}");
-        for k in ["dumbbell", "parking_lot", "internet2-rc3", "fat_tree", "graph"] {
+        for k in ["dumbbell", "parking_lot", "internet2-rc3", "fat_tree", "leaf_spine", "graph"] {
             assert!(e.contains(&format!("`{k}`")), "{e}");
         }
     }
