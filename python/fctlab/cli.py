@@ -1,4 +1,4 @@
-"""The `fctlab` command: run, emulate, summary, compare, sweep, validate.
+"""The `fctlab` command: run, emulate, summary, compare, sweep, validate, hpcc run.
 
 Every user error (missing file, bad TOML, bad `--set`, a scenario the core refuses, bad
 arguments) prints one line "error: ..." on stderr and exits 2; no traceback. A sweep in which
@@ -255,6 +255,45 @@ def _parser() -> argparse.ArgumentParser:
     )
     k.add_argument("--report", metavar="FILE", help="also write the verdicts as a Markdown table")
     k.set_defaults(func=cmd_check)
+
+    hp = sub.add_parser("hpcc", help="HPCC's ns-3 simulator files: run its topology and flow files, write its fct.txt")
+    hp_sub = hp.add_subparsers(dest="hpcc_command", required=True, metavar="COMMAND")
+    hr = hp_sub.add_parser(
+        "run",
+        help="run an HPCC topology file and flow file; write fctlab's results and HPCC's fct.txt into OUT "
+        "(docs/hpcc-files.md)",
+    )
+    hr.add_argument("topology", metavar="TOPOLOGY", help="HPCC topology file (e.g. mix/topology.txt)")
+    hr.add_argument("flows", metavar="FLOWS", help="HPCC flow file (e.g. mix/flow.txt)")
+    hr.add_argument("-o", "--out", required=True, type=_out_dir, metavar="OUT", help="results directory")
+    hr.add_argument(
+        "--transport",
+        metavar="TABLE",
+        help="transport fields as a TOML inline table, e.g. '{cc = \"dctcp\", iw = 10}', over the default "
+        "(fctlab's TCP with HPCC's packets: mss = 1000, header = 48)",
+    )
+    hr.add_argument("--seed", type=int, help="the run's seed (default 1)")
+    hr.add_argument(
+        "--set",
+        dest="sets",
+        action="append",
+        default=[],
+        metavar="KEY=VALUE",
+        help="override a field of the scenario made from the files, e.g. queues.router.limit=1MB (repeatable)",
+    )
+    hr.add_argument(
+        "--standalone",
+        choices=["hpcc", "fctlab"],
+        default="hpcc",
+        help="what fct.txt's standalone_fct holds: HPCC's formula on the flow's path (default), or fctlab's ideal FCT",
+    )
+    hr.add_argument(
+        "--ignore-extra-lines",
+        action="store_true",
+        help="ignore lines after the counts the files declare, as HPCC's simulator does (default: an error)",
+    )
+    hr.add_argument("-q", "--quiet", action="store_true", help="no progress bar, no summary")
+    hr.set_defaults(func=cmd_hpcc_run)
 
     pl = sub.add_parser("plugin", help="build a Rust protocol plug-in (a crate against fctlab-plugin)")
     pl_sub = pl.add_subparsers(dest="plugin_command", required=True, metavar="COMMAND")
@@ -541,6 +580,41 @@ def cmd_plugin_equivalence(args: argparse.Namespace) -> int:
     if args.report:
         write_text(args.report, report)
     return 0 if identical else EXIT_RUNS_FAILED
+
+
+def _transport_table(text: str | None) -> dict | None:
+    """`--transport`: a TOML inline table of transport fields."""
+    import tomllib
+
+    if text is None:
+        return None
+    try:
+        value = tomllib.loads(f"v = {text}")["v"]
+    except tomllib.TOMLDecodeError:
+        value = None
+    if not isinstance(value, dict):
+        raise _UsageError(f"field `--transport`: expected a TOML inline table like '{{cc = \"dctcp\"}}', got {text!r}")
+    return value
+
+
+def cmd_hpcc_run(args: argparse.Namespace) -> int:
+    """`fctlab hpcc run`: the scenario of two HPCC files, run into OUT, plus OUT/fct.txt."""
+    from fctlab import hpcc_files
+    from fctlab.report import format_summary
+    from fctlab.run import run_to
+
+    extra = "ignore" if args.ignore_extra_lines else "error"
+    spec = hpcc_files.scenario(args.topology, args.flows, transport=_transport_table(args.transport), extra_lines=extra)
+    out = Path(args.out)
+    result = run_to(spec, out, seed=args.seed, overrides=_overrides(args.sets), progress=_progress_wanted(args.quiet))
+    written = hpcc_files.write_fct(result, out / "fct.txt", args.flows, standalone=args.standalone)
+    if not args.quiet:
+        print(format_summary(result.summary, result.notices))
+        left = result.flows.height - written
+        note = f" ({left} did not complete and are left out, as HPCC leaves them out)" if left else ""
+        print(f"fct.txt: {written} flows{note}", file=sys.stderr)
+        print(f"results in {out}", file=sys.stderr)
+    return 0
 
 
 def cmd_validate(args: argparse.Namespace) -> int:
