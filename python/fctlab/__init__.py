@@ -15,6 +15,7 @@ front end around it. Module map:
 | `result` | `Result` (flows/links/series DataFrames, meta, scenario), `load()`, Parquet I/O |
 | `analysis` | `summarize()` one run, `compare()` two (the RC3 paper's FCT reduction) |
 | `reference` | fluid references of a run's flows: max-min (`ps_fct`), greedy SRPT (`srpt_fct`); M/G/1-PS |
+| `hpcc_files` | HPCC's ns-3 topology and flow files read as a scenario, a run written as its `fct.txt` |
 | `sweep` | parameter grids and named runs over seeds, in parallel processes, restartable |
 | `report` | plain-text tables for the terminal |
 | `cli` | the `fctlab` command |
