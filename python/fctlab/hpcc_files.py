@@ -21,6 +21,7 @@ formula) and what fctlab does differently is in docs/hpcc-files.md. Every malfor
 
 from __future__ import annotations
 
+import io
 import math
 import re
 from collections.abc import Mapping
@@ -95,7 +96,7 @@ _TIME_POWERS = {"s": 0, "ms": -3, "us": -6, "ns": -9, "ps": -12, "fs": -15}
 # --- what the files hold --------------------------------------------------------------------
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Link:
     """One link line of a topology file: duplex, the same rate and delay both ways."""
 
@@ -120,7 +121,7 @@ class Topology:
         return node not in self.switches
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Flow:
     """One flow line of a flow file; `start_ns` is the start time as HPCC's clock has it."""
 
@@ -134,7 +135,7 @@ class Flow:
 
 
 class _File:
-    """The non-blank lines of a text file, numbered from 1, split on whitespace."""
+    """The non-blank lines of a text file, numbered from 1, split on whitespace, one at a time."""
 
     def __init__(self, path: str | Path, what: str) -> None:
         self.path = str(path)
@@ -147,20 +148,24 @@ class _File:
         except OSError as e:
             raise ScenarioError(f"cannot read {what} file {path}: {e.strerror}") from None
         try:
-            text = raw.decode("utf-8")
+            text = raw.decode("utf-8-sig")
         except UnicodeDecodeError as e:
             raise ScenarioError(f"{what} file {path}: not text (byte {e.start})") from None
-        # Split on "\n" only (str.splitlines would also split on form feeds and the like); the
-        # "\r" of CRLF files (HPCC's own mix/topology.txt is one) is whitespace to str.split.
-        self.lines = [(n, line.split()) for n, line in enumerate(text.split("\n"), 1) if line.strip()]
-        self.last = text.count("\n") + (0 if text.endswith("\n") else 1)
-        self.at = 0
+        # A StringIO splits on "\n" only (str.splitlines would also split on form feeds and the
+        # like), and only as it is read; the "\r" of CRLF files (HPCC's own mix/topology.txt is
+        # one) is whitespace to str.split.
+        self._lines = enumerate(io.StringIO(text, newline="\n"), 1)
+        #: The number of the last line read (the file's last line once `next` returned None).
+        self.last = 0
 
     def next(self) -> tuple[int, list[str]] | None:
-        if self.at == len(self.lines):
-            return None
-        self.at += 1
-        return self.lines[self.at - 1]
+        """The next non-blank line and its fields, or None at the end of the file."""
+        for n, line in self._lines:
+            self.last = n
+            tokens = line.split()
+            if tokens:
+                return n, tokens
+        return None
 
     def error(self, line: int, field: str, expected: str, got: object, *, quote: bool = True) -> ScenarioError:
         """The one-line error: file, line, field, what was expected, what the file holds (a
