@@ -16,7 +16,7 @@
 //! | 24 | 4 | payload bytes (`len`) |
 //! | 28 | 4 | bytes on the simulated wire (`wire`: payload + the headers the simulator counts) |
 //! | 32 | 1 | SACK blocks in use (0-3) |
-//! | 33 | 1 | congestion header tag (0 none, 1 RCP, 2 RCP feedback, 3 XCP, 4 XCP feedback, 5 JetMax, 6 JetMax feedback, 7 PIQI-RCP, 8 PIQI-RCP feedback) |
+//! | 33 | 1 | congestion header tag (0 none, 1 RCP, 2 RCP feedback, 3 XCP, 4 XCP feedback, 5 JetMax, 6 JetMax feedback, 7 PIQI-RCP, 8 PIQI-RCP feedback, 9 pFabric; 128-255 plug-ins) |
 //! | 34 | 2 | zero |
 //! | 36 | 24 | three SACK blocks (start, end), sequence space; unused blocks zero |
 //! | 60 | 8 | timestamp (TSval), picoseconds of the run's clock |
@@ -367,7 +367,7 @@ mod tests {
         b[3] |= 0x80;
         assert_eq!(decode(&b, 0, 0).unwrap_err(), WireError::Field("flags"));
         let mut b = buf.clone();
-        b[33] = 9;
+        b[33] = 10;
         assert_eq!(decode(&b, 0, 0).unwrap_err(), WireError::Field("cc_tag"));
         let mut b = buf.clone();
         b.push(0);
