@@ -111,6 +111,12 @@ impl EcnReceiver {
         EcnReceiver { mode, ..EcnReceiver::default() }
     }
 
+    /// True unless ECN is off (then CE never arrives: packets are not ECN-capable).
+    #[inline]
+    pub fn is_on(&self) -> bool {
+        self.mode != EcnMode::Off
+    }
+
     /// A data packet with bits `ecn` arrived while `pending` packets wait for a delayed ACK.
     /// Returns true if that ACK must leave first, with the ECE [`EcnReceiver::ack`] gave before
     /// this call (DCTCP only).

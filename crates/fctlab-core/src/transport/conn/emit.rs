@@ -20,7 +20,8 @@ pub struct Stamp {
     /// The packet's size on the wire.
     pub wire: u32,
     /// Bytes of the flow neither acknowledged nor SACKed (SACKed segments counted as full
-    /// ones; `u64::MAX` while the size is unknown).
+    /// ones; `u64::MAX` while the size is unknown, and unless the connection's loop asked for
+    /// it: the connection's `stamps_remaining`).
     pub remaining: u64,
 }
 
@@ -29,10 +30,10 @@ impl Connection {
     #[inline]
     pub fn stamp(&self, kind: PacketKind, wire: u32) -> Stamp {
         let remaining = match self.app.total() {
-            Some(total) => total
+            Some(total) if self.stamps_remaining => total
                 .saturating_sub(self.acked_bytes())
                 .saturating_sub(self.board.sacked_count() as u64 * self.segs.mss()),
-            None => u64::MAX,
+            _ => u64::MAX,
         };
         Stamp { kind, srtt: self.rtt.srtt(), sent_bytes: self.stats.data_bytes, wire, remaining }
     }

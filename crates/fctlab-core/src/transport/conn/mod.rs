@@ -108,6 +108,9 @@ pub struct Connection {
     header: u32,
     /// The ECN bits of what it sends, and RFC 3168's once-per-window rule.
     pub(crate) ecn: EcnSender,
+    /// Stamps carry the flow's remaining bytes (pFabric's priority); off, the per-packet sums
+    /// are skipped.
+    pub(crate) stamps_remaining: bool,
 }
 
 impl Connection {
@@ -128,6 +131,7 @@ impl Connection {
             last_sack: SackBlocks::default(),
             header,
             ecn: EcnSender::default(),
+            stamps_remaining: false,
         }
     }
 

@@ -188,10 +188,12 @@ impl Endpoint for TcpReceiver {
                 out.push(p);
             }
             PacketKind::Data => {
-                // DCTCP: a change of CE first sends the ACK held back, with the old ECE.
-                let prior = self.ecn.ack();
-                if self.ecn.on_data(pkt.ecn, self.unacked) {
-                    self.send_ack_with(now, self.cfg.prio, prior, out);
+                if self.ecn.is_on() {
+                    // DCTCP: a change of CE first sends the ACK held back, with the old ECE.
+                    let prior = self.ecn.ack();
+                    if self.ecn.on_data(pkt.ecn, self.unacked) {
+                        self.send_ack_with(now, self.cfg.prio, prior, out);
+                    }
                 }
                 self.echo_cc = pkt.cc;
                 // A receiver not told the flow's size learns it from the FIN; the first wins.

@@ -12,7 +12,7 @@ use super::pacer::Pacer;
 use crate::net::packet::{CongestionHeader, Packet, PacketKind};
 use crate::protocol::rc3::Rc3Hook;
 use crate::transport::app::{App, AppState};
-use crate::transport::cc::{CcState, CongestionControl, Controller, EcnAck, HeaderCtx, RttSample};
+use crate::transport::cc::{CcConfig, CcState, CongestionControl, Controller, EcnAck, HeaderCtx, RttSample};
 use crate::transport::conn::rtt::RttEstimator;
 use crate::transport::conn::scoreboard::Scoreboard;
 use crate::transport::conn::segments::Segments;
@@ -83,6 +83,7 @@ impl TcpSender {
         let rtt = RttEstimator::new(cfg.initial_rto, cfg.min_rto, cfg.max_rto).with_granularity(cfg.rto_granularity);
         let mut conn = Connection::new(addr, AppState::new(app, start), cfg.mss, cfg.header, rtt);
         conn.ecn = EcnSender::new(cfg.ecn);
+        conn.stamps_remaining = matches!(cfg.cc, CcConfig::PFabric { .. });
         TcpSender {
             cfg,
             conn,
