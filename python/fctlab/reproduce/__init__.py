@@ -21,6 +21,7 @@
 | `rcp_analysis`, `rcp_reports` | chapter 4's per-size ratios to PS, and its tables and plots |
 | `explicit` (+ `explicit_*`) | seed 003, explicit congestion control: Figs. 4 - 10, once per protocol of `PROTOCOLS` |
 | `emulated` (+ `emulated_*`) | scenarios run both ways, simulated and emulated (`fctlab emulate`), side by side |
+| `datacenter` | `datacenter`: every protocol on pFabric's leaf-spine, FCT slowdown by size and load, PS, SRPT |
 | `dctcp` | `datacenter`: DCTCP's queue against K and its analysis (sec. 3.3, Fig. 13), its convergence (sec. 4.2) |
 """
 
@@ -33,15 +34,22 @@ from fctlab.reproduce.framework import Experiment
 
 def papers() -> dict[str, Callable[[], list[Experiment]]]:
     """Paper name -> its experiment list."""
-    from fctlab.reproduce import dctcp, emulated, explicit, rc3
+    from fctlab.reproduce import emulated, explicit, rc3
 
     return {
         "rc3": rc3.experiments,
         "rcp": _rcp,
         "explicit": explicit.experiments,
         "emulated": emulated.experiments,
-        "datacenter": dctcp.experiments,
+        "datacenter": _datacenter,
     }
+
+
+def _datacenter() -> list[Experiment]:
+    """The datacenter baselines: the leaf-spine comparison, then each paper's own figures."""
+    from fctlab.reproduce import datacenter, dctcp
+
+    return datacenter.experiments() + dctcp.experiments()
 
 
 def _rcp() -> list[Experiment]:

@@ -1,0 +1,225 @@
+"""The datacenter baselines side by side: every protocol of fctlab on pFabric's leaf-spine
+fabric, as FCT slowdown per size bin against load, beside the PS and SRPT ideals; part of
+`fctlab reproduce datacenter`.
+
+The setup (pFabric, Alizadeh et al. SIGCOMM 2013, sec. 5.1, and the studies after it): 144
+hosts in 9 racks of 16 under 4 spines, 10 Gb/s edge and 40 Gb/s core links, ECMP; Poisson
+arrivals between uniformly chosen hosts at a load relative to the hosts' links; web-search
+(DCTCP) and data-mining (VL2) sizes. Base scenario `experiments/datacenter/leaf-spine.toml`.
+
+Each protocol runs with its own queues (`PROTOCOLS`). The slowdown of a flow is its FCT over
+`ideal_fct_s`, its completion time alone on the empty fabric (1.5 round trips of propagation
+plus its wire bytes at its path's bottleneck rate): the normalization of pFabric's and HPCC's
+figures. The ideals are fluid schedules of the same flows (same starts, sizes and paths, from
+the TCP run): max-min fair sharing (PS, `fctlab.reference.ps_fct`) and greedy
+shortest-remaining-first (SRPT, `fctlab.reference.srpt_fct`, pFabric's "ideal"), each with the
+same 1.5 round trips added.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import polars as pl
+
+from fctlab.reference import ps_fct, srpt_fct
+from fctlab.reproduce.framework import Context, Experiment, Runs, md_table, plt
+
+#: Each protocol's queues and transport, as overrides of the base scenario. TCP and DCTCP run
+#: over the 225 KB buffers of pFabric's comparison with an RTO of at least 1 ms (also before the
+#: first RTT sample: the papers' simulators have no handshake); DCTCP marks at the paper's K
+#: for 10 Gb/s;
+#: pFabric's ports hold 36 KB (about two BDPs), its hosts start at one BDP (12 segments) with a
+#: 45 us timeout (about three round trips); RCP's routers start from a 15 us average RTT.
+PROTOCOLS: dict[str, dict[str, Any]] = {
+    "tcp": {},
+    "dctcp": {
+        "queues.router": {"kind": "step", "k_packets": 65, "limit": "225KB"},
+        "transport.cc": "dctcp",
+    },
+    "pfabric": {
+        "queues.router": {"kind": "pfabric", "limit": "36KB"},
+        "queues.host": {"kind": "pfabric", "limit": "1MB"},
+        "transport": {
+            "protocol": "tcp",
+            "cc": "pfabric",
+            "iw": 12,
+            "min_rto": "45us",
+            "initial_rto": "45us",
+            "max_rto": "45us",
+        },
+    },
+    "rcp": {
+        "queues.router": {"kind": "rcp", "limit": "225KB", "initial_rtt": "15us"},
+        "transport": {"protocol": "rcp", "min_rto": "1ms", "initial_rto": "1ms"},
+    },
+    "rc3": {
+        "queues.router": {"kind": "prio", "limit": "225KB"},
+        "queues.host": {"kind": "prio"},
+        "transport": {"protocol": "rc3", "iw": 10, "min_rto": "1ms", "initial_rto": "1ms"},
+    },
+}
+LOADS = [0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8]
+WORKLOADS = {"websearch": "websearch", "datamining": "datamining"}
+#: Size bins (bytes): small below 100 KB, large above 10 MB.
+SMALL, LARGE = 100_000, 10_000_000
+BINS = ["small", "medium", "large"]
+
+
+def point_name(workload: str, load: float, protocol: str) -> str:
+    return f"{workload}-load{load:g}-{protocol}"
+
+
+def points() -> list[tuple[str, dict[str, Any]]]:
+    out = []
+    for w, cdf in WORKLOADS.items():
+        for load in LOADS:
+            for p, o in PROTOCOLS.items():
+                over = {"workload.0.load": load, "workload.0.sizes": {"kind": "cdf", "name": cdf}, **o}
+                out.append((point_name(w, load, p), over))
+    return out
+
+
+def _bin(size: pl.Expr) -> pl.Expr:
+    return (
+        pl.when(size < SMALL).then(pl.lit("small")).when(size > LARGE).then(pl.lit("large")).otherwise(pl.lit("medium"))
+    )
+
+
+def _stats(frame: pl.DataFrame, column: str) -> dict[str, tuple[float | None, float | None, int]]:
+    """(mean, p99, count) of `column` per size bin."""
+    out: dict[str, tuple[float | None, float | None, int]] = {}
+    for b in BINS:
+        v = frame.filter(pl.col("bin") == b)[column]
+        out[b] = (
+            (float(v.mean()), float(v.quantile(0.99, "nearest")), v.len()) if v.len() else (None, None, 0)  # type: ignore[arg-type]
+        )
+    return out
+
+
+def _slowdowns(runs: Runs, name: str, seed: int) -> pl.DataFrame:
+    s = runs.sample(name, seed)
+    return s.select(
+        "id", "size_bytes", slowdown=pl.col("fct_s") / pl.col("ideal_fct_s"), bin=_bin(pl.col("size_bytes"))
+    )
+
+
+def _ideals(runs: Runs, name: str, seed: int) -> dict[str, pl.DataFrame]:
+    """PS and SRPT slowdowns of the measured flows of run `name` (their own starts and paths)."""
+    flows, links = runs.flows(name, seed), runs.links(name, seed)
+    measured = flows.filter(pl.col("measured") & (pl.col("size_bytes") >= 0))
+    out = {}
+    for label, fn, col in (("ps", ps_fct, "ps_fct_s"), ("srpt", srpt_fct, "srpt_fct_s")):
+        ref = fn(flows, links).join(measured.select("id", "size_bytes", "ideal_fct_s"), on="id")
+        out[label] = ref.select(
+            "id", "size_bytes", slowdown=pl.col(col) / pl.col("ideal_fct_s"), bin=_bin(pl.col("size_bytes"))
+        )
+    return out
+
+
+def _fmt(x: float | None) -> str:
+    return "-" if x is None else f"{x:.2f}"
+
+
+def analyze(runs: Runs, ctx: Context) -> str:
+    seed = runs.seeds[0]
+    rows = []
+    table: dict[tuple[str, float, str], dict[str, tuple[float | None, float | None, int]]] = {}
+    incomplete: dict[str, int] = {}
+    for w in WORKLOADS:
+        for load in LOADS:
+            if point_name(w, load, "tcp") not in runs.names:
+                continue
+            for label, frame in _ideals(runs, point_name(w, load, "tcp"), seed).items():
+                table[(w, load, label)] = _stats(frame, "slowdown")
+            for p in PROTOCOLS:
+                name = point_name(w, load, p)
+                table[(w, load, p)] = _stats(_slowdowns(runs, name, seed), "slowdown")
+                f = runs.flows(name, seed)
+                incomplete[name] = f.filter(
+                    pl.col("measured") & (pl.col("size_bytes") >= 0) & pl.col("fct_s").is_null()
+                ).height
+    names = [*PROTOCOLS, "ps", "srpt"]
+    for (w, load, p), st in table.items():
+        rows.append(
+            [w, f"{load:g}", p]
+            + [f"{_fmt(st[b][0])} / {_fmt(st[b][1])} ({st[b][2]})" for b in BINS]
+            + [str(incomplete.get(point_name(w, load, p), "-"))]
+        )
+    rank = _ranking(table)
+    _plot(table, ctx)
+    return (
+        "Every protocol on pFabric's leaf-spine fabric (144 hosts, 9 racks, 4 spines, 10/40 Gb/s, ECMP), Poisson "
+        "arrivals between uniform host pairs, measured flows starting in [5 ms, 50 ms) and run to completion (at most "
+        "1 s). Cells: mean / 99th-percentile FCT slowdown (FCT over the flow alone on the empty fabric) and the number "
+        f"of flows, per size bin: small < {SMALL // 1000} KB, large > {LARGE // 1_000_000} MB. `ps` and `srpt` are the "
+        "fluid ideals of the same flows (from the TCP run). Last column: measured flows of the run that never "
+        "completed (left out of the statistics).\n\n"
+        + md_table(
+            ["workload", "load", "protocol", "small", "medium", "large", "incomplete"],
+            rows,
+        )
+        + "\n\n## Ranking by small flows' mean slowdown\n\n"
+        + rank
+        + "\n\n![mean slowdown of small flows against load](small-flows.png)\n"
+        + "\n\nProtocols: "
+        + ", ".join(names)
+        + ". HPCC is not in the table yet.\n"
+    )
+
+
+#: pFabric's Figs. 9-10 (sec. 5.2): for small flows pFabric is close to the ideal and far ahead
+#: of DCTCP, which is ahead of TCP; the ranking checked, not the paper's exact values.
+PAPER_ORDER = ["pfabric", "dctcp", "tcp"]
+
+
+def _ranking(table: dict) -> str:
+    lines = [
+        "| workload | load | small-flow ranking (mean slowdown) | paper's order (pFabric < DCTCP < TCP) |",
+        "|---|---|---|---|",
+    ]
+    for w in WORKLOADS:
+        for load in LOADS:
+            means = {p: table.get((w, load, p), {}).get("small", (None,))[0] for p in PAPER_ORDER}
+            if any(v is None for v in means.values()):
+                continue
+            order = sorted(means, key=lambda p: means[p])
+            agree = "agrees" if order == PAPER_ORDER else "differs"
+            lines.append(f"| {w} | {load:g} | {' < '.join(f'{p} {means[p]:.2f}' for p in order)} | {agree} |")
+    return "\n".join(lines)
+
+
+def _plot(table: dict, ctx: Context) -> None:
+    p = plt()
+    fig, axes = p.subplots(1, len(WORKLOADS), figsize=(11, 3.5), squeeze=False)
+    for ax, w in zip(axes[0], WORKLOADS):
+        for name in [*PROTOCOLS, "ps", "srpt"]:
+            xs = [load for load in LOADS if (w, load, name) in table and table[(w, load, name)]["small"][0] is not None]
+            ys = [table[(w, load, name)]["small"][0] for load in xs]
+            if xs:
+                ax.plot(xs, ys, marker="o", ms=3, label=name, ls="--" if name in ("ps", "srpt") else "-")
+        ax.set(
+            title=f"{w}: small flows (< {SMALL // 1000} KB)", xlabel="load", ylabel="mean FCT slowdown", yscale="log"
+        )
+        if ax.lines:
+            ax.legend(fontsize=7)
+    fig.tight_layout()
+    fig.savefig(ctx.out / "small-flows.png", dpi=110)
+    p.close(fig)
+
+
+def leaf_spine() -> Experiment:
+    return Experiment(
+        name="leaf-spine",
+        title="Datacenter baselines on pFabric's leaf-spine: FCT slowdown by size bin against load",
+        base="leaf-spine.toml",
+        points=points(),
+        seeds=1,
+        analyze=analyze,
+        quick={"duration": 0.01, "measure_from": 0.001, "max_time": 0.1},
+        quick_points=[point_name("websearch", load, p) for load in (0.3, 0.6) for p in PROTOCOLS],
+    )
+
+
+def experiments() -> list[Experiment]:
+    return [leaf_spine()]
