@@ -53,9 +53,12 @@ def test_run_paths_go_from_source_to_destination_over_the_bottleneck():
         assert bottleneck in f["path"] or f["src"][0] == f["dst"][0], f
 
 
-def test_ps_fct_of_a_run_has_a_row_per_finite_flow_above_the_lower_bound():
-    """One row per finite flow, by id; PS can never beat 1.5 RTT + L / C, and the fluid part is
-    at least the transfer at the path's slowest link."""
+@pytest.mark.parametrize("name", ["ps", "srpt"])
+def test_a_reference_of_a_run_has_a_row_per_finite_flow_above_the_lower_bound(name):
+    """One row per finite flow, by id; neither PS nor greedy SRPT can beat 1.5 RTT + L / C, the
+    fluid part is at least the transfer at the path's slowest link, and at 60% load some flows
+    wait (share, under PS)."""
+    fct = {"ps": ps_fct, "srpt": srpt_fct}[name]
     r = fctlab.run(
         small_dumbbell(
             workload=[
@@ -71,18 +74,19 @@ def test_ps_fct_of_a_run_has_a_row_per_finite_flow_above_the_lower_bound():
     )
     finite = r.flows.filter(pl.col("size_bytes") >= 0).sort("id")
     assert finite.height < r.flows.height, "the long-lived flow must be in the run for this to test its exclusion"
-    ps = ps_fct(r)
-    assert ps.columns == ["id", "ps_fluid_s", "ps_fct_s"]
-    assert ps["id"].to_list() == finite["id"].to_list()
+    ref = fct(r)
+    fluid, total = f"{name}_fluid_s", f"{name}_fct_s"
+    assert ref.columns == ["id", fluid, total]
+    assert ref["id"].to_list() == finite["id"].to_list()
     rates = dict(zip(r.links["id"].to_list(), r.links["rate_bps"].to_list(), strict=True))
-    sharing = 0
-    for f, p in zip(finite.iter_rows(named=True), ps.iter_rows(named=True), strict=True):
+    waited = 0
+    for f, p in zip(finite.iter_rows(named=True), ref.iter_rows(named=True), strict=True):
         alone = wire_bits(f["size_bytes"]) / min(rates[l] for l in f["path"])
-        assert p["ps_fluid_s"] >= alone * (1 - 1e-9)
-        assert p["ps_fct_s"] == pytest.approx(1.5 * f["rtt_prop_s"] + p["ps_fluid_s"])
-        assert p["ps_fct_s"] >= f["ideal_fct_s"] * (1 - 1e-9)
-        sharing += p["ps_fluid_s"] > 1.01 * alone
-    assert sharing > 5, "at 60% load some flows must overlap, else the test only checks single flows"
+        assert p[fluid] >= alone * (1 - 1e-9)
+        assert p[total] == pytest.approx(1.5 * f["rtt_prop_s"] + p[fluid])
+        assert p[total] >= f["ideal_fct_s"] * (1 - 1e-9)
+        waited += p[fluid] > 1.01 * alone
+    assert waited > 5, "at 60% load some flows must wait, else the test only checks single flows"
 
 
 def test_ps_fct_shares_a_link_max_min_and_adds_one_and_a_half_rtt():
@@ -152,39 +156,6 @@ def test_bad_inputs_name_the_field(fluid):
     with pytest.raises(ValueError, match="one length"):
         getattr(fctlab._core, fluid.__name__)([GBPS], [0.0], [], [[0]])
     assert math.isfinite(fluid(flows_frame([(0.0, 0, [0])]), [GBPS])[f"{fluid.__name__}_s"][0])
-
-
-def test_srpt_fct_of_a_run_has_a_row_per_finite_flow_above_the_lower_bound():
-    """The run of the PS test under greedy SRPT: one row per finite flow, by id; no flow beats
-    1.5 RTT + L / C, the fluid part is at least the transfer at the path's slowest link, and at
-    60% load some flows wait."""
-    r = fctlab.run(
-        small_dumbbell(
-            workload=[
-                {
-                    "kind": "poisson",
-                    "load": 0.6,
-                    "load_on": "bottleneck",
-                    "sizes": {"kind": "exponential", "mean": 30000},
-                },
-                {"kind": "long_lived", "flows": [{"src": "l0", "dst": "r0", "start": "0s", "stop": "300ms"}]},
-            ]
-        )
-    )
-    finite = r.flows.filter(pl.col("size_bytes") >= 0).sort("id")
-    assert finite.height < r.flows.height, "the long-lived flow must be in the run for this to test its exclusion"
-    srpt = srpt_fct(r)
-    assert srpt.columns == ["id", "srpt_fluid_s", "srpt_fct_s"]
-    assert srpt["id"].to_list() == finite["id"].to_list()
-    rates = dict(zip(r.links["id"].to_list(), r.links["rate_bps"].to_list(), strict=True))
-    waited = 0
-    for f, p in zip(finite.iter_rows(named=True), srpt.iter_rows(named=True), strict=True):
-        alone = wire_bits(f["size_bytes"]) / min(rates[l] for l in f["path"])
-        assert p["srpt_fluid_s"] >= alone * (1 - 1e-9)
-        assert p["srpt_fct_s"] == pytest.approx(1.5 * f["rtt_prop_s"] + p["srpt_fluid_s"])
-        assert p["srpt_fct_s"] >= f["ideal_fct_s"] * (1 - 1e-9)
-        waited += p["srpt_fluid_s"] > 1.01 * alone
-    assert waited > 5, "at 60% load some flows must wait, else the test only checks single flows"
 
 
 def test_srpt_fct_serves_the_shortest_first_and_adds_one_and_a_half_rtt():
