@@ -443,6 +443,9 @@ impl CongestionControl for Controller {
     fn cc_metric(&self) -> Option<(&'static str, f64)> {
         each_cc!(self, c => c.cc_metric())
     }
+    fn probe_after_timeouts(&self) -> Option<u32> {
+        each_cc!(self, c => c.probe_after_timeouts())
+    }
     #[inline]
     fn header(&self, st: &CcState, ctx: HeaderCtx) -> CongestionHeader {
         if let Controller::Loss(_) | Controller::Dctcp(_) = self {

@@ -10,13 +10,19 @@
 //!   segment; the window then grows by slow start up to ssthresh and by one segment per window
 //!   above it (the authors' simulator).
 //!
-//! Not yet here: the paper's probe mode after repeated timeouts (header-only probes until an
-//! ACK returns); a flow keeps retransmitting at its RTO instead.
+//! - After [`PROBE_AFTER`] timeouts in a row the flow enters probe mode: at each timeout it
+//!   sends a minimum-size probe (a header-only packet the receiver answers at once) instead of
+//!   data, and leaves probe mode, retransmitting again, when an ACK comes back (the TCP sender
+//!   runs it: [`CongestionControl::probe_after_timeouts`]). The paper's probes carry one byte
+//!   of payload; fctlab's carry none, as RCP's probes do.
 
 use crate::net::packet::CongestionHeader;
 use crate::protocol::pfabric::PFabricHeader;
 use crate::transport::cc::{CcState, CongestionControl, HeaderCtx};
 use crate::units::Time;
+
+/// Timeouts in a row that start probe mode (the paper's implementation: 5).
+pub const PROBE_AFTER: u32 = 5;
 
 /// pFabric's window.
 #[derive(Clone, Debug)]
@@ -60,6 +66,10 @@ impl CongestionControl for PFabric {
         st.ssthresh = (st.cwnd / 2).max(2 * st.mss);
         st.cwnd = st.mss;
         self.acks = 0;
+    }
+
+    fn probe_after_timeouts(&self) -> Option<u32> {
+        Some(PROBE_AFTER)
     }
 
     #[inline]

@@ -110,6 +110,12 @@ pub trait CongestionControl {
         self.on_congestion(st, now, flight);
         st.cwnd = st.cwnd.min(st.ssthresh);
     }
+    /// After this many retransmission timeouts in a row the sender stops retransmitting data at
+    /// each timeout and sends a header-only probe instead, until an ACK comes back (pFabric's
+    /// probe mode); None: never.
+    fn probe_after_timeouts(&self) -> Option<u32> {
+        None
+    }
     /// A state variable of the controller for the flow's series, named (DCTCP's alpha).
     fn cc_metric(&self) -> Option<(&'static str, f64)> {
         None

@@ -131,6 +131,26 @@ impl Connection {
         Some(wire)
     }
 
+    /// A header-only probe at the oldest unacknowledged byte, at band `prio` with the header
+    /// `header` makes: the receiver answers it with an ACK at once. Not counted as data.
+    /// Returns its wire size.
+    pub fn send_probe(
+        &mut self,
+        now: Time,
+        prio: u8,
+        header: impl FnOnce(Stamp) -> CongestionHeader,
+        out: &mut Vec<Packet>,
+    ) -> u32 {
+        let mut p = self.addr.forward(PacketKind::Data, now);
+        p.seq = self.segs.range(self.board.una().min(self.segs.count().saturating_sub(1))).0;
+        p.wire = self.header;
+        p.prio = prio;
+        p.cc = header(self.stamp(PacketKind::Data, p.wire));
+        p.ecn = self.ecn.control();
+        out.push(p);
+        p.wire
+    }
+
     /// The data packet of segment `i`: its bytes, FIN on the last byte of a finite flow, the
     /// header the loop makes, and counts it. The caller arms the timer (RFC 6298 sec. 5.1).
     #[inline]

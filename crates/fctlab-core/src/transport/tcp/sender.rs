@@ -74,6 +74,10 @@ pub struct TcpSender {
     /// The pacing clock, for controllers that give a pacing rate (R-TCP); `None` for
     /// window-only TCP.
     pacer: Option<Pacer>,
+    /// Retransmission timeouts since the cumulative ACK last advanced.
+    timeouts_in_row: u32,
+    /// Probe mode ([`CongestionControl::probe_after_timeouts`]): timeouts send probes, not data.
+    probing: bool,
 }
 
 impl TcpSender {
@@ -100,6 +104,8 @@ impl TcpSender {
             dupacks: 0,
             tail: TailRepair::default(),
             hook: cfg.rc3.map(|c| Rc3Hook::new(c, cfg.prio)),
+            timeouts_in_row: 0,
+            probing: false,
         }
     }
 
@@ -367,6 +373,11 @@ impl TcpSender {
         if !self.conn.is_established() {
             return;
         }
+        // Any ACK ends probe mode (the path delivers again), and the count of timeouts restarts.
+        if self.probing {
+            self.probing = false;
+            self.timeouts_in_row = 0;
+        }
         if self.hook.takes_ack(&mut self.conn, now, pkt) {
             return;
         }
@@ -384,6 +395,7 @@ impl TcpSender {
                 self.ctrl.on_rtt_sample(&mut self.cc, &RttSample { now, rtt, una: pkt.ack, high });
             }
             self.dupacks = 0;
+            self.timeouts_in_row = 0;
             self.conn.stop_rto();
         } else if una0 < self.conn.nxt && (new_sack || pkt.sack.n == 0) {
             self.dupacks += 1;
@@ -498,7 +510,14 @@ impl TcpSender {
         self.recovery = Recovery::Loss { point: self.conn.nxt };
         self.dupacks = 0;
         self.conn.rxt_scan = self.conn.board.una();
-        self.send_more(now, out);
+        self.timeouts_in_row += 1;
+        self.probing |= self.ctrl.probe_after_timeouts().is_some_and(|n| self.timeouts_in_row >= n);
+        if self.probing {
+            let header = window_header(&self.ctrl, &self.cc);
+            self.conn.send_probe(now, self.cfg.prio, header, out);
+        } else {
+            self.send_more(now, out);
+        }
         self.conn.restart_rto(now);
     }
 }
@@ -589,6 +608,33 @@ pub(crate) mod tests {
         let mut out = Vec::new();
         s.on_packet(Time::from_ms(20), a, &mut out);
         out.iter().map(|p| p.seq / MSS).collect()
+    }
+
+    /// pFabric's probe mode: the fifth timeout in a row sends a header-only probe instead of
+    /// data, and so does every timeout after it, until an ACK brings the retransmissions back.
+    #[test]
+    fn pfabric_probes_after_five_timeouts_in_a_row_until_an_ack() {
+        let cfg =
+            TcpConfig { mss: MSS as u32, iw: 4, cc: CcConfig::PFabric { max_cwnd: 4 * MSS }, ..TcpConfig::default() };
+        let (mut s, out) = established(cfg, 4);
+        assert_eq!(out.len(), 4);
+        let mut sent = Vec::new();
+        for _ in 0..7 {
+            let at = s.poll_timeout().unwrap();
+            let mut out = Vec::new();
+            s.on_timeout(at, &mut out);
+            sent.push(out.iter().map(|p| p.len).collect::<Vec<_>>());
+        }
+        let mss = MSS as u32;
+        assert_eq!(sent, [vec![mss], vec![mss], vec![mss], vec![mss], vec![0], vec![0], vec![0]]);
+        // The probe's ACK (nothing new acknowledged) ends probe mode: the lost first segment
+        // leaves at once, and the next timeout retransmits data again.
+        assert_eq!(feed(&mut s, &ack(0, &[], 0)), [0]);
+        let at = s.poll_timeout().unwrap();
+        let mut out = Vec::new();
+        s.on_timeout(at, &mut out);
+        assert_eq!(out.iter().map(|p| p.len).collect::<Vec<_>>(), [mss]);
+        assert_eq!(s.stats().timeouts, 8);
     }
 
     /// Segments 0..10 in flight (IW 10, nothing more to send); 0, 7 and 9 are lost.
