@@ -132,7 +132,8 @@ impl Connection {
     }
 
     /// A header-only probe at the oldest unacknowledged byte, at band `prio` with the header
-    /// `header` makes: the receiver answers it with an ACK at once. Not counted as data.
+    /// `header` makes: the receiver answers it with an ACK at once (the paced loop's probes, pFabric's
+    /// probe mode). Not counted as data.
     /// Returns its wire size.
     pub fn send_probe(
         &mut self,

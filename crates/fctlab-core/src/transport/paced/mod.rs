@@ -241,13 +241,7 @@ impl PacedSender {
         if self.probe_at == Time::MAX {
             self.probe_at = now + srtt;
         } else if self.probe_at <= now {
-            let c = &self.conn;
-            let mut p = c.addr.forward(PacketKind::Data, now);
-            p.seq = c.segs.range(c.board.una().min(c.segs.count().saturating_sub(1))).0;
-            p.len = 0;
-            p.wire = self.cfg.header;
-            p.cc = self.header(PacketKind::Data, p.wire);
-            out.push(p);
+            self.conn.send_probe(now, 0, law_header(&self.law, self.rate), out);
             self.probe_at = now + srtt;
             self.probe_ts = Some(now);
         }
