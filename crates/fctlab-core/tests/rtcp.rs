@@ -51,8 +51,7 @@ fn ack(cum: u64, sack: Option<(u64, u64)>, rate_kbps: u32, ts: Time, now: Time) 
     let mut p = ADDR.reverse(PacketKind::Ack, now);
     p.ack = cum * MSS;
     if let Some((a, b)) = sack {
-        p.sack.blocks[0] = (a * MSS, b * MSS);
-        p.sack.n = 1;
+        p.sack = fctlab_core::net::packet::SackBlocks::of(&[(a * MSS, b * MSS)]);
     }
     p.ts_echo = ts;
     p.cc = CongestionHeader::RcpFeedback(RcpEcho { rate_kbps });

@@ -163,7 +163,7 @@ pub fn encode(pkt: &Packet, isn: u32, buf: &mut Vec<u8>) {
     put_u32(b, 24, pkt.len);
     put_u32(b, 28, pkt.wire);
     b[32] = pkt.sack.n.min(3);
-    for (k, &(s, e)) in pkt.sack.iter().take(3).enumerate() {
+    for (k, (s, e)) in pkt.sacks().take(3).enumerate() {
         put_u32(b, 36 + 8 * k, wrap(s));
         put_u32(b, 40 + 8 * k, wrap(e));
     }
@@ -215,17 +215,23 @@ pub fn decode(b: &[u8], isn: u32, reference: u64) -> Result<Packet, WireError> {
         return Err(WireError::Field("sack_n"));
     }
     let seq_of = |at: usize| unwrap_seq(get_u32(b, at).wrapping_sub(isn), reference);
-    let mut sack = SackBlocks { n, blocks: [(0, 0); 3] };
+    let ack = seq_of(20);
+    let mut sack = SackBlocks::default();
     for k in 0..3 {
         let at = 36 + 8 * k;
         if k < n as usize {
             let start = seq_of(at);
             // The end is placed next to the start: a block is far shorter than 2^31 bytes.
             let end = unwrap_seq(get_u32(b, at + 4).wrapping_sub(isn), start);
-            if end < start {
+            // A block lies within 2^31 bytes of the ACK carrying it (the packet holds its 32-bit
+            // sequence numbers, read back next to the ACK).
+            if end < start
+                || end - start >= 1 << 31
+                || SackBlocks::of(&[(start, end)]).iter(ack).next() != Some((start, end))
+            {
                 return Err(WireError::Field("sack"));
             }
-            sack.blocks[k] = (start, end);
+            sack.push(start, end);
         } else if get_u64(b, at) != 0 {
             return Err(WireError::Field("sack"));
         }
@@ -238,7 +244,7 @@ pub fn decode(b: &[u8], isn: u32, reference: u64) -> Result<Packet, WireError> {
         seq: seq_of(16),
         len,
         wire,
-        ack: seq_of(20),
+        ack,
         sack,
         prio: 0,
         ts: Time::from_ps(get_u64(b, 60)),
@@ -273,7 +279,7 @@ mod tests {
             len: if kind == PacketKind::Data { 1460 } else { 0 },
             wire: 1500,
             ack: 2920,
-            sack: SackBlocks { n: 2, blocks: [(4380, 5840), (7300, 8760), (0, 0)] },
+            sack: SackBlocks::of(&[(4380, 5840), (7300, 8760)]),
             prio: 0,
             ts: Time::from_us(1234),
             ts_echo: Time::from_us(1000),
@@ -326,7 +332,7 @@ mod tests {
         let mut p = sample(PacketKind::Data, CongestionHeader::None);
         p.seq = 6_000_000_000;
         p.ack = 6_000_001_460;
-        p.sack = SackBlocks { n: 1, blocks: [((1 << 32) - 100, (1 << 32) + 1360), (0, 0), (0, 0)] };
+        p.sack = SackBlocks::of(&[((1 << 32) - 100, (1 << 32) + 1360)]);
         let mut buf = Vec::new();
         for isn in [0, 1, 0x8000_0000, u32::MAX] {
             encode(&p, isn, &mut buf);

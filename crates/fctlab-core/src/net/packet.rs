@@ -27,19 +27,56 @@ pub enum PacketKind {
 }
 
 /// Up to three SACK blocks, byte ranges `[start, end)`, most recent first (RFC 2018).
+///
+/// Held as TCP carries them, 32-bit sequence numbers (the low 32 bits of the byte offsets),
+/// and read back next to the cumulative ACK of the packet that carries them
+/// ([`Packet::sacks`]): a block lies within 2^31 bytes of it, as TCP's 32-bit sequence space
+/// requires of any window. Half the size of 64-bit blocks, which keeps the packet within two
+/// cache lines beside the larger congestion headers (HPCC's telemetry).
 #[derive(Copy, Clone, Debug, Default, PartialEq, Eq)]
 pub struct SackBlocks {
     /// Number of valid blocks.
     pub n: u8,
-    /// The blocks; only the first `n` are meaningful.
-    pub blocks: [(u64, u64); 3],
+    /// The blocks' 32-bit sequence numbers; only the first `n` are meaningful.
+    blocks: [(u32, u32); 3],
 }
 
 impl SackBlocks {
-    /// The valid blocks.
-    pub fn iter(&self) -> impl Iterator<Item = &(u64, u64)> {
-        self.blocks[..self.n as usize].iter()
+    /// The blocks `bs` (at most three), most recent first.
+    pub fn of(bs: &[(u64, u64)]) -> SackBlocks {
+        let mut sb = SackBlocks::default();
+        for &(s, e) in bs {
+            sb.push(s, e);
+        }
+        sb
     }
+
+    /// Appends the block `[start, end)`; a fourth block is refused (debug builds panic).
+    #[inline]
+    pub fn push(&mut self, start: u64, end: u64) {
+        debug_assert!(self.n < 3 && end >= start && end - start < 1 << 31, "{self:?} + [{start}, {end})");
+        if self.n < 3 {
+            self.blocks[self.n as usize] = (start as u32, end as u32);
+            self.n += 1;
+        }
+    }
+
+    /// The valid blocks as byte offsets, each put back next to `near` (the cumulative ACK of
+    /// the packet carrying them).
+    #[inline]
+    pub fn iter(&self, near: u64) -> impl Iterator<Item = (u64, u64)> + '_ {
+        self.blocks[..self.n as usize].iter().map(move |&(s, e)| {
+            let start = unwrap32(s, near);
+            (start, start + e.wrapping_sub(s) as u64)
+        })
+    }
+}
+
+/// The 64-bit offset whose low 32 bits are `x`, within 2^31 of `near`.
+#[inline]
+fn unwrap32(x: u32, near: u64) -> u64 {
+    let d = x.wrapping_sub(near as u32) as i32 as i64;
+    (near as i64).wrapping_add(d).max(0) as u64
 }
 
 /// Router-writable congestion header of explicit-feedback protocols: one variant per header
@@ -236,6 +273,12 @@ impl Packet {
     pub fn is_forward(&self) -> bool {
         matches!(self.kind, PacketKind::Syn | PacketKind::Data)
     }
+
+    /// Its SACK blocks as byte offsets (read next to its cumulative ACK).
+    #[inline]
+    pub fn sacks(&self) -> impl Iterator<Item = (u64, u64)> + '_ {
+        self.sack.iter(self.ack)
+    }
 }
 
 #[cfg(test)]
@@ -268,7 +311,17 @@ mod tests {
     }
 
     #[test]
+    fn sack_blocks_come_back_next_to_the_ack_across_the_32_bit_wrap() {
+        let sb = SackBlocks::of(&[((1 << 32) - 100, (1 << 32) + 1360), (6_000_000_000, 6_000_002_920)]);
+        let got: Vec<_> = sb.iter(6_000_001_460).collect();
+        assert_eq!(got, vec![((1 << 32) - 100, (1 << 32) + 1360), (6_000_000_000, 6_000_002_920)]);
+        let near_zero: Vec<_> = SackBlocks::of(&[(900, 1000)]).iter(0).collect();
+        assert_eq!(near_zero, vec![(900, 1000)]);
+    }
+
+    #[test]
     fn a_packet_fits_two_cache_lines() {
         assert!(std::mem::size_of::<Packet>() <= 128, "{} bytes", std::mem::size_of::<Packet>());
+        assert_eq!(std::mem::size_of::<SackBlocks>(), 28);
     }
 }

@@ -104,6 +104,8 @@ pub struct Connection {
     rto_at: Option<Time>,
     /// SACK blocks of the previous ACK: everything inside them is already on the scoreboard.
     last_sack: SackBlocks,
+    /// The cumulative ACK that carried `last_sack` (its blocks are read next to it).
+    last_sack_ack: u64,
     /// Header bytes on every packet.
     header: u32,
     /// The ECN bits of what it sends, and RFC 3168's once-per-window rule.
@@ -129,6 +131,7 @@ impl Connection {
             state: State::Closed,
             rto_at: None,
             last_sack: SackBlocks::default(),
+            last_sack_ack: 0,
             header,
             ecn: EcnSender::default(),
             stamps_remaining: false,

@@ -55,10 +55,10 @@ impl Connection {
             return false;
         }
         let mut news = false;
-        for &(s, e) in pkt.sack.iter() {
+        for (s, e) in pkt.sacks() {
             // Only the parts the previous ACK did not report can hold news: a block usually
             // grows by one segment per ACK, so this keeps SACK processing O(1) per ACK.
-            for (s, e) in uncovered(s, e, &self.last_sack) {
+            for (s, e) in uncovered(s, e, &self.last_sack, self.last_sack_ack) {
                 let mut i = self.segs.first_at_or_after(s);
                 while i < self.segs.count() && self.segs.range(i).1 <= e {
                     let f = self.board.get(i);
@@ -71,6 +71,7 @@ impl Connection {
             }
         }
         self.last_sack = pkt.sack;
+        self.last_sack_ack = pkt.ack;
         news
     }
 
@@ -100,12 +101,13 @@ impl Connection {
     }
 }
 
-/// The parts of `[s, e)` outside every block of `seen` (at most four pieces).
+/// The parts of `[s, e)` outside every block of `seen` (carried by the ACK of `seen_ack`; at
+/// most four pieces).
 #[inline]
-fn uncovered(s: u64, e: u64, seen: &SackBlocks) -> impl Iterator<Item = (u64, u64)> {
+fn uncovered(s: u64, e: u64, seen: &SackBlocks, seen_ack: u64) -> impl Iterator<Item = (u64, u64)> {
     let mut pieces = [(s, e), (0, 0), (0, 0), (0, 0)];
     let mut n = 1;
-    for &(a, b) in seen.iter() {
+    for (a, b) in seen.iter(seen_ack) {
         let mut next = [(0, 0); 4];
         let mut m = 0;
         for &(x, y) in &pieces[..n] {
@@ -135,12 +137,7 @@ mod tests {
     use super::*;
 
     pub(crate) fn blocks(bs: &[(u64, u64)]) -> SackBlocks {
-        let mut sb = SackBlocks::default();
-        for &b in bs {
-            sb.blocks[sb.n as usize] = b;
-            sb.n += 1;
-        }
-        sb
+        SackBlocks::of(bs)
     }
 
     /// Records what the connection reports.
@@ -206,9 +203,9 @@ mod tests {
     #[test]
     fn uncovered_subtracts_every_seen_block() {
         let seen = blocks(&[(10, 20), (30, 40)]);
-        let got: Vec<_> = uncovered(5, 45, &seen).collect();
+        let got: Vec<_> = uncovered(5, 45, &seen, 0).collect();
         assert_eq!(got, vec![(5, 10), (20, 30), (40, 45)]);
-        assert_eq!(uncovered(12, 18, &seen).count(), 0);
-        assert_eq!(uncovered(0, 5, &seen).collect::<Vec<_>>(), vec![(0, 5)]);
+        assert_eq!(uncovered(12, 18, &seen, 0).count(), 0);
+        assert_eq!(uncovered(0, 5, &seen, 0).collect::<Vec<_>>(), vec![(0, 5)]);
     }
 }

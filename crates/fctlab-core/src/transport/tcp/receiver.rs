@@ -129,10 +129,10 @@ impl TcpReceiver {
     /// if fewer than three were changed lately, the highest other blocks.
     fn sack_blocks(&self) -> SackBlocks {
         let mut sb = SackBlocks::default();
+        let near = self.rcv_nxt;
         let push = |b: &Block, sb: &mut SackBlocks| {
-            if sb.n < 3 && !sb.iter().any(|&(st, _)| st == b.start) {
-                sb.blocks[sb.n as usize] = (b.start, b.end);
-                sb.n += 1;
+            if sb.n < 3 && !sb.iter(near).any(|(st, _)| st == b.start) {
+                sb.push(b.start, b.end);
             }
         };
         for st in self.recent.iter().flatten() {
@@ -294,7 +294,7 @@ mod tests {
         let last = out.last().unwrap();
         assert_eq!(last.ack, 0);
         // 600 merged with 500: that block changed last, so it comes first.
-        let blocks: Vec<_> = last.sack.iter().copied().collect();
+        let blocks: Vec<_> = last.sacks().collect();
         assert_eq!(blocks, vec![(500, 700), (800, 900), (200, 300)]);
     }
 
@@ -319,7 +319,7 @@ mod tests {
         r.on_packet(Time::ZERO, &data(900, 3), &mut out);
         assert_eq!(out.len(), 1);
         assert_eq!(out[0].prio, 3);
-        assert_eq!(out[0].sack.blocks[0], (900, 1000));
+        assert_eq!(out[0].sacks().next(), Some((900, 1000)));
     }
 
     #[test]

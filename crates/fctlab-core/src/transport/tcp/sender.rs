@@ -570,12 +570,7 @@ pub(crate) mod tests {
     use crate::net::packet::SackBlocks;
 
     pub(crate) fn blocks(bs: &[(u64, u64)]) -> SackBlocks {
-        let mut sb = SackBlocks::default();
-        for &b in bs {
-            sb.blocks[sb.n as usize] = b;
-            sb.n += 1;
-        }
-        sb
+        SackBlocks::of(bs)
     }
 
     pub(crate) const MSS: u64 = 1000;
