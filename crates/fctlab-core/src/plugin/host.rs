@@ -8,7 +8,7 @@
 use super::{from_plugin, to_plugin, DynHost, HostPlugin, HostTraits, Plugin, PluginRttSample, SendCtx, Window};
 use crate::net::packet::{CongestionHeader, PacketKind};
 use crate::protocol::cubic::RttSample;
-use crate::transport::cc::{CcState, CongestionControl, HeaderCtx};
+use crate::transport::cc::{CcState, CongestionControl, Feedback, HeaderCtx};
 use crate::units::{Rate, Time};
 use fctlab_plugin::abi::NO_TIME;
 use fctlab_plugin::HostInit;
@@ -134,11 +134,11 @@ impl CongestionControl for PluginCc {
         }
     }
     #[inline(never)]
-    fn on_feedback(&mut self, st: &mut CcState, echo: CongestionHeader, srtt: Option<Time>) -> bool {
-        if echo == CongestionHeader::None {
+    fn on_feedback(&mut self, st: &mut CcState, fb: &Feedback) -> bool {
+        if fb.echo == CongestionHeader::None {
             return false; // the hook is for ACKs that echo a header
         }
-        let echo = to_plugin(echo);
+        let (echo, srtt) = (to_plugin(fb.echo), fb.srtt);
         self.call("on_feedback", st, |l, w| l.on_feedback(w, echo, srtt))
     }
     #[inline(never)]

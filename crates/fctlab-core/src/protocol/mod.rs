@@ -57,7 +57,7 @@ use crate::metrics::series::Metric;
 use crate::net::packet::{CongestionHeader, Packet, PLUGIN_TAGS};
 use crate::plugin::{HostInit, HostPlugin, PluginCc, PluginLaw};
 use crate::qdisc::law::{PortCtx, RouterLaw};
-use crate::transport::cc::{CcState, CongestionControl, EcnAck, HeaderCtx};
+use crate::transport::cc::{CcState, CongestionControl, EcnAck, Feedback, HeaderCtx};
 use crate::transport::paced::law::{LawCtx, RateControl};
 use crate::units::{Rate, Time};
 use cubic::{Cubic, HyStartMode, RttSample};
@@ -454,8 +454,8 @@ impl CongestionControl for Controller {
         each_cc!(self, c => c.header(st, ctx))
     }
     #[inline]
-    fn on_feedback(&mut self, st: &mut CcState, echo: CongestionHeader, srtt: Option<Time>) -> bool {
-        each_cc!(self, c => c.on_feedback(st, echo, srtt))
+    fn on_feedback(&mut self, st: &mut CcState, fb: &Feedback) -> bool {
+        each_cc!(self, c => c.on_feedback(st, fb))
     }
     fn pacing_rate(&self) -> Option<Rate> {
         each_cc!(self, c => c.pacing_rate())

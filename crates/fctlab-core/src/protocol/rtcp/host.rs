@@ -46,7 +46,7 @@ use crate::net::packet::CongestionHeader;
 use crate::net::packet::RcpEcho;
 use crate::protocol::cubic::hystart::HyStartMode;
 use crate::protocol::rcp::host::{echoed_rate, forward_header};
-use crate::transport::cc::{CcKind, CcState, CongestionControl, HeaderCtx, LossBased};
+use crate::transport::cc::{CcKind, CcState, CongestionControl, Feedback, HeaderCtx, LossBased};
 use crate::units::{Rate, Time};
 
 /// R-TCP settings beyond TCP's.
@@ -164,7 +164,8 @@ impl CongestionControl for Rtcp {
     /// An echoed rate sets the pacing rate and, once there is an SRTT, the window
     /// ([`rate_window`]), in and out of recovery; with the fallback on, a SYN-ACK without a
     /// rate or a doubled RTT at an unchanged rate switches to TCP instead.
-    fn on_feedback(&mut self, st: &mut CcState, echo: CongestionHeader, srtt: Option<Time>) -> bool {
+    fn on_feedback(&mut self, st: &mut CcState, fb: &Feedback) -> bool {
+        let (echo, srtt) = (fb.echo, fb.srtt);
         if self.tcp.is_some() {
             return false;
         }

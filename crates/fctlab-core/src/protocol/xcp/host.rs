@@ -13,7 +13,7 @@
 use crate::net::packet::{CongestionHeader, PacketKind};
 use crate::net::packet::{XcpEcho, XcpHeader};
 use crate::protocol::cubic::hystart::HyStartMode;
-use crate::transport::cc::{CcKind, CcState, CongestionControl, HeaderCtx, LossBased};
+use crate::transport::cc::{CcKind, CcState, CongestionControl, Feedback, HeaderCtx, LossBased};
 use crate::units::Time;
 
 /// XCP's window law over a loss-based controller.
@@ -64,8 +64,8 @@ impl CongestionControl for Xcp {
     }
 
     /// Eq. 2: the window moves by the echoed feedback, never below one segment.
-    fn on_feedback(&mut self, st: &mut CcState, echo: CongestionHeader, _srtt: Option<Time>) -> bool {
-        if let CongestionHeader::XcpFeedback(XcpEcho { feedback }) = echo {
+    fn on_feedback(&mut self, st: &mut CcState, fb: &Feedback) -> bool {
+        if let CongestionHeader::XcpFeedback(XcpEcho { feedback }) = fb.echo {
             let w = st.cwnd as f64 + self.carry + feedback as f64;
             let w = w.max(st.mss as f64);
             st.cwnd = w.floor() as u64;
@@ -83,11 +83,11 @@ mod tests {
     fn feedback_moves_the_window_and_keeps_the_fraction() {
         let mut x = Xcp::new(CcKind::NewReno, 100e9);
         let mut st = CcState { cwnd: 10_000, ssthresh: u64::MAX, mss: 1000, abc: 1000 };
-        assert!(x.on_feedback(&mut st, CongestionHeader::XcpFeedback(XcpEcho { feedback: 250.5 }), None));
+        assert!(x.on_feedback(&mut st, &Feedback::of(CongestionHeader::XcpFeedback(XcpEcho { feedback: 250.5 }))));
         assert_eq!(st.cwnd, 10_250);
-        x.on_feedback(&mut st, CongestionHeader::XcpFeedback(XcpEcho { feedback: 0.5 }), None);
+        x.on_feedback(&mut st, &Feedback::of(CongestionHeader::XcpFeedback(XcpEcho { feedback: 0.5 })));
         assert_eq!(st.cwnd, 10_251, "two halves make a byte");
-        x.on_feedback(&mut st, CongestionHeader::XcpFeedback(XcpEcho { feedback: -1e9 }), None);
+        x.on_feedback(&mut st, &Feedback::of(CongestionHeader::XcpFeedback(XcpEcho { feedback: -1e9 })));
         assert_eq!(st.cwnd, 1000, "never below one segment");
     }
 

@@ -73,6 +73,28 @@ pub struct EcnAck {
     pub high: u64,
 }
 
+/// What a SYN-ACK or ACK tells an explicit controller ([`CongestionControl::on_feedback`]).
+#[derive(Copy, Clone, Debug, PartialEq)]
+pub struct Feedback {
+    /// The congestion header it echoes.
+    pub echo: CongestionHeader,
+    /// The sender's smoothed RTT after it, if there is a sample.
+    pub srtt: Option<Time>,
+    /// When it arrived.
+    pub now: Time,
+    /// Its cumulative acknowledgment, a byte offset (0 for the SYN-ACK).
+    pub ack: u64,
+    /// The highest byte sent so far (SND.NXT), a byte offset.
+    pub high: u64,
+}
+
+impl Feedback {
+    /// The feedback of `echo` alone (no RTT, at time zero, nothing sent): for tests.
+    pub fn of(echo: CongestionHeader) -> Feedback {
+        Feedback { echo, srtt: None, now: Time::ZERO, ack: 0, high: 0 }
+    }
+}
+
 /// The hooks of a congestion-control algorithm; every hook has a no-op or standard default.
 pub trait CongestionControl {
     /// An ACK that advanced the cumulative point gave an RTT sample; called before the ACK's
@@ -124,9 +146,10 @@ pub trait CongestionControl {
     fn header(&self, _st: &CcState, _ctx: HeaderCtx) -> CongestionHeader {
         CongestionHeader::None
     }
-    /// The congestion header a SYN-ACK or ACK echoes. Returns true if the window follows that
-    /// feedback, so that the ACK-clocked growth of [`CongestionControl::on_ack`] is skipped.
-    fn on_feedback(&mut self, _st: &mut CcState, _echo: CongestionHeader, _srtt: Option<Time>) -> bool {
+    /// A SYN-ACK or ACK echoes a congestion header ([`Feedback`]: the header, with where the
+    /// connection stands). Returns true if the window follows that feedback, so that the
+    /// ACK-clocked growth of [`CongestionControl::on_ack`] is skipped.
+    fn on_feedback(&mut self, _st: &mut CcState, _fb: &Feedback) -> bool {
         false
     }
     /// The rate packets are paced at, for controllers that pace (whatever the window allows,

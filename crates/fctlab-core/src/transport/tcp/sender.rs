@@ -12,7 +12,7 @@ use super::pacer::Pacer;
 use crate::net::packet::{CongestionHeader, Packet, PacketKind};
 use crate::protocol::rc3::Rc3Hook;
 use crate::transport::app::{App, AppState};
-use crate::transport::cc::{CcConfig, CcState, CongestionControl, Controller, EcnAck, HeaderCtx, RttSample};
+use crate::transport::cc::{CcConfig, CcState, CongestionControl, Controller, EcnAck, Feedback, HeaderCtx, RttSample};
 use crate::transport::conn::rtt::RttEstimator;
 use crate::transport::conn::scoreboard::Scoreboard;
 use crate::transport::conn::segments::Segments;
@@ -258,11 +258,18 @@ impl TcpSender {
         window_header(&self.ctrl, &self.cc)(self.conn.stamp(kind, self.cfg.header))
     }
 
-    /// Hands the controller the header an ACK or SYN-ACK echoes; returns true if the window
-    /// follows it. A pacing controller's rate goes to the clock.
+    /// Hands the controller the header the ACK or SYN-ACK `pkt` echoes; returns true if the
+    /// window follows it. A pacing controller's rate goes to the clock.
     #[inline(always)]
-    fn take_feedback(&mut self, echo: CongestionHeader) -> bool {
-        let follows = self.ctrl.on_feedback(&mut self.cc, echo, self.conn.rtt.srtt());
+    fn take_feedback(&mut self, now: Time, pkt: &Packet) -> bool {
+        let fb = Feedback {
+            echo: pkt.cc,
+            srtt: self.conn.rtt.srtt(),
+            now,
+            ack: if pkt.kind == PacketKind::Ack { pkt.ack } else { 0 },
+            high: self.conn.segs.bytes_below(self.conn.nxt),
+        };
+        let follows = self.ctrl.on_feedback(&mut self.cc, &fb);
         if let Some(p) = &mut self.pacer {
             match self.ctrl.pacing_rate() {
                 Some(rate) => p.set_rate(rate),
@@ -277,13 +284,13 @@ impl TcpSender {
     /// and the window comes from the echoed feedback alone, in and out of recovery (no loss
     /// hook runs).
     #[inline(never)]
-    fn feedback_only_ack(&mut self, una: u32, echo: CongestionHeader) {
+    fn feedback_only_ack(&mut self, now: Time, una: u32, pkt: &Packet) {
         if let Recovery::Fast { point } | Recovery::Loss { point } = self.recovery {
             if una >= point {
                 self.recovery = Recovery::Open;
             }
         }
-        self.take_feedback(echo);
+        self.take_feedback(now, pkt);
     }
 
     /// RFC 6675 sec. 4 NextSeg(): the next segment to send, or `None`. Rules (1) and (2) are
@@ -363,7 +370,7 @@ impl TcpSender {
         self.conn.establish(now, pkt);
         // An explicit controller's first feedback (R-TCP: its first rate and, with the
         // handshake's RTT sample, its first window).
-        self.take_feedback(pkt.cc);
+        self.take_feedback(now, pkt);
         self.send_more(now, out);
         self.run_hook(now, out);
         self.conn.check_done();
@@ -407,7 +414,7 @@ impl TcpSender {
 
         let una = self.conn.board.una();
         if !self.ctrl.reacts_to_loss() {
-            self.feedback_only_ack(una, pkt.cc);
+            self.feedback_only_ack(now, una, pkt);
         } else {
             match self.recovery {
                 Recovery::Fast { point } if una >= point => {
@@ -418,7 +425,7 @@ impl TcpSender {
                 // Outside recovery an explicit controller's window follows the feedback (XCP);
                 // a loss-based one grows by the ACK.
                 Recovery::Open => {
-                    let follows_feedback = self.take_feedback(pkt.cc);
+                    let follows_feedback = self.take_feedback(now, pkt);
                     if !follows_feedback && acked > 0 {
                         self.ctrl.on_ack(&mut self.cc, now, acked, self.conn.rtt.srtt());
                     }
