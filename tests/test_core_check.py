@@ -71,7 +71,7 @@ def test_the_wire_decoder_refuses_garbage_by_field_and_keeps_what_it_accepts():
     with pytest.raises(ValueError, match=r"^cc\.cwnd: refused"):
         decode(3, (nan, 0, 0))  # XCP's window as NaN
     with pytest.raises(ValueError, match=r"^cc_tag: refused"):
-        decode(10, (0, 0, 0))  # a tag no protocol uses
+        decode(12, (0, 0, 0))  # a tag no protocol uses
     with pytest.raises(ValueError, match=r"^cc: refused"):
         decode(2, (1, 2, 0))  # RCP's echo with a word it leaves unused
     assert decode(1, (10, 20, 30)) == (1, 10, 20, 30)

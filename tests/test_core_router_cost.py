@@ -13,7 +13,7 @@ def test_every_law_is_timed_beside_the_papers_operation_counts(tmp_path: Path):
     from fctlab import router_cost
 
     rows = router_cost.measure(packets=5_000, repeat=1)
-    assert [r["law"] for r in rows] == ["droptail", "xcp", "rcp", "jetmax", "piqi"]
+    assert [r["law"] for r in rows] == ["droptail", "xcp", "rcp", "jetmax", "piqi", "hpcc"]
     assert all(r["ns_per_packet"] > 0 for r in rows)
     assert rows[0]["ns_over_droptail"] == 0.0
     report = router_cost.markdown(rows)

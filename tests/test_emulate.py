@@ -44,6 +44,7 @@ EXPLICIT = {
     "xcp": ({"protocol": "xcp"}, {"kind": "xcp", "limit_packets": 200}),
     "jetmax": ({"protocol": "jetmax"}, {"kind": "jetmax", "limit_packets": 200}),
     "piqi": ({"protocol": "piqi"}, {"kind": "piqi", "limit_packets": 200}),
+    "hpcc": ({"protocol": "hpcc", "line_rate": "100Mbps"}, {"kind": "hpcc", "limit_packets": 200}),
 }
 
 
@@ -113,8 +114,9 @@ def test_flows_complete_with_the_simulated_fct(mode, protocol):
 
 @pytest.mark.parametrize("protocol", list(EXPLICIT))
 def test_every_explicit_protocol_runs_for_real(protocol):
-    """R-TCP, XCP, JetMax and PIQI-RCP: their headers cross the wire format both ways, the
-    routers' laws run in the router process, and the flows complete as in simulation."""
+    """R-TCP, XCP, JetMax, PIQI-RCP and HPCC: their headers (HPCC's telemetry records too) cross
+    the wire format both ways, the routers' laws run in the router process, and the flows
+    complete as in simulation."""
     spec = single_flows(protocol, [1, 30])
     sim, emu = run(spec), emulate(spec, mode="loopback")
     warned = fell_behind(emu)

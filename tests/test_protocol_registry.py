@@ -15,7 +15,7 @@ ROOT = Path(__file__).resolve().parents[1]
 
 def test_every_protocol_has_its_folder_and_runs_by_its_name() -> None:
     names = [p["name"] for p in PROTOCOLS]
-    assert names == ["newreno", "cubic", "dctcp", "pfabric", "rc3", "rcp", "rtcp", "xcp", "jetmax", "piqi"]
+    assert names == ["newreno", "cubic", "dctcp", "pfabric", "hpcc", "rc3", "rcp", "rtcp", "xcp", "jetmax", "piqi"]
     for p in PROTOCOLS:
         folder = ROOT / "crates/fctlab-core/src/protocol" / p["folder"]
         assert (folder / "mod.rs").is_file(), p["name"]
@@ -29,7 +29,7 @@ def test_every_protocol_has_its_folder_and_runs_by_its_name() -> None:
                 "bottleneck_delay": "1ms",
                 "access_rate": "100Mbps",
             },
-            "transport": {key: p["name"]},
+            "transport": {key: p["name"], **check.TRANSPORT_KEYS.get(p["name"], {})},
             "workload": [{"kind": "flows", "flows": [{"src": "l0", "dst": "r0", "start": 0, "size": 3000}]}],
         }
         if p["queue"] not in (None, "prio"):

@@ -56,6 +56,10 @@ PASS, FAIL, REPORT = "pass", "FAIL", "report"
 #: above its K > C x RTT / 7 guideline); a pFabric port's small buffer (about two BDPs).
 QUEUE_KEYS: dict[str, dict[str, Any]] = {"step": {"k_packets": 20}, "pfabric": {"limit_packets": 24}}
 
+#: Transport keys a protocol cannot do without, for the same dumbbell: HPCC's NIC rate (its
+#: flows start at it), the hosts' 100 Mb/s.
+TRANSPORT_KEYS: dict[str, dict[str, Any]] = {"hpcc": {"line_rate": "100Mbps"}}
+
 
 @dataclass(frozen=True)
 class Verdict:
@@ -118,7 +122,7 @@ def _base(p: dict, workload: list, *, limit: dict | None = None, duration: str =
             "access_delay": "0.5ms",
         },
         "queues": {"router": queue},
-        section: {key: p["name"]},
+        section: {key: p["name"], **TRANSPORT_KEYS.get(p["name"], {})},
         "workload": workload,
     }
     spec.update(top)

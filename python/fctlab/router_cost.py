@@ -22,9 +22,10 @@ PAPER_OPS = {
     "rcp": "2 additions + 2 multiplications",
     "jetmax": "the fewest: 3 additions per packet of a flow bottlenecked here, 2 otherwise; no multiplication",
     "piqi": "not given (one addition per packet: the input count; eq. 6 once per interval)",
+    "hpcc": "not in seed 003 (HPCC: one telemetry record pushed per data packet, one addition of transmission time)",
 }
 
-NAMES = {"droptail": "drop-tail", "xcp": "XCP", "rcp": "RCP", "jetmax": "JetMax", "piqi": "PIQI-RCP"}
+NAMES = {"droptail": "drop-tail", "xcp": "XCP", "rcp": "RCP", "jetmax": "JetMax", "piqi": "PIQI-RCP", "hpcc": "HPCC"}
 
 
 def measure(packets: int = 2_000_000, repeat: int = 5) -> list[dict]:

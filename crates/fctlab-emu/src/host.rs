@@ -87,8 +87,8 @@ pub fn run_host(world: &World, sock: Sock, cfg: HostConfig, ctl: &mut Control) -
         live: Vec::new(),
         last: Time::ZERO,
         out: Vec::with_capacity(64),
-        buf: vec![0u8; wire::HEADER + wire::MAX_PAYLOAD as usize + 1],
-        tx_buf: Vec::with_capacity(wire::HEADER + wire::MAX_PAYLOAD as usize),
+        buf: vec![0u8; wire::HEADER + wire::MAX_EXTENSION + wire::MAX_PAYLOAD as usize + 1],
+        tx_buf: Vec::with_capacity(wire::HEADER + wire::MAX_EXTENSION + wire::MAX_PAYLOAD as usize),
     };
     // The kernel's TCP flows (`stack = "linux"`) run beside the loop, on their own sockets.
     let mut kernel = super::kernel::prepare(world, host.cfg.node, &host.cfg.peers)?;

@@ -69,7 +69,7 @@ pub fn run_router(world: &mut World, mut sock: Sock, cfg: RouterConfig, ctl: &mu
         return Ok(report);
     }
     let deadline = clock.epoch_ns + (cfg.max_wall_s * 1e9) as u64;
-    let mut buf = vec![0u8; wire::HEADER + wire::MAX_PAYLOAD as usize + 1];
+    let mut buf = vec![0u8; wire::HEADER + wire::MAX_EXTENSION + wire::MAX_PAYLOAD as usize + 1];
     let mut tx_buf = Vec::with_capacity(buf.len());
     let mut egress: Vec<Packet> = Vec::with_capacity(64);
     loop {

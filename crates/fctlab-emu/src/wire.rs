@@ -16,12 +16,13 @@
 //! | 24 | 4 | payload bytes (`len`) |
 //! | 28 | 4 | bytes on the simulated wire (`wire`: payload + the headers the simulator counts) |
 //! | 32 | 1 | SACK blocks in use (0-3) |
-//! | 33 | 1 | congestion header tag (0 none, 1 RCP, 2 RCP feedback, 3 XCP, 4 XCP feedback, 5 JetMax, 6 JetMax feedback, 7 PIQI-RCP, 8 PIQI-RCP feedback, 9 pFabric; 128-255 plug-ins) |
+//! | 33 | 1 | congestion header tag (0 none, 1 RCP, 2 RCP feedback, 3 XCP, 4 XCP feedback, 5 JetMax, 6 JetMax feedback, 7 PIQI-RCP, 8 PIQI-RCP feedback, 9 pFabric, 10 HPCC, 11 HPCC feedback; 128-255 plug-ins) |
 //! | 34 | 2 | zero |
 //! | 36 | 24 | three SACK blocks (start, end), sequence space; unused blocks zero |
 //! | 60 | 8 | timestamp (TSval), picoseconds of the run's clock |
 //! | 68 | 8 | echoed timestamp (TSecr) |
 //! | 76 | 16 | congestion header fields: three 32-bit words in each protocol's encoding (`protocol/<name>/header.rs` in the core), then a reserved zero word |
+//! | 92 | 40 | HPCC's headers only (tags 10 and 11): its five telemetry records, two words each (`protocol/hpcc/header.rs`); the payload follows them |
 //!
 //! The priority band is not in the header: it travels in the IP header's DSCP bits (as RC3's
 //! Linux implementation marks its low-priority packets), set and read by the socket layer
@@ -37,6 +38,7 @@
 //! [`WireError`]. The randomized tests below feed it garbage and mutated datagrams.
 
 use fctlab_core::net::packet::{CongestionHeader, Ecn, Packet, PacketKind, SackBlocks};
+use fctlab_core::protocol::hpcc::header::{records_from_wire, records_to_wire, TAG as HPCC_TAG, TAG_ECHO as HPCC_ECHO};
 use fctlab_core::protocol::{header_from_wire, header_to_wire};
 use fctlab_core::units::Time;
 use std::fmt;
@@ -45,6 +47,8 @@ use std::fmt;
 pub const VERSION: u8 = 1;
 /// Header bytes before the payload.
 pub const HEADER: usize = 92;
+/// Bytes between the header and the payload for HPCC's telemetry records (0 for other headers).
+pub const MAX_EXTENSION: usize = 40;
 /// The largest payload a datagram may carry.
 pub const MAX_PAYLOAD: u32 = 9_000;
 const MAGIC: [u8; 2] = [0xFC, 0x1A];
@@ -132,19 +136,30 @@ fn put_cc(b: &mut [u8], cc: CongestionHeader) -> u8 {
 
 /// The congestion header of tag `tag` (each protocol's decoding,
 /// `fctlab_core::protocol::header_from_wire`); the fourth word is reserved and must be zero.
-fn get_cc(tag: u8, b: &[u8]) -> Result<CongestionHeader, WireError> {
+fn get_cc(tag: u8, b: &[u8], ext: usize) -> Result<CongestionHeader, WireError> {
     if get_u32(b, 88) != 0 {
         return Err(WireError::Field("cc"));
     }
-    header_from_wire(tag, [get_u32(b, 76), get_u32(b, 80), get_u32(b, 84)]).map_err(WireError::Field)
+    let h = header_from_wire(tag, [get_u32(b, 76), get_u32(b, 80), get_u32(b, 84)]).map_err(WireError::Field)?;
+    if ext == 0 {
+        return Ok(h);
+    }
+    Ok(records_from_wire(h, std::array::from_fn(|k| get_u32(b, HEADER + 4 * k))))
 }
 
 /// Appends `pkt` as a datagram to `buf` (cleared first): header, then `len` zero bytes.
 /// Sequence numbers are offset by `isn` and taken modulo 2^32.
 pub fn encode(pkt: &Packet, isn: u32, buf: &mut Vec<u8>) {
     buf.clear();
-    buf.resize(HEADER + pkt.len as usize, 0);
+    let records = records_to_wire(&pkt.cc);
+    let ext = if records.is_some() { MAX_EXTENSION } else { 0 };
+    buf.resize(HEADER + ext + pkt.len as usize, 0);
     let b = &mut buf[..];
+    if let Some(w) = records {
+        for (k, x) in w.iter().enumerate() {
+            put_u32(b, HEADER + 4 * k, *x);
+        }
+    }
     b[0..2].copy_from_slice(&MAGIC);
     b[2] = VERSION;
     let kind = match pkt.kind {
@@ -199,7 +214,8 @@ pub fn decode(b: &[u8], isn: u32, reference: u64) -> Result<Packet, WireError> {
     if len > MAX_PAYLOAD {
         return Err(WireError::Field("len"));
     }
-    let expected = HEADER + len as usize;
+    let ext = if matches!(b[33], HPCC_TAG | HPCC_ECHO) { MAX_EXTENSION } else { 0 };
+    let expected = HEADER + ext + len as usize;
     if b.len() != expected {
         return Err(WireError::Length { got: b.len(), expected });
     }
@@ -249,7 +265,7 @@ pub fn decode(b: &[u8], isn: u32, reference: u64) -> Result<Packet, WireError> {
         prio: 0,
         ts: Time::from_ps(get_u64(b, 60)),
         ts_echo: Time::from_ps(get_u64(b, 68)),
-        cc: get_cc(b[33], b)?,
+        cc: get_cc(b[33], b, ext)?,
         fin: flags & FIN != 0,
         ecn,
     })
@@ -300,7 +316,22 @@ mod tests {
             CongestionHeader::JetMaxFeedback(JetMaxEcho { rs: 2, rate: 1e7 }),
             CongestionHeader::Piqi(PiqiHeader { rate: f32::INFINITY, interval: 9, id: 3 }),
             CongestionHeader::PiqiFeedback(PiqiEcho { rate: 5e6, interval: 10, id: 4 }),
+            hpcc(3).forward(),
+            hpcc(5).forward().feedback(),
         ]
+    }
+
+    /// Telemetry records of `n` ports.
+    fn hpcc(n: u64) -> fctlab_core::net::packet::IntStack {
+        let mut s = fctlab_core::net::packet::IntStack::default();
+        for k in 0..n {
+            s.push(fctlab_core::net::packet::IntHop::new(
+                Time::from_ns(1000 * k + 7),
+                Time::from_ns(333 * k),
+                Time::from_ns(64 * k),
+            ));
+        }
+        s
     }
 
     fn same(a: &Packet, b: &Packet) {
@@ -318,7 +349,12 @@ mod tests {
             for cc in headers() {
                 let p = sample(kind, cc);
                 encode(&p, 0xFFFF_F000, &mut buf);
-                assert_eq!(buf.len(), HEADER + p.len as usize);
+                let ext = if matches!(cc, CongestionHeader::Hpcc { .. } | CongestionHeader::HpccFeedback { .. }) {
+                    MAX_EXTENSION
+                } else {
+                    0
+                };
+                assert_eq!(buf.len(), HEADER + ext + p.len as usize);
                 let q = decode(&buf, 0xFFFF_F000, 3000).expect("valid datagram");
                 same(&p, &q);
             }
@@ -373,8 +409,15 @@ mod tests {
         b[3] |= 0x80;
         assert_eq!(decode(&b, 0, 0).unwrap_err(), WireError::Field("flags"));
         let mut b = buf.clone();
-        b[33] = 10;
+        b[33] = 12;
         assert_eq!(decode(&b, 0, 0).unwrap_err(), WireError::Field("cc_tag"));
+        let mut b = buf.clone();
+        b[33] = HPCC_TAG;
+        assert_eq!(
+            decode(&b, 0, 0).unwrap_err(),
+            WireError::Length { got: 92, expected: 132 },
+            "HPCC's records are missing"
+        );
         let mut b = buf.clone();
         b.push(0);
         assert!(matches!(decode(&b, 0, 0), Err(WireError::Length { .. })));

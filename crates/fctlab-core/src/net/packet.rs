@@ -3,6 +3,7 @@
 //! Sequence numbers are byte offsets into the flow's payload. Congestion headers of the
 //! explicit-feedback protocols live in [`CongestionHeader`], a closed enum.
 
+pub use crate::protocol::hpcc::header::{IntHop, IntStack};
 pub use crate::protocol::jetmax::header::{JetMaxEcho, JetMaxHeader, JETMAX_NO_ROUTER};
 pub use crate::protocol::pfabric::header::PFabricHeader;
 pub use crate::protocol::piqi::header::{PiqiEcho, PiqiHeader};
@@ -85,8 +86,9 @@ fn unwrap32(x: u32, near: u64) -> u64 {
 ///
 /// A closed enum, not a trait object: the packet is one `Copy` struct moved by value, and
 /// its size is what the event loop pays per hop. Header fields are 32-bit, as in the
-/// protocols' wire formats, so that the packet stays within two cache lines (its in-flight
-/// read is the event loop's main cache miss; a test checks it).
+/// protocols' wire formats, and the largest variant (HPCC's five telemetry records) is 44
+/// bytes, so that the packet stays within two cache lines (its in-flight read is the event
+/// loop's main cache miss; a test checks it).
 #[derive(Copy, Clone, Debug, Default, PartialEq)]
 pub enum CongestionHeader {
     /// Plain TCP: no header.
@@ -110,6 +112,21 @@ pub enum CongestionHeader {
     PiqiFeedback(PiqiEcho),
     /// pFabric, forward only: the flow's remaining bytes, the packet's priority.
     PFabric(PFabricHeader),
+    /// HPCC, forward (SYN, data): the telemetry records the ports pushed
+    /// (`protocol/hpcc/header.rs`; the fields are inline so that the header stays 44 bytes).
+    Hpcc {
+        /// Ports that pushed a record.
+        nhop: u8,
+        /// The records, in path order ([`IntStack`] reads them).
+        hops: [IntHop; crate::protocol::hpcc::header::MAX_HOPS],
+    },
+    /// HPCC, reverse: the receiver's copy of the records.
+    HpccFeedback {
+        /// Ports that pushed a record.
+        nhop: u8,
+        /// The records, in path order.
+        hops: [IntHop; crate::protocol::hpcc::header::MAX_HOPS],
+    },
     /// A plug-in's own header (`crate::plugin`): tags 128-191 forward, 192-255 their echo
     /// (the forward tag + 64); the words are the plug-in's, carried as they are.
     Plugin {
@@ -134,6 +151,7 @@ impl CongestionHeader {
             CongestionHeader::Piqi(h) => CongestionHeader::PiqiFeedback(h.echo()),
             // pFabric's ACKs carry no priority: they go first.
             CongestionHeader::PFabric(_) => CongestionHeader::None,
+            CongestionHeader::Hpcc { nhop, hops } => CongestionHeader::HpccFeedback { nhop, hops },
             CongestionHeader::Plugin { tag, words } if tag < PLUGIN_ECHO_TAGS => {
                 CongestionHeader::Plugin { tag: tag + (PLUGIN_ECHO_TAGS - PLUGIN_TAGS), words }
             }
@@ -292,7 +310,7 @@ mod tests {
         let fwd = CongestionHeader::Plugin { tag: 130, words: [1, 2, 3] };
         assert_eq!(fwd.feedback(), CongestionHeader::Plugin { tag: 194, words: [1, 2, 3] });
         assert_eq!(fwd.feedback().feedback(), fwd.feedback(), "an echo is not echoed again");
-        assert!(std::mem::size_of::<CongestionHeader>() <= 16, "{}", std::mem::size_of::<CongestionHeader>());
+        assert!(std::mem::size_of::<CongestionHeader>() <= 44, "{}", std::mem::size_of::<CongestionHeader>());
     }
 
     #[test]

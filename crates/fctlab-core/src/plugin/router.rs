@@ -73,7 +73,16 @@ impl RouterLaw for PluginLaw {
     fn on_departure(&mut self, ctx: &PortCtx, now: Time, pkt: &mut Packet, queued_bytes_after: u64) {
         let Some(law) = self.law.as_deref_mut() else { return };
         let mut v = view(pkt);
-        let done = law.on_departure(&port(ctx), now, &mut v, queued_bytes_after).and_then(|()| from_plugin(v.header));
+        let before = v.header;
+        let done = law.on_departure(&port(ctx), now, &mut v, queued_bytes_after).and_then(|()| {
+            // A header the plug-in left alone stays as it came: its wire form (three words)
+            // does not hold every header (HPCC's telemetry records).
+            if v.header == before {
+                Ok(pkt.cc)
+            } else {
+                from_plugin(v.header)
+            }
+        });
         match done {
             Ok(h) => {
                 pkt.cc = h;

@@ -7,6 +7,7 @@
 //! with its protocol's defaults and refuses keys it does not have. Nothing downstream checks
 //! "only meaningful with protocol = ...": a key belongs to the structs that declare it.
 
+use super::hpcc::params::HpccKeys;
 use super::jetmax::params::JetMaxKeys;
 use super::piqi::params::PiqiKeys;
 use super::rc3::params::Rc3Keys;
@@ -99,6 +100,9 @@ transports! {
     /// PIQI-RCP: paced at a rate that follows the bottleneck's PI-controlled rate once per
     /// router interval (`piqi/`; needs `piqi` queues).
     Piqi = "piqi" => PiqiKeys,
+    /// HPCC: window and pacing from the switches' in-band telemetry (`hpcc/`; needs `hpcc`
+    /// queues).
+    Hpcc = "hpcc" => HpccKeys,
 }
 
 impl Protocol {

@@ -23,6 +23,7 @@
 //! | `cubic/` | CUBIC (RFC 9438), HyStart and HyStart++ (RFC 9406) | window host law, slow-start exit |
 //! | `dctcp/` | DCTCP (Alizadeh et al. 2010, RFC 8257) | window host law, receiver echo; any ECN marking queue |
 //! | `pfabric/` | pFabric (Alizadeh et al. 2013) | header (priority), switch (queue discipline), window host law |
+//! | `hpcc/` | HPCC (Li et al. 2019) | header (telemetry), router law (telemetry only), window and pacing host law |
 //! | `rc3/` | RC3 (the RC3 paper) | the low-priority loop beside TCP's window; priority queues |
 //! | `rcp/` | RCP (Dukkipati's thesis) | header, router law (and RCP beside TCP), rate host law (and the fixed rate) |
 //! | `rtcp/` | R-TCP (thesis sec. 6.1.1) | window host law over RCP's header and router |
@@ -42,6 +43,7 @@
 
 pub mod cubic;
 pub mod dctcp;
+pub mod hpcc;
 pub mod jetmax;
 pub mod keys;
 pub mod newreno;
@@ -62,6 +64,7 @@ use crate::transport::paced::law::{LawCtx, RateControl};
 use crate::units::{Rate, Time};
 use cubic::{Cubic, HyStartMode, RttSample};
 use dctcp::{Dctcp, DctcpConfig};
+use hpcc::{Hpcc, HpccConfig, HpccLaw};
 use jetmax::{JetMaxHost, JetMaxLaw};
 use newreno::NewReno;
 use pfabric::PFabric;
@@ -92,7 +95,7 @@ pub struct ProtocolInfo {
 }
 
 /// Every protocol fctlab has.
-pub const PROTOCOLS: [ProtocolInfo; 10] = [
+pub const PROTOCOLS: [ProtocolInfo; 11] = [
     ProtocolInfo {
         name: "newreno",
         title: "TCP NewReno with SACK (RFC 5681, RFC 6582, RFC 6675)",
@@ -132,6 +135,16 @@ pub const PROTOCOLS: [ProtocolInfo; 10] = [
         metrics: &[],
         folder: "pfabric",
         wire_tags: &[pfabric::header::TAG],
+    },
+    ProtocolInfo {
+        name: "hpcc",
+        title: "HPCC, high precision congestion control (Li et al. 2019)",
+        host_key: "transport.protocol",
+        queue: Some("hpcc"),
+        header_bytes: HPCC_HEADER,
+        metrics: &[],
+        folder: "hpcc",
+        wire_tags: &[hpcc::header::TAG, hpcc::header::TAG_ECHO],
     },
     ProtocolInfo {
         name: "rc3",
@@ -207,6 +220,9 @@ pub const RCP_HEADER: u32 = 12;
 pub const XCP_HEADER: u32 = 20;
 /// JetMax's congestion header (seed 003 sec. III-D: 32 bytes, the fields of both directions).
 pub const JETMAX_HEADER: u32 = 32;
+/// HPCC's telemetry header (sec. 4.1 and the authors' simulator: a 2-byte hop count and five
+/// 8-byte records).
+pub const HPCC_HEADER: u32 = 42;
 /// PIQI-RCP's congestion header (seed 003 sec. III-E: 24 bytes, RCP's fields plus Interval
 /// Number, Reverse Interval Number and ID).
 pub const PIQI_HEADER: u32 = 24;
@@ -248,6 +264,7 @@ pub fn header_to_wire(h: CongestionHeader) -> (u8, Words) {
         .or_else(|| jetmax::header::to_wire(h))
         .or_else(|| piqi::header::to_wire(h))
         .or_else(|| pfabric::header::to_wire(h))
+        .or_else(|| hpcc::header::to_wire(h))
         .expect("every congestion header has a wire encoding")
 }
 
@@ -261,6 +278,7 @@ pub fn header_from_wire(tag: u8, w: Words) -> Result<CongestionHeader, &'static 
         jetmax::header::TAG | jetmax::header::TAG_ECHO => jetmax::header::from_wire(tag, w),
         piqi::header::TAG | piqi::header::TAG_ECHO => piqi::header::from_wire(tag, w),
         pfabric::header::TAG => pfabric::header::from_wire(w),
+        hpcc::header::TAG | hpcc::header::TAG_ECHO => hpcc::header::from_wire(tag, w),
         PLUGIN_TAGS..=u8::MAX => Ok(CongestionHeader::Plugin { tag, words: w }),
         _ => Err("cc_tag"),
     }
@@ -301,6 +319,8 @@ pub enum CcConfig {
         /// The ceiling, bytes.
         max_cwnd: u64,
     },
+    /// HPCC's window and pacing from the ports' telemetry.
+    Hpcc(HpccConfig),
     /// A host law plug-in (`crate::plugin`).
     Plugin(HostPlugin),
 }
@@ -310,7 +330,11 @@ impl CcConfig {
     pub fn loss_kind(&self) -> Option<CcKind> {
         match *self {
             CcConfig::Loss(k) | CcConfig::Xcp { loss: k, .. } => Some(k),
-            CcConfig::Rtcp(_) | CcConfig::Dctcp(_) | CcConfig::PFabric { .. } | CcConfig::Plugin(_) => None,
+            CcConfig::Rtcp(_)
+            | CcConfig::Dctcp(_)
+            | CcConfig::PFabric { .. }
+            | CcConfig::Hpcc(_)
+            | CcConfig::Plugin(_) => None,
         }
     }
 }
@@ -377,6 +401,8 @@ pub enum Controller {
     Dctcp(Dctcp),
     /// pFabric.
     PFabric(PFabric),
+    /// HPCC.
+    Hpcc(Hpcc),
     /// A host law plug-in.
     Plugin(PluginCc),
 }
@@ -393,6 +419,7 @@ impl Controller {
             CcConfig::Rtcp(r) => Controller::Rtcp(Rtcp::new(r, mss, header, rwnd)),
             CcConfig::Dctcp(d) => Controller::Dctcp(Dctcp::new(d, hystart)),
             CcConfig::PFabric { max_cwnd } => Controller::PFabric(PFabric::new(max_cwnd)),
+            CcConfig::Hpcc(h) => Controller::Hpcc(Hpcc::new(h)),
         }
     }
 }
@@ -405,6 +432,7 @@ macro_rules! each_cc {
             Controller::Rtcp($c) => $body,
             Controller::Dctcp($c) => $body,
             Controller::PFabric($c) => $body,
+            Controller::Hpcc($c) => $body,
             Controller::Plugin($c) => $body,
         }
     };
@@ -580,6 +608,8 @@ pub enum Law {
     JetMax(JetMaxLaw),
     /// PIQI-RCP: eq. 6's PI rate on the virtual capacity, with interval numbers.
     Piqi(PiqiLaw),
+    /// HPCC: a telemetry record per departing data packet.
+    Hpcc(HpccLaw),
     /// A router law plug-in (`crate::plugin`).
     Plugin(PluginLaw),
 }
@@ -591,6 +621,7 @@ macro_rules! each_law {
             Law::Xcp($l) => $body,
             Law::JetMax($l) => $body,
             Law::Piqi($l) => $body,
+            Law::Hpcc($l) => $body,
             Law::Plugin($l) => $body,
         }
     };
@@ -653,6 +684,8 @@ mod tests {
             CongestionHeader::Piqi(PiqiHeader { rate: f32::INFINITY, interval: 9, id: 3 }),
             CongestionHeader::PiqiFeedback(PiqiEcho { rate: 5e6, interval: 10, id: 4 }),
             CongestionHeader::PFabric(PFabricHeader { remaining: 123_456 }),
+            CongestionHeader::Hpcc { nhop: 3, hops: Default::default() },
+            CongestionHeader::HpccFeedback { nhop: 0, hops: Default::default() },
             CongestionHeader::Plugin { tag: 128, words: [u32::MAX, 0, 7] },
             CongestionHeader::Plugin { tag: 255, words: [1, 2, 3] },
         ];
@@ -663,7 +696,7 @@ mod tests {
             tags.push(tag);
             assert_eq!(header_from_wire(tag, w), Ok(h));
         }
-        assert_eq!(header_from_wire(10, [0; 3]), Err("cc_tag"));
+        assert_eq!(header_from_wire(12, [0; 3]), Err("cc_tag"));
         assert_eq!(header_from_wire(pfabric::header::TAG, [1, 2, 0]), Err("cc"));
         assert_eq!(header_from_wire(0, [0, 1, 0]), Err("cc"));
         assert_eq!(header_from_wire(xcp::header::TAG, [f32::NAN.to_bits(), 0, 0]), Err("cc.cwnd"));
@@ -680,6 +713,7 @@ mod tests {
             ("xcp", Law::Xcp(XcpLaw::new(XcpParams::default()))),
             ("jetmax", Law::JetMax(JetMaxLaw::new(JetMaxParams::default()))),
             ("piqi", Law::Piqi(PiqiLaw::new(ctx.capacity, PiqiParams::default()))),
+            ("hpcc", Law::Hpcc(HpccLaw::new())),
         ];
         for (name, law) in laws {
             let mut names = Vec::new();

@@ -10,15 +10,15 @@
 //! law's own cost. Figures depend on the machine; they are not simulation results.
 
 use super::{DropTail, ExplicitQueue, JetMaxLaw, JetMaxParams, Law, Limit, PiqiLaw, PiqiParams, PortCtx, Qdisc};
-use super::{QueueDiscipline, RcpLaw, RcpParams, XcpLaw, XcpParams};
+use super::{HpccLaw, QueueDiscipline, RcpLaw, RcpParams, XcpLaw, XcpParams};
 use crate::net::packet::{CongestionHeader, Ecn, Packet, PacketKind, SackBlocks};
-use crate::net::packet::{JetMaxHeader, PiqiHeader, RcpHeader, XcpHeader};
+use crate::net::packet::{IntStack, JetMaxHeader, PiqiHeader, RcpHeader, XcpHeader};
 use crate::units::{Rate, Time};
 use std::hint::black_box;
 use std::time::Instant;
 
 /// The ports the benchmark times, by name: the baseline first.
-pub const LAWS: [&str; 5] = ["droptail", "xcp", "rcp", "jetmax", "piqi"];
+pub const LAWS: [&str; 6] = ["droptail", "xcp", "rcp", "jetmax", "piqi", "hpcc"];
 
 const CAPACITY: Rate = Rate::from_gbps(1);
 const WIRE: u32 = 1500;
@@ -48,6 +48,7 @@ fn port(law: &str) -> Option<(Qdisc, CongestionHeader)> {
             explicit(Law::Piqi(PiqiLaw::new(CAPACITY, PiqiParams::default()))),
             CongestionHeader::Piqi(PiqiHeader { rate: f32::INFINITY, interval: 0, id: 0 }),
         ),
+        "hpcc" => (explicit(Law::Hpcc(HpccLaw::new())), IntStack::default().forward()),
         _ => return None,
     })
 }

@@ -15,8 +15,8 @@ use crate::net::packet::JETMAX_NO_ROUTER;
 use crate::plugin::{self, Loader};
 use crate::protocol::rcp::params::{RcpQueueKeys, RcpTcpKeys};
 use crate::qdisc::{
-    AqmQueue, Classify, Drr, ExplicitQueue, JetMaxLaw, JetMaxParams, Law, Limit, PFabricQueue, PiqiLaw, PiqiParams,
-    PortCtx, Prio, Qdisc, RcpLaw, RcpTcpQueue, XcpLaw, XcpParams,
+    AqmQueue, Classify, Drr, ExplicitQueue, HpccLaw, JetMaxLaw, JetMaxParams, Law, Limit, PFabricQueue, PiqiLaw,
+    PiqiParams, PortCtx, Prio, Qdisc, RcpLaw, RcpTcpQueue, XcpLaw, XcpParams,
 };
 use crate::quantity::BytesQ;
 use crate::rng::Rng;
@@ -153,6 +153,9 @@ pub enum QueueKind {
     /// pFabric's port: the flow of the packet with the smallest remaining size first, the
     /// largest dropped on overflow (`protocol/pfabric/switch.rs`).
     Pfabric(Empty),
+    /// HPCC's switch port: a drop-tail FIFO that pushes a telemetry record onto each departing
+    /// HPCC data packet (`protocol/hpcc/`).
+    Hpcc(Empty),
     /// A plug-in's router law on a drop-tail FIFO (`kind = "rust:..."` or `"python:..."`,
     /// `crate::plugin`); the table's other keys, as JSON text, are its parameters.
     #[serde(skip)]
@@ -221,6 +224,7 @@ impl QueueSpec {
                 let rng = Rng::stream(seed, &format!("queues.rcp-tcp.link{}", ctx.link));
                 Ok(Port::qdisc(Qdisc::RcpTcp(Box::new(RcpTcpQueue::new(ctx, limit, p, rng)))))
             }
+            QueueKind::Hpcc(_) => Ok(explicit(ctx, limit, Law::Hpcc(HpccLaw::new()))),
             QueueKind::Xcp(p) => {
                 p.validate()?;
                 Ok(explicit(ctx, limit, Law::Xcp(XcpLaw::new(*p))))

@@ -75,6 +75,7 @@ impl Profile {
                     CcConfig::Plugin(p) => return format!("tcp-{}-iw{}", p.0.short_name(), cfg.iw).to_lowercase(),
                     CcConfig::Dctcp(_) => return format!("dctcp-iw{}", cfg.iw),
                     CcConfig::PFabric { .. } => return format!("pfabric-iw{}", cfg.iw),
+                    CcConfig::Hpcc(_) => return "hpcc".to_string(),
                     CcConfig::Xcp { loss, .. } => ("xcp", loss),
                     CcConfig::Loss(kind) if cfg.rc3.is_some() => ("rc3", kind),
                     CcConfig::Loss(kind) => ("tcp", kind),

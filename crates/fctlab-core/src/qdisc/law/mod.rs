@@ -20,6 +20,7 @@
 //! The laws live with their protocols (`protocol/<name>/router.rs`); [`Law`], their closed
 //! list, is the registry's (`crate::protocol`).
 
+pub use crate::protocol::hpcc::HpccLaw;
 pub use crate::protocol::jetmax::{JetMaxLaw, JetMaxParams};
 pub use crate::protocol::piqi::{PiqiLaw, PiqiParams};
 pub use crate::protocol::rcp::{RcpLaw, RcpParams, RcpVariant};

@@ -82,7 +82,9 @@ pub struct Feedback {
     pub srtt: Option<Time>,
     /// When it arrived.
     pub now: Time,
-    /// Its cumulative acknowledgment, a byte offset (0 for the SYN-ACK).
+    /// The highest byte the receiver reports holding, a byte offset: its cumulative
+    /// acknowledgment or, above it, the end of its highest SACK block (0 for the SYN-ACK). Past
+    /// a given SND.NXT, it shows a packet sent after that point arrived, losses or not.
     pub ack: u64,
     /// The highest byte sent so far (SND.NXT), a byte offset.
     pub high: u64,

@@ -266,7 +266,7 @@ impl TcpSender {
             echo: pkt.cc,
             srtt: self.conn.rtt.srtt(),
             now,
-            ack: if pkt.kind == PacketKind::Ack { pkt.ack } else { 0 },
+            ack: if pkt.kind == PacketKind::Ack { pkt.sacks().fold(pkt.ack, |a, (_, end)| a.max(end)) } else { 0 },
             high: self.conn.segs.bytes_below(self.conn.nxt),
         };
         let follows = self.ctrl.on_feedback(&mut self.cc, &fb);

@@ -1,0 +1,20 @@
+//! HPCC, high precision congestion control (Li et al., SIGCOMM 2019): switches push in-band
+//! telemetry (INT) onto data packets; senders compute the path's utilization from it and set
+//! their window and pacing rate per ACK.
+//!
+//! | part | file |
+//! |---|---|
+//! | header | `header.rs`: [`IntHop`] (8 bytes per port), [`IntStack`]; wire encoding |
+//! | router law | `router.rs`: [`HpccLaw`], a record per departing data packet (sec. 3.2) |
+//! | host law (window and pacing) | `host.rs`: [`Hpcc`], Algorithm 1 (eqs. 2-4) |
+//! | scenario keys | `queues.*.kind = "hpcc"` (`scenario/queues.rs`), `transport.protocol = "hpcc"` (`params.rs`) |
+//! | metrics | `hpcc_u` (per flow) |
+
+pub mod header;
+pub mod host;
+pub mod params;
+pub mod router;
+
+pub use header::{IntHop, IntStack};
+pub use host::{Hpcc, HpccConfig};
+pub use router::HpccLaw;
