@@ -23,6 +23,7 @@
 | `emulated` (+ `emulated_*`) | scenarios run both ways, simulated and emulated (`fctlab emulate`), side by side |
 | `datacenter` | `datacenter`: every protocol on pFabric's leaf-spine, FCT slowdown by size and load, PS, SRPT |
 | `dctcp` | `datacenter`: DCTCP's queue against K and its analysis (sec. 3.3, Fig. 13), its convergence (sec. 4.2) |
+| `hpcc` | `datacenter`: HPCC against DCTCP, p95 slowdown by size, 30%/50% load, incast (Fig. 11 family) |
 """
 
 from __future__ import annotations
@@ -47,9 +48,9 @@ def papers() -> dict[str, Callable[[], list[Experiment]]]:
 
 def _datacenter() -> list[Experiment]:
     """The datacenter baselines: the leaf-spine comparison, then each paper's own figures."""
-    from fctlab.reproduce import datacenter, dctcp
+    from fctlab.reproduce import datacenter, dctcp, hpcc
 
-    return datacenter.experiments() + dctcp.experiments()
+    return datacenter.experiments() + dctcp.experiments() + hpcc.experiments()
 
 
 def _rcp() -> list[Experiment]:

@@ -30,7 +30,9 @@ from fctlab.reproduce.framework import Context, Experiment, Runs, md_table, plt
 #: an RTO of at least 1 ms (also before the first RTT sample: the papers' simulators have no
 #: handshake); DCTCP marks at the paper's K for 10 Gb/s; pFabric's ports hold 36 KB (about two
 #: BDPs), its hosts start at one BDP (12 segments) with a 45 us timeout (about three round
-#: trips); RCP's routers start from a 15 us average RTT.
+#: trips); HPCC's switch ports push telemetry, its hosts' NIC queues are drop-tail (as in its
+#: paper), T is the fabric's largest base RTT (15 us) and maxStage 0 (the authors' simulations;
+#: `hpcc.py`); RCP's routers start from a 15 us average RTT.
 PROTOCOLS: dict[str, dict[str, Any]] = {
     "tcp": {},
     "dctcp": {
@@ -48,6 +50,18 @@ PROTOCOLS: dict[str, dict[str, Any]] = {
             "min_rto": "45us",
             "initial_rto": "45us",
             "max_rto": "45us",
+        },
+    },
+    "hpcc": {
+        "queues.router": {"kind": "hpcc", "limit": "225KB"},
+        "queues.host": {"kind": "droptail", "limit": "225KB"},
+        "transport": {
+            "protocol": "hpcc",
+            "line_rate": "10Gbps",
+            "base_rtt": "15us",
+            "max_stage": 0,
+            "min_rto": "1ms",
+            "initial_rto": "1ms",
         },
     },
     "rcp": {
@@ -166,7 +180,7 @@ def analyze(runs: Runs, ctx: Context) -> str:
         + "\n\n![mean slowdown of small flows against load](small-flows.png)\n"
         + "\n\nProtocols: "
         + ", ".join(names)
-        + ". HPCC is not in the table yet.\n\n"
+        + ".\n\n"
         + "**Where this setup differs from the papers'.** fctlab's flows open with a handshake (the papers' "
         "simulators send at once), so every FCT here has one more round trip than theirs, a few percent of a small "
         "flow's; TCP's, DCTCP's and RC3's RTO is at least 1 ms (also before the first RTT sample), RCP's routers "
