@@ -368,6 +368,9 @@ macro_rules! each_loss {
 }
 
 impl CongestionControl for LossBased {
+    fn wants_feedback(&self) -> bool {
+        false
+    }
     fn on_rtt_sample(&mut self, st: &mut CcState, s: &RttSample) {
         each_loss!(self, c => c.on_rtt_sample(st, s))
     }
@@ -445,6 +448,9 @@ impl CongestionControl for Controller {
     }
     fn wants_rtt_samples(&self) -> bool {
         each_cc!(self, c => c.wants_rtt_samples())
+    }
+    fn wants_feedback(&self) -> bool {
+        each_cc!(self, c => c.wants_feedback())
     }
     #[inline]
     fn on_ack(&mut self, st: &mut CcState, now: Time, acked: u64, srtt: Option<Time>) {

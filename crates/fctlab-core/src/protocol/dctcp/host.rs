@@ -66,6 +66,9 @@ impl Dctcp {
 }
 
 impl CongestionControl for Dctcp {
+    fn wants_feedback(&self) -> bool {
+        false
+    }
     fn wants_rtt_samples(&self) -> bool {
         self.reno.wants_rtt_samples()
     }

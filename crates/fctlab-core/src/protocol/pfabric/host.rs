@@ -41,6 +41,9 @@ impl PFabric {
 }
 
 impl CongestionControl for PFabric {
+    fn wants_feedback(&self) -> bool {
+        false
+    }
     fn on_ack(&mut self, st: &mut CcState, _now: Time, acked: u64, _srtt: Option<Time>) {
         if acked == 0 {
             return;

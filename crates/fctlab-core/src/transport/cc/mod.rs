@@ -148,6 +148,11 @@ pub trait CongestionControl {
     fn header(&self, _st: &CcState, _ctx: HeaderCtx) -> CongestionHeader {
         CongestionHeader::None
     }
+    /// Whether [`CongestionControl::on_feedback`] does anything (the sender asks once, at the
+    /// start, and skips building the [`Feedback`] of every ACK otherwise).
+    fn wants_feedback(&self) -> bool {
+        true
+    }
     /// A SYN-ACK or ACK echoes a congestion header ([`Feedback`]: the header, with where the
     /// connection stands). Returns true if the window follows that feedback, so that the
     /// ACK-clocked growth of [`CongestionControl::on_ack`] is skipped.

@@ -65,6 +65,8 @@ pub struct TcpSender {
     ctrl: Controller,
     /// The controller takes RTT samples ([`CongestionControl::wants_rtt_samples`], asked once).
     rtt_samples: bool,
+    /// The controller reads echoed headers ([`CongestionControl::wants_feedback`], asked once).
+    feedback: bool,
     recovery: Recovery,
     dupacks: u32,
     /// NextSeg rules (3) and (4), in fast recovery.
@@ -99,6 +101,7 @@ impl TcpSender {
             },
             pacer: ctrl.pacing_rate().map(Pacer::new),
             rtt_samples: ctrl.wants_rtt_samples(),
+            feedback: ctrl.wants_feedback(),
             ctrl,
             recovery: Recovery::Open,
             dupacks: 0,
@@ -262,6 +265,9 @@ impl TcpSender {
     /// window follows it. A pacing controller's rate goes to the clock.
     #[inline(always)]
     fn take_feedback(&mut self, now: Time, pkt: &Packet) -> bool {
+        if !self.feedback {
+            return false;
+        }
         let fb = Feedback {
             echo: pkt.cc,
             srtt: self.conn.rtt.srtt(),
