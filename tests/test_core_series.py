@@ -29,6 +29,7 @@ def test_link_and_flow_series_appear_at_the_interval():
         ("throughput_bps", "bottleneck"),
         ("input_bps", "bottleneck"),
         ("active_flows", "bottleneck"),
+        ("drops_bytes", "bottleneck"),
         ("cwnd_bytes", "flow0"),
         ("send_rate_bps", "flow0"),
         ("acked_bytes", "flow0"),
@@ -43,6 +44,11 @@ def test_link_and_flow_series_appear_at_the_interval():
     cwnd = s.filter(pl.col("metric") == "cwnd_bytes")
     gaps = cwnd["time_s"].diff().drop_nulls()
     assert cwnd.height > 10 and gaps.min() == pytest.approx(INTERVAL) and gaps.max() == pytest.approx(INTERVAL)
+    # The drops so far: never falling, and ending at the links table's count.
+    drops = s.filter(pl.col("metric") == "drops_bytes")["value"]
+    assert drops.diff().drop_nulls().min() >= 0
+    bottleneck = r.links.filter(pl.col("name") == "bottleneck")
+    assert drops[-1] == bottleneck["drops_bytes"][0] > 0, "the 1 MB flow overflows the queue"
     # Sampled while the flow is active only: until its last ACK is back (about 7 ms after it
     # completed, plus queueing), not to the end of the run; starting at the initial window.
     finish = r.flows.filter(pl.col("id") == 0)["finish_s"].item()
@@ -123,6 +129,7 @@ def test_seed_003_series_appear_in_the_run_result():
         "throughput_bps",
         "input_bps",
         "active_flows",
+        "drops_bytes",
         "jetmax_rate_bps",
         "jetmax_flows",
     ]

@@ -1,5 +1,5 @@
-//! Time series sampled at a fixed interval: queue length, throughput, offered input and
-//! active-flow count of chosen links (plus the rows of an explicit-feedback port's router law,
+//! Time series sampled at a fixed interval: queue length, throughput, offered input,
+//! active-flow count and bytes dropped so far of chosen links (plus the rows of an explicit-feedback port's router law,
 //! e.g. an RCP port's fair rate R and average RTT d, a JetMax port's g_l and N_l), cwnd and
 //! sending rate of chosen flows.
 //! Stored long-form (time, metric, target, value).
@@ -21,6 +21,9 @@ pub enum Metric {
     /// Flows whose forward path crosses the link, started and not yet complete (the N(t) of
     /// the RCP thesis's eq. 3.1).
     ActiveFlows,
+    /// Bytes the link's queue has dropped since the start of the run (full buffer, push-out,
+    /// a marking queue's drops of packets it cannot mark).
+    DropsBytes,
     /// A router law's own metric, named in its protocol's folder (e.g. `rcp_rate_bps`,
     /// `protocol/rcp/router.rs`) and listed in the registry (`ProtocolInfo::metrics`); rows only
     /// for the ports that run that law. Also a marking queue's counters (`ecn_marks`,
@@ -43,6 +46,7 @@ impl Metric {
             Metric::ThroughputBps => "throughput_bps",
             Metric::InputBps => "input_bps",
             Metric::ActiveFlows => "active_flows",
+            Metric::DropsBytes => "drops_bytes",
             Metric::Law(name) => name,
             Metric::CwndBytes => "cwnd_bytes",
             Metric::SendRateBps => "send_rate_bps",
@@ -68,7 +72,7 @@ pub struct FlowSample {
 /// the controller's variable).
 pub const ROWS_PER_FLOW: u64 = 4;
 /// Series rows per sample of a sampled link, besides its router law's.
-pub const ROWS_PER_LINK: u64 = 4;
+pub const ROWS_PER_LINK: u64 = 5;
 
 /// No sampled link has this slot.
 const UNSAMPLED: u32 = u32::MAX;
@@ -188,6 +192,7 @@ impl SeriesRecorder {
             self.push(now, Metric::InputBps, &name, per_s(offered - self.last_offered[k]));
             self.last_offered[k] = offered;
             self.push(now, Metric::ActiveFlows, &name, self.active[k] as f64);
+            self.push(now, Metric::DropsBytes, &name, l.stats.drops_bytes as f64);
             l.law_metrics(&mut |m, v| self.push(now, m, &name, v));
             self.link_names[k] = name;
         }
