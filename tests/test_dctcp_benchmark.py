@@ -16,7 +16,8 @@ def flows_table() -> pl.DataFrame:
     Query B (to h1 at 0.3 s): 1.5 ms and a response that never completed.
     Query C (to h0 at 0.05 s, before the measured window): 2.0 ms.
     A background flow into h0 is under way when query A starts; the one into h1 ended before B.
-    Workers h2 and h3 are sending background flows when A starts (h2's ends before B).
+    Workers h2 and h3 are sending background flows when A starts; h2 sends another, which never
+    completes, from before B.
     """
     rows = [
         # workload, src, dst, start, size, fct, timeouts, measured
@@ -37,6 +38,8 @@ def flows_table() -> pl.DataFrame:
         # Two of query A's workers upload while it starts: h3, whose response timed out, and h2.
         ("background", "h3", "h9", 0.15, 2_000_000, 100.0e-3, 0, True),
         ("background", "h2", "h9", 0.18, 2_000_000, 50.0e-3, 0, True),
+        # One that never completed, from h2 again: under way when query B starts.
+        ("background", "h2", "h9", 0.29, 50_000_000, None, 0, True),
     ]
     cols = ["workload", "src", "dst", "start_s", "size_bytes", "fct_s", "timeouts", "measured"]
     return pl.DataFrame(rows, schema=cols, orient="row").with_columns(finish_s=pl.col("start_s") + pl.col("fct_s"))
@@ -77,13 +80,13 @@ def test_in_context_finds_the_nearest_query_and_the_background_at_the_aggregator
     assert q["start_s"].to_list() == [0.05, 0.2, 0.3]
     assert q["gap_s"].to_list() == [pytest.approx(0.15), pytest.approx(0.15), None]
     assert q["background_in"].to_list() == [0, 1, 0]
-    assert q["uploading"].to_list() == [0, 2, 0]
-    assert q["late_uploading"].to_list() == [0, 1, 0]
+    assert q["uploading"].to_list() == [0, 2, 1]
+    assert q["late_uploading"].to_list() == [0, 1, 1]
     s = b.query_stats(flows)
     # Measured: A (timeout from an uploading worker, background flow in, the other query 150 ms
-    # away) and B (timeout, nothing of these).
-    assert (s["late_background"], s["late_uploading"], s["late_other_query"]) == (1, 1, 0)
-    assert (s["background"], s["uploading"], s["other_query"]) == (1, 1, 0)
+    # away) and B (its incomplete response's worker uploading).
+    assert (s["late_background"], s["late_uploading"], s["late_other_query"]) == (1, 2, 0)
+    assert (s["background"], s["uploading"], s["other_query"]) == (1, 2, 0)
 
 
 def test_statistics_of_a_table_without_queries_are_empty_not_errors():

@@ -22,11 +22,15 @@ instant with 2 KB each (`query-10x`: 20 KB each). A query completes when its las
 arrived: its completion time is the largest FCT of its responses (handshake included, standing
 in for the request). Short messages are the background flows of 50 KB to 1 MB. TCP is NewReno
 over drop-tail; DCTCP marks at the paper's K = 20 packets for 1 Gb/s (`kind = "step"`, switch
-and NICs), with the same buffers; both have a 10 ms RTO floor.
+and NICs), with the same buffers; both have a 10 ms RTO floor. The analysis also tells what each
+timed-out query met when it started (`in_context`): a background flow into its aggregator,
+workers sending background flows through their own NIC queues, another query to the same
+aggregator.
 """
 
 from __future__ import annotations
 
+import functools
 import random
 from typing import Any
 
@@ -37,7 +41,7 @@ from fctlab.reproduce.framework import Context, Experiment, Runs, md_table, plt
 HOSTS = [f"h{i}" for i in range(45)]
 #: Per-port buffer (bytes) of both protocols, switch and NICs: 100 packets of 1,500 bytes.
 BUFFER = 150_000
-#: DCTCP's marking threshold at 1 Gb/s (sec. 3.4).
+#: DCTCP's marking threshold, the paper's value at 1 Gb/s.
 K = 20
 #: Queries per second over the rack, and the bytes of one response.
 QUERY_RATE = 300.0
@@ -86,6 +90,13 @@ def query_flows(
     return flows
 
 
+@functools.cache
+def schedule(duration: float, response: int) -> list[dict[str, Any]]:
+    """The experiment's query schedule over `duration` s (one list shared by the points that use
+    it: overrides are copied before a run, never changed in place)."""
+    return query_flows(QUERY_RATE, duration, response)
+
+
 def point_name(scenario: str, protocol: str) -> str:
     return f"{scenario}-{protocol}"
 
@@ -94,7 +105,7 @@ def point(scenario: str, protocol: str, duration: float = DURATION) -> dict[str,
     load, response, _ = SCENARIOS[scenario]
     return {
         "workload.0.load": load,
-        "workload.1.flows": query_flows(QUERY_RATE, duration, response),
+        "workload.1.flows": schedule(duration, response),
         "duration": duration,
         "max_time": duration + DRAIN,
         **PROTOCOLS[protocol],
@@ -106,12 +117,12 @@ def points() -> list[tuple[str, dict[str, Any]]]:
 
 
 def quick(name: str, overrides: dict[str, Any]) -> dict[str, Any]:
-    """Quick mode: a tenth of the arrivals, the query schedule cut to match."""
+    """Quick mode: 1 s of arrivals, the query schedule cut to match."""
     response = overrides["workload.1.flows"][0]["size"] if overrides["workload.1.flows"] else RESPONSE
     return {
         "duration": QUICK_DURATION,
         "max_time": QUICK_DURATION + DRAIN,
-        "workload.1.flows": query_flows(QUERY_RATE, QUICK_DURATION, response),
+        "workload.1.flows": schedule(QUICK_DURATION, response),
     }
 
 
@@ -150,23 +161,35 @@ def in_context(q: pl.DataFrame, flows: pl.DataFrame, label: str = "query") -> pl
         )
         .select("dst", "start_s", "gap_s")
     )
-    bg = flows.filter(pl.col("workload") == "background").select(
-        bg_src="src", bg_dst="dst", bg_start="start_s", bg_finish="finish_s"
-    )
-    under_way = (pl.col("bg_start") <= pl.col("start_s")) & (
-        pl.col("bg_finish").is_null() | (pl.col("bg_finish") > pl.col("start_s"))
+    # Every (query start, background flow) pair with the flow under way at that start: the
+    # starts a flow spans are found by binary search, not by joining every flow with every query.
+    starts = q["start_s"].unique().sort()
+    bg = flows.filter(pl.col("workload") == "background")
+    spans = (
+        bg.select(
+            bg_src="src",
+            bg_dst="dst",
+            lo=starts.search_sorted(bg["start_s"], side="left"),
+            hi=pl.when(bg["finish_s"].is_null())
+            .then(pl.lit(starts.len(), dtype=pl.UInt32))
+            .otherwise(starts.search_sorted(bg["finish_s"].fill_null(0.0), side="left")),
+        )
+        .with_columns(i=pl.int_ranges("lo", "hi", dtype=pl.UInt32))
+        .explode("i")
+        .drop_nulls("i")
+        .join(pl.DataFrame({"i": pl.arange(0, starts.len(), dtype=pl.UInt32, eager=True), "start_s": starts}), on="i")
     )
     inbound = (
         q.select("dst", "start_s")
-        .join(bg, left_on="dst", right_on="bg_dst")
-        .filter(under_way)
+        .join(spans, left_on=["dst", "start_s"], right_on=["bg_dst", "start_s"])
         .group_by("dst", "start_s")
         .agg(background_in=pl.len())
     )
     responses = flows.filter(pl.col("workload") == label).select("src", "dst", "start_s", "timeouts")
     uploading = (
-        responses.join(bg, left_on="src", right_on="bg_src")
-        .filter(under_way)
+        responses.join(
+            spans.select("bg_src", "start_s").unique(), left_on=["src", "start_s"], right_on=["bg_src", "start_s"]
+        )
         .group_by("dst", "start_s")
         .agg(
             uploading=pl.col("src").n_unique(),
@@ -245,8 +268,10 @@ def analyze(runs: Runs, ctx: Context) -> str:
                 continue
             flows = runs.flows(name, seed)
             links = runs.links(name, seed)
-            drops = int(links.filter(pl.col("src").str.starts_with("leaf"))["drops_pkts"].sum())
-            got[(s, p)] = {**query_stats(flows), **message_stats(flows), "drops": drops}
+            at_hosts = pl.col("src").is_in(HOSTS)
+            drops = int(links.filter(~at_hosts)["drops_pkts"].sum())
+            nic_drops = int(links.filter(at_hosts)["drops_pkts"].sum())
+            got[(s, p)] = {**query_stats(flows), **message_stats(flows), "drops": drops, "nic_drops": nic_drops}
     rows = [
         [
             s,
@@ -257,6 +282,7 @@ def analyze(runs: Runs, ctx: Context) -> str:
             f"{g['short_n']}: " + " / ".join(_ms(g[k]) for k in ("short_mean", "short_p95", "short_p99")),
             f"{g['large_n']}: {_ms(g['large_mean'], 1)}",
             g["drops"],
+            g["nic_drops"],
         ]
         for (s, p), g in got.items()
     ]
@@ -275,7 +301,7 @@ def analyze(runs: Runs, ctx: Context) -> str:
         "retransmission timeout among their responses; query completion time (the last response's FCT) mean / "
         "95th / 99th / 99.9th percentile in ms; short messages (background flows of 50 KB - 1 MB): count, FCT "
         "mean / 95th / 99th percentile in ms; large background flows (> 1 MB): count, mean FCT in ms; packets "
-        "the switch dropped.\n\n"
+        "the switch dropped, and the hosts' NIC queues.\n\n"
         + md_table(
             [
                 "scenario",
@@ -286,6 +312,7 @@ def analyze(runs: Runs, ctx: Context) -> str:
                 "short messages (ms)",
                 "large flows (ms)",
                 "switch drops",
+                "NIC drops",
             ],
             rows,
         )
