@@ -450,16 +450,17 @@ def _explain(got: dict[tuple[str, str], dict[str, Any]]) -> str:
     tcp, dctcp = got.get(("baseline", "tcp")), got.get(("baseline", "dctcp"))
     if tcp and tcp["timed_out"]:
         out.append(
-            f"**Partly matched: the cause of TCP's timeouts.** Of TCP's {tcp['timed_out']} timed-out queries at the "
-            f"baseline, {tcp['late_uploading']} lost a response from a worker that was sending a background flow "
-            f"(of all {tcp['n']} queries, {tcp['uploading']} had at least one such worker among their 44), and "
-            f"{tcp['late_background']} met a background flow arriving at the aggregator. A host here queues in a "
-            "150 KB drop-tail NIC, as the switch ports do (the leaf-spine setup's choice); a TCP flow alone on its "
-            "path fills its sender's NIC queue, the first 1 Gb/s hop, and the worker's 2 KB response, queued behind "
-            "it, is dropped; with two segments there are no duplicate ACKs, so it waits out the RTO. That is the "
-            "paper's queue buildup on a shared buffer, at the worker's NIC rather than at the switch port where "
-            "the paper sees incast; a host stack that holds such packets back instead of dropping them would "
-            "delay these responses rather than lose them. DCTCP's NICs mark at K as its switch does, which keeps "
+            f"**The cause of TCP's timeouts ({cause_verdict(tcp)}).** Of TCP's {tcp['timed_out']} timed-out "
+            f"queries at the baseline, {tcp['late_uploading']} lost a response from a worker that was sending a "
+            f"background flow (of all {tcp['n']} queries, {tcp['uploading']} had at least one such worker among "
+            f"their 44), and {tcp['late_background']} met a background flow arriving at the aggregator. A host "
+            "here queues in a 150 KB drop-tail NIC, as the switch ports do (the leaf-spine setup's choice); a TCP "
+            "flow alone on its path fills its sender's NIC queue, the first 1 Gb/s hop, and the worker's 2 KB "
+            "response, queued behind it, is dropped; two segments cannot raise three duplicate ACKs, so it waits "
+            "out the RTO. That is the paper's queue buildup on a shared buffer, at the worker's NIC rather than at "
+            "the switch port where the paper sees incast; a host stack that holds such packets back instead of "
+            "dropping them would delay these responses rather than lose them. DCTCP's NICs mark at K as its "
+            "switch does, which keeps "
             "the worker's upload queue short."
         )
     if dctcp and dctcp["timed_out"]:
