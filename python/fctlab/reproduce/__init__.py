@@ -23,7 +23,9 @@
 | `emulated` (+ `emulated_*`) | scenarios run both ways, simulated and emulated (`fctlab emulate`), side by side |
 | `datacenter` | `datacenter`: every protocol on pFabric's leaf-spine, FCT slowdown by size and load, PS, SRPT |
 | `dctcp` | `datacenter`: DCTCP's queue against K and its analysis (sec. 3.3, Fig. 13), its convergence (sec. 4.2) |
+| `dctcp_benchmark` | `datacenter`: DCTCP's benchmark (sec. 4.3) in one rack: query completion times, short messages |
 | `hpcc` | `datacenter`: HPCC against DCTCP, p95 slowdown by size, 30%/50% load, incast (Fig. 11 family) |
+| `pfabric_buffers` | `datacenter`: pFabric's FCT against its switches' buffer, from 2 packets to 12 BDPs |
 """
 
 from __future__ import annotations
@@ -48,9 +50,15 @@ def papers() -> dict[str, Callable[[], list[Experiment]]]:
 
 def _datacenter() -> list[Experiment]:
     """The datacenter baselines: the leaf-spine comparison, then each paper's own figures."""
-    from fctlab.reproduce import datacenter, dctcp, hpcc
+    from fctlab.reproduce import datacenter, dctcp, dctcp_benchmark, hpcc, pfabric_buffers
 
-    return datacenter.experiments() + dctcp.experiments() + hpcc.experiments()
+    return (
+        datacenter.experiments()
+        + dctcp.experiments()
+        + dctcp_benchmark.experiments()
+        + hpcc.experiments()
+        + pfabric_buffers.experiments()
+    )
 
 
 def _rcp() -> list[Experiment]:
