@@ -218,8 +218,9 @@ def _parser() -> argparse.ArgumentParser:
         help="which paper: rc3 (the RC3 paper), rcp (the RCP thesis, chapters 3 and 4, and RC3 Fig. 14(c)), "
         "explicit (seed 003, explicit congestion control: XCP, RCP, JetMax, PIQI-RCP), emulated (scenarios of "
         "the others run both ways, simulated and emulated in real time, side by side; its emulations run one at "
-        "a time whatever --jobs says) or datacenter (the datacenter baselines: DCTCP's queue, convergence and "
-        "fairness)",
+        "a time whatever --jobs says) or datacenter (the datacenter baselines: every protocol on a leaf-spine "
+        "beside the PS and SRPT ideals; DCTCP's queue, convergence and benchmark; pFabric's buffers; HPCC "
+        "against DCTCP)",
     )
     rp.add_argument(
         "--quick",
