@@ -206,6 +206,10 @@ def _verdicts(table: dict) -> str:
     return "\n".join(lines)
 
 
+#: One color per protocol in every panel, fctlab's line solid, the paper's dashed.
+COLORS = {"hpcc": "tab:blue", "dctcp": "tab:orange"}
+
+
 def _plot(table: dict, ctx: Context) -> None:
     p = plt()
     fig, axes = p.subplots(1, len(LOADS) * 2, figsize=(14, 3.4), squeeze=False)
@@ -215,12 +219,15 @@ def _plot(table: dict, ctx: Context) -> None:
             ax = axes[0][k]
             k += 1
             for proto in PROTOCOLS:
+                color = COLORS[proto]
                 st = table.get((load, incast, proto))
                 if st:
                     xs = [i for i, b in enumerate(LABELS) if st[b][0] is not None]
-                    ax.plot(xs, [st[LABELS[i]][0] for i in xs], marker="o", label=f"{proto} (fctlab)")
+                    ys = [st[LABELS[i]][0] for i in xs]
+                    ax.plot(xs, ys, marker="o", color=color, label=f"{proto} (fctlab)")
                 if not incast:
-                    ax.plot(range(len(LABELS)), PAPER_P95[proto][load], ls="--", alpha=0.6, label=f"{proto} (paper)")
+                    paper = PAPER_P95[proto][load]
+                    ax.plot(range(len(LABELS)), paper, ls="--", color=color, alpha=0.6, label=f"{proto} (paper)")
             ax.set(title=f"load {load:g}{' + incast' if incast else ''}", ylabel="p95 slowdown", yscale="log")
             ax.set_xticks(range(len(LABELS)), LABELS, rotation=30, fontsize=7)
             if ax.lines:
