@@ -149,6 +149,13 @@ def _parser() -> argparse.ArgumentParser:
     w.add_argument("-o", "--out", required=True, type=_out_dir, metavar="OUTDIR")
     w.add_argument("-j", "--jobs", type=_jobs, default=None, metavar="N", help="processes (default: CPU count)")
     w.add_argument("-q", "--quiet", action="store_true", help="no progress bar")
+    w.add_argument(
+        "--cluster",
+        metavar="ADDRESS",
+        default=None,
+        help="run on a Dask cluster: local[:N] (N worker processes on this machine; N defaults to -j) "
+        "or tcp://HOST:PORT (a running scheduler); see docs/sweeps.md",
+    )
     w.set_defaults(func=cmd_sweep)
 
     b = sub.add_parser(
@@ -392,15 +399,30 @@ def cmd_compare(args: argparse.Namespace) -> int:
 
 def cmd_sweep(args: argparse.Namespace) -> int:
     """`fctlab sweep`: every run of a sweep file; exit 1 if any failed."""
-    from fctlab.sweep import INDEX_FILE, run_sweep
+    from fctlab.sweep import INDEX_FILE, load_sweep, run_sweep
 
-    outcomes = run_sweep(
-        args.sweep,
-        args.out,
-        jobs=args.jobs,
-        progress=_progress_wanted(args.quiet),
-        report=lambda msg: print(msg, file=sys.stderr),
-    )
+    def sweep(client: object = None) -> list:
+        return run_sweep(
+            spec,
+            args.out,
+            jobs=args.jobs,
+            progress=_progress_wanted(args.quiet),
+            report=lambda msg: print(msg, file=sys.stderr),
+            client=client,
+        )
+
+    if args.cluster is None:
+        spec = args.sweep
+        outcomes = sweep()
+    else:
+        from fctlab.cluster import Connection, check_address
+
+        check_address(args.cluster)
+        if args.jobs is not None and not args.cluster.startswith("local"):
+            raise _UsageError(f"field `--jobs`: the workers of --cluster {args.cluster} are the scheduler's")
+        spec = load_sweep(args.sweep)  # a bad sweep file fails before a cluster starts
+        with Connection(args.cluster, workers=args.jobs) as client:
+            outcomes = sweep(client)
     failed = [o for o in outcomes if o.status == "failed"]
     skipped = sum(o.skipped for o in outcomes)
     print(

@@ -60,10 +60,15 @@ def core() -> ModuleType:
 
 
 def prepare(
-    scenario: ScenarioLike, *, seed: int | None = None, overrides: Mapping[str, Any] | None = None
+    scenario: ScenarioLike,
+    *,
+    seed: int | None = None,
+    overrides: Mapping[str, Any] | None = None,
+    base_dir: str | os.PathLike | None = None,
 ) -> tuple[dict, str]:
-    """The resolved spec the core will see (overrides and seed applied) and its base directory."""
-    spec, base_dir = read_scenario(scenario)
+    """The resolved spec the core will see (overrides and seed applied) and its base directory
+    (`base_dir`: where a dict scenario's relative paths start; default the working directory)."""
+    spec, base_dir = read_scenario(scenario, base_dir)
     spec = with_overrides(spec, overrides)
     if seed is not None:
         spec["seed"] = seed
@@ -76,11 +81,12 @@ def build(
     seed: int | None = None,
     overrides: Mapping[str, Any] | None = None,
     threads: int | None = None,
+    base_dir: str | os.PathLike | None = None,
 ) -> tuple[Any, dict]:
     """Validates and builds a core Simulation without running it; returns (simulation, spec).
     `threads` runs a scenario cut into partitions (its `parallel` table) on that many threads
     instead of the table's `threads`; the results are the same on any number."""
-    spec, base_dir = prepare(scenario, seed=seed, overrides=overrides)
+    spec, base_dir = prepare(scenario, seed=seed, overrides=overrides, base_dir=base_dir)
     if threads is None:
         return core().Simulation(json.dumps(spec), base_dir), spec
     if isinstance(threads, bool) or not isinstance(threads, int) or threads < 1:
@@ -111,6 +117,8 @@ def run_to(
     overrides: Mapping[str, Any] | None = None,
     progress: bool = False,
     threads: int | None = None,
+    base_dir: str | os.PathLike | None = None,
+    stop: Callable[[], bool] | None = None,
 ) -> Result:
     """Runs a scenario and writes its results directory `outdir`: the files `run(...).write(outdir)`
     writes, byte for byte, but with the flows table streamed to Parquet as flows finish instead of
@@ -122,7 +130,7 @@ def run_to(
     from fctlab import result as results
     from fctlab.stream import PARTIAL_NAME, FlowSink
 
-    sim, spec = build(scenario, seed=seed, overrides=overrides, threads=threads)
+    sim, spec = build(scenario, seed=seed, overrides=overrides, threads=threads, base_dir=base_dir)
     if not str(outdir).strip():
         raise ScenarioError("results directory: expected a path, got an empty string")
     out = Path(outdir)
@@ -135,7 +143,7 @@ def run_to(
             sink.put(df if df.width == len(FLOW_SCHEMA) else df.select(list(FLOW_SCHEMA)))
 
     try:
-        _advance(sim, progress, after_step=_taking(sim, put))
+        _advance(sim, progress, after_step=_stopping(stop, _taking(sim, put)))
         raw = sim.results()
         put(raw.pop("flows", None))
         # The core's per-flow state (200 bytes a flow) goes before the summary scans the table.
@@ -164,6 +172,22 @@ def _taking(sim: Any, put: Callable[[Any], None]) -> Callable[[], None] | None:
     hands every row over at the end)."""
     take = getattr(sim, "take_flows", None)
     return (lambda: put(take())) if take else None
+
+
+def _stopping(stop: Callable[[], bool] | None, then: Callable[[], None] | None) -> Callable[[], None] | None:
+    """After a step: end the run if `stop()` says so, else `then()`."""
+    if stop is None:
+        return then
+
+    def step() -> None:
+        if stop():
+            from fctlab.procs import Interrupted
+
+            raise Interrupted(signal.SIGINT, "stopped")
+        if then is not None:
+            then()
+
+    return step
 
 
 def _advance(sim: Any, progress: bool, after_step: Callable[[], None] | None = None) -> None:

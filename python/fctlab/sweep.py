@@ -268,10 +268,17 @@ def run_sweep(
     jobs: int | None = None,
     progress: bool = False,
     report: Callable[[str], None] | None = None,
+    client: Any | None = None,
 ) -> list[Outcome]:
-    """Runs every not-yet-done run (in `jobs` processes; 1 = in this process); writes the index."""
+    """Runs every not-yet-done run (in `jobs` processes; 1 = in this process); writes the index.
+
+    With `client`, a `distributed.Client`, the runs go to that Dask cluster's workers instead
+    (`jobs` is then ignored) and their results come back to be written here (`fctlab.cluster`).
+    """
     if not isinstance(sweep, Sweep):
         sweep = load_sweep(sweep)
+    if client is not None and sweep.emulation is not None:
+        raise ScenarioError("an emulation sweep measures wall-clock time in this process; it cannot run on a cluster")
     out = Path(outdir)
     runs = sweep.runs()
     # Check the scenario and every override set here, so a typo fails before any run starts.
@@ -323,7 +330,17 @@ def run_sweep(
     jobs = 1 if sweep.emulation is not None else jobs or os.cpu_count() or 1
     tasks = [(str(sweep.scenario), r, str(out), fingerprints[r.relpath], sweep.emulation) for r in pending]
     try:
-        if jobs == 1 or len(pending) <= 1:
+        if client is not None:
+            from fctlab import cluster
+
+            cluster.check_builds(client, build_id())
+            base_dir = str(Path(sweep.scenario).resolve().parent)
+            remote = [
+                (json.dumps({**resolved[r.name], "seed": r.seed}), base_dir, r, fingerprints[r.relpath])
+                for r in pending
+            ]
+            cluster.execute_on_cluster(client, remote, build_id(), lambda s: install(s, out), finish)
+        elif jobs == 1 or len(pending) <= 1:
             for t in tasks:
                 finish(execute(*t))
         else:
@@ -390,11 +407,9 @@ def execute(
     from fctlab.run import run_to
 
     final = Path(outdir) / spec.relpath
-    marker = final / DONE_MARKER
-    earlier = cached_record(marker, fingerprint)
+    earlier = cached_record(final / DONE_MARKER, fingerprint)
     if earlier is not None:
         return Outcome(spec, "done", skipped=True, record=earlier)
-    error_file = final.parent / f"seed{spec.seed}.error.txt"
     tmp = final.parent / f".seed{spec.seed}.tmp-{os.getpid()}"
     try:
         _clear_leftovers(final)  # of an interrupted earlier attempt (any process id)
@@ -406,40 +421,81 @@ def execute(
 
             result = emulate(scenario, seed=spec.seed, overrides=spec.overrides, **emulation)
             result.write(tmp)
-        record = {
-            "run": spec.name,
-            "seed": spec.seed,
-            "overrides": spec.overrides,
-            "fingerprint": fingerprint,
-            "summary": {k: result.summary.get(k) for k in KEY_NUMBERS},
-            "meta": {k: result.meta.get(k) for k in ("sim_time_s", "wall_s", "events", "packet_hops")},
-        }
-        if emulation is not None:
-            emu = result.meta.get("emulation") or {}
-            record["emulation"] = {k: emu.get(k) for k in ("mode", "time_scale", "warnings")}
-        # The marker goes in last: a directory with done.json has every other file.
-        (tmp / DONE_MARKER).write_text(json.dumps(record, indent=2, sort_keys=True) + "\n")
-        earlier = cached_record(marker, fingerprint)
-        if earlier is not None:
-            # Another process finished this run meanwhile: never replace a complete result.
-            shutil.rmtree(tmp, ignore_errors=True)
-            return Outcome(spec, "done", skipped=True, record=earlier)
-        if final.exists():  # a stale run, or an incomplete leftover without a marker
-            shutil.rmtree(final)
-        os.rename(tmp, final)
-        error_file.unlink(missing_ok=True)
-        return Outcome(spec, "done", record=record)
+        return _commit(tmp, final, spec, done_record(spec, fingerprint, result, emulation))
     except BaseException as e:
         shutil.rmtree(tmp, ignore_errors=True)
         if not isinstance(e, Exception):
             raise  # Ctrl-C in a single-process sweep: the caller reports it
         message = str(e) if isinstance(e, ScenarioError) else f"{type(e).__name__}: {e}"
-        try:
-            error_file.parent.mkdir(parents=True, exist_ok=True)
-            error_file.write_text(traceback.format_exc())
-        except OSError:
-            pass
+        _write_error(final, spec, traceback.format_exc())
         return Outcome(spec, "failed", error=message)
+
+
+def done_record(
+    spec: RunSpec, fingerprint: str | None, result: Any, emulation: Mapping[str, Any] | None = None
+) -> dict[str, Any]:
+    """What `done.json` holds: the run, its fingerprint, its key numbers."""
+    record = {
+        "run": spec.name,
+        "seed": spec.seed,
+        "overrides": spec.overrides,
+        "fingerprint": fingerprint,
+        "summary": {k: result.summary.get(k) for k in KEY_NUMBERS},
+        "meta": {k: result.meta.get(k) for k in ("sim_time_s", "wall_s", "events", "packet_hops")},
+    }
+    if emulation is not None:
+        emu = result.meta.get("emulation") or {}
+        record["emulation"] = {k: emu.get(k) for k in ("mode", "time_scale", "warnings")}
+    return record
+
+
+def _commit(tmp: Path, final: Path, spec: RunSpec, record: dict[str, Any]) -> Outcome:
+    """Puts a run's filled temporary directory in place: marker last, then one rename."""
+    marker = final / DONE_MARKER
+    # The marker goes in last: a directory with done.json has every other file.
+    (tmp / DONE_MARKER).write_text(json.dumps(record, indent=2, sort_keys=True) + "\n")
+    earlier = cached_record(marker, record["fingerprint"])
+    if earlier is not None:
+        # Another process finished this run meanwhile: never replace a complete result.
+        shutil.rmtree(tmp, ignore_errors=True)
+        return Outcome(spec, "done", skipped=True, record=earlier)
+    if final.exists():  # a stale run, or an incomplete leftover without a marker
+        shutil.rmtree(final)
+    os.rename(tmp, final)
+    (final.parent / f"seed{spec.seed}.error.txt").unlink(missing_ok=True)
+    return Outcome(spec, "done", record=record)
+
+
+def _write_error(final: Path, spec: RunSpec, text: str) -> None:
+    error_file = final.parent / f"seed{spec.seed}.error.txt"
+    try:
+        error_file.parent.mkdir(parents=True, exist_ok=True)
+        error_file.write_text(text)
+    except OSError:
+        pass
+
+
+def install(shipment: Any, outdir: str | os.PathLike) -> Outcome:
+    """Writes a run a Dask worker sent back (`fctlab.cluster.Shipment`) into its directory,
+    atomically, as `execute` does; returns its outcome."""
+    o = shipment.outcome
+    final = Path(outdir) / o.run.relpath
+    if o.status != "done":
+        _write_error(final, o.run, shipment.error_text or f"{o.error}\n")
+        return o
+    tmp = final.parent / f".seed{o.run.seed}.tmp-{os.getpid()}"
+    try:
+        _clear_leftovers(final)
+        for name, data in shipment.files.items():
+            path = tmp / name
+            path.parent.mkdir(parents=True, exist_ok=True)
+            path.write_bytes(data)
+        return _commit(tmp, final, o.run, o.record)
+    except BaseException as e:
+        shutil.rmtree(tmp, ignore_errors=True)
+        if not isinstance(e, Exception):
+            raise
+        return Outcome(o.run, "failed", error=f"writing its results here failed: {type(e).__name__}: {e}")
 
 
 def write_index(outcomes: list[Outcome], path: Path) -> pl.DataFrame:
