@@ -17,6 +17,7 @@ front end around it. Module map:
 | `reference` | fluid references of a run's flows: max-min (`ps_fct`), greedy SRPT (`srpt_fct`); M/G/1-PS |
 | `hpcc_files` | HPCC's ns-3 topology and flow files read as a scenario, a run written as its `fct.txt` |
 | `sweep` | parameter grids and named runs over seeds, in parallel processes, restartable |
+| `cluster` | sweeps on a Dask cluster (`fctlab sweep --cluster`, `run_sweep(client=)`) |
 | `report` | plain-text tables for the terminal |
 | `cli` | the `fctlab` command |
 | `errors` | `ScenarioError`: everything a user must fix (the one class to catch); `PluginError` |

@@ -144,7 +144,7 @@ def _parser() -> argparse.ArgumentParser:
     c.add_argument("--json", action="store_true", help="print JSON instead of a table")
     c.set_defaults(func=cmd_compare)
 
-    w = sub.add_parser("sweep", help="run a parameter sweep in parallel processes")
+    w = sub.add_parser("sweep", help="run a parameter sweep in parallel processes or on a Dask cluster")
     w.add_argument("sweep", metavar="SWEEP", help="sweep file (.toml)")
     w.add_argument("-o", "--out", required=True, type=_out_dir, metavar="OUTDIR")
     w.add_argument("-j", "--jobs", type=_jobs, default=None, metavar="N", help="processes (default: CPU count)")

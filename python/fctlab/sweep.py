@@ -30,7 +30,9 @@ time, with the emulation's settings in the fingerprint. Ctrl-C or SIGTERM stops 
 within about a second, keeping every finished run, and workers die with their parent
 (`fctlab.procs`). A failing run's error goes to
 OUTDIR/<name>/seed<N>.error.txt and does not stop the others. At the end OUTDIR/sweep.parquet
-indexes every run (overrides, seed, status, key summary numbers).
+indexes every run (overrides, seed, status, key summary numbers). With a `distributed.Client`
+(`run_sweep(client=)`, `fctlab sweep --cluster`) the runs go to a Dask cluster's workers and
+their files come back to be written here the same way (`fctlab.cluster`, docs/sweeps.md).
 """
 
 from __future__ import annotations
