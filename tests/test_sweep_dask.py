@@ -268,7 +268,8 @@ def test_bad_cluster_values_are_one_line_errors(tmp_path, capsys, monkeypatch, d
 
 
 def test_ctrl_c_stops_a_local_cluster_and_its_worker_processes(tmp_path):
-    """`--cluster local:2`: the command's own LocalCluster goes down with it."""
+    """`--cluster local:2`: the command's own LocalCluster goes down with it, also when Ctrl-C
+    reaches the whole process group as a terminal sends it (the workers leave it to the command)."""
     sweep = _sweep(tmp_path, "60s", 6, [0.2, 0.4])
     out = tmp_path / "out"
     proc = _start_cli(sweep, out, "local:2")
@@ -276,7 +277,7 @@ def test_ctrl_c_stops_a_local_cluster_and_its_worker_processes(tmp_path):
         _wait_for(lambda: _done(out), 60, "a first finished run")
         workers = _children(proc.pid)
         t0 = time.monotonic()
-        proc.send_signal(signal.SIGINT)
+        os.killpg(proc.pid, signal.SIGINT)
         rc = proc.wait(30)
         took = time.monotonic() - t0
         err = proc.stderr.read()

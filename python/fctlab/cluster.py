@@ -28,6 +28,7 @@ import json
 import os
 import re
 import shutil
+import signal
 import tempfile
 import time
 import traceback
@@ -88,6 +89,7 @@ class Connection:
                     host="127.0.0.1",
                     dashboard_address=None,
                     silence_logs=logging.ERROR,
+                    preload=[__name__],  # dask_setup below: Ctrl-C is this process's to handle
                 )
                 self.client = Client(self.cluster)
             else:
@@ -115,6 +117,15 @@ class Connection:
                 self.cluster.close(timeout=5)
             except Exception:
                 pass
+
+
+def dask_setup(worker: Any) -> None:
+    """Dask preload hook of a `local` cluster's worker processes: they ignore Ctrl-C, which a
+    terminal sends to the whole process group; this process stops the sweep and closes them."""
+    try:
+        signal.signal(signal.SIGINT, signal.SIG_IGN)
+    except ValueError:  # not the main thread: nothing to do
+        pass
 
 
 def check_builds(client: Any, build: str) -> None:
