@@ -285,9 +285,9 @@ def test_ctrl_c_stops_a_local_cluster_and_its_worker_processes(tmp_path):
         _kill(proc)
     print(f"the command and its LocalCluster stopped {took:.2f} s after SIGINT")
     assert rc == 130, err
-    assert "Traceback" not in err and "finished and kept" in err
+    assert "Traceback" not in err and "finished and kept" in err, err
     assert took < 3.0, f"took {took:.1f} s to stop"
-    assert len(workers) >= 2
+    assert len(workers) >= 2, workers
     _wait_for(lambda: not any(_alive(w) for w in workers), 5, "the worker processes to be gone")
     kept = _done(out)
     assert 1 <= len(kept) < 12 and not list(out.glob("*/.seed*.tmp-*"))
