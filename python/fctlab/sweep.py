@@ -224,18 +224,23 @@ def point_name(overrides: Mapping[str, Any]) -> str:
     return "_".join(f"{k}={show(v)}" for k, v in overrides.items()) or "base"
 
 
-@functools.cache
 def build_id() -> str:
-    """This build: the package version and a hash of the compiled core module in use."""
-    from importlib.metadata import PackageNotFoundError, version
-
+    """This build: the package version and a hash of the compiled core module in use (hashed once
+    per core file: a process whose core changes, as the tests' stand-in core does, gets the new
+    one's)."""
     from fctlab.run import core
+
+    return _build_of(getattr(core(), "__file__", None))
+
+
+@functools.cache
+def _build_of(path: str | None) -> str:
+    from importlib.metadata import PackageNotFoundError, version
 
     try:
         package = version("fctlab")
     except PackageNotFoundError:
         package = "0+unknown"
-    path = getattr(core(), "__file__", None)
     digest = hashlib.sha256(Path(path).read_bytes()).hexdigest()[:16] if path else "unknown"
     return f"{package}+core.{digest}"
 
