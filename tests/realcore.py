@@ -13,6 +13,7 @@ import importlib
 import os
 import subprocess
 import sys
+import time
 from pathlib import Path
 from typing import Any
 
@@ -69,3 +70,12 @@ def cli(*args: str, cwd: Path | None = None, timeout: float = 300) -> subprocess
     return subprocess.run(
         [sys.executable, "-m", "fctlab.cli", *args], capture_output=True, text=True, cwd=cwd, env=env, timeout=timeout
     )
+
+
+def wait_for(cond, timeout: float, what: str) -> None:
+    """Polls `cond` every 50 ms until it holds; AssertionError naming `what` after `timeout` s."""
+    deadline = time.monotonic() + timeout
+    while not cond():
+        if time.monotonic() > deadline:
+            raise AssertionError(f"timed out after {timeout} s waiting for {what}")
+        time.sleep(0.05)

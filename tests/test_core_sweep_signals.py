@@ -18,7 +18,7 @@ from pathlib import Path
 import pytest
 
 from fctlab.result import load
-from realcore import fake, small_dumbbell  # noqa: F401  (fake: the compiled core)
+from realcore import fake, small_dumbbell, wait_for  # noqa: F401  (fake: the compiled core)
 
 RUNS = 12
 
@@ -48,14 +48,6 @@ def _alive(pid: int) -> bool:
     except OSError:
         return False
     return stat.rsplit(")", 1)[1].split()[0] != "Z"
-
-
-def _wait_for(cond, timeout: float, what: str) -> None:
-    deadline = time.monotonic() + timeout
-    while not cond():
-        if time.monotonic() > deadline:
-            raise AssertionError(f"timed out after {timeout} s waiting for {what}")
-        time.sleep(0.05)
 
 
 def _done(out: Path) -> list[Path]:
@@ -104,11 +96,11 @@ def test_kill_9_of_the_parent_takes_its_workers_down(sweep):
     sweep_file, out = sweep
     proc = _start(sweep_file, out)
     try:
-        _wait_for(lambda: len(_workers(proc)) >= 2, 30, "two worker processes")
+        wait_for(lambda: len(_workers(proc)) >= 2, 30, "two worker processes")
         workers = _workers(proc)
         proc.send_signal(signal.SIGKILL)
         proc.wait(5)
-        _wait_for(lambda: not any(_alive(w) for w in workers), 5, "the workers to die with their parent")
+        wait_for(lambda: not any(_alive(w) for w in workers), 5, "the workers to die with their parent")
         # Nothing goes on writing runs afterwards.
         before = _done(out)
         time.sleep(3)
@@ -123,7 +115,7 @@ def test_a_stop_signal_ends_the_sweep_at_once_keeping_finished_runs(sweep, signu
     sweep_file, out = sweep
     proc = _start(sweep_file, out)
     try:
-        _wait_for(lambda: len(_done(out)) >= 1, 60, "a first finished run")
+        wait_for(lambda: len(_done(out)) >= 1, 60, "a first finished run")
         workers = _workers(proc)
         t0 = time.monotonic()
         proc.send_signal(signum)
@@ -140,7 +132,7 @@ def test_a_stop_signal_ends_the_sweep_at_once_keeping_finished_runs(sweep, signu
     assert rc == code, err
     assert "Traceback" not in err
     assert "finished and kept" in err and "run the same command again" in err
-    _wait_for(lambda: not any(_alive(w) for w in workers), 5, "the workers to be gone")
+    wait_for(lambda: not any(_alive(w) for w in workers), 5, "the workers to be gone")
     kept = _check_kept_runs(out)
     assert 1 <= kept < RUNS
     assert f"interrupted: {kept} of {RUNS} runs" in err

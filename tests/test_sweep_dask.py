@@ -25,7 +25,7 @@ from fctlab.cli import main
 from fctlab.errors import ScenarioError
 from fctlab.result import load
 from fctlab.sweep import build_id, run_sweep
-from realcore import fake, small_dumbbell  # noqa: F401  (fake: the compiled core)
+from realcore import fake, small_dumbbell, wait_for  # noqa: F401  (fake: the compiled core)
 
 distributed = pytest.importorskip("distributed")
 
@@ -38,14 +38,6 @@ class DaskCluster:
     client: object
     workers: list[subprocess.Popen]
     tmpdir: Path  # the workers' TMPDIR
-
-
-def _wait_for(cond, timeout: float, what: str) -> None:
-    deadline = time.monotonic() + timeout
-    while not cond():
-        if time.monotonic() > deadline:
-            raise AssertionError(f"timed out after {timeout} s waiting for {what}")
-        time.sleep(0.05)
 
 
 def _spawn(args: list[str], log: Path, env: dict[str, str]) -> subprocess.Popen:
@@ -89,7 +81,7 @@ def dask_cluster(tmp_path: Path):
                 env,
             )
         )
-        _wait_for(lambda: sched_file.is_file() and sched_file.stat().st_size > 0, 30, "the scheduler")
+        wait_for(lambda: sched_file.is_file() and sched_file.stat().st_size > 0, 30, "the scheduler")
         address = json.loads(sched_file.read_text())["address"]
         for i in range(2):
             procs.append(
@@ -195,7 +187,7 @@ def test_a_killed_worker_loses_no_run(tmp_path, dask_cluster):
     proc = _start_cli(sweep, out, dask_cluster.address)
     try:
         client = dask_cluster.client
-        _wait_for(lambda: _done(out), 60, "a first finished run")
+        wait_for(lambda: _done(out), 60, "a first finished run")
         busy = {a: keys for a, keys in client.processing().items() if keys}
         assert busy, "no worker had a run in flight"
         victim = sorted(busy)[0]
@@ -221,15 +213,15 @@ def test_ctrl_c_stops_a_cluster_sweep_at_once(tmp_path, dask_cluster):
     proc = _start_cli(sweep, out, dask_cluster.address)
     client = dask_cluster.client
     try:
-        _wait_for(lambda: _done(out), 60, "a first finished run")
+        wait_for(lambda: _done(out), 60, "a first finished run")
         t0 = time.monotonic()
         proc.send_signal(signal.SIGINT)
         rc = proc.wait(30)
         took = time.monotonic() - t0
         err = proc.stderr.read()
         # The runs in flight stop after their next step; nothing is queued or running after that.
-        _wait_for(lambda: not any(client.processing().values()), 5, "the scheduler to have no run of ours")
-        _wait_for(
+        wait_for(lambda: not any(client.processing().values()), 5, "the scheduler to have no run of ours")
+        wait_for(
             lambda: not any(client.run(lambda dask_worker: len(dask_worker.state.executing)).values()),
             5,
             "the workers to run nothing",
@@ -274,7 +266,7 @@ def test_ctrl_c_stops_a_local_cluster_and_its_worker_processes(tmp_path):
     out = tmp_path / "out"
     proc = _start_cli(sweep, out, "local:2")
     try:
-        _wait_for(lambda: _done(out), 60, "a first finished run")
+        wait_for(lambda: _done(out), 60, "a first finished run")
         workers = _children(proc.pid)
         t0 = time.monotonic()
         os.killpg(proc.pid, signal.SIGINT)
@@ -288,6 +280,6 @@ def test_ctrl_c_stops_a_local_cluster_and_its_worker_processes(tmp_path):
     assert "Traceback" not in err and "finished and kept" in err, err
     assert took < 3.0, f"took {took:.1f} s to stop"
     assert len(workers) >= 2, workers
-    _wait_for(lambda: not any(_alive(w) for w in workers), 5, "the worker processes to be gone")
+    wait_for(lambda: not any(_alive(w) for w in workers), 5, "the worker processes to be gone")
     kept = _done(out)
     assert 1 <= len(kept) < 12 and not list(out.glob("*/.seed*.tmp-*"))
