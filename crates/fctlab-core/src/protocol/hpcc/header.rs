@@ -129,10 +129,7 @@ impl IntStack {
     /// Pushes one port's record.
     #[inline]
     pub fn push(&mut self, hop: IntHop) {
-        if (self.nhop as usize) < MAX_HOPS {
-            self.hops[self.nhop as usize] = hop;
-        }
-        self.nhop = self.nhop.saturating_add(1);
+        push_record(&mut self.nhop, &mut self.hops, hop);
     }
 
     /// The forward header holding these records.
@@ -150,6 +147,16 @@ impl IntStack {
             _ => None,
         }
     }
+}
+
+/// Pushes `hop` onto the records `hops`, of which `nhop` are taken: kept among the first
+/// [`MAX_HOPS`], counted after them (a header's inline fields, or an [`IntStack`]'s).
+#[inline]
+pub fn push_record(nhop: &mut u8, hops: &mut [IntHop; MAX_HOPS], hop: IntHop) {
+    if (*nhop as usize) < MAX_HOPS {
+        hops[*nhop as usize] = hop;
+    }
+    *nhop = nhop.saturating_add(1);
 }
 
 /// The header's tag and its first word (the hop count), None if it is not HPCC's. The

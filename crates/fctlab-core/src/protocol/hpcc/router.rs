@@ -6,6 +6,7 @@
 //! protocols' packets included, before this one.
 
 use crate::net::packet::{CongestionHeader, IntHop, Packet};
+use crate::protocol::hpcc::header::push_record;
 use crate::qdisc::law::{PortCtx, RouterLaw};
 use crate::units::Time;
 
@@ -33,10 +34,7 @@ impl RouterLaw for HpccLaw {
     fn on_departure(&mut self, ctx: &PortCtx, now: Time, pkt: &mut Packet, queued_bytes_after: u64) {
         if let CongestionHeader::Hpcc { nhop, hops } = &mut pkt.cc {
             let hop = IntHop::at_port(now, Time::from_ps(self.busy_ps), queued_bytes_after, ctx.capacity);
-            if (*nhop as usize) < hops.len() {
-                hops[*nhop as usize] = hop;
-            }
-            *nhop = nhop.saturating_add(1);
+            push_record(nhop, hops, hop);
         }
         self.busy_ps += ctx.capacity.checked_tx_time(pkt.wire as u64).map_or(0, |t| t.ps());
     }
