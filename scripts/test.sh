@@ -29,9 +29,14 @@ cargo clippy --release --manifest-path "$TEMPLATE" -- -D warnings
 say "cargo test --release -p fctlab-core -p fctlab-emu -p fctlab-plugin"
 cargo test --release -p fctlab-core -p fctlab-emu -p fctlab-plugin
 
-say "python -m pytest -q"
+say "python -m pytest -q --durations=15"
 status=0
-"$PY" -m pytest -q || status=$?
+# A bound on the whole suite (it takes about 12 minutes on two cores): past it pytest gets
+# SIGINT, prints where it was and what failed so far, and the command fails instead of hanging.
+timeout --signal=INT --kill-after=60 "${FCTLAB_TEST_LIMIT:-45m}" "$PY" -m pytest -q --durations=15 || status=$?
+if [[ $status -eq 124 ]]; then
+    die "pytest did not finish within ${FCTLAB_TEST_LIMIT:-45m} and was stopped"
+fi
 if [[ $status -eq 5 ]]; then
     # pytest's "no tests collected" must not pass for success, nor go unexplained.
     die "pytest collected no tests (exit code 5): the test suite is missing or was filtered out"
