@@ -222,7 +222,9 @@ def _parser() -> argparse.ArgumentParser:
     rp.add_argument(
         "paper",
         metavar="PAPER",
-        help="which paper: rc3 (the RC3 paper), rcp (the RCP thesis, chapters 3 and 4, and RC3 Fig. 14(c)), "
+        help="all (every paper below, then the index of every experiment: experiments/README.md and "
+        "index.html), index (only that index, from the reports on disk), or one paper: rc3 (the RC3 paper), "
+        "rcp (the RCP thesis, chapters 3 and 4, and RC3 Fig. 14(c)), "
         "explicit (seed 003, explicit congestion control: XCP, RCP, JetMax, PIQI-RCP), emulated (scenarios of "
         "the others run both ways, simulated and emulated in real time, side by side; its emulations run one at "
         "a time whatever --jobs says) or datacenter (the datacenter baselines: every protocol on a leaf-spine "
@@ -534,26 +536,38 @@ def cmd_reproduce(args: argparse.Namespace) -> int:
     from fctlab.reproduce.framework import run_paper
 
     known = papers()
-    if args.paper not in known:
-        raise _UsageError(f"unknown paper {args.paper!r}; expected one of: {', '.join(known)}")
-    exps = known[args.paper]()
+    if args.paper not in (*known, "all", "index"):
+        raise _UsageError(f"unknown paper {args.paper!r}; expected all, index or one of: {', '.join(known)}")
+    chosen = list(known) if args.paper == "all" else [] if args.paper == "index" else [args.paper]
     if args.list:
-        for e in exps:
-            print(f"{e.name:24s} {e.title}")
+        for paper in chosen or list(known):
+            for e in known[paper]():
+                print(f"{paper + ' ' if len(chosen) != 1 else ''}{e.name:24s} {e.title}")
         return 0
-    try:
-        failed = run_paper(
-            args.paper,
-            exps,
-            _repo_root(),
-            quick=args.quick,
-            only=args.only,
-            jobs=args.jobs,
-            cache=None,
-            say=lambda m: print(m, file=sys.stderr),
-        )
-    except ValueError as e:
-        raise _UsageError(str(e)) from None
+    if args.only and len(chosen) != 1:
+        raise _UsageError(f"--only: names an experiment of one paper; {args.paper!r} is not a paper")
+    failed = 0
+    for paper in chosen:
+        try:
+            failed += run_paper(
+                paper,
+                known[paper](),
+                _repo_root(),
+                quick=args.quick,
+                only=args.only,
+                jobs=args.jobs,
+                cache=None,
+                say=lambda m: print(m, file=sys.stderr),
+            )
+        except ValueError as e:
+            raise _UsageError(str(e)) from None
+    if args.paper in ("all", "index"):
+        from fctlab.reproduce.index import counts, write_index
+
+        root = _repo_root() / ("results/quick" if args.quick else "experiments")
+        md, page, entries = write_index(root, known, quick=args.quick)
+        tally = ", ".join(f"{n} {s}" for s, n in sorted(counts(entries).items()))
+        print(f"index of {len(entries)} experiments ({tally}) -> {md}, {page}", file=sys.stderr)
     return EXIT_RUNS_FAILED if failed else 0
 
 

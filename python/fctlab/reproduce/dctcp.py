@@ -132,6 +132,9 @@ def analyze_queue(runs: Runs, ctx: Context) -> str:
                     verdict = "in band" if ok else "outside"
                 if applies:
                     ratios.append(m["alpha"] / a["alpha_root"])
+                    point = f"{c / 1e9:g} Gb/s, N = {n}, K = {k}"
+                    ctx.check("sec. 3.3", f"{point}: median queue (packets)", (a["q_min"], a["q_max"]), m["p50"])
+                    ctx.check("sec. 3.3", f"{point}: mean alpha", a["alpha_root"], m["alpha"])
                 rows.append(
                     [
                         f"{c / 1e9:g} Gb/s",
@@ -288,6 +291,8 @@ def analyze_convergence(runs: Runs, ctx: Context) -> str:
     rows = []
     for ph, ((n, jd, gd), (_, jt, gt)) in enumerate(zip(got["dctcp"], got["newreno"])):
         rows.append([ph + 1, n, f"{jd:.3f}", f"{gd:.3f}", f"{jt:.3f}", f"{gt:.3f}"])
+        # The paper: every flow gets its fair share, a Jain's index of 1.
+        ctx.check("sec. 4.2", f"DCTCP's Jain's index, phase {ph + 1} ({n} flows)", 1.0, jd)
     worst = min((j for _, j, _ in got["dctcp"]), default=float("nan"))
     timeouts = {n: int(runs.flows(n, seed)["timeouts"].sum()) for n in got}
     _plot_convergence(runs, ctx, seed)

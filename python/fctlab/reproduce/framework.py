@@ -34,6 +34,8 @@ import polars as pl
 from fctlab.analysis import fct_sample
 from fctlab.atomic import write_text
 from fctlab.quantity import parse_time
+from fctlab.reproduce import checks as paper_checks
+from fctlab.reproduce.checks import Check, PaperValue
 from fctlab.scenario import read_scenario, with_overrides
 from fctlab.sweep import Sweep, run_sweep
 
@@ -85,11 +87,28 @@ def analysis_only(name: str, title: str, analyze: Callable[[Runs, Context], str]
 
 @dataclass
 class Context:
-    """Where an analysis writes, and in which mode it runs."""
+    """Where an analysis writes, in which mode it runs, and the paper's numbers it checks."""
 
     out: Path
     quick: bool
     seeds: list[int]
+    #: The paper's numbers against fctlab's (`check`), reported after the analysis's text.
+    checks: list[Check] = field(default_factory=list)
+
+    def check(
+        self,
+        figure: str,
+        quantity: str,
+        paper: PaperValue,
+        fctlab: float | None,
+        *,
+        tolerance: float = 0.10,
+        partial: float = 0.30,
+    ) -> Check:
+        """Declares one of the paper's numbers and fctlab's value for it (`reproduce.checks`)."""
+        c = Check(figure, quantity, paper, fctlab, tolerance=tolerance, partial=partial)
+        self.checks.append(c)
+        return c
 
 
 class Runs:
@@ -273,7 +292,8 @@ def run_experiment(
         return {"experiment": exp.name, "status": "failed", "error": msg}
     common = sorted(set.intersection(*(set(v) for v in per_name.values()))) if per_name else seeds
     names = [n for n, _ in points + emulated]
-    body = exp.analyze(Runs(root, names, common, per_name), Context(out, quick, common))
+    ctx = Context(out, quick, common)
+    body = exp.analyze(Runs(root, names, common, per_name), ctx)
     simulated = [o for o in outcomes if not o.run.name.endswith(EMU)]
     wall = sum((o.record.get("meta") or {}).get("wall_s") or 0.0 for o in simulated)
     emu_wall = sum((o.record.get("meta") or {}).get("wall_s") or 0.0 for o in outcomes if o.run.name.endswith(EMU))
@@ -289,9 +309,26 @@ def run_experiment(
         + f". Base scenario: `experiments/{paper_dir.name}/{exp.base}`; "
         f"regenerate with `fctlab reproduce {paper_dir.name} --only {exp.name}{' --quick' if quick else ''}`.\n"
     )
-    write_text(out / "README.md", f"# {exp.title}\n\n{body.strip()}\n{footer}")
+    _write_report(out, exp, body, footer, ctx.checks)
     say(f"[{exp.name}] done in {time.perf_counter() - t0:.0f} s -> {out / 'README.md'}")
     return {"experiment": exp.name, "status": "done", "title": exp.title}
+
+
+def _write_report(out: Path, exp: Experiment, body: str, footer: str, checks: list[Check]) -> None:
+    """The README (the analysis's text, then its checks against the paper, then the footer) and
+    `checks.json` beside it (removed when the analysis declares none, so no stale verdict stays)."""
+    text = body.strip()
+    if checks:
+        n = sum(c.status == paper_checks.MATCH for c in checks)
+        text += (
+            f"\n\n## Paper against fctlab\n\nStatus: **{paper_checks.experiment_status(checks)}** "
+            f"({n} of {len(checks)} numbers within their tolerance; `fctlab.reproduce.checks` says how a "
+            "status is decided).\n\n" + paper_checks.markdown(checks)
+        )
+        paper_checks.write(out / paper_checks.CHECKS_FILE, checks)
+    else:
+        (out / paper_checks.CHECKS_FILE).unlink(missing_ok=True)
+    write_text(out / "README.md", f"# {exp.title}\n\n{text}\n{footer}")
 
 
 def _run_analysis(
@@ -301,14 +338,15 @@ def _run_analysis(
     out = out_root / exp.name
     out.mkdir(parents=True, exist_ok=True)
     t0 = time.perf_counter()
-    body = exp.analyze(Runs(out, [], []), Context(out, quick, []))
+    ctx = Context(out, quick, [])
+    body = exp.analyze(Runs(out, [], []), ctx)
     wall = time.perf_counter() - t0
     mode = "quick (coarser grids, shorter horizons: not comparable to the paper)" if quick else "full"
     footer = (
         f"\n\n---\nMode: {mode}. No simulation runs: computed in Python in {wall:.0f} s of one core; "
         f"regenerate with `fctlab reproduce {paper_dir.name} --only {exp.name}{' --quick' if quick else ''}`.\n"
     )
-    write_text(out / "README.md", f"# {exp.title}\n\n{body.strip()}\n{footer}")
+    _write_report(out, exp, body, footer, ctx.checks)
     say(f"[{exp.name}] computed in {wall:.0f} s -> {out / 'README.md'}")
     return {"experiment": exp.name, "status": "done", "title": exp.title}
 

@@ -96,6 +96,12 @@ def analyze_fig32(runs: Runs, ctx: Context) -> str:
         phase = w.filter((pl.col("time_s") > a) & (pl.col("time_s") <= b))
         span = phase["c_over_r"]
         peaks.append((float(span.max()), float(phase["utilization"].min())))
+        ctx.check(
+            "Fig. 3.2",
+            f"C/R at the end of {a:.0f} - {b:.0f} s (N = {n})",
+            float(n),
+            window_mean(w, "c_over_r", tail, b),
+        )
         rows.append(
             [
                 f"{a:.0f} - {b:.0f}",
@@ -156,6 +162,8 @@ def analyze_fig32(runs: Runs, ctx: Context) -> str:
 
 FIG33_A = (0.0, 140.0)
 FIG33_B = (40.0, 100.0)
+#: The thesis's rates (sec. 3.2.1), Mb/s, by (group, whether group B is active).
+FIG33_THESIS_RATE = {("A", False): 50.0, ("A", True): 40.0, ("B", True): 20.0}
 
 
 def _fig33_workload(scale: float) -> list[dict[str, Any]]:
@@ -194,6 +202,12 @@ def analyze_fig33(runs: Runs, ctx: Context) -> str:
                 continue
             got = [window_mean(thr, u, tail, b) / 1e6 for u in uplinks[group]]
             want = fair[lo] / 1e6
+            ctx.check(
+                "Fig. 3.3",
+                f"group {group}'s mean rate, {a:.0f} - {b:.0f} s (Mb/s)",
+                FIG33_THESIS_RATE[group, with_b],
+                sum(got) / len(got),
+            )
             worst = max(abs(g - want) / want for g in got) * 100.0
             settled = [settle_time(t, (thr[u] / 1e6).to_list(), want, a, b) for u in uplinks[group]]
             slowest = None if None in settled else max(x for x in settled if x is not None)
@@ -211,6 +225,12 @@ def analyze_fig33(runs: Runs, ctx: Context) -> str:
             )
         theta = fair[8] / fair[0] if with_b else 0.0
         n_est = 8 + 4 * theta
+        ctx.check(
+            "Fig. 3.3",
+            f"link C's C/R, {a:.0f} - {b:.0f} s (N1 + theta N2)",
+            10.0 if with_b else 8.0,
+            window_mean(rate_c, "c_over_r", tail, b),
+        )
         rows.append(
             [
                 "",
@@ -450,6 +470,7 @@ def analyze_fig35(runs: Runs, ctx: Context) -> str:
         )
         settled = settle_time(b["time_s"].to_list(), b["r_over_c"].to_list(), 0.5, 0.0, duration)
         found[name] = (window_mean(b, "r_over_c", tail, duration), window_mean(b, "utilization", tail, duration))
+        ctx.check("Fig. 3.5", f"R/C in the last third, short flows {label}", 0.5, found[name][0])
         rows.append(
             [
                 label,
