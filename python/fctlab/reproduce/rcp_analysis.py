@@ -88,6 +88,12 @@ def window_ratio(table: pl.DataFrame, lo: int, hi: int) -> tuple[int, float | No
     return w.height, afct / float(w["ps_fct_s"].mean()), afct / float(w["ps_curve_s"].mean())
 
 
+def window_afct(table: pl.DataFrame, lo: int, hi: int) -> float | None:
+    """AFCT (s) of the flows of lo <= pkts < hi; None without any."""
+    w = table.filter((pl.col("pkts") >= lo) & (pl.col("pkts") < hi))
+    return float(w["fct_s"].mean()) if w.height else None
+
+
 def split_afct(table: pl.DataFrame, threshold: int) -> dict[str, float | None]:
     """AFCT, mean exact PS and mean eq. 4.1 of the flows below and at or above `threshold` packets."""
     out: dict[str, float | None] = {}

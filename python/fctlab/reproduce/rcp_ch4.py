@@ -108,6 +108,22 @@ FIG42 = (
 )
 
 
+#: The thesis's "close to PS" (or "follows PS", "like PS"), read as an AFCT at most 15% above
+#: PS's.
+CLOSE_TO_PS = (None, 1.15)
+#: The numbers of sec. 4.2.1; "near 2,000 packets" is the reports' window of 1,000 - 2,999 packets.
+FIG41_CLAIMS = (
+    rr.SizeClaim("Fig. 4.1", "RCP", "PS", 1, 2000, CLOSE_TO_PS),
+    rr.SizeClaim("Fig. 4.1", "TCP", "RCP", 1, 2000, 4.0),
+    rr.SizeClaim("Fig. 4.1", "XCP", "RCP", *ra.NEAR_2000, 30.0),
+)
+FIG42_CLAIMS = (
+    rr.SizeClaim("Fig. 4.2", "RCP", "PS", 1, 2000, CLOSE_TO_PS),
+    rr.SizeClaim("Fig. 4.2", "TCP", "RCP", *ra.NEAR_2000, 5.0),
+    rr.SizeClaim("Fig. 4.2", "XCP", "RCP", *ra.NEAR_2000, 20.0),
+)
+
+
 def _fig41() -> Experiment:
     base = dumbbell(SETUP1, pareto(25), 30.0, 5.0)
     intro = (
@@ -123,7 +139,9 @@ def _fig41() -> Experiment:
         "ch4-setup1.toml",
         three("setup1", base, bdp(SETUP1), SETUP1.rtpd),
         2,
-        combine(rr.size_figure([("setup1", SETUP1, "Setup 1", FIG41)], intro), _bottleneck_state),
+        combine(
+            rr.size_figure([("setup1", SETUP1, "Setup 1", FIG41)], intro, {"setup1": FIG41_CLAIMS}), _bottleneck_state
+        ),
         quick=quick_scale(0.3),
     )
 
@@ -135,13 +153,16 @@ def _bottleneck_state(runs: Runs, ctx: Context) -> str:
         name = rr.run_name("setup1", p)
         for sd in runs.seeds_of(name):
             lk = runs.links(name, sd).filter(pl.col("name") == "bottleneck").row(0, named=True)
+            share = lk["queue_avg_bytes"] * 8 / (SETUP1.capacity * SETUP1.rtpd) * 100
+            if p == "RCP":
+                ctx.check("sec. 4.3.1", f"RCP's mean queue, % of C x RTPD (seed {sd})", 2.0, share)
             rows.append(
                 [
                     p,
                     str(sd),
                     str(lk["drops_pkts"]),
                     f"{lk['queue_avg_bytes'] / 1e6:.2f}",
-                    f"{lk['queue_avg_bytes'] * 8 / (SETUP1.capacity * SETUP1.rtpd) * 100:.1f}",
+                    f"{share:.1f}",
                     f"{lk['utilization']:.3f}",
                 ]
             )
@@ -165,7 +186,7 @@ def _fig42() -> Experiment:
         "ch4-setup1.toml",
         three("setup2", base, bdp(SETUP2), SETUP2.rtpd),
         1,
-        rr.size_figure([("setup2", SETUP2, "Setup 2", FIG42)], intro),
+        rr.size_figure([("setup2", SETUP2, "Setup 2", FIG42)], intro, {"setup2": FIG42_CLAIMS}),
         quick=quick_scale(0.3),
     )
 
@@ -194,6 +215,7 @@ def _fig44() -> Experiment:
             "E[L] = 30,000, Fig. 4.5). No numbers in the text; compare shapes. Flows split at 7,000 packets as in "
             "the thesis."
         ),
+        claims=[rr.SweepClaim("Fig. 4.4", "RCP", "PS", side, CLOSE_TO_PS) for side in ("small", "large")],
     )
     sizes = lambda runs, ctx: "\n\n".join(
         rr.size_section(runs, ctx, f"mean{m}", s, f"Fig. 4.5: E[L] = {m} packets", "", f"fig45-{m}.png")
@@ -240,7 +262,8 @@ def _fig46() -> Experiment:
     def analyze(runs: Runs, ctx: Context) -> str:
         parts = [intro]
         for name, _, heading in DISTS:
-            parts.append(rr.size_section(runs, ctx, name, s, heading, "", f"sizes-{name}.png"))
+            claim = rr.SizeClaim(heading.split(":")[0], "RCP", "PS", 1, 2000, CLOSE_TO_PS)
+            parts.append(rr.size_section(runs, ctx, name, s, heading, "", f"sizes-{name}.png", claims=[claim]))
         parts.append(rr.active_section(runs, ctx, [(n, s, h) for n, _, h in DISTS], (5.0, 20.0), "active.png"))
         return "\n\n".join(parts)
 
@@ -307,17 +330,21 @@ LOADS = [0.2, 0.4, 0.6, 0.8, 0.9]
 
 
 def _dumbbell_sweep(
-    name: str, title: str, xlabel: str, cases: list[tuple[str, float, Setup, dict[str, Any]]], intro: str
+    name: str,
+    title: str,
+    xlabel: str,
+    cases: list[tuple[str, float, Setup, dict[str, Any]]],
+    intro: str,
+    claims: tuple[rr.SweepClaim, ...] = (),
 ) -> Experiment:
     """A sweep of setup 1's dumbbell: (run name, x value, setup, `dumbbell` arguments) per point,
-    reported per protocol with flows split at 500 packets."""
+    reported per protocol with flows split at 500 packets; `claims` checked at every point."""
     pts: list[tuple[str, dict[str, Any]]] = []
     for run, _, s, args in cases:
         pts += three(run, dumbbell(s, pareto(25), **args), bdp(s), s.rtpd)
     vals = [(run, x, s) for run, x, s, _ in cases]
-    return Experiment(
-        name, title, "ch4-setup1.toml", pts, 1, rr.sweep_figure(xlabel, vals, 500, intro), quick=quick_scale(0.3)
-    )
+    analyze = rr.sweep_figure(xlabel, vals, 500, intro, claims=claims)
+    return Experiment(name, title, "ch4-setup1.toml", pts, 1, analyze, quick=quick_scale(0.3))
 
 
 def _fig410() -> Experiment:
@@ -385,7 +412,11 @@ def _fig413() -> Experiment:
         "lasts 3 times and TCP 2 times as long as RCP; for flows >= 500 packets XCP 30 times and TCP 6 times; "
         "RCP's mean queue is 2% of C x RTPD at every capacity, XCP's very small."
     )
-    return _dumbbell_sweep("fig4-13", "RCP thesis Fig. 4.13: link capacity", "capacity (Gb/s)", cases, intro)
+    claims = tuple(
+        rr.SweepClaim("Fig. 4.13", p, "RCP", side, v)
+        for p, side, v in (("XCP", "small", 3.0), ("TCP", "small", 2.0), ("XCP", "large", 30.0), ("TCP", "large", 6.0))
+    )
+    return _dumbbell_sweep("fig4-13", "RCP thesis Fig. 4.13: link capacity", "capacity (Gb/s)", cases, intro, claims)
 
 
 def _fig414() -> Experiment:
@@ -399,7 +430,13 @@ def _fig414() -> Experiment:
         "longer with TCP and XCP than with RCP; flows >= 500 packets 4 times longer with TCP and 13 times "
         "with XCP; RCP's AFCT grows as 1.5 RTPD like PS. Why RCP misses PS at 10 ms: [fig4-14-10ms](../fig4-14-10ms/)."
     )
-    return _dumbbell_sweep("fig4-14", "RCP thesis Fig. 4.14: round-trip propagation delay", "RTPD (s)", cases, intro)
+    claims = (rr.SweepClaim("Fig. 4.14", "RCP", "PS", "small", CLOSE_TO_PS),) + tuple(
+        rr.SweepClaim("Fig. 4.14", p, "RCP", side, v)
+        for p, side, v in (("TCP", "small", 2.5), ("XCP", "small", 2.5), ("TCP", "large", 4.0), ("XCP", "large", 13.0))
+    )
+    return _dumbbell_sweep(
+        "fig4-14", "RCP thesis Fig. 4.14: round-trip propagation delay", "RTPD (s)", cases, intro, claims
+    )
 
 
 #: The ten groups' round-trip propagation delays (s), g0 to g9 of ch4-rtt-groups.toml.
@@ -431,6 +468,8 @@ def _fig415() -> Experiment:
                     series["PS"].append(ps)
                 a = float(g["fct_s"].mean())
                 series[p].append(a)
+                if p == "RCP":
+                    ctx.check("Fig. 4.15", f"RCP AFCT / PS, group of RTPD {rtpd * 1e3:.0f} ms", CLOSE_TO_PS, a / ps)
                 row += [ra.fmt(a), ra.fmt(a / ps, ".2f")]
             rows.append(row)
         pyplot = plt()

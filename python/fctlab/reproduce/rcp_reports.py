@@ -6,12 +6,13 @@ short and long flows against one parameter) and active-flow counts. Each builder
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 import polars as pl
 
 from fctlab.reproduce import rcp_analysis as ra
+from fctlab.reproduce.checks import PaperValue
 from fctlab.reproduce.framework import Context, Runs, md_table, plt
 
 #: Protocol labels, in plotting order, and their styles.
@@ -26,6 +27,43 @@ class Setup:
     capacity: float
     rtpd: float
     load: float
+
+
+@dataclass(frozen=True)
+class SizeClaim:
+    """A thesis number on AFCT by size: `protocol`'s AFCT over `against`'s, or over the exact PS
+    of the same flows when `against` is "PS", for the flows of lo <= packets < hi."""
+
+    figure: str
+    protocol: str
+    against: str
+    lo: int
+    hi: int
+    paper: PaperValue
+
+
+def check_sizes(ctx: Context, tables: dict[str, pl.DataFrame], claims: Sequence[SizeClaim], where: str) -> None:
+    """Declares each claim's thesis number against fctlab's ratio (`Context.check`)."""
+    for c in claims:
+        if c.against == "PS":
+            value = ra.window_ratio(tables[c.protocol], c.lo, c.hi)[1]
+        else:
+            mine, theirs = (ra.window_afct(tables[p], c.lo, c.hi) for p in (c.protocol, c.against))
+            value = None if mine is None or not theirs else mine / theirs
+        sizes = f"{c.lo:,} - {c.hi - 1:,}" if c.lo > 1 else f"< {c.hi:,}"
+        ctx.check(c.figure, f"{c.protocol} AFCT / {c.against}, flows of {sizes} packets ({where})", c.paper, value)
+
+
+@dataclass(frozen=True)
+class SweepClaim:
+    """A thesis number of a sweep, at every point: `protocol`'s AFCT over `against`'s (or over
+    the exact PS of the same flows when `against` is "PS"), of the small or large flows."""
+
+    figure: str
+    protocol: str
+    against: str
+    side: str
+    paper: PaperValue
 
 
 def run_name(prefix: str, proto: str) -> str:
@@ -76,10 +114,13 @@ def size_section(
     png: str,
     protocols=PROTOCOLS,
     workload: str | None = None,
+    claims: Sequence[SizeClaim] = (),
 ) -> str:
     """A per-size section: per-bin AFCT table with ratios to PS, the ratios near 2,000
-    packets, the maximum FCT per bin, the share of TCP flows on the slow-start curve, a plot."""
+    packets, the maximum FCT per bin, the share of TCP flows on the slow-start curve, a plot;
+    `claims`, the thesis's numbers on these ratios, checked."""
     tables = size_tables(runs, prefix, setup, protocols, workload)
+    check_sizes(ctx, tables, claims, heading)
     header, rows = ra.ratio_rows(tables)
     _plot_sizes(ctx, png, tables, heading)
     near = []
@@ -131,13 +172,20 @@ def size_section(
     )
 
 
-def size_figure(setups: list[tuple[str, Setup, str, str]], intro: str) -> Callable[[Runs, Context], str]:
-    """An analysis of per-size sections, one per (prefix, setup, heading, paper text)."""
+def size_figure(
+    setups: list[tuple[str, Setup, str, str]], intro: str, claims: dict[str, Sequence[SizeClaim]] | None = None
+) -> Callable[[Runs, Context], str]:
+    """An analysis of per-size sections, one per (prefix, setup, heading, paper text); `claims`
+    by prefix, the thesis's numbers checked in that section."""
 
     def analyze(runs: Runs, ctx: Context) -> str:
         parts = [intro]
         for i, (prefix, setup, heading, paper) in enumerate(setups):
-            parts.append(size_section(runs, ctx, prefix, setup, heading, paper, f"sizes{i + 1}.png"))
+            parts.append(
+                size_section(
+                    runs, ctx, prefix, setup, heading, paper, f"sizes{i + 1}.png", claims=(claims or {}).get(prefix, ())
+                )
+            )
         return "\n\n".join(parts)
 
     return analyze
@@ -224,9 +272,11 @@ def sweep_figure(
     link: str = "bottleneck",
     workload: str | None = None,
     png: str = "sweep.png",
+    claims: Sequence[SweepClaim] = (),
 ) -> Callable[[Runs, Context], str]:
     """AFCT of flows below and at or above `threshold` packets against a parameter, with PS
-    (exact and eq. 4.1), the ratios to PS, and the bottleneck's mean queue / (C x RTPD)."""
+    (exact and eq. 4.1), the ratios to PS, and the bottleneck's mean queue / (C x RTPD);
+    `claims`, the thesis's numbers on these ratios, checked at every point."""
 
     def analyze(runs: Runs, ctx: Context) -> str:
         rows, qrows = [], []
@@ -236,10 +286,11 @@ def sweep_figure(
             xs.append(x)
             qrow = [f"{x:g}"]
             ps_done = False
+            split: dict[str, dict[str, float | None]] = {}
             for p in PROTOCOLS:
                 name = run_name(prefix, p)
                 t = ra.pooled(runs, name, setup.capacity, setup.load, workload=workload)
-                s = ra.split_afct(t, threshold)
+                s = split[p] = ra.split_afct(t, threshold)
                 if not ps_done:
                     series["PS"]["small"].append(s["small_ps"])
                     series["PS"]["large"].append(s["large_ps"])
@@ -272,6 +323,18 @@ def sweep_figure(
                 lk = runs.links(name, runs.seeds_of(name)[0]).filter(pl.col("name") == link)
                 qrow.append(f"{float(lk['queue_avg_bytes'][0]) * 8 / (setup.capacity * setup.rtpd):.4f}")
             qrows.append(qrow)
+            for c in claims:
+                mine = split[c.protocol][f"{c.side}_afct"]
+                theirs = split[c.protocol if c.against == "PS" else c.against][
+                    f"{c.side}_{'ps' if c.against == 'PS' else 'afct'}"
+                ]
+                sizes = f"< {threshold}" if c.side == "small" else f">= {threshold}"
+                ctx.check(
+                    c.figure,
+                    f"{c.protocol} AFCT / {c.against}, flows of {sizes} packets, {param} {x:g}",
+                    c.paper,
+                    None if mine is None or not theirs else mine / theirs,
+                )
         pyplot = plt()
         fig, axes = pyplot.subplots(1, 2, figsize=(11, 4))
         for ax, side, lab in ((axes[0], "small", f"< {threshold} pkts"), (axes[1], "large", f">= {threshold} pkts")):
