@@ -369,12 +369,16 @@ def _long_flows(runs: Runs, name: str, seed: int) -> dict[str, Any]:
     }
 
 
-def _late_rate(x: dict[str, Any]) -> str:
+def _late_loss(x: dict[str, Any]) -> float | None:
     """Second-half drops as a fraction of the packets sent then."""
     if x["late_drops"] is None or not x["util"]:
-        return "-"
-    sent = x["util"] * x["capacity"] * x["duration"] / 2 / (8 * PACKET)
-    return f"{x['late_drops'] / sent:.2%}"
+        return None
+    return x["late_drops"] / (x["util"] * x["capacity"] * x["duration"] / 2 / (8 * PACKET))
+
+
+def _late_rate(x: dict[str, Any]) -> str:
+    loss = _late_loss(x)
+    return "-" if loss is None else f"{loss:.2%}"
 
 
 def analyze_fig6_18(runs: Runs, ctx: Context) -> str:
@@ -395,6 +399,10 @@ def analyze_fig6_18(runs: Runs, ctx: Context) -> str:
     fig.tight_layout()
     fig.savefig(ctx.out / "fig6-18.png", dpi=110)
     p.close(fig)
+    for n, x in got.items():
+        ctx.check("Fig. 6.18", f"link utilization, {n}", 1.0, x["util"])
+        ctx.check("Fig. 6.18", f"normalized rate N R / C, {n}", 1.0, x["r"])
+        ctx.check("Fig. 6.18", f"loss rate in the second half (steady state), {n}", 0.0, _late_loss(x))
     rows = [
         [
             n,

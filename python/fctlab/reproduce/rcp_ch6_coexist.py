@@ -164,6 +164,17 @@ def analyze_fig6_11(runs: Runs, ctx: Context) -> str:
     _plot_fig611(ctx, got)
     p, p1 = got["plain-rcp"], got["plain-rcp-1MB"]
     fair = CAPACITY / 10
+    r_before = None if p["r_before"] is None else p["r_before"] / CAPACITY
+    ctx.check("Fig. 6.11", "R/C before TCP joins (9 RCP flows)", 1 / 9, r_before)
+    fixed = got["rcp-tcp"]
+    for cls in ("rcp", "tcp"):
+        rate = fixed[f"{cls}_late"]
+        ctx.check(
+            "Figs. 6.12 - 6.13",
+            f"{cls.upper()} flow's rate with the coexistence scheme, Mb/s (about C/10)",
+            fair / 1e6,
+            None if rate is None else rate / 1e6,
+        )
 
     def pct(x: float | None, of: float) -> str:
         return "-" if x is None else f"{x / of:.0%}"
@@ -349,6 +360,11 @@ def _analyze_share(runs: Runs, ctx: Context, fig: str) -> str:
     if fig == "fig6-13":
         g = got["two-queue"]
         ratio = g["rcp"] / g["tcp"] if g["rcp"] and g["tcp"] else None
+        # "Share the bandwidth equally": each of the 100 flows about C/100 = 1 Mb/s.
+        for cls in ("rcp", "tcp"):
+            rate = None if g[cls] is None else g[cls] / 1e6
+            ctx.check("Fig. 6.13", f"{cls.upper()} flow's rate, 80 RCP + 20 TCP flows, Mb/s", 1.0, rate)
+        ctx.check("Fig. 6.13", "w_R (N_R / (N_R + N_T), implied)", 0.8, g["w_r"])
         claims = (
             "\n\n| thesis (Fig. 6.13) | fctlab |\n|---|---|\n"
             + f"| 80 RCP and 20 TCP flows share the bandwidth equally (each about C/100 = 1 Mb/s) | RCP "

@@ -57,6 +57,8 @@ def analyze_fig7_1(runs: Runs, ctx: Context) -> str:
             ]
         )
     thesis = got[POINTS[0][0]]["rtts"]
+    a, b = POINTS[0][1:]
+    ctx.check("Fig. 7.1", f"RTTs for R to settle at its new equilibrium, alpha = {a}, beta = {b}", (None, 10.0), thesis)
     _plot(ctx, got)
     return (
         f"Ten long-lived RCP flows on a {CONV_C / 1e6:.0f} Mb/s link, RTT {CONV_RTT * 1e3:.0f} ms, in equilibrium "
