@@ -240,6 +240,9 @@ def analyze_differential(runs: Runs, ctx: Context) -> str:
     y = diff["young"]
     ratio = None if not (y["long"] and y["joiner"]) else y["long"] / y["joiner"]
     alone_r = None if not diff["alone"]["c_over_r"] else C / diff["alone"]["c_over_r"]
+    ctx.check("sec. 3.6", "long flow's rate / young joiner's (theta)", THETA, ratio)
+    ctx.check("sec. 3.6", "C/R, one young and one old flow (N_s + theta N_l)", 1 + THETA, y["c_over_r"])
+    ctx.check("sec. 3.6", "C/R, two old flows (theta N_l)", 2 * THETA, diff["old"]["c_over_r"])
     mix_rows, mix = _mix(runs)
     _plot_two(ctx, runs, seed)
     return (

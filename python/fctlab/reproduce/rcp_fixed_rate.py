@@ -147,6 +147,11 @@ def analyze_fig36(runs: Runs, ctx: Context) -> str:
     at_c = [mean_std(stats[f]["tau"])[0] for f in FIG36_RATES if f >= 1.0]
     mg1_mean = mean_std(mg1)[0]
     gap = max(abs(t - mg1_mean) / mg1_mean for t in at_c) * 100.0
+    for f in FIG36_RATES:
+        if f >= 1.0:
+            # The thesis's limit: eq. 3.5, the M/M/1-FCFS delay, with the drawn sizes' moments.
+            tau = mean_std(stats[f]["tau"])[0]
+            ctx.check("Fig. 3.6", f"E[tau] at R = {f:g} C, ms (eq. 3.5's M/M/1 delay)", mg1_mean * 1e3, tau * 1e3)
     rho = mean_std([v for s in stats.values() for v in s["rho"]])[0]
     _plot(ctx, "fig3-6.png", stats, {"eq. 3.5 (M/M/1-FCFS)": mg1_mean}, None, queue=False)
     monotone = all(b <= a * 1.02 for a, b in zip(taus, taus[1:]))
