@@ -103,6 +103,10 @@ def analyze_fig52(runs: Runs, ctx: Context) -> str:
     assert bode03 is not None  # 0.3 < BETA_MAX
     low = linear.bode_interval(1e-4)
     assert low is not None
+    ctx.check("App. D", "A = -1 / alpha_min at beta = 0.3 (Pade delay)", THESIS_A, -1 / pade[0])
+    ctx.check("App. D", "B = -1 / alpha_max at beta = 0.3 (Pade delay)", THESIS_B, -1 / pade[1])
+    ctx.check("sec. 5.1.2", "largest beta with a stable alpha", 0.55, linear.BETA_MAX)
+    ctx.check("sec. 5.1.2", "largest stable alpha, beta -> 0 (below 1.6)", (None, 1.6), low[1])
     rows03 = [
         ["thesis (App. D, Pade, read off Fig. D.1)", f"{THESIS_A}", f"{THESIS_B}", _fmt(THESIS_INTERVAL)],
         ["Nyquist, App. D's Pade delay", f"{-1 / pade[0]:.3f}", f"{-1 / pade[1]:.3f}", _fmt(pade)],
