@@ -5,7 +5,8 @@ An experiment's raw results (Parquet per run) go to a cache directory (default
 `experiments/.runs/`, not versioned); re-running reuses a finished run only if its scenario and
 the build are unchanged (`sweep.run_fingerprint`), and the report's footer says how many runs
 were reused. Its report - a README.md
-with "paper | fctlab" tables, plus plots - goes to `experiments/<paper>/<experiment>/`. `--quick`
+with "paper | fctlab" tables, plus plots, and an index.html of the same with interactive plots of
+the runs (`fctlab.html.experiments`) - goes to `experiments/<paper>/<experiment>/`. `--quick`
 uses fewer seeds and shorter runs and writes everything under `results/quick/` instead, so a
 quick look never overwrites the full reproduction.
 
@@ -269,11 +270,12 @@ def run_experiment(
     out.mkdir(parents=True, exist_ok=True)
     if failed:
         msg = "; ".join(f"{o.run.relpath}: {o.error}" for o in failed[:5])
-        write_text(out / "README.md", f"# {exp.title}\n\nNot reproduced: {len(failed)} runs failed ({msg}).\n")
+        _write_report(out, f"# {exp.title}\n\nNot reproduced: {len(failed)} runs failed ({msg}).\n")
         return {"experiment": exp.name, "status": "failed", "error": msg}
     common = sorted(set.intersection(*(set(v) for v in per_name.values()))) if per_name else seeds
     names = [n for n, _ in points + emulated]
-    body = exp.analyze(Runs(root, names, common, per_name), Context(out, quick, common))
+    runs = Runs(root, names, common, per_name)
+    body = exp.analyze(runs, Context(out, quick, common))
     simulated = [o for o in outcomes if not o.run.name.endswith(EMU)]
     wall = sum((o.record.get("meta") or {}).get("wall_s") or 0.0 for o in simulated)
     emu_wall = sum((o.record.get("meta") or {}).get("wall_s") or 0.0 for o in outcomes if o.run.name.endswith(EMU))
@@ -289,7 +291,7 @@ def run_experiment(
         + f". Base scenario: `experiments/{paper_dir.name}/{exp.base}`; "
         f"regenerate with `fctlab reproduce {paper_dir.name} --only {exp.name}{' --quick' if quick else ''}`.\n"
     )
-    write_text(out / "README.md", f"# {exp.title}\n\n{body.strip()}\n{footer}")
+    _write_report(out, f"# {exp.title}\n\n{body.strip()}\n{footer}", runs)
     say(f"[{exp.name}] done in {time.perf_counter() - t0:.0f} s -> {out / 'README.md'}")
     return {"experiment": exp.name, "status": "done", "title": exp.title}
 
@@ -308,9 +310,18 @@ def _run_analysis(
         f"\n\n---\nMode: {mode}. No simulation runs: computed in Python in {wall:.0f} s of one core; "
         f"regenerate with `fctlab reproduce {paper_dir.name} --only {exp.name}{' --quick' if quick else ''}`.\n"
     )
-    write_text(out / "README.md", f"# {exp.title}\n\n{body.strip()}\n{footer}")
+    _write_report(out, f"# {exp.title}\n\n{body.strip()}\n{footer}")
     say(f"[{exp.name}] computed in {wall:.0f} s -> {out / 'README.md'}")
     return {"experiment": exp.name, "status": "done", "title": exp.title}
+
+
+def _write_report(out: Path, readme: str, runs: Runs | None = None) -> None:
+    """Writes an experiment's README.md, then its index.html (the README as HTML, with plots of the
+    runs when given: `fctlab.html.experiments`)."""
+    from fctlab.html.experiments import write_index
+
+    write_text(out / "README.md", readme)
+    write_index(out, runs)
 
 
 def _scaled_times(spec: Mapping[str, Any], factor: float) -> dict[str, Any]:
