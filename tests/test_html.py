@@ -113,6 +113,15 @@ def test_readme_becomes_html_with_its_images_inlined(tmp_path):
     assert 'href="../docs/a.md"' in html and 'src="missing.png"' in html
 
 
+def test_links_to_experiments_point_at_their_pages(tmp_path):
+    """A link to a directory with a README (or to the README) opens that directory's index.html."""
+    (tmp_path / "fig1").mkdir()
+    (tmp_path / "fig1" / "README.md").write_text("# 1\n")
+    html = markdown_html("[a](fig1/) [b](fig1/README.md#x) [c](other/) [d](https://e.org/README.md)", tmp_path)
+    assert 'href="fig1/index.html"' in html and 'href="fig1/index.html#x"' in html
+    assert 'href="other/"' in html and 'href="https://e.org/README.md"' in html
+
+
 def test_experiment_pages_are_written_from_readmes_alone(tmp_path):
     """`fctlab pages` writes index.html beside every README.md (not in the run cache), titled by its heading."""
     for d in ("paper/fig1", "paper/fig2", "paper/.runs/x"):

@@ -2,7 +2,9 @@
 
 CommonMark with GitHub's tables (markdown-it-py), so the "paper | fctlab" tables of the
 reproductions become HTML tables. An image given by a relative path to a file beside the README
-(the analyses' PNGs) is embedded; any other image or link is left as written.
+(the analyses' PNGs) is embedded; any other image is left as written. A relative link to a
+directory with a README.md, or to that README.md, points at the directory's index.html instead,
+so that the pages link to each other when opened from disk.
 """
 
 from __future__ import annotations
@@ -26,6 +28,8 @@ def markdown_html(text: str, base: Path) -> str:
         for child in token.children or []:
             if child.type == "image":
                 _inline_image(child, base)
+            elif child.type == "link_open":
+                _link_to_index(child, base)
     return md.renderer.render(tokens, md.options, {})
 
 
@@ -46,3 +50,13 @@ def _inline_image(token: Token, base: Path) -> None:
     if kind not in EMBEDDED.values() or not path.is_file():
         return
     token.attrSet("src", f"data:{kind};base64,{base64.b64encode(path.read_bytes()).decode('ascii')}")
+
+
+def _link_to_index(token: Token, base: Path) -> None:
+    href = str(token.attrGet("href") or "")
+    if not href or "://" in href or href.startswith(("/", "#", "mailto:")):
+        return
+    path, _, anchor = href.partition("#")
+    folder = path[: -len("README.md")] if path.endswith("README.md") else path if path.endswith("/") else None
+    if folder is not None and (base / folder / "README.md").is_file():
+        token.attrSet("href", f"{folder}index.html" + (f"#{anchor}" if anchor else ""))
