@@ -82,3 +82,16 @@ install_package() {
     say "installing $spec into $VENV (builds the Rust core; the first build takes a few minutes)"
     (cd "$ROOT" && "$PY" -m pip install --disable-pip-version-check "$spec")
 }
+
+# Installs Debian's Chromium as root when it is missing: the tests of the HTML reports
+# (tests/test_core_html_browser.py) open them in it, headless, and fail without it.
+ensure_browser() {
+    [[ -x /usr/bin/chromium ]] && return
+    if [[ "$(id -u)" -eq 0 ]] && command -v apt-get >/dev/null 2>&1; then
+        say "installing chromium (Debian) for the browser tests of the HTML reports"
+        apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null \
+            || say "could not install chromium: the browser tests will fail"
+    else
+        say "/usr/bin/chromium is missing and this is not root: the browser tests will fail (apt-get install chromium)"
+    fi
+}

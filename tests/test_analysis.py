@@ -7,7 +7,16 @@ import json
 import polars as pl
 import pytest
 
-from fctlab.analysis import SizeBins, compare, compare_table, loss_probability, reduction_pct, summarize
+from fctlab.analysis import (
+    SizeBins,
+    compare,
+    compare_table,
+    ecdf,
+    loss_probability,
+    reduction_pct,
+    slowdown_by_bin,
+    summarize,
+)
 from fctlab.result import FLOW_SCHEMA, Result
 
 
@@ -146,3 +155,29 @@ def test_loss_probability_is_drops_over_arrivals_of_the_named_link():
     assert loss_probability(links, "idle") == 0.0
     with pytest.raises(ValueError, match="'nowhere'"):
         loss_probability(links, "nowhere")
+
+
+def test_ecdf_gives_i_over_n_and_thins_to_evenly_spaced_ranks():
+    """F at the i-th smallest value is i/n; thinned, the extremes stay and no point is invented."""
+    x, y = ecdf(pl.Series([3.0, 1.0, None, 2.0]))
+    assert (x, y) == ([1.0, 2.0, 3.0], [1 / 3, 2 / 3, 1.0])
+    values = pl.Series([float(v) for v in range(10_000)])
+    x, y = ecdf(values, 1000)
+    assert len(x) == 1000 and x[0] == 0.0 and x[-1] == 9999.0 and y[-1] == 1.0
+    assert set(x) <= set(values.to_list()) and x == sorted(x)
+    assert ecdf(values.reverse(), 1000) == (x, y)
+
+
+def test_slowdown_by_bin_is_fct_over_ideal_per_size():
+    """Mean and p99 of fct / ideal per bin, over measured completed flows with an ideal FCT."""
+    flows = pl.DataFrame(
+        {
+            "size_bytes": [1460, 1460, 14600, 14600, 14600],
+            "fct_s": [2.0, 4.0, 10.0, None, 1.0],
+            "ideal_fct_s": [1.0, 1.0, 2.0, 2.0, 0.0],
+            "measured": [True, True, True, True, True],
+        }
+    )
+    t = slowdown_by_bin(flows)
+    assert t["label"].to_list() == ["1460 B", "14600 B"]
+    assert t["count"].to_list() == [2, 1] and t["mean_slowdown"].to_list() == [3.0, 5.0]

@@ -47,3 +47,5 @@ def test_every_experiment_writes_its_report(paper, exp, tmp_path: Path):
     # An analytic model (no base scenario) has no runs, so no run cache, and ignores time_scale.
     assert ("No simulation runs" if exp.base is None else "reused from the run cache") in report
     assert f"`fctlab reproduce {paper} --only {exp.name} --quick`" in report
+    page = (tmp_path / "out" / exp.name / "index.html").read_text()
+    assert page.startswith("<!DOCTYPE html>") and "<table>" in page, "no index.html with the README's tables"

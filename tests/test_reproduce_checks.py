@@ -119,6 +119,11 @@ def test_the_index_has_a_row_per_check_and_one_per_experiment_without_checks(tmp
     assert "| p1 | [prose](p1/prose/) | Model prose |  |  |  | not declared |" in text
     html = page.read_text()
     assert html.count('<tr data-status="match">') == 2 and html.count('data-status="not run"') == 1
+    # `fctlab pages` renders every README but leaves the index page alone.
+    from fctlab.html.experiments import write_all
+
+    assert [p.parent.name for p in write_all(tmp_path)] == ["good", "prose"]
+    assert page.read_text() == html
     # The same reports give the same bytes.
     first = (text, html)
     write_index(tmp_path, papers, quick=False)

@@ -13,12 +13,13 @@ front end around it. Module map:
 | `stream` | the flows table streamed to Parquet while the run goes (`run_to`, `fctlab run -o`) |
 | `emulate` | `emulate()`: a scenario run for real, over UDP sockets in real time (namespaces or loopback) |
 | `result` | `Result` (flows/links/series DataFrames, meta, scenario), `load()`, Parquet I/O |
-| `analysis` | `summarize()` one run, `compare()` two (the RC3 paper's FCT reduction) |
+| `analysis` | `summarize()` one run, `compare()` two (the RC3 paper's FCT reduction), `ecdf()`, `slowdown_by_bin()` |
 | `reference` | fluid references of a run's flows: max-min (`ps_fct`), greedy SRPT (`srpt_fct`); M/G/1-PS |
 | `hpcc_files` | HPCC's ns-3 topology and flow files read as a scenario, a run written as its `fct.txt` |
 | `sweep` | parameter grids and named runs over seeds, in parallel processes, restartable |
 | `cluster` | sweeps on a Dask cluster (`fctlab sweep --cluster`, `run_sweep(client=)`) |
 | `report` | plain-text tables for the terminal |
+| `html` | self-contained interactive HTML reports (`fctlab report`, `fctlab pages`, `Result._repr_html_`) |
 | `cli` | the `fctlab` command |
 | `errors` | `ScenarioError`: everything a user must fix (the one class to catch); `PluginError` |
 | `values` | Python values in scenarios: numpy scalars accepted, the rest refused by field |

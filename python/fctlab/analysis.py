@@ -12,6 +12,9 @@ Size bins: one bin per distinct size when the sample has at most 32 distinct siz
 CDF workloads such as RC3's 11-point table), else log2 bins of 1460-byte segments:
 [1], [2, 3], [4, 7], ... segments, a flow of s bytes having ceil(s / 1460) segments (>= 1).
 
+`ecdf` gives a sample's empirical CDF (thinned to a number of points for plots), and
+`slowdown_by_bin` the mean and p99 slowdown (FCT over ideal FCT) per size bin.
+
 `compare` reports the RC3 paper's metric: percent reduction (A - B) / A * 100 of mean FCT,
 over flows, over bytes (the byte-weighted mean sum(size * fct) / sum(size)), and per size bin.
 """
@@ -145,6 +148,38 @@ class SizeBins:
         lo, hi = 1 << key, (1 << (key + 1)) - 1
         label = f"{lo} seg" if lo == hi else f"{lo}-{hi} seg"
         return {"label": label, "lo_bytes": (lo - 1) * SEGMENT_BYTES + 1, "hi_bytes": hi * SEGMENT_BYTES}
+
+
+def ecdf(values: pl.Series, max_points: int | None = None) -> tuple[list[float], list[float]]:
+    """The empirical CDF of `values` (nulls left out) as (x, F(x)) at the sorted values, F of the
+    i-th smallest (from 1) being i / n. With `max_points`, at most that many points, at evenly
+    spaced ranks with the smallest and largest kept: the same values give the same points."""
+    xs = values.drop_nulls().sort()
+    n = xs.len()
+    if max_points is None or n <= max_points:
+        ranks = list(range(n))
+    else:
+        ranks = sorted({round(k * (n - 1) / (max_points - 1)) for k in range(max_points)})
+    # Only the chosen values leave polars: a run of 10^7 flows costs no list of 10^7 floats.
+    return [float(x) for x in xs.gather(ranks)], [(i + 1) / n for i in ranks]
+
+
+def slowdown_by_bin(flows: pl.DataFrame, bins: SizeBins | None = None) -> pl.DataFrame:
+    """Slowdown (`fct_s / ideal_fct_s`) of the FCT sample per size bin: `label`, `lo_bytes`,
+    `hi_bytes`, `count`, `mean_slowdown`, `p99_slowdown`; flows without an ideal FCT (0) are left
+    out. Bins as `summarize` chooses them on this sample, unless given (to group runs alike)."""
+    sample = fct_sample(flows).filter(pl.col("ideal_fct_s") > 0)
+    bins = bins or SizeBins.for_sizes(sample["size_bytes"])
+    slow = pl.col("fct_s") / pl.col("ideal_fct_s")
+    per = (
+        sample.with_columns(key=bins.key_expr())
+        .group_by("key")
+        .agg(count=pl.len(), mean_slowdown=slow.mean(), p99_slowdown=slow.quantile(0.99, interpolation="linear"))
+        .sort("key")
+    )
+    rows = [{**bins.bounds(r["key"]), **{k: v for k, v in r.items() if k != "key"}} for r in per.iter_rows(named=True)]
+    schema = {"label": pl.String, "lo_bytes": pl.Int64, "hi_bytes": pl.Int64, "count": pl.Int64}
+    return pl.DataFrame(rows, schema={**schema, "mean_slowdown": pl.Float64, "p99_slowdown": pl.Float64})
 
 
 def reduction_pct(a: float | None, b: float | None) -> float | None:

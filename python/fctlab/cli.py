@@ -1,4 +1,4 @@
-"""The `fctlab` command: run, emulate, summary, compare, sweep, validate, hpcc run.
+"""The `fctlab` command: run, emulate, summary, compare, report, pages, sweep, validate, hpcc run.
 
 Every user error (missing file, bad TOML, bad `--set`, a scenario the core refuses, bad
 arguments) prints one line "error: ..." on stderr and exits 2; no traceback. A sweep in which
@@ -143,6 +143,20 @@ def _parser() -> argparse.ArgumentParser:
     c.add_argument("b", metavar="OUT_B")
     c.add_argument("--json", action="store_true", help="print JSON instead of a table")
     c.set_defaults(func=cmd_compare)
+
+    rep = sub.add_parser("report", help="write an interactive HTML report of one or more results directories")
+    rep.add_argument("results", nargs="+", metavar="RESULTS", help="results directory (fctlab run -o, or a sweep's)")
+    rep.add_argument("-o", "--out", required=True, metavar="FILE", help="the HTML file to write, e.g. report.html")
+    rep.set_defaults(func=cmd_report)
+
+    pg = sub.add_parser("pages", help="rewrite the index.html of every reproduced experiment from its README.md")
+    pg.add_argument("dir", nargs="?", default="experiments", metavar="DIR", help="default: experiments")
+    pg.add_argument(
+        "--screenshots",
+        action="store_true",
+        help="also write index.png beside each, a screenshot in headless Chromium (playwright, /usr/bin/chromium)",
+    )
+    pg.set_defaults(func=cmd_pages)
 
     w = sub.add_parser("sweep", help="run a parameter sweep in parallel processes or on a Dask cluster")
     w.add_argument("sweep", metavar="SWEEP", help="sweep file (.toml)")
@@ -396,6 +410,55 @@ def cmd_compare(args: argparse.Namespace) -> int:
 
     c = compare(load(args.a).flows, load(args.b).flows)
     print(json.dumps(c, indent=2) if args.json else format_compare(c, args.a, args.b))
+    return 0
+
+
+def cmd_report(args: argparse.Namespace) -> int:
+    """`fctlab report`: one HTML file with the summaries and plots of the given runs."""
+    from fctlab.html.page import write_page
+
+    for d in args.results:
+        if not Path(d).is_dir():
+            raise _UsageError(
+                f"RESULTS {d!r}: no such directory; expected a results directory written by fctlab run -o"
+            )
+    out = Path(args.out)
+    if out.is_dir():
+        raise _UsageError(f"-o {args.out!r} is a directory; expected the path of an HTML file to write")
+    if not out.parent.is_dir():
+        raise _UsageError(f"-o {args.out!r}: directory {str(out.parent)!r} does not exist")
+    from fctlab.html.results import load_labelled, report_page
+
+    try:
+        results = load_labelled(args.results)
+    except FileNotFoundError as e:
+        raise _UsageError(f"RESULTS: {e}; expected a results directory written by fctlab run -o") from None
+    try:
+        write_page(out, report_page(results))
+    except OSError as e:
+        raise _UsageError(
+            f"-o {args.out!r}: cannot write it ({e.strerror or e}); expected a writable file path"
+        ) from None
+    print(f"wrote {out}", file=sys.stderr)
+    return 0
+
+
+def cmd_pages(args: argparse.Namespace) -> int:
+    """`fctlab pages`: index.html (and with --screenshots index.png) beside every experiment's README."""
+    from fctlab.html.experiments import write_all
+
+    root = Path(args.dir)
+    if not root.is_dir():
+        raise _UsageError(f"DIR {args.dir!r}: no such directory; expected experiments/ or a directory under it")
+    written = write_all(root)
+    if not written:
+        raise _UsageError(f"DIR {args.dir!r}: no README.md under it; expected experiments/ or a directory under it")
+    print(f"wrote {len(written)} index.html under {root}", file=sys.stderr)
+    if args.screenshots:
+        from fctlab.html.browser import screenshot_all
+
+        shots = screenshot_all(written)
+        print(f"wrote {len(shots)} screenshots ({sum(p.stat().st_size for p in shots) / 1e6:.1f} MB)", file=sys.stderr)
     return 0
 
 

@@ -158,6 +158,12 @@ class Result:
             self._flows_file = out / "flows.parquet"
         return out
 
+    def _repr_html_(self) -> str:
+        """How a notebook shows a Result: its summary table and FCT CDF (`fctlab.html.results`)."""
+        from fctlab.html.results import result_html
+
+        return result_html(self, str(self.scenario.get("name") or "run"))
+
     def __repr__(self) -> str:
         done = self.flows["finish_s"].is_not_null().sum()
         sim = self.meta.get("sim_time_s")

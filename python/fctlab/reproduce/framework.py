@@ -5,7 +5,8 @@ An experiment's raw results (Parquet per run) go to a cache directory (default
 `experiments/.runs/`, not versioned); re-running reuses a finished run only if its scenario and
 the build are unchanged (`sweep.run_fingerprint`), and the report's footer says how many runs
 were reused. Its report - a README.md
-with "paper | fctlab" tables, plus plots - goes to `experiments/<paper>/<experiment>/`. `--quick`
+with "paper | fctlab" tables, plus plots, and an index.html of the same with interactive plots of
+the runs (`fctlab.html.experiments`) - goes to `experiments/<paper>/<experiment>/`. `--quick`
 uses fewer seeds and shorter runs and writes everything under `results/quick/` instead, so a
 quick look never overwrites the full reproduction.
 
@@ -288,12 +289,13 @@ def run_experiment(
     out.mkdir(parents=True, exist_ok=True)
     if failed:
         msg = "; ".join(f"{o.run.relpath}: {o.error}" for o in failed[:5])
-        write_text(out / "README.md", f"# {exp.title}\n\nNot reproduced: {len(failed)} runs failed ({msg}).\n")
+        _write_report(out, exp, f"Not reproduced: {len(failed)} runs failed ({msg}).", "", [])
         return {"experiment": exp.name, "status": "failed", "error": msg}
     common = sorted(set.intersection(*(set(v) for v in per_name.values()))) if per_name else seeds
     names = [n for n, _ in points + emulated]
+    runs = Runs(root, names, common, per_name)
     ctx = Context(out, quick, common)
-    body = exp.analyze(Runs(root, names, common, per_name), ctx)
+    body = exp.analyze(runs, ctx)
     simulated = [o for o in outcomes if not o.run.name.endswith(EMU)]
     wall = sum((o.record.get("meta") or {}).get("wall_s") or 0.0 for o in simulated)
     emu_wall = sum((o.record.get("meta") or {}).get("wall_s") or 0.0 for o in outcomes if o.run.name.endswith(EMU))
@@ -309,14 +311,19 @@ def run_experiment(
         + f". Base scenario: `experiments/{paper_dir.name}/{exp.base}`; "
         f"regenerate with `fctlab reproduce {paper_dir.name} --only {exp.name}{' --quick' if quick else ''}`.\n"
     )
-    _write_report(out, exp, body, footer, ctx.checks)
+    _write_report(out, exp, body, footer, ctx.checks, runs)
     say(f"[{exp.name}] done in {time.perf_counter() - t0:.0f} s -> {out / 'README.md'}")
     return {"experiment": exp.name, "status": "done", "title": exp.title}
 
 
-def _write_report(out: Path, exp: Experiment, body: str, footer: str, checks: list[Check]) -> None:
-    """The README (the analysis's text, then its checks against the paper, then the footer) and
-    `checks.json` beside it (removed when the analysis declares none, so no stale verdict stays)."""
+def _write_report(
+    out: Path, exp: Experiment, body: str, footer: str, checks: list[Check], runs: Runs | None = None
+) -> None:
+    """The README (the analysis's text, then its checks against the paper, then the footer),
+    `checks.json` beside it (removed when the analysis declares none, so no stale verdict stays),
+    then index.html (the README as HTML, with plots of the runs when given: `fctlab.html.experiments`)."""
+    from fctlab.html.experiments import write_index
+
     text = body.strip()
     if checks:
         n = sum(c.status == paper_checks.MATCH for c in checks)
@@ -329,6 +336,7 @@ def _write_report(out: Path, exp: Experiment, body: str, footer: str, checks: li
     else:
         (out / paper_checks.CHECKS_FILE).unlink(missing_ok=True)
     write_text(out / "README.md", f"# {exp.title}\n\n{text}\n{footer}")
+    write_index(out, runs)
 
 
 def _run_analysis(

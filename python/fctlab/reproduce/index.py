@@ -22,6 +22,17 @@ from fctlab.reproduce.framework import Experiment, md_table
 
 #: Shown for an experiment without a report.
 NOT_RUN = "not run"
+#: Marks the index page, so that `fctlab pages` does not replace it with its README rendered.
+GENERATOR = '<meta name="generator" content="fctlab reproduce index">'
+
+
+def is_index_page(path: Path) -> bool:
+    """Whether `path` is an index page this module wrote."""
+    try:
+        with open(path, encoding="utf-8", errors="replace") as f:
+            return GENERATOR in f.read(512)
+    except OSError:
+        return False
 
 
 @dataclass(frozen=True)
@@ -142,7 +153,7 @@ def page(entries: list[Entry], quick: bool) -> str:
     filters = "".join(f'<label><input type="checkbox" value="{e_(s)}" checked> {e_(s)}</label>' for s in statuses)
     mode = " Mode: quick (shortened runs, fewer seeds: not comparable to the papers)." if quick else ""
     return (
-        '<!DOCTYPE html>\n<html lang="en"><head><meta charset="utf-8">'
+        f'<!DOCTYPE html>\n<html lang="en"><head><meta charset="utf-8">{GENERATOR}'
         "<title>fctlab: reproductions of the papers</title>"
         f"<style>{_STYLE}</style></head><body>\n"
         "<h1>fctlab's reproductions of the papers</h1>\n"

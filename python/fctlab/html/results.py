@@ -1,0 +1,128 @@
+"""Reports of runs: `fctlab report RESULTS... -o report.html`, and a Result in a notebook.
+
+A report shows a summary table of the runs, the FCT CDFs, the mean slowdown by size bin, the
+busiest links, and, for runs with time series (`[output.series]`), each sampled link's queue,
+throughput and drops and each sampled flow's window and sending rate over time. A notebook
+shows a Result as its summary table and FCT CDF (`Result._repr_html_`).
+"""
+
+from __future__ import annotations
+
+import html
+import os
+from collections.abc import Sequence
+from pathlib import Path
+
+from fctlab.html import figures
+from fctlab.html.page import fragment, page, plots, table, write_page
+from fctlab.result import Result, load
+
+#: Links per run in the busiest-links table.
+BUSIEST = 5
+
+
+def labels_for(dirs: Sequence[str | os.PathLike]) -> list[str]:
+    """A short, distinct label per results directory: its name, or as many of its trailing path
+    parts as make the labels distinct (a sweep's `fast/seed1` beside `slow/seed1`)."""
+    parts = [Path(os.path.abspath(d)).parts for d in dirs]
+    for depth in range(1, max((len(p) for p in parts), default=1) + 1):
+        labels = ["/".join(p[-depth:]) for p in parts]
+        if len(set(labels)) == len(labels):
+            return labels
+    return [f"{p[-1]} ({i + 1})" for i, p in enumerate(parts)]  # the same directory twice
+
+
+def load_labelled(dirs: Sequence[str | os.PathLike]) -> list[tuple[str, Result]]:
+    """The results directories read, each with its label (`labels_for`)."""
+    return list(zip(labels_for(dirs), (load(d) for d in dirs)))
+
+
+def summary_table(results: Sequence[tuple[str, Result]]) -> str:
+    """One row per run: its scenario, flow counts and FCT statistics (ms)."""
+
+    def ms(x: float | None) -> float | None:
+        return None if x is None else x * 1e3
+
+    rows = []
+    for label, r in results:
+        s = r.summary
+        rows.append(
+            [
+                label,
+                r.scenario.get("name", "-"),
+                s["flows_started"],
+                s["completed_measured"],
+                s["measured_incomplete"],
+                ms(s["mean_fct_s"]),
+                ms(s["p50_fct_s"]),
+                ms(s["p99_fct_s"]),
+                s["mean_slowdown"],
+            ]
+        )
+    header = ["run", "scenario", "flows", "sample", "measured, incomplete", "mean FCT (ms)", "p50 (ms)", "p99 (ms)"]
+    return table([*header, "mean slowdown"], rows)
+
+
+def busiest_links(results: Sequence[tuple[str, Result]]) -> str:
+    """The links of each run with the highest utilization, with their queue and drops."""
+    rows = []
+    for label, r in results:
+        top = r.links.sort(["utilization", "id"], descending=[True, False]).head(BUSIEST)
+        for link in top.iter_rows(named=True):
+            rows.append(
+                [
+                    label,
+                    link["name"],
+                    link["rate_bps"] / 1e6,
+                    link["utilization"],
+                    link["queue_avg_bytes"],
+                    link["queue_max_bytes"],
+                    link["drops_pkts"],
+                ]
+            )
+    header = ["run", "link", "rate (Mb/s)", "utilization", "mean queue (B)", "max queue (B)", "drops (packets)"]
+    return table(header, rows)
+
+
+def report_body(results: Sequence[tuple[str, Result]]) -> str:
+    """The report's sections (without the page around them)."""
+    flows = [(label, r.flows) for label, r in results]
+    fct = [s for s in (figures.fct_cdf(flows), figures.slowdown_bins(flows)) if s is not None]
+    parts = ["<h2>Summary</h2>", summary_table(results)]
+    parts += ["<h2>Flow completion times</h2>", plots(fct) if fct else _note("no measured flow completed")]
+    parts += ["<h2>Busiest links</h2>", busiest_links(results)]
+    series = figures.series_plots([(label, r.series) for label, r in results])
+    parts.append("<h2>Over time</h2>")
+    if series:
+        parts.append(plots(series))
+    else:
+        parts.append(
+            _note(
+                "No time series in these runs: add <code>[output.series]</code> to the scenario "
+                "(docs/scenario.md) for the queue, throughput and drops of links and the window and rate of flows."
+            )
+        )
+    return "\n".join(parts)
+
+
+def report_page(results: Sequence[tuple[str, Result]]) -> str:
+    """The whole report of one or more runs, as one self-contained HTML file's text."""
+    title = "fctlab report: " + ", ".join(label for label, _ in results)
+    return page(title, f"<h1>{html.escape(title)}</h1>\n{report_body(results)}")
+
+
+def write_report(dirs: Sequence[str | os.PathLike], out: str | os.PathLike) -> Path:
+    """Reads the results directories and writes their report to `out`; returns its path."""
+    write_page(Path(out), report_page(load_labelled(dirs)))
+    return Path(out)
+
+
+def result_html(result: Result, label: str = "run") -> str:
+    """A Result as a notebook shows it: its summary table and FCT CDF, as a page fragment."""
+    spec = figures.fct_cdf([(label, result.flows)])
+    body = summary_table([(label, result)]) + "\n" + (plots([spec]) if spec else _note("no measured flow completed"))
+    return fragment(body)
+
+
+def _note(text: str) -> str:
+    return f'<p class="fctlab-note">{text}</p>'
