@@ -137,3 +137,18 @@ def test_reproduced_experiment_page_plots_its_runs(chromium, tmp_path):
         assert undrawn_plots(page) == []
         assert curves(page.locator("div.fctlab-plot").first) == len(exp.points)
     assert problems == []
+
+
+def test_the_index_of_every_experiment_opens_and_filters_by_status(chromium, tmp_path):
+    """experiments/index.html (`fctlab reproduce index`): no problem on load; unticking a status
+    hides its rows and only those."""
+    with opened(chromium, REPO / "experiments" / "index.html") as (page, problems):
+        rows = page.locator("tbody tr")
+        matched = page.locator('tbody tr[data-status="match"]')
+        assert matched.count() > 0 and rows.count() > matched.count()
+        page.locator('#filters input[value="match"]').uncheck()
+        assert all(not matched.nth(i).is_visible() for i in range(matched.count()))
+        assert page.locator('tbody tr[data-status="not declared"]').first.is_visible()
+        page.locator('#filters input[value="match"]').check()
+        assert matched.first.is_visible()
+        assert problems == []

@@ -457,7 +457,10 @@ def cmd_pages(args: argparse.Namespace) -> int:
     if args.screenshots:
         from fctlab.html.browser import screenshot_all
 
-        shots = screenshot_all(written)
+        from fctlab.reproduce.index import is_index_page
+
+        # The index of every experiment is not rewritten here (`fctlab reproduce index`), but shown.
+        shots = screenshot_all(written + [p for p in [root / "index.html"] if is_index_page(p)])
         print(f"wrote {len(shots)} screenshots ({sum(p.stat().st_size for p in shots) / 1e6:.1f} MB)", file=sys.stderr)
     return 0
 
