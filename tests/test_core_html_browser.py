@@ -143,7 +143,7 @@ def test_the_index_of_every_experiment_opens_and_filters_by_status(chromium, tmp
     """experiments/index.html (`fctlab reproduce index`): no problem on load; unticking a status
     hides its rows and only those."""
     with opened(chromium, REPO / "experiments" / "index.html") as (page, problems):
-        rows = page.locator("tbody tr")
+        rows = page.locator("table.rows tbody tr")
         matched = page.locator('tbody tr[data-status="match"]')
         assert matched.count() > 0 and rows.count() > matched.count()
         page.locator('#filters input[value="match"]').uncheck()

@@ -68,6 +68,19 @@ def counts(entries: list[Entry]) -> Counter:
     return Counter(e.status for e in entries)
 
 
+def per_paper(entries: list[Entry]) -> list[list[str]]:
+    """One row per paper: its experiments, then how many have each status."""
+    order = [*paper_checks.ORDER, NOT_RUN]
+    rows = []
+    for paper in dict.fromkeys(e.paper for e in entries):
+        c = Counter(e.status for e in entries if e.paper == paper)
+        rows.append([paper, str(sum(c.values())), *(str(c[s]) for s in order)])
+    return rows
+
+
+PER_PAPER_HEADER = ["paper", "experiments", *paper_checks.ORDER, NOT_RUN]
+
+
 def _summary(entries: list[Entry]) -> str:
     c = counts(entries)
     order = [*paper_checks.ORDER, NOT_RUN]
@@ -76,11 +89,28 @@ def _summary(entries: list[Entry]) -> str:
 
 INTRO = (
     "Every figure and table of the source papers that fctlab reproduces, one row per number the paper "
-    "gives, with fctlab's value beside it and its status: **match** within the check's tolerance "
-    "(10% unless the row says otherwise), **partial** within 30%, **miss** beyond. An experiment whose "
-    "analysis does not yet state its numbers as checks has one row, *not declared*: its report has the "
+    "gives, with fctlab's value beside it and its status: {match} within the check's tolerance "
+    "(10% unless the report says otherwise), {partial} within 30%, {miss} beyond. An experiment whose "
+    "analysis does not yet state its numbers as checks has one row, {undeclared}: its report has the "
     "comparison in prose and tables. Each report says how its numbers were measured."
 )
+
+
+def _intro(markup: str) -> str:
+    """INTRO with its status words marked up as `markup` says ("md" or "html")."""
+    if markup == "md":
+        words = {"match": "**match**", "partial": "**partial**", "miss": "**miss**", "undeclared": "*not declared*"}
+    else:
+        words = {
+            k: f'<span class="{c}">{w}</span>'
+            for k, w, c in (
+                ("match", "match", "match"),
+                ("partial", "partial", "partial"),
+                ("miss", "miss", "miss"),
+                ("undeclared", "not declared", "not-declared"),
+            )
+        }
+    return INTRO.format(**words)
 
 
 def markdown(entries: list[Entry], quick: bool) -> str:
@@ -96,11 +126,13 @@ def markdown(entries: list[Entry], quick: bool) -> str:
     mode = "\n\nMode: quick (shortened runs, fewer seeds: not comparable to the papers)." if quick else ""
     return (
         "# fctlab's reproductions of the papers\n\n"
-        + INTRO
+        + _intro("md")
         + f"\n\nStatus: {_summary(entries)}.{mode} Regenerate with `fctlab reproduce all"
         + (" --quick" if quick else "")
         + "` (runs everything) or `fctlab reproduce index` (this table only, from the reports on disk); "
         + "the same table as a page: [index.html](index.html).\n\n"
+        + md_table(PER_PAPER_HEADER, per_paper(entries))
+        + "\n\n"
         + md_table(["paper", "experiment", "figure", "quantity", "paper's", "fctlab", "status"], rows)
         + "\n"
     )
@@ -112,6 +144,9 @@ table { border-collapse: collapse; width: 100%; }
 th, td { border-bottom: 1px solid #ddd; padding: 4px 8px; text-align: left; vertical-align: top; }
 th { background: #f4f4f4; position: sticky; top: 0; }
 td.num { text-align: right; font-variant-numeric: tabular-nums; }
+td:last-child { white-space: nowrap; }
+table.papers { width: auto; margin-bottom: 1.5em; } table.papers td { text-align: right; }
+table.papers td:first-child { text-align: left; }
 .match { color: #176a26; font-weight: 600; } .partial { color: #9a6700; font-weight: 600; }
 .miss { color: #b3261e; font-weight: 600; } .not-declared, .not-run { color: #777; }
 #filters label { margin-right: 1em; }
@@ -122,12 +157,19 @@ document.querySelectorAll('#filters input').forEach(function (box) {
   box.addEventListener('change', function () {
     var shown = {};
     document.querySelectorAll('#filters input').forEach(function (b) { shown[b.value] = b.checked; });
-    document.querySelectorAll('tbody tr').forEach(function (row) {
+    document.querySelectorAll('table.rows tbody tr').forEach(function (row) {
       row.style.display = shown[row.dataset.status] ? '' : 'none';
     });
   });
 });
 """
+
+
+def _html_table(header: list[str], rows: list[list[str]], css: str) -> str:
+    e_ = html.escape
+    head = "".join(f"<th>{e_(h)}</th>" for h in header)
+    body = "".join("<tr>" + "".join(f"<td>{e_(c)}</td>" for c in r) + "</tr>" for r in rows)
+    return f'<table class="{css}"><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>'
 
 
 def page(entries: list[Entry], quick: bool) -> str:
@@ -157,9 +199,11 @@ def page(entries: list[Entry], quick: bool) -> str:
         "<title>fctlab: reproductions of the papers</title>"
         f"<style>{_STYLE}</style></head><body>\n"
         "<h1>fctlab's reproductions of the papers</h1>\n"
-        f"<p>{e_(INTRO).replace('**', '')}</p>\n<p>Status: {e_(_summary(entries))}.{e_(mode)}</p>\n"
+        f"<p>{_intro('html')}</p>\n<p>Status: {e_(_summary(entries))}.{e_(mode)}</p>\n"
+        + _html_table(PER_PAPER_HEADER, per_paper(entries), "papers")
+        + "\n"
         f'<p id="filters">Show: {filters}</p>\n'
-        "<table><thead><tr><th>paper</th><th>experiment</th><th>figure</th><th>quantity</th>"
+        '<table class="rows"><thead><tr><th>paper</th><th>experiment</th><th>figure</th><th>quantity</th>'
         "<th>paper's</th><th>fctlab</th><th>status</th></tr></thead><tbody>\n"
         + "\n".join(body)
         + f"\n</tbody></table>\n<script>{_SCRIPT}</script>\n</body></html>\n"
