@@ -272,6 +272,23 @@ def test_plugins_in_a_partitioned_run_give_the_same_bytes_on_one_and_two_threads
     assert messages[0] == messages[1]
 
 
+@pytest.mark.timeout(180)
+def test_a_fault_stops_both_threads_of_a_partitioned_run_every_time(tmp_path):
+    """Whichever thread raises and whenever: 150 faulty runs on two threads all end with the
+    error. The threads once read the shared fault flag after the barrier, where a thread already
+    in the next window could raise it between the other's reads: that one stopped, this one
+    waited at the next barrier for ever (six series of runs here hung at the 4th to the 22nd run)."""
+    from test_core_parallel import fat_tree
+
+    (tmp_path / "faulty.py").write_text(FAULTY.replace("self.flow == 20 and self.acks == 3", "self.flow >= 20"))
+    spec = fat_tree(2)
+    spec["transport"]["cc"] = f"python:{tmp_path / 'faulty.py'}:Faulty"
+    spec["queues"]["router"] = {"kind": "rcp", "limit_packets": 8}
+    for _ in range(150):
+        with pytest.raises(PluginError, match="failed in on_ack"):
+            fctlab.run(spec, threads=2)
+
+
 def test_plugin_equivalence_reports_each_pair_and_exits_by_the_comparison(tmp_path, monkeypatch, capsys):
     from fctlab.cli import main
 

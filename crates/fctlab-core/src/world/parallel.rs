@@ -313,6 +313,11 @@ struct Shared<'a> {
     open: Vec<AtomicI64>,
     /// By (round parity, partition): every flow starting there has started.
     started: Vec<AtomicBool>,
+    /// By (round parity, partition): a plug-in had failed when the partition's window ended.
+    /// The fault flag itself is shared and live: read after the barrier, a thread already
+    /// running the next window could raise it between two other threads' reads, and the one
+    /// that saw it would stop while the other ran on to a barrier nobody else reaches.
+    faulted: Vec<AtomicBool>,
     /// Packets handed over, by (round parity, from partition, to partition).
     boxes: Vec<Mutex<Vec<Export>>>,
     partition: &'a Partition,
@@ -350,6 +355,7 @@ impl Parallel {
             next: (0..2 * p).map(|_| AtomicU64::new(0)).collect(),
             open: (0..2 * p).map(|_| AtomicI64::new(0)).collect(),
             started: (0..2 * p).map(|_| AtomicBool::new(false)).collect(),
+            faulted: (0..2 * p).map(|_| AtomicBool::new(false)).collect(),
             boxes: (0..2 * p * p).map(|_| Mutex::new(Vec::new())).collect(),
             partition: &self.partition,
         };
@@ -535,6 +541,7 @@ fn worker(
             shared.next[slot].store(next.0, Ordering::Relaxed);
             shared.open[slot].store(w.open_flows, Ordering::Relaxed);
             shared.started[slot].store(w.all_started_here(), Ordering::Relaxed);
+            shared.faulted[slot].store(w.plugins.is_some_and(|s| s.is_raised()), Ordering::Relaxed);
         }
         exchange += t0.elapsed();
         shared.barrier.wait();
@@ -552,13 +559,14 @@ fn worker(
         let round = clock.parity * p..(clock.parity + 1) * p;
         let t = Time(shared.next[round.clone()].iter().map(|x| x.load(Ordering::Relaxed)).min().unwrap_or(u64::MAX));
         let open: i64 = shared.open[round.clone()].iter().map(|x| x.load(Ordering::Relaxed)).sum();
-        let all_started = shared.started[round].iter().all(|x| x.load(Ordering::Relaxed));
+        let all_started = shared.started[round.clone()].iter().all(|x| x.load(Ordering::Relaxed));
+        let faulted = shared.faulted[round].iter().any(|x| x.load(Ordering::Relaxed));
         clock.parity ^= 1;
         exchange += t0.elapsed();
         let limits = parts[0].limits;
-        // A plug-in failed in the last window (every thread reads the same slot after the
-        // barrier, so all stop together).
-        let step = if parts[0].plugins.is_some_and(|s| s.is_raised()) {
+        // A plug-in failed in the last window: every thread reads the flags published before
+        // the barrier, the same for all, so all stop together.
+        let step = if faulted {
             Step::Finished
         } else {
             decide(&mut clock, t, open, all_started, until, epoch, lookahead, limits)
