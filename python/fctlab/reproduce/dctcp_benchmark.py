@@ -286,6 +286,7 @@ def analyze(runs: Runs, ctx: Context) -> str:
         ]
         for (s, p), g in got.items()
     ]
+    _checks(ctx, got)
     first = next((point_name(s, p) for s, p in got), None)
     start, end = runs.window(first, seed) if first else (0.0, 0.0)
     _plot(runs, got, ctx, seed)
@@ -393,6 +394,61 @@ def _verdicts(got: dict[tuple[str, str], dict[str, Any]]) -> str:
         "percentile are both lower, *partial* when one is; 10x background *matches* when DCTCP's queries keep "
         f"fewer than {FEW:.0%} timeouts and a 95th percentile within 25% of the baseline's.\n\n" + _explain(got)
     )
+
+
+def _ratio(a: float | None, b: float | None) -> float | None:
+    return None if a is None or not b else a / b
+
+
+def _checks(ctx: Context, got: dict[tuple[str, str], dict[str, Any]]) -> None:
+    """The paper's claims as the verdicts read them: DCTCP's queries without timeouts (fewer than
+    `FEW`), its query tail and short messages below TCP's, TCP's timeouts mostly meeting background
+    at the aggregator, 10x background leaving DCTCP's 95th percentile within 25%. The bounds are the
+    verdicts' own, so a check matches only inside them (tolerance 0)."""
+    strict = {"tolerance": 0.0}
+    tcp, dctcp = got.get(("baseline", "tcp")), got.get(("baseline", "dctcp"))
+    if tcp and dctcp:
+        ctx.check("sec. 4.3", "baseline: DCTCP's queries with a timeout (share)", (None, FEW), dctcp["share"], **strict)
+        for k, pct in (("p0.99", "99th"), ("p0.999", "99.9th")):
+            ctx.check(
+                "sec. 4.3",
+                f"baseline: DCTCP's {pct} percentile QCT over TCP's",
+                (None, 1.0),
+                _ratio(dctcp[k], tcp[k]),
+                **strict,
+            )
+        ctx.check(
+            "sec. 4.3",
+            "baseline: TCP's timed-out queries that met a background flow at the aggregator (share)",
+            (0.5, None),
+            _ratio(tcp["late_background"], tcp["timed_out"]),
+            **strict,
+        )
+        for k, what in (("short_mean", "mean"), ("short_p95", "95th percentile")):
+            ctx.check(
+                "sec. 4.3",
+                f"baseline: DCTCP's {what} short-message FCT over TCP's",
+                (None, 1.0),
+                _ratio(dctcp[k], tcp[k]),
+                **strict,
+            )
+    bg = got.get(("background-10x", "dctcp"))
+    if dctcp and bg:
+        ctx.check(
+            "sec. 4.3", "10x background: DCTCP's queries with a timeout (share)", (None, FEW), bg["share"], **strict
+        )
+        ctx.check(
+            "sec. 4.3",
+            "10x background: DCTCP's 95th percentile QCT over the baseline's",
+            (None, 1.25),
+            _ratio(bg["p0.95"], dctcp["p0.95"]),
+            **strict,
+        )
+    q10 = got.get(("query-10x", "dctcp"))
+    if q10:
+        ctx.check(
+            "sec. 4.3", "10x queries: DCTCP's queries with a timeout (share)", (None, FEW), q10["share"], **strict
+        )
 
 
 def tail_verdict(tcp: dict[str, Any], dctcp: dict[str, Any]) -> str:

@@ -124,6 +124,35 @@ def _fig7_run(runs: Runs, p: str, seed: int) -> dict[str, Any]:
     }
 
 
+#: Seed 003 sec. IV-F: with the mice, XCP's input "fluctuates between 800 and 970" Mb/s, and JetMax
+#: uses only 10-20% of C.
+PAPER_XCP_INPUT_BPS = (800e6, 970e6)
+PAPER_JETMAX_UTIL = (0.10, 0.20)
+
+
+def _fig7_checks(ctx: Context, got: dict[str, dict[str, Any]], ps: list[str]) -> None:
+    """The paper's numbers of Fig. 7: XCP's and RCP's utilization alone ("close to 100%", "around
+    C": 1), XCP's input range with the mice (its 5th and 95th percentiles), JetMax's utilization with
+    the mice, and no drops."""
+    for p, says in (("xcp", "close to 100%"), ("rcp", "around C")):
+        if p in got:
+            ctx.check("Fig. 7", f"{p}: utilization, long flow alone ({says})", 1.0, got[p]["before"])
+    if "xcp" in got:
+        low, high = PAPER_XCP_INPUT_BPS
+        for key, pct in (("q05", "5th"), ("q95", "95th")):
+            v = got["xcp"][key]
+            ctx.check(
+                "Fig. 7",
+                f"xcp: input with mice, {pct} percentile of 100 ms means (Mb/s)",
+                (low / 1e6, high / 1e6),
+                None if v is None else v / 1e6,
+            )
+    if "jetmax" in got:
+        ctx.check("Fig. 7", "jetmax: utilization with mice (mean)", PAPER_JETMAX_UTIL, got["jetmax"]["after"])
+    for p in ps:
+        ctx.check("sec. IV", f"{p}: packets dropped at the bottleneck", 0.0, got[p]["drops"])
+
+
 def _fig7_rows(got: dict[str, dict[str, Any]], ps: list[str]) -> list[tuple[str, str, dict[str, str]]]:
     def row(key: str, spec: str = ".0f", scale: float = 1e6) -> dict[str, str]:
         return {p: fmt(got[p][key], spec, scale) for p in ps}
@@ -160,6 +189,7 @@ def analyze_fig7(runs: Runs, ctx: Context) -> str:
     seed = runs.seeds[0]
     ps = protocols_in(runs)
     got = {p: _fig7_run(runs, p, seed) for p in ps}
+    _fig7_checks(ctx, got, ps)
     panels = {p: (got[p]["plot"][0], got[p]["plot"][1].select("time_s", "queue_pkts")) for p in ps}
     rate_queue_plot(ctx, "fig7.png", panels, rate_label="rate", rate_max=1300)
     return (
@@ -254,6 +284,43 @@ def _rcp_recovers(link: pl.DataFrame, share: float, join: float, leave: float) -
     return settles(link, "rcp_rate_bps", share, join, leave, BAND) if "rcp_rate_bps" in link.columns else None
 
 
+#: Seed 003 sec. IV-G: after the ten join, RCP's input peaks "around 300" Mb/s and PIQI-RCP's "around
+#: 128", and RCP's input is back near C after "about 7 s (140 RTTs)".
+PAPER_FIG8_PEAK_MBPS = {"rcp": 300.0, "piqi": 128.0}
+PAPER_RCP_SETTLE_S = 7.0
+#: RCP's queue peak after the join, read off Fig. 9(a) ("around 11,000" packets).
+PAPER_RCP_QUEUE_PKTS = 11_000
+
+
+def _fig8_checks(ctx: Context, got: dict[str, dict[str, Any]], ps: list[str]) -> None:
+    for p, paper in PAPER_FIG8_PEAK_MBPS.items():
+        if p in got:
+            peak = got[p]["peak"]
+            ctx.check(
+                "Fig. 8",
+                f"{p}: highest input after the ten join, 100 ms mean (Mb/s)",
+                paper,
+                None if peak is None else peak / 1e6,
+            )
+    if "rcp" in got:
+        # Read off Fig. 9(a)'s plot, to within about 10%.
+        ctx.check(
+            "Fig. 9(a)",
+            "rcp: peak queue after the join (packets)",
+            PAPER_RCP_QUEUE_PKTS,
+            got["rcp"]["queue"],
+            tolerance=0.15,
+        )
+        ctx.check(
+            "Fig. 8",
+            f"rcp: input within {BAND:.0%} of the target for good, after the join (s)",
+            PAPER_RCP_SETTLE_S,
+            got["rcp"]["settle"],
+        )
+    for p in ps:
+        ctx.check("sec. IV", f"{p}: packets dropped at the bottleneck", 0.0, got[p]["drops"])
+
+
 def _fig8_rows(got: dict[str, dict[str, Any]], ps: list[str]) -> list[tuple[str, str, dict[str, str]]]:
     def row(key: str, spec: str = ".1f", scale: float = 1e6) -> dict[str, str]:
         return {p: fmt(got[p][key], spec, scale) for p in ps}
@@ -294,6 +361,7 @@ def analyze_fig8(runs: Runs, ctx: Context) -> str:
     seed = runs.seeds[0]
     ps = protocols_in(runs)
     got = {p: _fig8_run(runs, p, seed) for p in ps}
+    _fig8_checks(ctx, got, ps)
     panels = {p: (got[p]["plot"][0], got[p]["plot"][1].select("time_s", "queue_pkts")) for p in ps}
     rate_queue_plot(ctx, "fig8.png", panels, rate_label="rate", rate_max=800)
     return (

@@ -182,6 +182,7 @@ def analyze_fig6(runs: Runs, ctx: Context) -> str:
         )
         for n in FIG6_N
     ]
+    _fig6_checks(ctx, got, ps)
     _fig6_plot(ctx, got)
     return (
         "Links l1 (155 Mb/s) and l2 (155 (n - 1) / n Mb/s) in series, 50 ms each; x1 crosses l1 only, the other "
@@ -197,6 +198,23 @@ def analyze_fig6(runs: Runs, ctx: Context) -> str:
             n for n in (_fig6_xcp(got, ps), _fig6_rcp(got, ps), _fig6_jetmax(got, ps), _fig6_piqi(got, ps)) if n
         )
     )
+
+
+#: Fig. 6(b)'s axis tops out at this x1 / x1*: the paper plots XCP's ratio below it.
+PAPER_FIG6_XCP_MAX = 0.6
+
+
+def _fig6_checks(ctx: Context, got: dict[tuple[str, int], dict[str, Any]], ps: list[str]) -> None:
+    """XCP's x1 / x1* within Fig. 6(b)'s axis (at most 0.6); RCP and JetMax max-min (a ratio of 1),
+    as sec. IV-D says. PIQI-RCP: the paper says nothing."""
+    for p in ps:
+        for n in FIG6_N:
+            ratio = _ratio(got[p, n]["x1"], got[p, n]["x1_star"])
+            quantity = f"{p}: x1 / x1*, n = {n} ({n * n} flows)"
+            if p == "xcp":
+                ctx.check("Fig. 6(b)", quantity, (None, PAPER_FIG6_XCP_MAX), ratio)
+            elif p in ("rcp", "jetmax"):
+                ctx.check("sec. IV-D", quantity, 1.0, ratio)
 
 
 def _fig6_ratios(got: dict[tuple[str, int], dict[str, Any]], p: str) -> list[tuple[int, float]]:
@@ -313,6 +331,41 @@ FIG10_PATHS = [["l1", "l2"], ["l1"], ["l2"]]
 FIG10_END = 120.0
 #: Acceptance: every flow's steady rate within this fraction of its (scaled) max-min rate.
 TOLERANCE = 0.03
+
+
+#: The max-min rates seed 003 gives for the parking lot (sec. IV-H, Fig. 10), Mb/s, by (phase, flow):
+#: the phases in order (0-30, 30-60, 60-90, 90-120 s at full scale) and the flows x1, x2, x3 as 0, 1, 2.
+PAPER_FIG10_MBPS = {
+    (0, 0): 800.0,
+    (1, 0): 485.0,
+    (1, 1): 485.0,
+    (2, 0): 400.0,
+    (2, 1): 570.0,
+    (2, 2): 400.0,
+    (3, 1): 970.0,
+    (3, 2): 800.0,
+}
+
+
+def _fig10_checks(ctx: Context, got: dict[str, dict[str, Any]], ps: list[str]) -> None:
+    """Every flow's rate in every phase against the paper's max-min rate: for a protocol with a
+    utilization target, its rate over that target (JetMax's gamma), within `TOLERANCE` as the
+    report's verdict."""
+    for p in ps:
+        u = utilization(p)
+        per = "" if u == 1 else f" / {u:g}"
+        for k, (ph, flows) in enumerate(zip(got[p]["phases"], got[p]["flows"])):
+            for i, _, g in flows:
+                paper = PAPER_FIG10_MBPS.get((k, i))
+                if paper is None:
+                    continue
+                ctx.check(
+                    "Fig. 10",
+                    f"{p}: x{i + 1}'s rate{per}, {ph.start:.0f} - {ph.end:.0f} s (Mb/s)",
+                    paper,
+                    None if g is None else g / u / 1e6,
+                    tolerance=TOLERANCE,
+                )
 
 
 def fig10() -> Experiment:
@@ -442,6 +495,7 @@ def analyze_fig10(runs: Runs, ctx: Context) -> str:
     seed = runs.seeds[0]
     ps = protocols_in(runs)
     got = {p: _fig10_run(runs, p, seed) for p in ps}
+    _fig10_checks(ctx, got, ps)
     rate_queue_plot(ctx, "fig10.png", {p: got[p]["plot"] for p in ps}, rate_max=1100)
     head = [f"fctlab {p}" + ("" if utilization(p) == 1 else f" (target: max-min x {utilization(p)})") for p in ps]
     worst = {p: _worst(got[p], p) for p in ps}

@@ -239,6 +239,13 @@ def analyze_fig4(runs: Runs, ctx: Context) -> str:
     seed = runs.seeds[0]
     ps = protocols_in(runs)
     got = {p: _fig4_run(runs, p, seed) for p in ps}
+    if "rcp" in got:
+        peaks = [n["peak"] for _, _, n in _joins(got["rcp"]) if n["peak"] is not None]
+        ctx.check(
+            "sec. IV-A", "rcp: highest queue when a flow joins (packets)", PAPER_RCP_PEAK, max(peaks, default=None)
+        )
+    for p in ps:
+        ctx.check("sec. IV", f"{p}: packets dropped at the bottleneck", 0.0, got[p]["drops"])
     rate_queue_plot(ctx, "fig4.png", {p: got[p]["plot"] for p in ps}, rate_max=1100)
     return (
         "Three long flows through one 1 Gb/s bottleneck with a 50 ms round trip, each on its own 1 Gb/s access "
@@ -269,6 +276,12 @@ def _fig4_notes(got: dict[str, dict[str, Any]], ps: list[str]) -> str:
 
 # ---------------------------------------------------------------------------------------------
 # Fig. 5
+
+
+#: Seed 003 sec. IV-B: RCP takes "nearly 10 seconds" to bring x1 to its rate, and "over 5 seconds"
+#: after x2 joins to clear the queue and give both flows their fair share.
+PAPER_RCP_REACH_S = 10.0
+PAPER_RCP_FAIR_S = 5.0
 
 
 def _fig5_run(runs: Runs, p: str, seed: int) -> dict[str, Any]:
@@ -330,6 +343,19 @@ def analyze_fig5(runs: Runs, ctx: Context) -> str:
     seed = runs.seeds[0]
     ps = protocols_in(runs)
     got = {p: _fig5_run(runs, p, seed) for p in ps}
+    if "rcp" in got:
+        r = got["rcp"]
+        ctx.check("Fig. 5", "rcp: x1 alone, time to reach 95% of the target rate (s)", PAPER_RCP_REACH_S, r["reach"])
+        ctx.check(
+            "Fig. 5",
+            f"rcp: both flows within {BAND:.0%} of an equal share, after the join (s)",
+            (PAPER_RCP_FAIR_S, None),
+            r["fair"],
+        )
+    for p in ps:
+        x1, x2 = got[p]["x1"], got[p]["x2"]
+        ratio = None if x1 is None or not x2 else x1 / x2
+        ctx.check("Fig. 5", f"{p}: x1 / x2, second half after the join (equal shares)", 1.0, ratio)
     panels = {p: got[p]["plot"] for p in ps}
     rate_queue_plot(ctx, "fig5.png", panels, rate_max=1100)
     return (

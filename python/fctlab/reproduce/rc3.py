@@ -124,6 +124,11 @@ def _cut_table(rows: list[tuple[str, str, str, tuple]], runs: Runs) -> str:
     )
 
 
+def _mean(values: list[float]) -> float | None:
+    """The mean over seeds of a check's value (None without a seed)."""
+    return mean_std(values)[0] if values else None
+
+
 def _mean_rtt(runs: Runs, name: str) -> float:
     return float(runs.sample(name, runs.seeds[0])["rtt_prop_s"].mean())
 
@@ -170,6 +175,21 @@ def analyze_fig4(runs: Runs, ctx: Context) -> str:
         ]
         for n in (1, 4, 5, 10, 40, 100, 400, 1000, 2107, 10000)
     ]
+    # Fig. 4 has no numbers; two of its stated shapes have a numeric reading: no gain for a flow
+    # that fits in the initial window, and a larger initial window never above RC3.
+    ctx.check(
+        "Fig. 4",
+        "RC3's FCT reduction for flows within the initial window, 1 - 4 segments (%)",
+        0.0,
+        max(rc3_model_reduction(n, bw, u, rtt, 4) for n in (1, 2, 3, 4)),
+    )
+    ratios = [
+        larger_iw_model_reduction(n, bw, u, rtt, 4, iw) / rc3_model_reduction(n, bw, u, rtt, 4)
+        for n in sizes
+        for iw in (10, 50)
+        if rc3_model_reduction(n, bw, u, rtt, 4) > 0
+    ]
+    ctx.check("Fig. 4", "IW 10 or IW 50's reduction over RC3's, largest over sizes (ratio)", (None, 1.0), max(ratios))
     return (
         "The performance model of sec. 3 (`fctlab.models`): FCT reduction against flow size for RC3 and for "
         "larger initial windows, at BW = 1 Gb/s, utilization u = 0.3, RTT = 40 ms, baseline IW 4. TCP spends "
@@ -492,6 +512,8 @@ def analyze_loss(runs: Runs, ctx: Context) -> str:
 # ---------------------------------------------------------------------------------------------
 # Fig. 12: priority levels (RTT x BW = 500 KB).
 
+#: Fig. 12 (its numbers, as for Fig. 8): "tcp" -> regular FCT over flows, over bytes (s); an RC3
+#: setting -> (RC3 FCT over flows, over bytes (s), % reduction over flows, over bytes).
 FIG12 = {
     "tcp": (0.167, 0.691),
     "rc3-1": (0.126, 0.496, 24.55, 28.22),
@@ -521,6 +543,13 @@ def analyze_levels(runs: Runs, ctx: Context) -> str:
     ):
         r = _pair_rows(runs, "tcp", name)
         p = FIG12[name]
+        for quantity, paper, got in (
+            ("mean FCT over flows (s)", p[0], r["b_f"]),
+            ("mean FCT over bytes (s)", p[1], r["b_b"]),
+            ("FCT reduction over flows (%)", p[2], r["red_f"]),
+            ("FCT reduction over bytes (%)", p[3], r["red_b"]),
+        ):
+            ctx.check("Fig. 12", f"{label}: {quantity}", paper, _mean(got))
         rows.append(
             [
                 label,
@@ -535,6 +564,8 @@ def analyze_levels(runs: Runs, ctx: Context) -> str:
             ]
         )
     base = _pair_rows(runs, "tcp", "rc3-3")
+    ctx.check("Fig. 12", "regular TCP: mean FCT over flows (s)", FIG12["tcp"][0], _mean(base["a_f"]))
+    ctx.check("Fig. 12", "regular TCP: mean FCT over bytes (s)", FIG12["tcp"][1], _mean(base["a_b"]))
     head = (
         f"Regular TCP: paper {FIG12['tcp'][0]:.3f} s over flows and {FIG12['tcp'][1]:.3f} s over bytes; "
         f"fctlab {pm(base['a_f'], '.3f')} s and {pm(base['a_b'], '.3f')} s.\n\n"
@@ -1043,8 +1074,14 @@ def _points_dc() -> list[tuple[str, dict[str, Any]]]:
     ]
 
 
+#: Sec. 6: RC3's FCT reduction in the paper's 100 Gb/s fat tree, % over flows and over bytes.
+DC_PAPER = (45.0, 66.0)
+
+
 def analyze_dc(runs: Runs, ctx: Context) -> str:
     r = _pair_rows(runs, "tcp", "rc3")
+    ctx.check("sec. 6", "FCT reduction over flows (%)", DC_PAPER[0], _mean(r["red_f"]))
+    ctx.check("sec. 6", "FCT reduction over bytes (%)", DC_PAPER[1], _mean(r["red_b"]))
     rtt = _mean_rtt(runs, "tcp") * 1e6
     return (
         "A k = 4 fat tree (16 hosts, 20 switches) with 100 Gb/s links of 10 us, ECMP, 1.5 MB buffers "
@@ -1055,8 +1092,8 @@ def analyze_dc(runs: Runs, ctx: Context) -> str:
         + md_table(
             ["", "TCP (s)", "RC3 (s)", "fctlab % reduction", "paper % reduction"],
             [
-                ["over flows", pm(r["a_f"], ".5f"), pm(r["b_f"], ".5f"), pm(r["red_f"]), "45"],
-                ["over bytes", pm(r["a_b"], ".5f"), pm(r["b_b"], ".5f"), pm(r["red_b"]), "66"],
+                ["over flows", pm(r["a_f"], ".5f"), pm(r["b_f"], ".5f"), pm(r["red_f"]), f"{DC_PAPER[0]:g}"],
+                ["over bytes", pm(r["a_b"], ".5f"), pm(r["b_b"], ".5f"), pm(r["red_b"]), f"{DC_PAPER[1]:g}"],
             ],
         )
     )
@@ -1145,6 +1182,8 @@ FIG15_SIZES = [1, 2, 5, 10, 20, 50, 100, 200, 500, 1000, 2000]
 #: start), Linux's growth per delayed ACK (an ACK per two segments, RFC 3465 L = 2), the same
 #: with stretch ACKs of 8 segments (what receive offload's batches do at 10 Gb/s, sec. 5.2), and
 #: CUBIC.
+#: Fig. 15's initial window (segments).
+FIG15_IW = 10
 FIG15_VARIANTS: dict[str, dict[str, Any]] = {
     "tcp": {"transport.protocol": "tcp"},
     "rc3": {"transport.protocol": "rc3"},
@@ -1182,7 +1221,7 @@ def _points_single() -> list[tuple[str, dict[str, Any]]]:
                     {
                         **extra,
                         "topology": topo,
-                        "transport.iw": 10,
+                        "transport.iw": FIG15_IW,
                         "duration": f"{2 * len(FIG15_SIZES)}s",
                         "measure_from": "0s",
                         "queues.router": {"kind": "prio", "limit": "50MB"},
@@ -1204,6 +1243,16 @@ def analyze_single(runs: Runs, ctx: Context) -> str:
             [n] + [f"{fct[k][i] * 1e3:.2f}" for k in names] + [f"{reduction(fct['tcp'][i], fct['rc3'][i]):.1f}"]
             for i, n in enumerate(FIG15_SIZES[: len(fct["tcp"])])
         ]
+        # Fig. 15 has no numbers; its stated shape, RC3 below TCP once a flow exceeds the initial
+        # window, reads as RC3's FCT over TCP's below 1 at every such size.
+        pairs = zip(FIG15_SIZES, fct["tcp"], fct["rc3"])
+        above = [r / t for n, t, r in pairs if n > FIG15_IW and t and r is not None]
+        ctx.check(
+            "Fig. 15",
+            f"20 ms x {bw}: RC3's FCT over TCP's, largest over flows above the initial window (ratio)",
+            (None, 1.0),
+            max(above, default=None),
+        )
         parts.append(
             f"### 20 ms x {bw} (FCT in ms)\n\n"
             + md_table(["segments"] + [FIG15_LABELS[k] for k in names] + ["% RC3 vs TCP"], rows)
@@ -1308,6 +1357,10 @@ def _points_priority() -> list[tuple[str, dict[str, Any]]]:
     return pts
 
 
+#: The rate of Figs. 16 and 17's bottleneck (the sender's NIC, the router's port), bit/s.
+PRIORITY_BOTTLENECK_BPS = 1e9
+
+
 def analyze_priority(runs: Runs, ctx: Context) -> str:
     pyplot = plt()
     fig, axes = pyplot.subplots(2, 2, figsize=(9, 6), sharex=True)
@@ -1321,6 +1374,15 @@ def analyze_priority(runs: Runs, ctx: Context) -> str:
             after = d.filter((pl.col("time_s") > 2.2) & (pl.col("time_s") <= 2.9))["value"].mean()
             before = d.filter((pl.col("time_s") > 0.3) & (pl.col("time_s") <= 0.9))["value"].mean()
             rows.append([name, label] + [f"{(x or 0) / 1e6:.0f}" for x in (before, mid, after)])
+            # The figures show the high-priority flow taking the whole link while both run, and the
+            # low-priority one taking it back once it ends: a share of the link of 1.
+            figure = "Fig. 16" if name.startswith("nic") else "Fig. 17"
+            if label == "high priority":
+                share = None if mid is None else float(mid) / PRIORITY_BOTTLENECK_BPS  # type: ignore[arg-type]
+                ctx.check(figure, f"{name}: high-priority flow's share of the link, 1.2 - 1.9 s", 1.0, share)
+            elif name.endswith("low-first"):
+                share = None if after is None else float(after) / PRIORITY_BOTTLENECK_BPS  # type: ignore[arg-type]
+                ctx.check(figure, f"{name}: low-priority flow's share of the link after, 2.2 - 2.9 s", 1.0, share)
         ax.set_title(name)
         ax.set_ylabel("Mb/s")
         ax.legend(fontsize=8)
