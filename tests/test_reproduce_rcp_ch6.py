@@ -59,3 +59,6 @@ def test_drops_after_counts_what_was_offered_and_neither_sent_nor_queued():
     )
     assert buffers._drops_after(s, 0.2) == pytest.approx(150.0)
     assert buffers._drops_after(s, 1.0) is None
+    # With the port's own count of dropped bytes, that count decides (exact, never negative).
+    counted = s.with_columns(drops_bytes=pl.Series([0.0, 3_000.0, 60_000.0, 123_000.0]))
+    assert buffers._drops_after(counted, 0.2) == 120.0

@@ -324,13 +324,16 @@ def fig6_18() -> Experiment:
 
 
 def _drops_after(s: pl.DataFrame, t0: float) -> float | None:
-    """Packets dropped after `t0`, from an `rcp` port's series: what was offered and neither
-    sent nor left queued (its `input_bps` - `throughput_bps` is the dropped rate plus the growth
-    of what the port holds, docs/results.md: the queue, and the unsent part of the packet in
-    serialization, which moves the count by less than one packet)."""
+    """Packets dropped after `t0`, from an `rcp` port's series: its `drops_bytes` (cumulative
+    bytes dropped) since then; without that column (results of older builds), what was offered
+    and neither sent nor left queued (its `input_bps` - `throughput_bps` is the dropped rate plus
+    the growth of what the port holds, docs/results.md: the queue, and the unsent part of the
+    packet in serialization, which moves the estimate by less than one packet either way)."""
     before, after = s.filter(pl.col("time_s") <= t0), s.filter(pl.col("time_s") > t0)
     if s.height < 2 or before.height == 0 or after.height == 0:
         return None
+    if "drops_bytes" in s.columns:
+        return float(after["drops_bytes"][-1] - before["drops_bytes"][-1]) / PACKET
     dt = float(s["time_s"][1] - s["time_s"][0])
     offered_minus_sent = float((after["input_bps"] - after["throughput_bps"]).sum()) * dt / 8
     growth = float(after["queue_bytes"][-1] - before["queue_bytes"][-1])
