@@ -140,3 +140,12 @@ def test_pages_of_a_missing_directory_is_one_line(args, tmp_path, monkeypatch, c
     monkeypatch.chdir(tmp_path)
     assert main(args) == 2
     assert "no-such-dir" in one_line_error(capsys)
+
+
+def test_a_page_carries_the_plotting_script_only_when_it_has_a_plot():
+    from fctlab.html.page import asset, page, plot
+
+    script = asset("plot.js")
+    assert script not in page("tables", "<table></table>")
+    spec = {"kind": "line", "title": "t", "x": "x", "y": "y", "curves": [{"label": "a", "x": [1], "y": [2]}]}
+    assert script in page("a plot", plot(spec))

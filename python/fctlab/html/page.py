@@ -30,13 +30,15 @@ def asset(name: str) -> str:
 
 
 def page(title: str, body: str) -> str:
-    """A whole HTML document around `body`, with the style and the plotting script inlined."""
+    """A whole HTML document around `body`, with the style inlined, and the plotting script too
+    when `body` has a plot (a page of tables and images does without its 10 KB)."""
+    script = f'<script>\n{asset("plot.js")}</script>\n' if 'class="fctlab-plot"' in body else ""
     return (
         "<!DOCTYPE html>\n"
         '<html lang="en">\n<head>\n<meta charset="utf-8">\n'
         '<meta name="viewport" content="width=device-width, initial-scale=1">\n'
         f"<title>{html.escape(title)}</title>\n<style>\n{asset('style.css')}</style>\n</head>\n"
-        f'<body class="fctlab">\n{body}\n<script>\n{asset("plot.js")}</script>\n</body>\n</html>\n'
+        f'<body class="fctlab">\n{body}\n{script}</body>\n</html>\n'
     )
 
 
