@@ -25,8 +25,8 @@ cargo clippy --release --all-targets -p fctlab-core -p fctlab-emu -p fctlab-plug
 TEMPLATE=examples/plugins/template/Cargo.toml
 cargo fmt --manifest-path "$TEMPLATE" --check || die "the plug-in template is not formatted: run \`cargo fmt --manifest-path $TEMPLATE\`"
 cargo clippy --release --manifest-path "$TEMPLATE" -- -D warnings
-"$VENV/bin/ruff" check python tests
-"$VENV/bin/ruff" format --check python tests || die "Python code is not formatted: run \`ruff format python tests\`"
+"$VENV/bin/ruff" check python tests experiments
+"$VENV/bin/ruff" format --check python tests experiments || die "Python code is not formatted: run \`ruff format python tests experiments\`"
 
 say "cargo test --release -p fctlab-core -p fctlab-emu -p fctlab-plugin"
 cargo test --release -p fctlab-core -p fctlab-emu -p fctlab-plugin

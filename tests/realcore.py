@@ -79,3 +79,11 @@ def wait_for(cond, timeout: float, what: str) -> None:
         if time.monotonic() > deadline:
             raise AssertionError(f"timed out after {timeout} s waiting for {what}")
         time.sleep(0.05)
+
+
+def experiment_code(paper: str, name: str):
+    """The module of experiment `name` of a paper kept as a folder of experiments/
+    (`experiments/<paper>/<name>/experiment.py`, `fctlab.reproduce.discover`)."""
+    from fctlab.reproduce.discover import experiment_module
+
+    return experiment_module(REPO, paper, name)

@@ -23,7 +23,7 @@ TIME_SCALE = 0.05
 #: single flows at fixed times, Fig. 3.5's short flows beside the long one.
 SLOWER = {"pacing": 0.3, "fig15-single-flows": 0.3, "fig3-5": 0.3}
 
-EXPERIMENTS = [(paper, e) for paper, make in papers().items() for e in make()]
+EXPERIMENTS = [(paper, e) for paper, make in papers(REPO).items() for e in make()]
 
 
 @pytest.mark.parametrize("paper, exp", EXPERIMENTS, ids=[f"{p}-{e.name}" for p, e in EXPERIMENTS])

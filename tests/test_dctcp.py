@@ -9,8 +9,9 @@ import pytest
 
 import fctlab
 from fctlab.errors import ScenarioError
-from fctlab.reproduce import dctcp
-from realcore import fake  # noqa: F401  (the compiled core)
+from realcore import experiment_code, fake  # noqa: F401  (fake: the compiled core)
+
+dctcp = experiment_code("datacenter", "dctcp-queue")
 
 
 def spec(queue: dict, transport: dict, *, flows: int = 2, duration: str = "30ms") -> dict:

@@ -1,4 +1,4 @@
-"""fctlab.reproduce.dctcp_benchmark (DCTCP sec. 4.3): the query schedule, query completion times
+"""experiments/datacenter/dctcp-benchmark (DCTCP sec. 4.3): the query schedule, query completion times
 from a flows table, the short-message statistics and the verdicts, on hand-made input."""
 
 from __future__ import annotations
@@ -6,7 +6,9 @@ from __future__ import annotations
 import polars as pl
 import pytest
 
-from fctlab.reproduce import dctcp_benchmark as b
+from realcore import experiment_code
+
+b = experiment_code("datacenter", "dctcp-benchmark")
 
 
 def flows_table() -> pl.DataFrame:

@@ -1,4 +1,4 @@
-"""fctlab.reproduce.pfabric_buffers: the per-run summary of slowdowns, the relative changes
+"""experiments/datacenter/pfabric-buffers: the per-run summary of slowdowns, the relative changes
 against pFabric's 36 KB and the verdicts, on hand-made input."""
 
 from __future__ import annotations
@@ -6,7 +6,9 @@ from __future__ import annotations
 import polars as pl
 import pytest
 
-from fctlab.reproduce import pfabric_buffers as pb
+from realcore import experiment_code
+
+pb = experiment_code("datacenter", "pfabric-buffers")
 
 
 def slowdowns() -> pl.DataFrame:

@@ -1,10 +1,12 @@
-"""The analysis helpers of HPCC's reproduction (`fctlab/reproduce/hpcc.py`), on hand-made tables."""
+"""The analysis helpers of HPCC's reproduction (`experiments/datacenter/hpcc-fct`), on hand-made tables."""
 
 from __future__ import annotations
 
 import polars as pl
 
-from fctlab.reproduce import hpcc
+from realcore import experiment_code
+
+hpcc = experiment_code("datacenter", "hpcc-fct")
 
 
 def test_sizes_fall_in_the_papers_bins():

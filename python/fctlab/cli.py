@@ -255,6 +255,12 @@ def _parser() -> argparse.ArgumentParser:
         "-j", "--jobs", type=_jobs, help="parallel processes for simulations (default: all cores; emulations: 1)"
     )
     rp.add_argument("--list", action="store_true", help="list the experiments and exit")
+    rp.add_argument(
+        "--root",
+        metavar="DIR",
+        help="the checkout whose experiments/ to run and write (default: the current directory); a paper kept as "
+        "a folder there (experiments/PAPER/paper.toml) is found in it",
+    )
     rp.set_defaults(func=cmd_reproduce)
 
     v = sub.add_parser("validate", help="check a scenario and build it without running")
@@ -588,11 +594,19 @@ def _bench_routers(args: argparse.Namespace) -> int:
     return 0
 
 
-def _repo_root() -> Path:
-    """The repository whose experiments/ directory reproductions use: the current directory."""
+def _repo_root(given: str | None = None) -> Path:
+    """The checkout whose experiments/ directory reproductions use: `given` (`--root`), else the
+    current directory."""
+    if given is not None:
+        root = Path(given)
+        if not (root / "experiments").is_dir():
+            raise _UsageError(f"--root {given!r}: no experiments/ directory in it; expected a checkout of fctlab")
+        return root.resolve()
     root = Path.cwd()
     if not (root / "experiments").is_dir():
-        raise FileNotFoundError(f"no experiments/ directory in {root}: run `fctlab reproduce` from the repository root")
+        raise FileNotFoundError(
+            f"no experiments/ directory in {root}: run `fctlab reproduce` from the repository root, or give --root"
+        )
     return root
 
 
@@ -600,7 +614,8 @@ def cmd_reproduce(args: argparse.Namespace) -> int:
     from fctlab.reproduce import papers
     from fctlab.reproduce.framework import run_paper
 
-    known = papers()
+    repo = _repo_root(args.root)
+    known = papers(repo)
     if args.paper not in (*known, "all", "index"):
         raise _UsageError(f"unknown paper {args.paper!r}; expected all, index or one of: {', '.join(known)}")
     chosen = list(known) if args.paper == "all" else [] if args.paper == "index" else [args.paper]
@@ -617,7 +632,7 @@ def cmd_reproduce(args: argparse.Namespace) -> int:
             failed += run_paper(
                 paper,
                 known[paper](),
-                _repo_root(),
+                repo,
                 quick=args.quick,
                 only=args.only,
                 jobs=args.jobs,
@@ -629,7 +644,7 @@ def cmd_reproduce(args: argparse.Namespace) -> int:
     if args.paper in ("all", "index"):
         from fctlab.reproduce.index import counts, write_index
 
-        root = _repo_root() / ("results/quick" if args.quick else "experiments")
+        root = repo / ("results/quick" if args.quick else "experiments")
         md, page, entries = write_index(root, known, quick=args.quick)
         tally = ", ".join(f"{n} {s}" for s, n in sorted(counts(entries).items()))
         print(f"index of {len(entries)} experiments ({tally}) -> {md}, {page}", file=sys.stderr)

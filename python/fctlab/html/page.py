@@ -32,7 +32,7 @@ def asset(name: str) -> str:
 def page(title: str, body: str) -> str:
     """A whole HTML document around `body`, with the style inlined, and the plotting script too
     when `body` has a plot (a page of tables and images does without its 10 KB)."""
-    script = f'<script>\n{asset("plot.js")}</script>\n' if 'class="fctlab-plot"' in body else ""
+    script = f"<script>\n{asset('plot.js')}</script>\n" if 'class="fctlab-plot"' in body else ""
     return (
         "<!DOCTYPE html>\n"
         '<html lang="en">\n<head>\n<meta charset="utf-8">\n'

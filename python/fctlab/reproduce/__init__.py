@@ -1,8 +1,14 @@
 """`fctlab reproduce PAPER`: the source papers' experiments, run and reported.
 
+A paper's experiments live either as modules of this package (below) or, the shape they are
+moving to, as folders of the checkout's experiments directory, each experiment's code beside
+its scenarios and its report (`discover`; `experiments/datacenter/` is the first paper kept so).
+
 | module | what |
 |---|---|
 | `framework` | experiments as named overrides x seeds over a base scenario; cached runs; README writing |
+| `checks`, `index` | the paper's numbers against fctlab's in each report, and the index of every experiment |
+| `discover` | papers kept as folders of the checkout: `experiments/<paper>/<experiment>/experiment.py` |
 | `rc3` | the RC3 paper (NSDI 2014), sec. 5.1 and the simulated side of sec. 5.2 |
 | `rcp_ch3` | the RCP thesis, chapter 3: R and C/R against N (Figs. 3.2 - 3.5) |
 | `rcp_ch3_sharing` | the RCP thesis, chapter 3: R(t) under random traffic (Fig. 3.9), differential sharing (sec. 3.6) |
@@ -21,44 +27,23 @@
 | `rcp_analysis`, `rcp_reports` | chapter 4's per-size ratios to PS, and its tables and plots |
 | `explicit` (+ `explicit_*`) | seed 003, explicit congestion control: Figs. 4 - 10, once per protocol of `PROTOCOLS` |
 | `emulated` (+ `emulated_*`) | scenarios run both ways, simulated and emulated (`fctlab emulate`), side by side |
-| `datacenter` | `datacenter`: every protocol on pFabric's leaf-spine, FCT slowdown by size and load, PS, SRPT |
-| `dctcp` | `datacenter`: DCTCP's queue against K and its analysis (sec. 3.3, Fig. 13), its convergence (sec. 4.2) |
-| `dctcp_benchmark` | `datacenter`: DCTCP's benchmark (sec. 4.3) in one rack: query completion times, short messages |
-| `hpcc` | `datacenter`: HPCC against DCTCP, p95 slowdown by size, 30%/50% load, incast (Fig. 11 family) |
-| `pfabric_buffers` | `datacenter`: pFabric's FCT against its switches' buffer, from 2 packets to 12 BDPs |
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
+from pathlib import Path
 
 from fctlab.reproduce.framework import Experiment
 
 
-def papers() -> dict[str, Callable[[], list[Experiment]]]:
-    """Paper name -> its experiment list."""
-    from fctlab.reproduce import emulated, explicit, rc3
+def papers(root: Path | str | None = None) -> dict[str, Callable[[], list[Experiment]]]:
+    """Paper name -> its experiment list: the papers kept as modules here, then the paper folders
+    of `root`'s experiments directory (`reproduce.discover`; default: the current directory)."""
+    from fctlab.reproduce import discover, emulated, explicit, rc3
 
-    return {
-        "rc3": rc3.experiments,
-        "rcp": _rcp,
-        "explicit": explicit.experiments,
-        "emulated": emulated.experiments,
-        "datacenter": _datacenter,
-    }
-
-
-def _datacenter() -> list[Experiment]:
-    """The datacenter baselines: the leaf-spine comparison, then each paper's own figures."""
-    from fctlab.reproduce import datacenter, dctcp, dctcp_benchmark, hpcc, pfabric_buffers
-
-    return (
-        datacenter.experiments()
-        + dctcp.experiments()
-        + dctcp_benchmark.experiments()
-        + hpcc.experiments()
-        + pfabric_buffers.experiments()
-    )
+    package = {"rc3": rc3.experiments, "rcp": _rcp, "explicit": explicit.experiments, "emulated": emulated.experiments}
+    return discover.papers(Path.cwd() if root is None else Path(root), package)
 
 
 def _rcp() -> list[Experiment]:

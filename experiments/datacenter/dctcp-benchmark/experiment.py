@@ -1,6 +1,5 @@
 """DCTCP (Alizadeh et al., "Data Center TCP (DCTCP)", SIGCOMM 2010) sec. 4.3, "Benchmark traffic",
-scaled down: query completion times and short-message latency of TCP and DCTCP in one rack, part
-of `fctlab reproduce datacenter`.
+scaled down: query completion times and short-message latency of TCP and DCTCP in one rack.
 
 The paper's benchmark replays, on a rack of 1 Gb/s servers under one shallow-buffered switch,
 the three kinds of traffic it measured in a production cluster: queries (partition/aggregate:
@@ -559,7 +558,7 @@ def _plot(runs: Runs, got: dict, ctx: Context, seed: int) -> None:
     p.close(fig)
 
 
-def benchmark() -> Experiment:
+def experiment() -> Experiment:
     return Experiment(
         name="dctcp-benchmark",
         title="DCTCP sec. 4.3: query completion times and short-message latency, TCP against DCTCP in one rack",
@@ -570,7 +569,3 @@ def benchmark() -> Experiment:
         quick=quick,
         quick_points=[point_name("baseline", p) for p in PROTOCOLS],
     )
-
-
-def experiments() -> list[Experiment]:
-    return [benchmark()]

@@ -1,19 +1,15 @@
 """The datacenter baselines side by side: every protocol of fctlab on pFabric's leaf-spine
-fabric, as FCT slowdown per size bin against load, beside the PS and SRPT ideals; part of
-`fctlab reproduce datacenter`.
+fabric, as FCT slowdown per size bin against load, beside the PS and SRPT ideals.
 
 The setup (pFabric, Alizadeh et al. SIGCOMM 2013, sec. 5.1, and the studies after it): 144
 hosts in 9 racks of 16 under 4 spines, 10 Gb/s edge and 40 Gb/s core links, ECMP; Poisson
 arrivals between uniformly chosen hosts at a load relative to the hosts' links; web-search
 (DCTCP) and data-mining (VL2) sizes. Base scenario `experiments/datacenter/leaf-spine.toml`.
 
-Each protocol runs with its own queues (`PROTOCOLS`). The slowdown of a flow is its FCT over
-`ideal_fct_s`, its completion time alone on the empty fabric (1.5 round trips of propagation
-plus its wire bytes at its path's bottleneck rate): the normalization of pFabric's and HPCC's
-figures. The ideals are fluid schedules of the same flows (same starts, sizes and paths, from
-the TCP run): max-min fair sharing (PS, `fctlab.reference.ps_fct`) and greedy
-shortest-remaining-first (SRPT, `fctlab.reference.srpt_fct`, pFabric's "ideal"), each with the
-same 1.5 round trips added.
+Each protocol runs with its own queues (`fabric.PROTOCOLS`), slowdowns as `fabric` says. The
+ideals are fluid schedules of the same flows (same starts, sizes and paths, from the TCP run):
+max-min fair sharing (PS, `fctlab.reference.ps_fct`) and greedy shortest-remaining-first (SRPT,
+`fctlab.reference.srpt_fct`, pFabric's "ideal"), each with the same 1.5 round trips added.
 """
 
 from __future__ import annotations
@@ -24,62 +20,10 @@ import polars as pl
 
 from fctlab.reference import ps_fct, srpt_fct
 from fctlab.reproduce.framework import Context, Experiment, Runs, md_table, plt
+from fctlab_experiments.datacenter.fabric import BINS, LARGE, PROTOCOLS, SMALL, bin_stats, size_bin, slowdowns
 
-#: Each protocol's queues and transport, as overrides of the base scenario; hosts' NICs queue
-#: as the switches do. TCP and DCTCP run over the 225 KB buffers of pFabric's comparison with
-#: an RTO of at least 1 ms (also before the first RTT sample: the papers' simulators have no
-#: handshake); DCTCP marks at the paper's K for 10 Gb/s; pFabric's ports hold 36 KB (about two
-#: BDPs), its hosts start at one BDP (12 segments) with a 45 us timeout (about three round
-#: trips); HPCC's switch ports push telemetry, its hosts' NIC queues are drop-tail (as in its
-#: paper), T is the fabric's largest base RTT (15 us) and maxStage 0 (the authors' simulations;
-#: `hpcc.py`); RCP's routers start from a 15 us average RTT.
-PROTOCOLS: dict[str, dict[str, Any]] = {
-    "tcp": {},
-    "dctcp": {
-        "queues.router": {"kind": "step", "k_packets": 65, "limit": "225KB"},
-        "queues.host": {"kind": "step", "k_packets": 65, "limit": "225KB"},
-        "transport.cc": "dctcp",
-    },
-    "pfabric": {
-        "queues.router": {"kind": "pfabric", "limit": "36KB"},
-        "queues.host": {"kind": "pfabric", "limit": "1MB"},
-        "transport": {
-            "protocol": "tcp",
-            "cc": "pfabric",
-            "iw": 12,
-            "min_rto": "45us",
-            "initial_rto": "45us",
-            "max_rto": "45us",
-        },
-    },
-    "hpcc": {
-        "queues.router": {"kind": "hpcc", "limit": "225KB"},
-        "queues.host": {"kind": "droptail", "limit": "225KB"},
-        "transport": {
-            "protocol": "hpcc",
-            "line_rate": "10Gbps",
-            "base_rtt": "15us",
-            "max_stage": 0,
-            "min_rto": "1ms",
-            "initial_rto": "1ms",
-        },
-    },
-    "rcp": {
-        "queues.router": {"kind": "rcp", "limit": "225KB", "initial_rtt": "15us"},
-        "queues.host": {"kind": "rcp", "limit": "225KB", "initial_rtt": "15us"},
-        "transport": {"protocol": "rcp", "min_rto": "1ms", "initial_rto": "1ms"},
-    },
-    "rc3": {
-        "queues.router": {"kind": "prio", "limit": "225KB"},
-        "queues.host": {"kind": "prio", "limit": "225KB"},
-        "transport": {"protocol": "rc3", "iw": 10, "min_rto": "1ms", "initial_rto": "1ms"},
-    },
-}
 LOADS = [0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8]
 WORKLOADS = {"websearch": "websearch", "datamining": "datamining"}
-#: Size bins (bytes): small below 100 KB, large above 10 MB.
-SMALL, LARGE = 100_000, 10_000_000
-BINS = ["small", "medium", "large"]
 
 
 def point_name(workload: str, load: float, protocol: str) -> str:
@@ -96,30 +40,6 @@ def points() -> list[tuple[str, dict[str, Any]]]:
     return out
 
 
-def _bin(size: pl.Expr) -> pl.Expr:
-    return (
-        pl.when(size < SMALL).then(pl.lit("small")).when(size > LARGE).then(pl.lit("large")).otherwise(pl.lit("medium"))
-    )
-
-
-def _stats(frame: pl.DataFrame, column: str) -> dict[str, tuple[float | None, float | None, int]]:
-    """(mean, p99, count) of `column` per size bin."""
-    out: dict[str, tuple[float | None, float | None, int]] = {}
-    for b in BINS:
-        v = frame.filter(pl.col("bin") == b)[column]
-        out[b] = (
-            (float(v.mean()), float(v.quantile(0.99, "nearest")), v.len()) if v.len() else (None, None, 0)  # type: ignore[arg-type]
-        )
-    return out
-
-
-def _slowdowns(runs: Runs, name: str, seed: int) -> pl.DataFrame:
-    s = runs.sample(name, seed)
-    return s.select(
-        "id", "size_bytes", slowdown=pl.col("fct_s") / pl.col("ideal_fct_s"), bin=_bin(pl.col("size_bytes"))
-    )
-
-
 def _ideals(runs: Runs, name: str, seed: int) -> dict[str, pl.DataFrame]:
     """PS and SRPT slowdowns of the measured flows of run `name` (their own starts and paths)."""
     flows, links = runs.flows(name, seed), runs.links(name, seed)
@@ -128,7 +48,7 @@ def _ideals(runs: Runs, name: str, seed: int) -> dict[str, pl.DataFrame]:
     for label, fn, col in (("ps", ps_fct, "ps_fct_s"), ("srpt", srpt_fct, "srpt_fct_s")):
         ref = fn(flows, links).join(measured.select("id", "size_bytes", "ideal_fct_s"), on="id")
         out[label] = ref.select(
-            "id", "size_bytes", slowdown=pl.col(col) / pl.col("ideal_fct_s"), bin=_bin(pl.col("size_bytes"))
+            "id", "size_bytes", slowdown=pl.col(col) / pl.col("ideal_fct_s"), bin=size_bin(pl.col("size_bytes"))
         )
     return out
 
@@ -147,10 +67,10 @@ def analyze(runs: Runs, ctx: Context) -> str:
             if point_name(w, load, "tcp") not in runs.names:
                 continue
             for label, frame in _ideals(runs, point_name(w, load, "tcp"), seed).items():
-                table[(w, load, label)] = _stats(frame, "slowdown")
+                table[(w, load, label)] = bin_stats(frame, "slowdown")
             for p in PROTOCOLS:
                 name = point_name(w, load, p)
-                table[(w, load, p)] = _stats(_slowdowns(runs, name, seed), "slowdown")
+                table[(w, load, p)] = bin_stats(slowdowns(runs, name, seed), "slowdown")
                 f = runs.flows(name, seed)
                 incomplete[name] = f.filter(
                     pl.col("measured") & (pl.col("size_bytes") >= 0) & pl.col("fct_s").is_null()
@@ -230,7 +150,7 @@ def _plot(table: dict, ctx: Context) -> None:
     p.close(fig)
 
 
-def leaf_spine() -> Experiment:
+def experiment() -> Experiment:
     return Experiment(
         name="leaf-spine",
         title="Datacenter baselines on pFabric's leaf-spine: FCT slowdown by size bin against load",
@@ -241,7 +161,3 @@ def leaf_spine() -> Experiment:
         quick={"duration": 0.01, "measure_from": 0.001, "max_time": 0.1},
         quick_points=[point_name("websearch", load, p) for load in (0.3, 0.6) for p in PROTOCOLS],
     )
-
-
-def experiments() -> list[Experiment]:
-    return [leaf_spine()]

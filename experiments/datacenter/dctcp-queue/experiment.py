@@ -1,6 +1,5 @@
 """DCTCP (Alizadeh et al., "Data Center TCP (DCTCP)", SIGCOMM 2010): the queue its analysis
-predicts (sec. 3.3, Fig. 13), and convergence and fairness (sec. 4.2), part of
-`fctlab reproduce datacenter`.
+predicts (sec. 3.3, Fig. 13). Its convergence and fairness (sec. 4.2) are `dctcp-convergence`.
 
 The analysis of sec. 3.3 (N identical long-lived flows, one bottleneck of capacity C, round
 trip RTT, marking threshold K, all in packets) gives a sawtooth queue:
@@ -22,11 +21,8 @@ from typing import Any
 import polars as pl
 
 from fctlab.reproduce.framework import Context, Experiment, Runs, md_table, plt
+from fctlab_experiments.datacenter.dumbbell import PKT, RTT
 
-#: Bytes per packet on the wire (1460 of payload, 40 of headers).
-PKT = 1500
-#: The round trip of the base scenario.
-RTT = 100e-6
 #: The share of a run left out of every statistic as warm-up (50 ms of the 150 ms at 10 Gb/s).
 WARM = 1 / 3
 #: (rate, K values) of the queue sweep: the paper's K at each rate, the K of Fig. 13, and some
@@ -224,7 +220,7 @@ def _plot_queue(runs: Runs, ctx: Context, seed: int) -> None:
     p.close(fig)
 
 
-def queue_vs_k() -> Experiment:
+def experiment() -> Experiment:
     return Experiment(
         name="dctcp-queue",
         title="DCTCP sec. 3.3 and Fig. 13: the steady queue against K, N and the link rate",
@@ -234,120 +230,3 @@ def queue_vs_k() -> Experiment:
         analyze=analyze_queue,
         quick_points=[f"10g-n{n}-k40" for n in NS] + ["1g-n2-k20"],
     )
-
-
-#: The convergence test: five flows join one per phase, then leave in the order they came.
-PHASE = 0.3
-FLOWS = 5
-
-
-def convergence_flows() -> list[dict[str, Any]]:
-    """Flow i starts at i x PHASE and stops at (FLOWS + i) x PHASE."""
-    return [{"src": "l0", "dst": "r0", "start": i * PHASE, "stop": (FLOWS + i) * PHASE} for i in range(FLOWS)]
-
-
-def convergence_point(dctcp: bool) -> dict[str, Any]:
-    end = 2 * FLOWS * PHASE
-    base = {
-        "topology.bottleneck_rate": 1e9,
-        "workload.0.flows": convergence_flows(),
-        "duration": end,
-        "max_time": end,
-        "output.series.interval": 1e-3,
-        "output.series.flows": list(range(FLOWS)),
-    }
-    if dctcp:
-        return {**base, "queues.router.k_packets": 20}
-    return {
-        **base,
-        "queues.router": {"kind": "droptail", "limit_packets": 100},
-        "transport.cc": "newreno",
-    }
-
-
-def _phase_rates(runs: Runs, name: str, seed: int) -> list[tuple[int, float, float]]:
-    """(active flows, Jain's index, total Gb/s) over the second half of each phase."""
-    wide = runs.wide_series(name, seed)
-    end = runs.window(name, seed)[1]
-    out = []
-    for ph in range(2 * FLOWS - 1):
-        t0, t1 = (ph + 0.5) * PHASE, (ph + 1) * PHASE
-        if t1 > end:
-            break
-        active = [i for i in range(FLOWS) if i * PHASE <= t0 and t1 <= (FLOWS + i) * PHASE]
-        rates = []
-        for i in active:
-            col = f"flow{i}_acked_bytes"
-            w = wide.filter((pl.col("time_s") >= t0) & (pl.col("time_s") <= t1)).drop_nulls(col)
-            rates.append((float(w[col][-1]) - float(w[col][0])) * 8 / (float(w["time_s"][-1]) - float(w["time_s"][0])))
-        jain = sum(rates) ** 2 / (len(rates) * sum(r * r for r in rates)) if rates else float("nan")
-        out.append((len(active), jain, sum(rates) / 1e9))
-    return out
-
-
-def analyze_convergence(runs: Runs, ctx: Context) -> str:
-    seed = runs.seeds[0]
-    got = {n: _phase_rates(runs, n, seed) for n in ("dctcp", "newreno")}
-    rows = []
-    for ph, ((n, jd, gd), (_, jt, gt)) in enumerate(zip(got["dctcp"], got["newreno"])):
-        rows.append([ph + 1, n, f"{jd:.3f}", f"{gd:.3f}", f"{jt:.3f}", f"{gt:.3f}"])
-        # The paper: every flow gets its fair share, a Jain's index of 1.
-        ctx.check("sec. 4.2", f"DCTCP's Jain's index, phase {ph + 1} ({n} flows)", 1.0, jd)
-    worst = min((j for _, j, _ in got["dctcp"]), default=float("nan"))
-    timeouts = {n: int(runs.flows(n, seed)["timeouts"].sum()) for n in got}
-    _plot_convergence(runs, ctx, seed)
-    return (
-        f"Five long-lived flows on a 1 Gb/s bottleneck (RTT {RTT * 1e6:.0f} us) join one every {PHASE:g} s and then "
-        "leave in the order they came (the paper's sec. 4.2 test, with 30 s phases on its testbed). DCTCP marks at "
-        "K = 20 packets; NewReno runs over a 100-packet drop-tail buffer. Jain's index and the total throughput over "
-        "the second half of each phase, from the flows' acknowledged bytes.\n\n"
-        + md_table(
-            ["phase", "flows", "DCTCP Jain", "DCTCP Gb/s", "NewReno Jain", "NewReno Gb/s"],
-            rows,
-        )
-        + "\n\n| paper (sec. 4.2) | fctlab |\n|---|---|\n"
-        + "| DCTCP converges quickly to the fair share, as TCP does, and all flows get their share | "
-        + f"Jain's index >= {worst:.3f} in every phase |\n"
-        + f"\nTimeouts: DCTCP {timeouts['dctcp']}, NewReno {timeouts['newreno']}. A NewReno flow whose first packets "
-        "meet a full drop-tail buffer waits out RFC 6298's initial RTO of 1 s (no RTT sample yet), and one that times "
-        "out later waits at least the 200 ms minimum RTO, two thirds of a phase at this RTT of 100 us: it sits at zero "
-        "meanwhile, and NewReno's index falls to (N - 1) / N in those phases (see the plot). DCTCP's marks keep the "
-        "queue near K, far below the buffer, so its SYNs and first windows are not dropped.\n"
-        + "\n![throughput of each flow over the phases](convergence.png)\n"
-    )
-
-
-def _plot_convergence(runs: Runs, ctx: Context, seed: int) -> None:
-    p = plt()
-    fig, axes = p.subplots(1, 2, figsize=(10, 3.2), sharey=True)
-    for ax, name in zip(axes, ("dctcp", "newreno")):
-        wide = runs.wide_series(name, seed)
-        t = wide["time_s"].to_numpy()
-        for i in range(FLOWS):
-            col = f"flow{i}_acked_bytes"
-            if col not in wide.columns:
-                continue
-            acked = wide[col].fill_null(strategy="forward").fill_null(0).to_numpy()
-            k = 20
-            ax.plot(t[k::k], (acked[k::k] - acked[:-k:k]) * 8 / (t[k::k] - t[:-k:k]) / 1e6)
-        ax.set(title=name, xlabel="s")
-    axes[0].set_ylabel("Mb/s (20 ms averages)")
-    fig.tight_layout()
-    fig.savefig(ctx.out / "convergence.png", dpi=110)
-    p.close(fig)
-
-
-def convergence() -> Experiment:
-    return Experiment(
-        name="dctcp-convergence",
-        title="DCTCP sec. 4.2: convergence and fairness of five flows joining and leaving",
-        base="dctcp-long-flows.toml",
-        points=[("dctcp", convergence_point(True)), ("newreno", convergence_point(False))],
-        seeds=1,
-        analyze=analyze_convergence,
-    )
-
-
-def experiments() -> list[Experiment]:
-    """DCTCP's experiments."""
-    return [queue_vs_k(), convergence()]

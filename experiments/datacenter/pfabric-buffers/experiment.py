@@ -1,5 +1,5 @@
 """pFabric (Alizadeh et al., "pFabric: Minimal Near-Optimal Datacenter Transport", SIGCOMM 2013):
-how much switch buffer pFabric needs, part of `fctlab reproduce datacenter`.
+how much switch buffer pFabric needs.
 
 pFabric's ports hold about two bandwidth-delay products (36 KB at 10 Gb/s; the fabric's BDP is
 10 Gb/s x 14.6 us, about 18 KB) and the paper presents this as one of its points: switches with
@@ -7,14 +7,14 @@ very small buffers, since a port that sends the shortest flow first and drops th
 little use for more. The paper also has a sensitivity analysis of this buffer size; its sizes
 and values were not available when this experiment was written, so the sweep here covers
 2 packets (3 KB, 0.16 BDP) to 12 BDPs (225 KB, the buffer TCP and DCTCP get in
-`datacenter.PROTOCOLS`) at the loads 0.6 and 0.8 of the web-search workload, and checks the
+`fabric.PROTOCOLS`) at the loads 0.6 and 0.8 of the web-search workload, and checks the
 claim itself: shrinking the buffer to about 2 BDPs costs little, and a larger one gains little.
 
 The setup is the leaf-spine comparison's (`datacenter`, base scenario
 `experiments/datacenter/leaf-spine.toml`): pFabric's 144-host fabric, Poisson arrivals between
-uniform host pairs, pFabric as `datacenter.PROTOCOLS["pfabric"]` (hosts start at one BDP with a
+uniform host pairs, pFabric as `fabric.PROTOCOLS["pfabric"]` (hosts start at one BDP with a
 45 us timeout, 1 MB priority queues in the NICs) with only the switches' `queues.router.limit`
-changed. Slowdowns are computed as there (`datacenter._slowdowns`: FCT over the flow alone on
+changed. Slowdowns are computed as there (`fabric.slowdowns`: FCT over the flow alone on
 the empty fabric): mean and 99th percentile for small flows (< 100 KB), mean for large flows
 (> 10 MB) and for all flows.
 """
@@ -25,8 +25,8 @@ from typing import Any
 
 import polars as pl
 
-from fctlab.reproduce.datacenter import LARGE, PROTOCOLS, SMALL, _slowdowns, _stats
 from fctlab.reproduce.framework import Context, Experiment, Runs, md_table, plt
+from fctlab_experiments.datacenter.fabric import LARGE, PROTOCOLS, SMALL, bin_stats, slowdowns
 
 #: The fabric's bandwidth-delay product in bytes: 10 Gb/s x 14.6 us.
 BDP = 10e9 * 14.6e-6 / 8
@@ -70,8 +70,8 @@ def points() -> list[tuple[str, dict[str, Any]]]:
 
 def summary(slowdowns: pl.DataFrame) -> dict[str, float | None | int]:
     """Mean and p99 slowdown of small flows, mean of large ones and of all, and the counts, from a
-    `datacenter._slowdowns` table (None where a bin is empty)."""
-    st = _stats(slowdowns, "slowdown")
+    `fabric.slowdowns` table (None where a bin is empty)."""
+    st = bin_stats(slowdowns, "slowdown")
     everything = slowdowns["slowdown"]
     return {
         "small_mean": st["small"][0],
@@ -117,7 +117,7 @@ def analyze(runs: Runs, ctx: Context) -> str:
             name = point_name(load, b)
             if name not in runs.names:
                 continue
-            s = summary(_slowdowns(runs, name, seed))
+            s = summary(slowdowns(runs, name, seed))
             s["drops"], s["timeouts"] = _counters(runs, name, seed)
             got[(load, b)] = s
     rows = []
@@ -141,7 +141,7 @@ def analyze(runs: Runs, ctx: Context) -> str:
     start, end = runs.window(first, seed) if first else (0.0, 0.0)
     return (
         "pFabric on pFabric's leaf-spine fabric (144 hosts, 9 racks, 4 spines, 10/40 Gb/s, ECMP; "
-        '`datacenter.PROTOCOLS["pfabric"]`), web-search flow sizes, Poisson arrivals between uniform host pairs '
+        '`fabric.PROTOCOLS["pfabric"]`), web-search flow sizes, Poisson arrivals between uniform host pairs '
         f"for {end * 1e3:g} ms (flows starting in the first {start * 1e3:g} ms are warm-up), run to completion; only "
         "the switches' buffer "
         f"(`queues.router.limit`) changes; one BDP = 10 Gb/s x 14.6 us = {BDP / 1000:.2f} KB. Cells: FCT slowdown "
@@ -255,7 +255,7 @@ def _plot(got: dict, ctx: Context) -> None:
     p.close(fig)
 
 
-def pfabric_buffers() -> Experiment:
+def experiment() -> Experiment:
     return Experiment(
         name="pfabric-buffers",
         title="pFabric's switch buffer: FCT slowdown from 2 packets to 12 BDPs per port",
@@ -266,7 +266,3 @@ def pfabric_buffers() -> Experiment:
         quick={"duration": 0.01, "measure_from": 0.001, "max_time": 0.1},
         quick_points=[point_name(0.8, b) for b in (4_500, 36_000, 225_000)],
     )
-
-
-def experiments() -> list[Experiment]:
-    return [pfabric_buffers()]

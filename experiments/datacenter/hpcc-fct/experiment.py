@@ -1,6 +1,6 @@
 """HPCC's FCT result (Li et al., SIGCOMM 2019, Fig. 11 family) on fctlab's leaf-spine: 95th-percentile
 FCT slowdown by flow size for HPCC and DCTCP, web-search sizes at 30% and 50% load, with and without
-incast, and the switch queues each keeps; part of `fctlab reproduce datacenter`.
+incast, and the switch queues each keeps.
 
 The paper's setting is a 320-host fat tree at 100 Gb/s; this runs on pFabric's 144-host leaf-spine at
 10/40 Gb/s (`experiments/datacenter/leaf-spine.toml`, the other datacenter experiments' fabric), so
@@ -10,7 +10,7 @@ at the tail where DCTCP's wait behind its standing queue, long flows comparable.
 - HPCC runs with eta = 0.95 (the paper) and maxStage = 0: the authors' results page states that
   their simulations ran maxStage = 0 and the paper's 5 is a typo. T is the fabric's largest base RTT
   (15 us), as in the authors' simulation; hosts' NIC queues are drop-tail, switch ports `hpcc`.
-- DCTCP marks at K = 65 packets (its paper's value for 10 Gb/s), as in `datacenter.py`.
+- DCTCP marks at K = 65 packets (its paper's value for 10 Gb/s), as in `fabric.PROTOCOLS`.
 - Incast: every millisecond, 20 senders in other racks send 50 KB each to one host at once (about 2%
   of the traffic at 30% load). The paper's own incast parameters were not available here; these are
   fctlab's.
@@ -29,8 +29,8 @@ from typing import Any
 
 import polars as pl
 
-from fctlab.reproduce.datacenter import PROTOCOLS as DC_PROTOCOLS
 from fctlab.reproduce.framework import Context, Experiment, Runs, md_table, plt
+from fctlab_experiments.datacenter.fabric import PROTOCOLS as DC_PROTOCOLS
 
 #: The two protocols, as overrides of the leaf-spine scenario.
 PROTOCOLS: dict[str, dict[str, Any]] = {"hpcc": DC_PROTOCOLS["hpcc"], "dctcp": DC_PROTOCOLS["dctcp"]}
@@ -249,7 +249,7 @@ def _plot(table: dict, ctx: Context) -> None:
     p.close(fig)
 
 
-def fig11() -> Experiment:
+def experiment() -> Experiment:
     return Experiment(
         name="hpcc-fct",
         title="HPCC against DCTCP: 95th-percentile FCT slowdown by size, web search at 30% and 50% load, incast",
@@ -260,7 +260,3 @@ def fig11() -> Experiment:
         quick=quick,
         quick_points=[point_name(0.3, incast, p) for incast in (False, True) for p in PROTOCOLS],
     )
-
-
-def experiments() -> list[Experiment]:
-    return [fig11()]

@@ -1,0 +1,150 @@
+"""Where `fctlab reproduce` finds the papers and their experiments: folders of the experiments
+directory, each experiment's code beside its scenarios and its report.
+
+    experiments/
+      datacenter/                 a paper
+        paper.toml                its title and its experiments, in the paper's order
+        common.py                 code several of its experiments share (any name; optional)
+        dctcp-long-flows.toml     base scenarios (shared ones here, or in an experiment's folder)
+        dctcp-queue/              an experiment
+          experiment.py           `experiment()`, returning its `framework.Experiment`
+          README.md, *.png, checks.json, index.html, index.png      its report
+
+`paper.toml` holds `title` (a line) and `experiments` (the folder names, in order). Each
+`experiment.py` defines `experiment() -> Experiment` whose `name` is its folder's name; its
+`base` scenario path is relative to the paper's folder, as before. The experiments directory
+is mounted as the package `fctlab_experiments` while it is read, so an experiment imports what
+its paper shares as `from fctlab_experiments.datacenter.common import ...`, and what every
+paper shares from the installed package (`fctlab.reproduce.framework`, `.checks`, ...).
+
+`papers(root)` gives the papers found under `root` (a checkout, or its `experiments/`) beside
+those still kept as modules of this package (`fctlab.reproduce.__init__`), in one order: the
+package's first, then the folders' by name. A paper in both places is an error, so that a
+move cannot leave two versions behind.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import re
+import sys
+import tomllib
+import types
+from collections.abc import Callable
+from pathlib import Path
+
+from fctlab.errors import ScenarioError
+from fctlab.reproduce.framework import Experiment
+
+#: The package name the experiments directory is mounted as.
+MOUNT = "fctlab_experiments"
+PAPER_FILE = "paper.toml"
+EXPERIMENT_FILE = "experiment.py"
+
+
+def experiments_dir(root: Path) -> Path:
+    """The experiments directory of `root`: `root/experiments`, or `root` itself."""
+    root = Path(root)
+    return root / "experiments" if (root / "experiments").is_dir() else root
+
+
+def mount(directory: Path) -> None:
+    """Makes `directory` importable as the package `fctlab_experiments` (its papers' folders
+    become its subpackages). Mounting another directory replaces the first."""
+    directory = Path(directory).resolve()
+    current = sys.modules.get(MOUNT)
+    if current is not None and list(getattr(current, "__path__", [])) == [str(directory)]:
+        return
+    for name in [n for n in sys.modules if n == MOUNT or n.startswith(MOUNT + ".")]:
+        del sys.modules[name]
+    package = types.ModuleType(MOUNT, f"the experiments of {directory}")
+    package.__path__ = [str(directory)]
+    sys.modules[MOUNT] = package
+
+
+def experiment_module(root: Path, paper: str, name: str) -> types.ModuleType:
+    """The module of experiment `name` of `paper` (`<paper>/<name>/experiment.py` under `root`'s
+    experiments directory), imported once."""
+    base = experiments_dir(root)
+    path = base / paper / name / EXPERIMENT_FILE
+    if not path.is_file():
+        raise ScenarioError(f"experiment {paper}/{name}: no {path}")
+    mount(base)
+    module_name = f"{MOUNT}.{paper}.{_identifier(name)}"
+    if module_name in sys.modules:
+        return sys.modules[module_name]
+    spec = importlib.util.spec_from_file_location(module_name, path)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[module_name] = module
+    try:
+        spec.loader.exec_module(module)
+    except BaseException:
+        del sys.modules[module_name]
+        raise
+    return module
+
+
+def _identifier(name: str) -> str:
+    """An experiment's folder name as a module name (fig4-13 -> fig4_13)."""
+    return re.sub(r"\W", "_", name)
+
+
+def read_paper(paper_dir: Path) -> tuple[str, list[str]]:
+    """A paper's title and the names of its experiments, from its `paper.toml`."""
+    path = paper_dir / PAPER_FILE
+    try:
+        doc = tomllib.loads(path.read_text())
+    except (OSError, tomllib.TOMLDecodeError) as e:
+        raise ScenarioError(f"{path}: {e}") from None
+    title, names = doc.get("title"), doc.get("experiments")
+    if not isinstance(title, str) or not title.strip():
+        raise ScenarioError(f"{path}: field `title`: expected a line of text, got {title!r}")
+    if not isinstance(names, list) or not names or not all(isinstance(n, str) and n for n in names):
+        raise ScenarioError(f"{path}: field `experiments`: expected a list of folder names, got {names!r}")
+    if len(set(names)) != len(names):
+        raise ScenarioError(f"{path}: field `experiments`: a name is listed twice in {names!r}")
+    return title, names
+
+
+def folder_paper(root: Path, paper: str) -> Callable[[], list[Experiment]]:
+    """The experiments of the paper folder `paper` under `root`, loaded when called."""
+
+    def make() -> list[Experiment]:
+        base = experiments_dir(root)
+        _, names = read_paper(base / paper)
+        out = []
+        for name in names:
+            exp = experiment_module(root, paper, name).experiment()
+            if not isinstance(exp, Experiment) or exp.name != name:
+                got = getattr(exp, "name", type(exp).__name__)
+                raise ScenarioError(
+                    f"{base / paper / name / EXPERIMENT_FILE}: experiment() must return the Experiment named "
+                    f"{name!r} (its folder's name), got {got!r}"
+                )
+            out.append(exp)
+        return out
+
+    return make
+
+
+def folder_papers(root: Path) -> dict[str, Callable[[], list[Experiment]]]:
+    """The paper folders (with a `paper.toml`) of `root`'s experiments directory, by name."""
+    base = experiments_dir(root)
+    if not base.is_dir():
+        return {}
+    return {d.name: folder_paper(root, d.name) for d in sorted(base.iterdir()) if (d / PAPER_FILE).is_file()}
+
+
+def papers(
+    root: Path | None, package: dict[str, Callable[[], list[Experiment]]]
+) -> dict[str, Callable[[], list[Experiment]]]:
+    """The package's papers, then the folders' under `root` (none without a root)."""
+    found = folder_papers(root) if root is not None else {}
+    both = sorted(set(found) & set(package))
+    if both:
+        raise ScenarioError(
+            f"paper {', '.join(both)}: defined both in the package (fctlab.reproduce) and as a folder with "
+            f"{PAPER_FILE} under {experiments_dir(root)}; keep one"  # type: ignore[arg-type]
+        )
+    return {**package, **found}

@@ -1,0 +1,99 @@
+"""Papers kept as folders: `experiments/<paper>/paper.toml` and one `experiment.py` per
+experiment folder, found by `fctlab reproduce` in the checkout or under `--root`."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from fctlab.cli import main
+from fctlab.errors import ScenarioError
+from fctlab.reproduce import discover, papers
+from realcore import REPO
+
+EXPERIMENT = """
+from fctlab.reproduce.framework import analysis_only
+from fctlab_experiments.toy.shared import ANSWER
+
+
+def experiment():
+    return analysis_only("{name}", "Toy {name}", lambda runs, ctx: f"The answer is {{ANSWER}}.")
+"""
+
+
+def toy(root: Path, names=("first", "second"), listed=None, title="A toy paper") -> Path:
+    """A checkout with the paper folder `toy`: a shared module and one experiment per name."""
+    paper = root / "experiments" / "toy"
+    paper.mkdir(parents=True)
+    (paper / "shared.py").write_text("ANSWER = 42\n")
+    listed = list(names) if listed is None else listed
+    (paper / "paper.toml").write_text(f"title = {title!r}\nexperiments = {listed!r}\n")
+    for n in names:
+        (paper / n).mkdir()
+        (paper / n / "experiment.py").write_text(EXPERIMENT.format(name=n))
+    return root
+
+
+def test_a_paper_folder_lists_its_experiments_in_its_order_and_they_share_its_code(tmp_path):
+    found = papers(toy(tmp_path, listed=["second", "first"]))
+    assert list(found)[-1] == "toy" and "rc3" in found
+    exps = found["toy"]()
+    assert [e.name for e in exps] == ["second", "first"]
+    assert exps[0].analyze(None, None) == "The answer is 42."
+
+
+def test_the_checkouts_datacenter_paper_is_a_folder():
+    assert [e.name for e in papers(REPO)["datacenter"]()] == [
+        "leaf-spine",
+        "dctcp-queue",
+        "dctcp-convergence",
+        "dctcp-benchmark",
+        "hpcc-fct",
+        "pfabric-buffers",
+    ]
+
+
+@pytest.mark.parametrize(
+    "paper_toml, says",
+    [
+        ('experiments = ["first"]\n', "field `title`"),
+        ('title = "T"\nexperiments = []\n', "field `experiments`"),
+        ('title = "T"\nexperiments = ["first", "first"]\n', "listed twice"),
+        ("title = ", "paper.toml"),
+    ],
+)
+def test_a_bad_paper_toml_names_its_field(tmp_path, paper_toml, says):
+    toy(tmp_path)
+    (tmp_path / "experiments/toy/paper.toml").write_text(paper_toml)
+    with pytest.raises(ScenarioError, match=says):
+        discover.read_paper(tmp_path / "experiments/toy")
+
+
+def test_an_experiment_must_be_named_as_its_folder_and_exist(tmp_path):
+    toy(tmp_path, listed=["first", "missing"])
+    with pytest.raises(ScenarioError, match="no .*missing/experiment.py"):
+        papers(tmp_path)["toy"]()
+    other = tmp_path / "other"
+    toy(other)
+    (other / "experiments/toy/first/experiment.py").write_text(EXPERIMENT.format(name="renamed"))
+    with pytest.raises(ScenarioError, match="must return the Experiment named 'first'.*got 'renamed'"):
+        papers(other)["toy"]()
+
+
+def test_a_paper_both_in_the_package_and_a_folder_is_refused(tmp_path):
+    paper = tmp_path / "experiments" / "rc3"
+    paper.mkdir(parents=True)
+    (paper / "paper.toml").write_text('title = "T"\nexperiments = ["x"]\n')
+    with pytest.raises(ScenarioError, match="paper rc3: defined both in the package"):
+        papers(tmp_path)
+
+
+def test_reproduce_runs_the_papers_of_the_checkout_it_is_given(tmp_path, capsys, monkeypatch):
+    toy(tmp_path)
+    monkeypatch.chdir(tmp_path / "experiments")  # not a checkout: --root says where
+    assert main(["reproduce", "toy", "--root", str(tmp_path), "--only", "second"]) == 0
+    report = (tmp_path / "experiments/toy/second/README.md").read_text()
+    assert report.startswith("# Toy second\n\nThe answer is 42.")
+    assert main(["reproduce", "toy", "--root", str(tmp_path / "experiments")]) == 2
+    assert "--root" in capsys.readouterr().err
