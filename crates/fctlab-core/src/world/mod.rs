@@ -26,6 +26,7 @@
 //! bindings, the tests), and a queue owned by the emulator would have to be passed through
 //! the handler of every event.
 
+use crate::capture::{Capture, CapturePlan};
 use crate::metrics::series::FlowSample;
 use crate::metrics::{FlowRecord, Paths, SeriesRecorder};
 use crate::net::link::Link;
@@ -203,6 +204,10 @@ pub struct World {
     pub counters: Counters,
     /// Time series, if asked for.
     pub series: SeriesRecorder,
+    /// The capture the scenario plans (`[output.pcap]`), started by [`World::start_capture`].
+    capture_plan: Option<CapturePlan>,
+    /// The capture being written: every packet a link delivers is offered to it.
+    capture: Option<Box<Capture>>,
     finished: bool,
     /// Scheduled link-rate changes in time order, and the next one to apply.
     rate_changes: Vec<RateChange>,
@@ -273,6 +278,8 @@ impl World {
             drops: Vec::with_capacity(64),
             counters: Counters::default(),
             series,
+            capture_plan: None,
+            capture: None,
             finished: false,
             rate_changes: Vec::new(),
             next_rate_change: 0,
@@ -298,6 +305,35 @@ impl World {
         }
         if let Some(first) = self.series.first_sample() {
             self.sched.push(first, Event::Sample);
+        }
+    }
+
+    /// Plans the capture `[output.pcap]` asks for (the scenario build calls this).
+    pub fn plan_capture(&mut self, plan: Option<CapturePlan>) {
+        self.capture_plan = plan;
+    }
+
+    /// The capture the scenario plans, if any.
+    pub fn capture_plan(&self) -> Option<&CapturePlan> {
+        self.capture_plan.as_ref()
+    }
+
+    /// Starts writing the planned capture to a new file at `path` (nothing without a plan);
+    /// from then on every packet a captured link delivers is written.
+    pub fn start_capture(&mut self, path: &std::path::Path) -> std::io::Result<()> {
+        if let Some(plan) = &self.capture_plan {
+            let c = Capture::open(plan, path, &self.links, self.records.len(), self.seed)?;
+            self.capture = Some(Box::new(c));
+        }
+        Ok(())
+    }
+
+    /// Ends the capture: flushes its file and returns the packets written (0 without one), or
+    /// the first error met while writing it.
+    pub fn finish_capture(&mut self) -> std::io::Result<u64> {
+        match self.capture.take() {
+            Some(mut c) => c.finish(),
+            None => Ok(0),
         }
     }
 
@@ -490,6 +526,10 @@ impl World {
             Event::LinkArrival(l) => {
                 let pkt = self.links[l as usize].on_arrival(l, &mut self.sched);
                 self.counters.packet_hops += 1;
+                if let Some(c) = self.capture.as_deref_mut() {
+                    let records = &self.records;
+                    c.record(self.now, l, &pkt, || records.get(pkt.flow as usize).and_then(|r| r.size));
+                }
                 let node = self.links[l as usize].to as usize;
                 if self.is_host[node] {
                     if self.external {

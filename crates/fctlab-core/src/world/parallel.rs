@@ -195,6 +195,15 @@ impl World {
                 ),
             ));
         }
+        if self.capture_plan().is_some() && partitions > 1 {
+            return Err(ParallelError::new(
+                "parallel.partitions",
+                format!(
+                    "a run cut into {partitions} partitions cannot write `output.pcap` (one file in time \
+                     order); use 1 partition or drop the capture"
+                ),
+            ));
+        }
         let min_wire = self.profiles.iter().map(min_header).min().unwrap_or(40).max(1);
         let fastest = |l: usize| {
             let changes = self.rate_changes.iter().filter(|c| c.link as usize == l).map(|c| c.rate.0);
@@ -735,6 +744,11 @@ impl Engine {
     /// the running world otherwise.
     pub fn world(&self) -> &World {
         &self.world
+    }
+
+    /// The world, to start or end its capture: None while a partitioned run goes on.
+    pub fn world_mut(&mut self) -> Option<&mut World> {
+        self.parallel.is_none().then_some(&mut self.world)
     }
 
     /// The world, to hand to what reads a finished run.
