@@ -74,6 +74,25 @@ impl Simulation {
         Ok(Simulation { engine, info, wall_s: 0.0, flows: FlowStream::default() })
     }
 
+    /// True if the scenario asks for a packet capture (`[output.pcap]`).
+    #[getter]
+    fn captures(&self) -> bool {
+        self.engine.world().capture_plan().is_some()
+    }
+
+    /// Starts writing the scenario's packet capture to a new file at `path`, before the run;
+    /// nothing without `[output.pcap]`.
+    fn start_capture(&mut self, path: &str) -> PyResult<()> {
+        let world = self.engine.world_mut().ok_or_else(|| PyValueError::new_err("a partitioned run has no capture"))?;
+        world.start_capture(Path::new(path)).map_err(|e| io_err(&format!("cannot write the capture {path}"), e))
+    }
+
+    /// Ends the capture: flushes its file; returns the packets written (0 without a capture).
+    fn finish_capture(&mut self) -> PyResult<u64> {
+        let Some(world) = self.engine.world_mut() else { return Ok(0) };
+        world.finish_capture().map_err(|e| io_err("cannot write the capture", e))
+    }
+
     /// Runs up to simulated time `t` seconds with the GIL released; True once the run is over.
     /// Raises `PluginError` if a plug-in failed.
     fn run_until(&mut self, py: Python<'_>, t: f64) -> PyResult<bool> {
