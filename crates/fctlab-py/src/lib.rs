@@ -316,6 +316,23 @@ impl Emulation {
         serde_json::to_string(&report).map_err(|e| PyValueError::new_err(e.to_string()))
     }
 
+    /// True if the scenario asks for a packet capture (`[output.pcap]`): the router writes it.
+    #[getter]
+    fn captures(&self) -> bool {
+        self.world.capture_plan().is_some()
+    }
+
+    /// Router: starts writing the capture of what its links deliver to a new file at `path`,
+    /// before `run_router`; nothing without `[output.pcap]`.
+    fn start_capture(&mut self, path: &str) -> PyResult<()> {
+        self.world.start_capture(Path::new(path)).map_err(|e| io_err(&format!("cannot write the capture {path}"), e))
+    }
+
+    /// Router: ends the capture (flushes its file); returns the packets written.
+    fn finish_capture(&mut self) -> PyResult<u64> {
+        self.world.finish_capture().map_err(|e| io_err("cannot write the capture", e))
+    }
+
     /// Runs host `node` (after `bind`) against the router at `router` (IP:PORT) until `stop`, the
     /// end of standard input, or `max_wall_s`; `peers` (node, IPv4) are the hosts' addresses
     /// for its kernel TCP flows. Returns its report as JSON.
