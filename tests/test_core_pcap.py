@@ -246,3 +246,49 @@ def test_an_in_memory_run_says_it_captured_nothing():
     r = fctlab.run(lossy_dumbbell(pcap={"links": ["bottleneck"]}))
     assert any("output.pcap" in n for n in r.notices), r.notices
     assert r.capture_file is None
+
+
+def test_ecn_marks_travel_in_the_ip_header_and_the_echo_in_tcp_flags(tmp_path):
+    spec = lossy_dumbbell(
+        pcap={"links": ["bottleneck", "bottleneck_rev"]}, series={"interval": "1ms", "links": ["bottleneck"]}
+    )
+    spec["queues"] = {"router": {"kind": "step", "k_packets": 10, "limit_packets": 200}}
+    spec["transport"] = {"protocol": "tcp", "cc": "dctcp"}
+    r = fctlab.run_to(spec, tmp_path)
+    marks = r.series.filter((pl.col("metric") == "ecn_marks") & (pl.col("target") == "bottleneck"))["value"].max()
+    assert marks > 0, "the step queue should mark"
+    # Every packet the bottleneck marked CE crossed it, and only those carry CE after it.
+    ce = tshark(r.capture_file, "frame.interface_id == 0 && ip.dsfield.ecn == 3", ["frame.number"])
+    assert len(ce) == marks
+    assert (
+        tshark(r.capture_file, "frame.interface_id == 0 && tcp.len > 0 && ip.dsfield.ecn == 0", ["frame.number"]) == []
+    ), "DCTCP's data leaves ECN-capable"
+    assert tshark(r.capture_file, "frame.interface_id == 1 && tcp.flags.ece == 1", ["frame.number"]), (
+        "the receivers echo the marks"
+    )
+
+
+def test_rc3_s_low_priority_band_travels_in_the_dscp_bits(tmp_path):
+    spec = lossy_dumbbell(pcap={"links": ["bottleneck"]})
+    spec["queues"] = {"router": {"kind": "prio", "limit_packets": 200}}
+    spec["transport"] = {"protocol": "rc3", "cc": "newreno"}
+    r = fctlab.run_to(spec, tmp_path)
+    dscp = defaultdict(int)
+    for (d,) in tshark(r.capture_file, "tcp.len > 0", ["ip.dsfield.dscp"]):
+        dscp[int(d)] += 1
+    assert dscp[0] > 0 and set(dscp) - {0}, f"RC3 sends low-priority copies in bands 1 and up: {dict(dscp)}"
+    assert max(dscp) <= 4, "three buckets: bands 1 to 4 at most"
+
+
+def test_with_the_whole_payload_kept_every_checksum_verifies(tmp_path):
+    spec = lossy_dumbbell(pcap={"links": ["bottleneck", "bottleneck_rev"], "payload_bytes": 9000})
+    spec["queues"] = {"router": {"kind": "rcp", "limit_packets": 200}}
+    spec["transport"] = {"protocol": "rcp"}
+    r = fctlab.run_to(spec, tmp_path)
+    exe = shutil.which("tshark")
+    assert exe
+    argv = [exe, "-n", "-o", "tcp.check_checksum:TRUE", "-o", "ip.check_checksum:TRUE", "-r", str(r.capture_file)]
+    statuses = subprocess.run(
+        [*argv, "-T", "fields", "-e", "ip.checksum.status", "-e", "tcp.checksum.status"], capture_output=True, text=True
+    ).stdout.split()
+    assert statuses and set(statuses) == {"1"}, "1: good (0 bad, 2 unverified)"
