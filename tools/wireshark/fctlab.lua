@@ -79,7 +79,7 @@ local function dissect_shim(tvb, pinfo, tree, place)
   t:add(f.tag, tvb(3, 1))
   t:add(f.length, tvb(4, 2))
   t:add(f.place, place)
-  local echo = (tag >= 1 and tag <= 11 and tag ~= 9 and tag % 2 == 0) or tag >= 192
+  local echo = tag == 2 or tag == 4 or tag == 6 or tag == 8 or tag == 11 or tag >= 192
   t:add(f.echo, echo)
   local w = function(k) return tvb(6 + 4 * k, 4) end
   if tag == 1 then
