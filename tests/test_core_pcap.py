@@ -2,8 +2,9 @@
 
 Every captured frame must parse (no malformed packet, no expert error), and what tshark's TCP
 analysis counts must agree with fctlab's own counters: packets per captured link with the links
-table's `pkts_sent`, payload bytes per flow with its size plus `retx_bytes`, retransmitted
-payload bytes per flow with `retx_bytes`. With the Lua dissector (tools/wireshark/fctlab.lua)
+table's `pkts_sent`, payload bytes per flow with its size plus `retx_bytes`, data segments,
+retransmitted segments (and bytes) and ACKs with SACK blocks per flow with what the endpoints
+counted (`Simulation.flow_counters`). With the Lua dissector (tools/wireshark/fctlab.lua)
 the shim's fields must be the values fctlab logged: RCP's rate against the router's rate in the
 series, HPCC's records against the time the port stamped them.
 
@@ -12,6 +13,7 @@ tshark must be installed (scripts/test.sh installs it on Debian); without it the
 
 from __future__ import annotations
 
+import importlib
 import shutil
 import subprocess
 from collections import defaultdict
@@ -75,13 +77,28 @@ def lossy_dumbbell(**output) -> dict:
     }
 
 
-ACCESS = [f"l{i}->rl" for i in range(4)] + [f"rl->l{i}" for i in range(4)]
+#: The senders' access links (interfaces 0-3: every transmission of a flow crosses its own, none
+#: dropped before) and the receivers' (4-7: every ACK they send).
+ACCESS = [f"l{i}->rl" for i in range(4)] + [f"r{i}->rr" for i in range(4)]
 
 
-def test_every_frame_parses_and_tcp_analysis_agrees_with_the_flow_and_link_counters(tmp_path):
-    r = fctlab.run_to(lossy_dumbbell(pcap={"links": [*ACCESS, "bottleneck"]}), tmp_path)
+def run_capturing(spec: dict, path: Path) -> tuple[fctlab.Result, dict]:
+    """Runs `spec` through the core's own calls, capturing to `path`; (result, flow counters)."""
+    sim, spec = importlib.import_module("fctlab.run").build(spec)
+    sim.start_capture(str(path))
+    while not sim.run_until(1e9):
+        pass
+    sim.finish_capture()
+    return fctlab.Result.from_core(sim.results(), spec), sim.flow_counters()
+
+
+def test_every_frame_parses_and_tcp_analysis_agrees_with_fctlab_s_counters(tmp_path):
+    spec = lossy_dumbbell(pcap={"links": [*ACCESS, "bottleneck"]})
     cap = tmp_path / "capture.pcapng"
-    assert r.capture_file == cap and cap.is_file()
+    r, counters = run_capturing(spec, cap)
+    assert fctlab.run_to(spec, tmp_path / "out").capture_file.read_bytes() == cap.read_bytes(), (
+        "run_to writes the same capture"
+    )
     bad = tshark(cap, "_ws.malformed || _ws.expert.severity == error", ["frame.number", "_ws.expert.message"])
     assert bad == [], f"frames tshark cannot read: {bad[:5]}"
 
@@ -93,13 +110,13 @@ def test_every_frame_parses_and_tcp_analysis_agrees_with_the_flow_and_link_count
     names = [*ACCESS, "bottleneck"]
     assert {names[i]: n for i, n in per_if.items()} == {n: sent[n] for n in names}
 
-    # Per flow, on its sender's access link (every transmission crosses it, none dropped before):
-    # payload bytes = size + retransmitted bytes, and the segments tshark finds retransmitted
-    # carry exactly `retx_bytes`. Wireshark calls a retransmission sent within one RTT of newer
-    # data "out-of-order"; on the sender's own link nothing can be reordered, so both count.
+    # Per flow, on its sender's access link: the data segments tshark counts are the packets
+    # the sender sent, the payload bytes its size plus its retransmitted bytes, and the segments
+    # tshark finds retransmitted the sender's retransmissions, packets and bytes. Wireshark
+    # calls a retransmission sent within one RTT of newer data "out-of-order"; on the sender's
+    # own link nothing is reordered, so both count.
     assert r.flows["retx_bytes"].sum() > 0, "the scenario should lose packets"
-    payload = defaultdict(int)
-    retx = defaultdict(int)
+    segs, payload, retx, retx_bytes, sacks = (defaultdict(int) for _ in range(5))
     rows = tshark(
         cap,
         "frame.interface_id < 4 && tcp.len > 0",
@@ -107,23 +124,30 @@ def test_every_frame_parses_and_tcp_analysis_agrees_with_the_flow_and_link_count
     )
     for sport, dport, n, is_retx, ooo in rows:
         f = flow_of(sport, dport)
+        segs[f] += 1
         payload[f] += int(n)
         if is_retx or ooo:
-            retx[f] += int(n)
-    for row in r.flows.iter_rows(named=True):
-        f = row["id"]
-        assert payload[f] == row["size_bytes"] + row["retx_bytes"], f"flow {f}"
-        assert retx[f] == row["retx_bytes"], f"flow {f}"
-
-    # SACK: the receivers' ACKs carry blocks exactly while a hole is open, and each block lies
-    # above the cumulative ACK it travels with.
-    sacks = tshark(
-        cap, "frame.interface_id >= 4 && tcp.options.sack_le", ["tcp.ack", "tcp.options.sack_le", "tcp.options.sack_re"]
+            retx[f] += 1
+            retx_bytes[f] += int(n)
+    # Per flow, on its receiver's access link: the ACKs carrying SACK blocks are the ones the
+    # receiver counted, and each block lies above the cumulative ACK it travels with.
+    rows = tshark(
+        cap,
+        "frame.interface_id >= 4 && frame.interface_id < 8 && tcp.options.sack_le",
+        ["tcp.srcport", "tcp.dstport", "tcp.ack", "tcp.options.sack_le", "tcp.options.sack_re"],
     )
-    assert sacks, "losses should make the receivers send SACK blocks"
-    for ack, les, res in sacks:
+    for sport, dport, ack, les, res in rows:
+        sacks[flow_of(sport, dport, forward=False)] += 1
         for le, re in zip(les.split(","), res.split(",")):
             assert int(ack) < int(le) < int(re)
+    assert sum(sacks.values()) > 0, "losses should make the receivers send SACK blocks"
+    for row in r.flows.iter_rows(named=True):
+        f = row["id"]
+        assert segs[f] == counters["data_pkts"][f], f"flow {f}: data segments"
+        assert payload[f] == row["size_bytes"] + row["retx_bytes"], f"flow {f}: payload bytes"
+        assert retx[f] == counters["retx_pkts"][f], f"flow {f}: retransmitted segments"
+        assert retx_bytes[f] == row["retx_bytes"], f"flow {f}: retransmitted bytes"
+        assert sacks[f] == counters["sack_acks"][f], f"flow {f}: ACKs with SACK blocks"
 
 
 def test_the_same_run_writes_the_same_bytes(tmp_path):

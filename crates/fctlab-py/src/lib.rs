@@ -93,6 +93,19 @@ impl Simulation {
         world.finish_capture().map_err(|e| io_err("cannot write the capture", e))
     }
 
+    /// What each flow's endpoints counted, by flow id, as lists: `data_pkts` (data packets
+    /// sent, retransmissions included), `retx_pkts` (retransmissions), `sack_acks` (ACKs sent
+    /// with SACK blocks); final once the run is over. Not flows-table columns: they are there to
+    /// check a capture against (docs/pcap.md).
+    fn flow_counters<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
+        let n = &self.engine.world().packet_counts;
+        let out = PyDict::new(py);
+        out.set_item("data_pkts", n.iter().map(|c| c.data_pkts).collect::<Vec<_>>())?;
+        out.set_item("retx_pkts", n.iter().map(|c| c.retx_pkts).collect::<Vec<_>>())?;
+        out.set_item("sack_acks", n.iter().map(|c| c.sack_acks).collect::<Vec<_>>())?;
+        Ok(out)
+    }
+
     /// Runs up to simulated time `t` seconds with the GIL released; True once the run is over.
     /// Raises `PluginError` if a plug-in failed.
     fn run_until(&mut self, py: Python<'_>, t: f64) -> PyResult<bool> {

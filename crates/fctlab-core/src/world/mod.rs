@@ -27,6 +27,7 @@
 //! the handler of every event.
 
 use crate::capture::{Capture, CapturePlan};
+use crate::metrics::flows::PacketCounts;
 use crate::metrics::series::FlowSample;
 use crate::metrics::{FlowRecord, Paths, SeriesRecorder};
 use crate::net::link::Link;
@@ -190,6 +191,9 @@ pub struct World {
     active: Vec<Option<Box<Active>>>,
     /// One row per planned flow.
     pub records: Vec<FlowRecord>,
+    /// What each flow's endpoints counted packet by packet, by flow id (folded as the records
+    /// are; not flows-table columns: the bindings read them to check a capture against).
+    pub packet_counts: Vec<PacketCounts>,
     /// The flows' forward paths, which the records index.
     paths: Paths,
     /// Flows started less flows completed or stopped. In a partition of a partitioned run, the
@@ -269,6 +273,7 @@ impl World {
             plans,
             next_plan: 0,
             active: (0..n).map(|_| None).collect(),
+            packet_counts: vec![PacketCounts::default(); records.len()],
             records,
             paths,
             open_flows: 0,
@@ -709,7 +714,7 @@ impl World {
     /// Copies a finished flow's counters into its record and frees its state.
     fn retire(&mut self, f: usize) {
         if let Some(a) = self.active[f].take() {
-            fold_counters(&a, &mut self.records[f]);
+            fold_counters(&a, &mut self.records[f], &mut self.packet_counts[f]);
         }
     }
 
@@ -751,9 +756,9 @@ impl World {
 
     /// End of run: fold the counters of flows still open into their records.
     fn close(&mut self) {
-        for (a, rec) in self.active.iter().zip(self.records.iter_mut()) {
+        for ((a, rec), n) in self.active.iter().zip(self.records.iter_mut()).zip(self.packet_counts.iter_mut()) {
             if let Some(a) = a {
-                fold_counters(a, rec);
+                fold_counters(a, rec, n);
             }
         }
         for l in &mut self.links {
@@ -926,11 +931,13 @@ pub fn flow_addr(f: usize, plan: &FlowPlan, seed: u64) -> FlowAddr {
     }
 }
 
-/// Copies an endpoint pair's counters into the flow's record.
-fn fold_counters(a: &Active, rec: &mut FlowRecord) {
+/// Copies an endpoint pair's counters into the flow's record and packet counts.
+fn fold_counters(a: &Active, rec: &mut FlowRecord, packets: &mut PacketCounts) {
     let (retx, timeouts) = a.sender.loss_stats();
     rec.retx_bytes = retx;
     rec.timeouts = timeouts;
     rec.delivered = a.receiver.delivered();
     rec.first_write = a.receiver.first_write_at();
+    let (data_pkts, retx_pkts) = a.sender.packet_stats();
+    *packets = PacketCounts { data_pkts, retx_pkts, sack_acks: a.receiver.sack_acks() };
 }

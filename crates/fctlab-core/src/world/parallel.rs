@@ -35,6 +35,7 @@
 use super::partition;
 pub use super::partition::Partition;
 use super::{Counters, World};
+use crate::metrics::flows::PacketCounts;
 use crate::metrics::SeriesRecorder;
 use crate::net::link::Role;
 use crate::sched::{Export, Scheduler};
@@ -483,6 +484,11 @@ impl Parallel {
             rec.retx_bytes = sent.retx_bytes;
             rec.timeouts = sent.timeouts;
             rec.stopped = sent.stopped;
+        }
+        for (f, n) in world.packet_counts.iter_mut().enumerate() {
+            let (s, d) = (of[world.records[f].src as usize] as usize, of[world.records[f].dst as usize] as usize);
+            let (sent, got) = (&self.parts[s].packet_counts[f], &self.parts[d].packet_counts[f]);
+            *n = PacketCounts { sack_acks: got.sack_acks, ..*sent };
         }
         let mut c = Counters::default();
         for w in &self.parts {
