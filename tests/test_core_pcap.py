@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import importlib
 import shutil
+import struct
 import subprocess
 from collections import defaultdict
 from pathlib import Path
@@ -316,3 +317,52 @@ def test_with_the_whole_payload_kept_every_checksum_verifies(tmp_path):
         [*argv, "-T", "fields", "-e", "ip.checksum.status", "-e", "tcp.checksum.status"], capture_output=True, text=True
     ).stdout.split()
     assert statuses and set(statuses) == {"1"}, "1: good (0 bad, 2 unverified)"
+
+
+#: Explicit protocols: (transport, router queue, the shim's forward tag, its echo tag or None).
+EXPLICIT = {
+    "xcp": ({"protocol": "xcp"}, {"kind": "xcp", "limit_packets": 200}, 3, 4),
+    "jetmax": ({"protocol": "jetmax"}, {"kind": "jetmax", "limit_packets": 200}, 5, 6),
+    "piqi": ({"protocol": "piqi"}, {"kind": "piqi", "limit_packets": 200}, 7, 8),
+    "pfabric": ({"protocol": "tcp", "cc": "pfabric"}, {"kind": "pfabric", "limit_packets": 200}, 9, None),
+    "hpcc": ({"protocol": "hpcc", "line_rate": "1Gbps"}, {"kind": "hpcc", "limit_packets": 200}, 10, 11),
+}
+
+
+@pytest.mark.parametrize("protocol", list(EXPLICIT))
+def test_every_explicit_header_rides_in_a_shim_the_dissector_reads(tmp_path, protocol):
+    transport, queue, fwd, echo = EXPLICIT[protocol]
+    spec = lossy_dumbbell(pcap={"links": ["bottleneck", "bottleneck_rev"]})
+    spec["queues"] = {"router": queue}
+    spec["transport"] = transport
+    r = fctlab.run_to(spec, tmp_path)
+    # With the dissector loaded too, nothing is malformed and no Lua error is raised.
+    bad = tshark(r.capture_file, "_ws.malformed || _ws.expert.severity == error", ["_ws.expert.message"], lua=True)
+    assert bad == [], bad[:3]
+    tags = defaultdict(int)
+    rows = tshark(r.capture_file, "tcp.flags.syn == 0", ["frame.interface_id", "fctlab.tag", "tcp.len"], lua=True)
+    for iface, tag, data in rows:
+        tags[(iface, tag, int(data) > 0)] += 1
+    # Every data packet (retransmissions included) carries the forward header, every ACK the
+    # echo (pFabric's ACKs carry nothing), wherever the shim rides.
+    assert {k for k in tags if k[0] == "0"} == {("0", str(fwd), True)}, dict(tags)
+    assert tags[("0", str(fwd), True)] > 100
+    assert {k for k in tags if k[0] == "1"} == {("1", str(echo) if echo else "", False)}, dict(tags)
+
+
+@pytest.mark.parametrize(
+    ("protocol", "metric", "field"),
+    [("jetmax", "jetmax_rate_bps", "fctlab.jetmax.rate"), ("piqi", "piqi_rate_bps", "fctlab.piqi.rate")],
+)
+def test_the_shim_carries_the_router_s_rate(tmp_path, protocol, metric, field):
+    transport, queue, fwd, _ = EXPLICIT[protocol]
+    spec = lossy_dumbbell(pcap={"links": ["bottleneck"]}, series={"interval": "500us", "links": ["bottleneck"]})
+    spec["queues"] = {"router": queue}
+    spec["transport"] = transport
+    r = fctlab.run_to(spec, tmp_path)
+    rows = tshark(r.capture_file, f"fctlab.tag == {fwd} && tcp.len > 0", [field], lua=True)
+    seen = {float(v) for (v,) in rows if v not in ("inf", "")}
+    series = r.series.filter((pl.col("metric") == metric) & (pl.col("target") == "bottleneck"))["value"]
+    # The shim holds the rate as a 32-bit float: compare at that precision.
+    router = {float(struct.unpack("f", struct.pack("f", v))[0]) for v in series}
+    assert seen and len(seen - router) <= len(seen) // 20, sorted(seen - router)[:10]

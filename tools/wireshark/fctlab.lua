@@ -122,18 +122,25 @@ local function dissect_shim(tvb, pinfo, tree, place)
   return len
 end
 
-local function heuristic(place)
-  return function(tvb, pinfo, tree)
-    if dissect_shim(tvb, pinfo, tree, place) > 0 then
-      if place == 0 and tvb:reported_length_remaining() > tvb(4, 2):uint() then
-        -- The rest of the payload is the emulated application's zeros.
-        Dissector.get("data"):call(tvb(tvb(4, 2):uint()):tvb(), pinfo, tree)
-      end
-      return true
-    end
-    return false
+-- A postdissector reads the shim from the frame itself: after the TCP header (a data
+-- segment's payload) or after the IP packet (the Ethernet trailer). Not a heuristic dissector
+-- on TCP: Wireshark does not hand a retransmitted segment's payload to subdissectors
+-- (tcp.no_subdissector_on_error), and retransmissions carry the shim too.
+function fctlab.dissector(tvb, pinfo, tree)
+  local n = tvb:len()
+  if n < 14 + 20 + 20 or tvb(12, 2):uint() ~= 0x0800 or tvb(23, 1):uint() ~= 6 then return end
+  local ihl = (tvb(14, 1):uint() % 16) * 4
+  local ip_len = tvb(16, 2):uint()
+  local tcp_at = 14 + ihl
+  if n < tcp_at + 20 then return end
+  local payload_at = tcp_at + math.floor(tvb(tcp_at + 12, 1):uint() / 16) * 4
+  local trailer_at = 14 + ip_len
+  if payload_at < trailer_at and n >= payload_at + 6 then
+    if dissect_shim(tvb(payload_at):tvb(), pinfo, tree, 0) > 0 then return end
+  end
+  if n >= trailer_at + 6 then
+    dissect_shim(tvb(trailer_at):tvb(), pinfo, tree, 1)
   end
 end
 
-fctlab:register_heuristic("tcp", heuristic(0))
-fctlab:register_heuristic("eth.trailer", heuristic(1))
+register_postdissector(fctlab)

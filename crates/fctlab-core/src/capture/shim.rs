@@ -26,8 +26,8 @@
 //!   the receiver's ACKs would read as retransmissions), nor in a TCP option: timestamps and
 //!   three SACK blocks take 38 of the 40 option bytes, and HPCC's records alone are 40.
 //!
-//! The dissector finds the shim by its magic, version and length, as a heuristic dissector on
-//! TCP payloads and on Ethernet trailers.
+//! The dissector (a Wireshark postdissector) looks for the shim right after the TCP header and
+//! right after the IP packet, and knows it by its magic, version and length.
 
 use crate::net::packet::CongestionHeader;
 use crate::protocol::header_to_wire;
