@@ -163,13 +163,16 @@ pub fn write(
     // `shim`); a payload kept short still keeps it.
     let in_payload = shim.len() > 0 && pkt.len as usize >= shim.len();
     let trailer = if in_payload { 0 } else { shim.len() };
-    let kept =
-        if in_payload { (keep as usize).max(shim.len()).min(pkt.len as usize) } else { (keep.min(pkt.len)) as usize };
+    let kept = if in_payload {
+        (keep as usize).max(shim.len()).min(pkt.len as usize)
+    } else if trailer > 0 {
+        pkt.len as usize // shorter than the shim: kept whole, so that the trailer after it is kept
+    } else {
+        keep.min(pkt.len) as usize
+    };
     let ip_len = IP + tcp_len + pkt.len as usize;
-    // A trailer follows the payload: it is captured only when the whole payload is.
-    let trailer_kept = if kept == pkt.len as usize { trailer } else { 0 };
     let original = (ETH + ip_len + trailer) as u32;
-    buf.resize(ETH + IP + tcp_len + kept + trailer_kept, 0);
+    buf.resize(ETH + IP + tcp_len + kept + trailer, 0);
 
     // Ethernet II.
     buf[0..6].copy_from_slice(&mac(to));
@@ -204,7 +207,7 @@ pub fn write(
     if in_payload {
         buf[t0 + tcp_len..t0 + tcp_len + shim.len()].copy_from_slice(shim.bytes());
     }
-    if trailer_kept > 0 {
+    if trailer > 0 {
         let at = ETH + ip_len;
         buf[at..at + trailer].copy_from_slice(shim.bytes());
     }
@@ -330,6 +333,17 @@ mod tests {
             "the FIN acknowledged"
         );
         assert_eq!(&buf[14 + 20 + tcp_len..][..2], &[0xFC, 0x1A]);
+    }
+
+    #[test]
+    fn a_segment_shorter_than_its_shim_keeps_its_payload_and_the_trailer() {
+        let mut buf = Vec::new();
+        let mut p = pkt(PacketKind::Data);
+        p.len = 10;
+        p.cc = CongestionHeader::RcpFeedback(RcpEcho { rate_kbps: 77 });
+        let f = write(&p, 5, 6, 1, None, 0, &mut buf);
+        assert_eq!((buf.len(), f.original as usize), (66 + 10 + 18, 66 + 10 + 18));
+        assert_eq!(&buf[76..78], &[0xFC, 0x1A]);
     }
 
     #[test]
