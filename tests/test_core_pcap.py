@@ -366,3 +366,10 @@ def test_the_shim_carries_the_router_s_rate(tmp_path, protocol, metric, field):
     # The shim holds the rate as a 32-bit float: compare at that precision.
     router = {float(struct.unpack("f", struct.pack("f", v))[0]) for v in series}
     assert seen and len(seen - router) <= len(seen) // 20, sorted(seen - router)[:10]
+
+
+def test_a_partitioned_run_refuses_a_capture():
+    spec = lossy_dumbbell(pcap={"links": ["bottleneck"]})
+    spec["parallel"] = {"partitions": 2}
+    with pytest.raises(ScenarioError, match=r"parallel\.partitions.*output\.pcap"):
+        fctlab.run(spec)
