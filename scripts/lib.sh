@@ -76,6 +76,21 @@ ensure_emulation_tools() {
     fi
 }
 
+# tshark (Debian package tshark), which the capture tests read fctlab's pcapng files with.
+# Installed as root with apt-get, without the setuid dumpcap question (fctlab never captures
+# live traffic); otherwise the tests that need it fail and say how to install it.
+ensure_tshark() {
+    command -v tshark >/dev/null 2>&1 && return
+    if [[ "$(id -u)" -eq 0 ]] && command -v apt-get >/dev/null 2>&1; then
+        say "installing tshark (Debian) for the packet capture tests"
+        echo "wireshark-common wireshark-common/install-setuid boolean false" | debconf-set-selections 2>/dev/null || true
+        apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq tshark >/dev/null \
+            || say "could not install tshark: the packet capture tests will fail"
+    else
+        say "tshark is missing and this is not root: install it (Debian: apt-get install tshark) for the packet capture tests"
+    fi
+}
+
 # Installs the package (with the given extras spec, e.g. '.[test,topo]') into .venv.
 install_package() {
     local spec="$1"

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The tests: build fctlab into .venv (with the test and topohub extras; as root, iproute2 for
-# the emulation tests in network namespaces when `ip` is missing, and Debian's Chromium for the
-# browser tests of the HTML reports when it is missing), the linters and
+# the emulation tests in network namespaces when `ip` is missing, tshark for the packet capture
+# tests, and Debian's Chromium for the browser tests of the HTML reports, each when missing),
+# the linters and
 # formatters (cargo fmt --check, cargo clippy -D warnings, ruff check, ruff format --check), then
 # the Rust tests of the core and of the emulation crate, and the Python tests (which run the
 # compiled core). Exits non-zero on any failure, and when pytest finds no tests at all.
@@ -10,6 +11,7 @@ source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 
 ensure_venv
 ensure_emulation_tools
+ensure_tshark
 ensure_browser
 install_package ".[test,topo]"
 

@@ -97,6 +97,8 @@ class Simulation:
     notices: list[str]
     """What the build found worth telling about the run that is not an error, one sentence each
     (e.g. equal-cost paths that single-path routing leaves unused); usually empty."""
+    captures: bool
+    """True if the scenario asks for a packet capture (`[output.pcap]`)."""
 
     def __init__(self, scenario_json: str, base_dir: str, threads: int | None = None) -> None:
         """Validates and builds; raises ScenarioError. Relative paths start at base_dir. `threads`
@@ -104,6 +106,15 @@ class Simulation:
     def run_until(self, t: float) -> bool:
         """Advances to simulated time t (s) with the GIL released; True once finished. Raises
         PluginError if a plug-in failed."""
+    def start_capture(self, path: str) -> None:
+        """Starts writing the scenario's packet capture (pcapng) to a new file at `path`, before
+        the run; nothing without `[output.pcap]`. OSError if the file cannot be written."""
+    def finish_capture(self) -> int:
+        """Ends the capture, flushing its file; the packets written (0 without a capture). OSError
+        for the first write that failed."""
+    def flow_counters(self) -> dict[str, list[int]]:
+        """What each flow's endpoints counted, by flow id: `data_pkts` (data packets sent,
+        retransmissions included), `retx_pkts`, `sack_acks` (ACKs sent with SACK blocks)."""
     def take_flows(self) -> ArrowTable | None:
         """The rows of the flows table that became final since the last call, in id order (the
         flows that retired, with every flow before them; every row left once the run is over);
@@ -136,6 +147,13 @@ class Emulation:
     def run_router(self, scale: float, max_wall_s: float, kernel_links: list[KernelLink] = ...) -> str:
         """Runs the router until `stop` on standard input, its end, or the limit; its report (JSON).
         `kernel_links`: the hosts whose kernel TCP frames (`stack = "linux"`) it carries."""
+    captures: bool
+    """True if the scenario asks for a packet capture (`[output.pcap]`), which the router writes."""
+    def start_capture(self, path: str) -> None:
+        """Router: starts writing the capture of what its links deliver to `path`, before
+        `run_router`."""
+    def finish_capture(self) -> int:
+        """Router: ends the capture (flushes its file); the packets written."""
     def run_host(self, node: int, router: str, scale: float, max_wall_s: float, peers: list[tuple[int, str]]) -> str:
         """Runs host `node` against the router at IP:PORT until stopped; its report (JSON)."""
     def absorb(self, report_json: str) -> None:

@@ -19,6 +19,10 @@ any, and read back into `.notices`, not `.meta`.
 A run written as it goes (`fctlab.run.run_to`, what `fctlab run -o` does) streams its flows
 table to Parquet instead of holding it (`fctlab.stream`): its Result has the flows table as that
 file, read back when `.flows` is first asked for, and its summary scans it.
+
+A run whose scenario asks for a packet capture (`[output.pcap]`, `docs/pcap.md`) has it as
+`.capture_file`, a pcapng file the core wrote as the run went; `write` puts it into the results
+directory as `capture.pcapng`, with the other files (all or none).
 """
 
 from __future__ import annotations
@@ -55,6 +59,11 @@ def _schemas() -> dict[str, dict[str, pl.DataType]]:
     return {table: {name: _DTYPES[dtype] for name, dtype, _ in cols} for table, cols in COLUMNS.items()}
 
 
+#: The packet capture's file name in a results directory (`[output.pcap]`).
+CAPTURE_NAME = "capture.pcapng"
+#: The name a failed run keeps the packets it captured under.
+CAPTURE_PARTIAL_NAME = "capture.partial.pcapng"
+
 #: Column order and dtypes of each table, derived from the core.
 TABLES = _schemas()
 FLOW_SCHEMA = TABLES["flows"]
@@ -88,6 +97,8 @@ class Result:
     ) -> None:
         self._flows: pl.DataFrame | None = None
         self._flows_file: Path | None = None
+        #: The run's packet capture (pcapng), if its scenario asked for one.
+        self.capture_file: Path | None = None
         if isinstance(flows, pl.DataFrame):
             self.flows = flows
         else:
@@ -150,12 +161,20 @@ class Result:
                     files.append((target, partial(shutil.copyfile, self._flows_file)))
                 continue
             files.append((target, partial(write_parquet, getattr(self, name))))
+        capture = out / CAPTURE_NAME
+        if self.capture_file is not None:
+            if self.capture_file == temp_name(capture):
+                prewritten.append(capture)
+            else:
+                files.append((capture, partial(shutil.copyfile, self.capture_file)))
         meta = {**self.meta, "notices": self.notices} if self.notices else self.meta
         for name, obj in (("summary", self.summary), ("scenario", self.scenario), ("meta", meta)):
             files.append((out / f"{name}.json", lambda p, obj=obj: _write_json(p, obj)))
         write_files(files, prewritten)
-        if prewritten:
+        if self._flows_file is not None and temp_name(out / "flows.parquet") == self._flows_file:
             self._flows_file = out / "flows.parquet"
+        if self.capture_file is not None:
+            self.capture_file = capture
         return out
 
     def _repr_html_(self) -> str:
@@ -181,7 +200,7 @@ def load(outdir: str | os.PathLike) -> Result:
     frames = {name: _read(out / f"{name}.parquet", pl.read_parquet) for name in TABLES}
     meta = _read(out / "meta.json", lambda p: json.loads(p.read_text()))
     notices = meta.pop("notices", []) if isinstance(meta, dict) else []
-    return Result(
+    result = Result(
         frames["flows"],
         frames["links"],
         frames["series"],
@@ -189,6 +208,9 @@ def load(outdir: str | os.PathLike) -> Result:
         _read(out / "scenario.json", lambda p: json.loads(p.read_text())),
         notices,
     )
+    if (out / CAPTURE_NAME).is_file():
+        result.capture_file = out / CAPTURE_NAME
+    return result
 
 
 def _read(path: Path, reader: Callable[[Path], Any]) -> Any:

@@ -14,6 +14,7 @@ replace the module attribute `fctlab.run._core` directly.
 
 from __future__ import annotations
 
+import contextlib
 import importlib
 import json
 import os
@@ -106,7 +107,14 @@ def run(
     (`threads`: see `build`)."""
     sim, spec = build(scenario, seed=seed, overrides=overrides, threads=threads)
     _advance(sim, progress)
-    return Result.from_core(sim.results(), spec)
+    raw = dict(sim.results())
+    if getattr(sim, "captures", False):
+        raw["notices"] = [
+            *(raw.get("notices") or ()),
+            "output.pcap is written only into a results directory (`fctlab run -o`, `fctlab.run_to`): "
+            "this in-memory run captured nothing",
+        ]
+    return Result.from_core(raw, spec)
 
 
 def run_to(
@@ -126,8 +134,13 @@ def run_to(
 
     A run that fails or is interrupted keeps the rows it wrote as `outdir/flows.partial.parquet`,
     and its error says so (`Interrupted` for Ctrl-C and SIGTERM, a note on any other error).
+
+    A scenario with `[output.pcap]` has its capture written by the core as the run goes, under
+    the temporary name of `outdir/capture.pcapng`, renamed into place with the other files; a
+    failed run keeps the packets it captured as `outdir/capture.partial.pcapng`.
     """
     from fctlab import result as results
+    from fctlab.atomic import temp_name
     from fctlab.stream import PARTIAL_NAME, FlowSink
 
     sim, spec = build(scenario, seed=seed, overrides=overrides, threads=threads, base_dir=base_dir)
@@ -136,6 +149,7 @@ def run_to(
     out = Path(outdir)
     out.mkdir(parents=True, exist_ok=True)
     sink = FlowSink(out / "flows.parquet", FLOW_SCHEMA, results._ROW_GROUP_ROWS, results._ZSTD_LEVEL)
+    capture = _Capture(sim, temp_name(out / results.CAPTURE_NAME))
 
     def put(table: Any) -> None:
         if table is not None:
@@ -144,15 +158,24 @@ def run_to(
 
     try:
         _advance(sim, progress, after_step=_stopping(stop, _taking(sim, put)))
+        capture.finish()
         raw = sim.results()
         put(raw.pop("flows", None))
         # The core's per-flow state (200 bytes a flow) goes before the summary scans the table.
         del sim
         result = Result.from_core(raw, spec, flows_file=sink.finish())
+        result.capture_file = capture.file
         result.write(out)
-        # A failed earlier run's rows (fctlab.stream): this run's complete table supersedes them.
+        # A failed earlier run's rows and packets: this run's complete files supersede them, and
+        # an earlier run's capture does not belong with this run's tables.
         (out / PARTIAL_NAME).unlink(missing_ok=True)
+        (out / results.CAPTURE_PARTIAL_NAME).unlink(missing_ok=True)
+        if capture.file is None:
+            (out / results.CAPTURE_NAME).unlink(missing_ok=True)
     except BaseException as e:
+        packets = capture.keep_partial(out / results.CAPTURE_PARTIAL_NAME)
+        if packets is not None:
+            e.add_note(f"the packets captured until then are kept in {out / results.CAPTURE_PARTIAL_NAME}")
         partial = sink.keep_partial()
         if partial is None:
             raise
@@ -165,6 +188,34 @@ def run_to(
         e.add_note(kept)
         raise
     return result
+
+
+class _Capture:
+    """The core's packet capture of a run written to a results directory: started on `tmp` (the
+    temporary name of its target) if the scenario asks for one (`[output.pcap]`)."""
+
+    def __init__(self, sim: Any, tmp: Path) -> None:
+        self.sim = sim if getattr(sim, "captures", False) else None
+        self.file: Path | None = None
+        if self.sim is not None:
+            self.sim.start_capture(str(tmp))
+            self.file = tmp
+
+    def finish(self) -> None:
+        """Flushes the file (an OSError if the capture could not be written)."""
+        if self.sim is not None:
+            sim, self.sim = self.sim, None
+            sim.finish_capture()
+
+    def keep_partial(self, target: Path) -> Path | None:
+        """After a failure: the capture so far, flushed and renamed to `target` (None if there is
+        none, or it was renamed into place already)."""
+        if self.file is None or not self.file.exists():
+            return None
+        with contextlib.suppress(OSError):
+            self.finish()
+        os.replace(self.file, target)
+        return target
 
 
 def _taking(sim: Any, put: Callable[[Any], None]) -> Callable[[], None] | None:

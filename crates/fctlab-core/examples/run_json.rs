@@ -11,6 +11,8 @@
 //! - `--build-only`: build the scenario and stop before its first event (the instructions of
 //!   the build, to subtract from a run's).
 //! - `--json`: print the figures as one JSON object instead of the line of text.
+//! - `--pcap FILE`: write the scenario's capture (`[output.pcap]`) to FILE; the wall time
+//!   includes writing it (what docs/benchmark.md's capture figure measures).
 //! - `--partitions N`, `--threads T`: run the world cut into N partitions on T threads
 //!   (default: the scenario's `parallel` table, else one partition).
 
@@ -21,7 +23,7 @@ use std::path::PathBuf;
 use std::time::Instant;
 
 const USAGE: &str =
-    "usage: run_json SCENARIO.json [--base DIR] [--max-hops N] [--build-only] [--json] [--partitions N] [--threads T]";
+    "usage: run_json SCENARIO.json [--base DIR] [--max-hops N] [--build-only] [--json] [--partitions N] [--threads T] [--pcap FILE]";
 
 struct Args {
     path: String,
@@ -31,6 +33,7 @@ struct Args {
     json: bool,
     partitions: Option<usize>,
     threads: Option<usize>,
+    pcap: Option<PathBuf>,
 }
 
 fn usage_error(msg: &str) -> ! {
@@ -47,6 +50,7 @@ fn parse_args() -> Args {
         json: false,
         partitions: None,
         threads: None,
+        pcap: None,
     };
     let mut it = std::env::args().skip(1);
     let mut path = None;
@@ -67,6 +71,10 @@ fn parse_args() -> Args {
             "--threads" => match it.next().map(|n| n.parse::<usize>()) {
                 Some(Ok(n)) if n > 0 => args.threads = Some(n),
                 _ => usage_error("--threads needs a whole number >= 1"),
+            },
+            "--pcap" => match it.next() {
+                Some(f) => args.pcap = Some(PathBuf::from(f)),
+                None => usage_error("--pcap needs a file name"),
             },
             "--build-only" => args.build_only = true,
             "--json" => args.json = true,
@@ -113,6 +121,16 @@ fn main() {
         }
     };
     let t0 = Instant::now();
+    if let Some(f) = &args.pcap {
+        let started = match engine.world_mut() {
+            Some(w) if w.capture_plan().is_some() => w.start_capture(f),
+            _ => usage_error("--pcap needs a scenario with [output.pcap], run whole"),
+        };
+        if let Err(e) = started {
+            eprintln!("error: cannot write {}: {e}", f.display());
+            std::process::exit(1);
+        }
+    }
     let mut t = Time::ZERO;
     let mut max_pending = 0;
     let mut finished = false;
@@ -128,6 +146,10 @@ fn main() {
             }
             t += Time::from_ms(10);
         }
+    }
+    if let Some(Err(e)) = engine.world_mut().filter(|_| args.pcap.is_some()).map(|w| w.finish_capture()) {
+        eprintln!("error: cannot write the capture: {e}");
+        std::process::exit(1);
     }
     if let Some(fault) = engine.plugin_fault() {
         eprintln!("error: {fault}");

@@ -21,6 +21,7 @@
 //! | [`world`] | the event loop: hosts hand packets to endpoints, routers forward; `world::parallel` runs it cut into partitions on several threads (`world/partition.rs` chooses the cut) |
 //! | [`scenario`] | the one scenario schema and the build from spec to `World`, one file per concern: queues, transports, the flow plan, losses, outputs (`scenario/`) |
 //! | [`metrics`] | flow records, link counters, time series, result tables |
+//! | [`capture`] | `[output.pcap]`: the packets links deliver as a pcapng file, with Ethernet/IPv4/TCP headers and the explicit protocols' shim |
 //! | [`reference`] | idealized references computed without packets: processor sharing (`ps`, the max-min fluid) and pFabric's greedy SRPT ideal (`srpt`) |
 //!
 //! How a run flows: scenario JSON -> [`scenario::parse`] -> [`scenario::build_spec`]
@@ -32,6 +33,7 @@
 //! `fctlab-emu` crate, which drives a [`world::World`] through its public methods
 //! (`detach_hosts`, `inject`, `advance`, `take_egress`); the Python bindings are `fctlab-py`.
 
+pub mod capture;
 pub mod error;
 pub mod limits;
 pub mod metrics;

@@ -39,7 +39,7 @@ pub struct Sock {
 
 /// The TOS byte of band `prio`.
 pub fn tos_of(prio: u8) -> u8 {
-    (prio & 0x3F) << 2
+    fctlab_core::net::packet::dscp_of_band(prio) << 2
 }
 
 /// The band of a TOS byte.

@@ -82,11 +82,8 @@ impl fmt::Display for WireError {
 
 impl std::error::Error for WireError {}
 
-/// The flow's initial sequence number: a hash of the flow id and the run's seed, so both ends
-/// agree without a negotiation and sequence numbers start anywhere in the 32-bit space.
-pub fn isn(flow: u32, seed: u64) -> u32 {
-    (fctlab_core::routing::flow_hash(flow as u64 ^ 0x5EC0_F1A5_0000_0000, seed) >> 17) as u32
-}
+/// The flow's initial sequence number (the core's, which captures use too).
+pub use fctlab_core::net::packet::isn;
 
 /// The 64-bit offset congruent to `x` modulo 2^32 nearest to `reference` (never negative).
 pub fn unwrap_seq(x: u32, reference: u64) -> u64 {

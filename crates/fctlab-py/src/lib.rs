@@ -74,6 +74,38 @@ impl Simulation {
         Ok(Simulation { engine, info, wall_s: 0.0, flows: FlowStream::default() })
     }
 
+    /// True if the scenario asks for a packet capture (`[output.pcap]`).
+    #[getter]
+    fn captures(&self) -> bool {
+        self.engine.world().capture_plan().is_some()
+    }
+
+    /// Starts writing the scenario's packet capture to a new file at `path`, before the run;
+    /// nothing without `[output.pcap]`.
+    fn start_capture(&mut self, path: &str) -> PyResult<()> {
+        let world = self.engine.world_mut().ok_or_else(|| PyValueError::new_err("a partitioned run has no capture"))?;
+        world.start_capture(Path::new(path)).map_err(|e| io_err(&format!("cannot write the capture {path}"), e))
+    }
+
+    /// Ends the capture: flushes its file; returns the packets written (0 without a capture).
+    fn finish_capture(&mut self) -> PyResult<u64> {
+        let Some(world) = self.engine.world_mut() else { return Ok(0) };
+        world.finish_capture().map_err(|e| io_err("cannot write the capture", e))
+    }
+
+    /// What each flow's endpoints counted, by flow id, as lists: `data_pkts` (data packets
+    /// sent, retransmissions included), `retx_pkts` (retransmissions), `sack_acks` (ACKs sent
+    /// with SACK blocks); final once the run is over. Not flows-table columns: they are there to
+    /// check a capture against (docs/pcap.md).
+    fn flow_counters<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
+        let n = &self.engine.world().packet_counts;
+        let out = PyDict::new(py);
+        out.set_item("data_pkts", n.iter().map(|c| c.data_pkts).collect::<Vec<_>>())?;
+        out.set_item("retx_pkts", n.iter().map(|c| c.retx_pkts).collect::<Vec<_>>())?;
+        out.set_item("sack_acks", n.iter().map(|c| c.sack_acks).collect::<Vec<_>>())?;
+        Ok(out)
+    }
+
     /// Runs up to simulated time `t` seconds with the GIL released; True once the run is over.
     /// Raises `PluginError` if a plug-in failed.
     fn run_until(&mut self, py: Python<'_>, t: f64) -> PyResult<bool> {
@@ -295,6 +327,23 @@ impl Emulation {
             py.detach(|| run_router(world, sock, cfg, &mut Control::stdin())).map_err(|e| io_err("router", e))?;
         self.wall_s = t0.elapsed().as_secs_f64();
         serde_json::to_string(&report).map_err(|e| PyValueError::new_err(e.to_string()))
+    }
+
+    /// True if the scenario asks for a packet capture (`[output.pcap]`): the router writes it.
+    #[getter]
+    fn captures(&self) -> bool {
+        self.world.capture_plan().is_some()
+    }
+
+    /// Router: starts writing the capture of what its links deliver to a new file at `path`,
+    /// before `run_router`; nothing without `[output.pcap]`.
+    fn start_capture(&mut self, path: &str) -> PyResult<()> {
+        self.world.start_capture(Path::new(path)).map_err(|e| io_err(&format!("cannot write the capture {path}"), e))
+    }
+
+    /// Router: ends the capture (flushes its file); returns the packets written.
+    fn finish_capture(&mut self) -> PyResult<u64> {
+        self.world.finish_capture().map_err(|e| io_err("cannot write the capture", e))
     }
 
     /// Runs host `node` (after `bind`) against the router at `router` (IP:PORT) until `stop`, the

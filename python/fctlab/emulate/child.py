@@ -67,15 +67,25 @@ def main(argv: list[str] | None = None) -> int:
         report = emu.run_host(args.node, args.router, args.scale, args.max_wall, peers)
         _write(args.report, report)
         return 0
+    from fctlab.atomic import temp_name
+    from fctlab.result import CAPTURE_NAME, Result
+
     links = _core.KernelLink.list_from_json(args.kernel_links.read_text()) if args.kernel_links else []
+    # `[output.pcap]`: the router captures what its links deliver, as `fctlab run` does.
+    capture = temp_name(args.result / CAPTURE_NAME) if emu.captures else None
+    if capture is not None:
+        args.result.mkdir(parents=True, exist_ok=True)
+        emu.start_capture(str(capture))
     report = emu.run_router(args.scale, args.max_wall, links)
+    if capture is not None:
+        emu.finish_capture()
     _write(args.report, report)
     for path in args.host_reports:
         if path.is_file():
             emu.absorb(path.read_text())
-    from fctlab.result import Result
-
-    Result.from_core(emu.results(), json.loads(spec_text)).write(args.result)
+    result = Result.from_core(emu.results(), json.loads(spec_text))
+    result.capture_file = capture
+    result.write(args.result)
     return 0
 
 

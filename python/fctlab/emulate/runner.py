@@ -179,6 +179,7 @@ def emulate(
             )
         raw_meta = session.run(duration, max_time, progress)
         result = load(run_dir / "result")
+        _keep_capture(result)
         result.meta["emulation"] = {
             "mode": chosen,
             "time_scale": scale,
@@ -198,6 +199,21 @@ def emulate(
             topo.teardown()
         cleanup.finish_run(run)
         shutil.rmtree(run_dir, ignore_errors=True)
+
+
+def _keep_capture(result: Result) -> None:
+    """Moves the router's capture (`[output.pcap]`) out of the run's directory, which is removed
+    at the end, to a temporary file that lives as long as `result` (`Result.write` copies it)."""
+    if result.capture_file is None:
+        return
+    import tempfile
+    import weakref
+
+    fd, name = tempfile.mkstemp(prefix="fctlab-capture-", suffix=".pcapng")
+    os.close(fd)
+    shutil.move(result.capture_file, name)
+    result.capture_file = Path(name)
+    weakref.finalize(result, os.unlink, name)
 
 
 class _Session:

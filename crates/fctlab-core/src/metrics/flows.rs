@@ -47,6 +47,19 @@ pub struct FlowRecord {
     pub path: u32,
 }
 
+/// What a flow's endpoints counted packet by packet: not flows-table columns (the world keeps
+/// them beside the records, `World::packet_counts`, which the bindings read to check a capture
+/// against).
+#[derive(Copy, Clone, Debug, Default, PartialEq, Eq)]
+pub struct PacketCounts {
+    /// Data packets the sender sent, retransmissions included.
+    pub data_pkts: u64,
+    /// Of those, retransmissions.
+    pub retx_pkts: u64,
+    /// ACKs the receiver sent with SACK blocks.
+    pub sack_acks: u64,
+}
+
 impl FlowRecord {
     /// Flow completion time: finish minus application start (handshake included).
     pub fn fct(&self) -> Option<Time> {

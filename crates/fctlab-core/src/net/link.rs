@@ -420,6 +420,12 @@ impl Link {
         pkt
     }
 
+    /// The packet the next arrival event delivers (a capture reads it there).
+    #[inline]
+    pub fn head_in_flight(&self) -> Option<&Packet> {
+        self.inflight.front().map(|(_, p)| p)
+    }
+
     /// A packet put on this link in another partition, arriving here at `at` (an
     /// [`Role::Import`] link; packets of one link come in their order on the wire).
     pub fn import(&mut self, id: u32, at: Time, pkt: Packet, sched: &mut Scheduler) {

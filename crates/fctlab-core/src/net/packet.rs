@@ -245,6 +245,19 @@ impl std::fmt::Debug for Ecn {
     }
 }
 
+/// A flow's initial sequence number: a hash of the flow id and the run's seed, so that both
+/// ends (and a capture) agree without a negotiation, and sequence numbers start anywhere in
+/// the 32-bit space. The emulator's datagrams and the capture's TCP headers both use it.
+pub fn isn(flow: FlowId, seed: u64) -> u32 {
+    (crate::routing::flow_hash(flow as u64 ^ 0x5EC0_F1A5_0000_0000, seed) >> 17) as u32
+}
+
+/// The DSCP (six bits) that carries priority band `prio` in an IP header: the band itself, as
+/// RC3's Linux implementation marks its low-priority packets.
+pub fn dscp_of_band(prio: u8) -> u8 {
+    prio & 0x3F
+}
+
 /// The first wire tag of plug-ins' forward headers.
 pub const PLUGIN_TAGS: u8 = 128;
 /// The first wire tag of plug-ins' echoes (a forward tag + 64).

@@ -17,7 +17,7 @@
 //! | `flows.rs` | the flow plan: arrivals, paths, propagation RTT and ideal FCT of every flow; the memory of flows and RC3 bursts |
 //! | `losses.rs` | [`LossSpec`], [`DropSpec`]: random and scripted losses on links |
 //! | `link_rates.rs` | [`LinkRateSpec`]: links whose rate changes at given times |
-//! | `outputs.rs` | [`OutputSpec`], [`SeriesSpec`]: the series recorder and the memory of its rows |
+//! | `outputs.rs` | [`OutputSpec`], [`SeriesSpec`], [`PcapSpec`]: the series recorder and the memory of its rows, the capture plan |
 
 mod flows;
 mod link_rates;
@@ -34,7 +34,7 @@ pub use crate::protocol::rcp::params::DifferentialSpec;
 pub use link_rates::LinkRateSpec;
 pub use losses::{DropSpec, LossSpec};
 pub use names::resolve_link;
-pub use outputs::{OutputSpec, SeriesSpec};
+pub use outputs::{OutputSpec, PcapSpec, SeriesSpec};
 pub use queues::{QueueKind, QueueSpec, QueuesSpec};
 pub use stack::KernelKeys;
 pub use stack::{
@@ -236,6 +236,7 @@ pub fn build_spec(spec: &ScenarioSpec, base_dir: &Path) -> SpecResult<(World, Ru
     flows.largest_burst.add_to(&mut memory);
     let series =
         outputs::build_series(&spec.output, &topo, &links, &flows.records, spec.workload.len(), max_time, &mut memory)?;
+    let capture = outputs::build_pcap(&spec.output, &topo, &flows.records, spec.workload.len())?;
     memory.check()?;
     let mut info = RunInfo::of(spec, &topo, nodes.names, profiles.labels);
     info.notices = notices;
@@ -254,6 +255,7 @@ pub fn build_spec(spec: &ScenarioSpec, base_dir: &Path) -> SpecResult<(World, Ru
         series,
     );
     world.schedule_rate_changes(rate_changes);
+    world.plan_capture(capture);
     world.watch_plugins(plugins.fault_slot());
     if let Some(p) = &spec.parallel {
         if p.threads == Some(0) {

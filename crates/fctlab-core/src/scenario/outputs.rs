@@ -1,7 +1,8 @@
-//! Optional outputs: the `[output]` schema, and the series recorder it asks for with the
-//! memory its rows will take.
+//! Optional outputs: the `[output]` schema, the series recorder it asks for with the memory
+//! its rows will take, and the packet capture it plans.
 
 use super::names::{resolve_link, unknown_link};
+use crate::capture::CapturePlan;
 use crate::error::{SpecError, SpecResult};
 use crate::limits::{shown, Memory, BYTES_PER_SERIES_ROW};
 use crate::metrics::series::{ROWS_PER_FLOW, ROWS_PER_LINK};
@@ -19,7 +20,30 @@ pub struct OutputSpec {
     /// Time series.
     #[serde(default)]
     pub series: Option<SeriesSpec>,
+    /// A packet capture (pcapng) of some links.
+    #[serde(default)]
+    pub pcap: Option<PcapSpec>,
 }
+
+/// What to capture (`docs/pcap.md`).
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct PcapSpec {
+    /// Links whose packets are captured, one interface each (named as `output.series.links`).
+    pub links: Vec<String>,
+    /// Flow ids captured (with `workloads`; both empty: every flow).
+    #[serde(default)]
+    pub flows: Vec<u32>,
+    /// Workload entries every flow of which is captured.
+    #[serde(default)]
+    pub workloads: Vec<usize>,
+    /// Payload bytes kept per packet beyond the headers (and the shim): 0, headers only.
+    #[serde(default)]
+    pub payload_bytes: u32,
+}
+
+/// The most payload bytes a capture keeps per packet: a jumbo frame's.
+pub const MAX_PCAP_PAYLOAD: u32 = 9_000;
 
 /// Which series to sample.
 #[derive(Debug, Deserialize)]
@@ -57,7 +81,7 @@ pub(super) fn build_series(
     if s.interval.0 == Time::ZERO {
         return Err(SpecError::new("output.series.interval", "expected a duration > 0, got 0"));
     }
-    let sampled = sampled_flows(s, records, entries)?;
+    let sampled = chosen_flows("output.series", &s.flows, &s.workloads, records, entries)?;
     let mut ls = Vec::new();
     // Rows per sample (series.rs): queue, throughput, input and active flows of each link and
     // its router law's rows (R and d of an RCP port, g and N of a JetMax port), cwnd,
@@ -73,14 +97,59 @@ pub(super) fn build_series(
     Ok(SeriesRecorder::new(s.interval.0, ls, sampled))
 }
 
-/// The flow ids to sample: `flows` in their order, then the flows of `workloads` entries in id
-/// order, each once.
-fn sampled_flows(s: &SeriesSpec, records: &[FlowRecord], entries: usize) -> SpecResult<Vec<u32>> {
-    let mut out = Vec::with_capacity(s.flows.len());
-    for (i, &f) in s.flows.iter().enumerate() {
+/// Build step: the capture `output.pcap` plans (None without it), its links and flows checked.
+pub(super) fn build_pcap(
+    output: &OutputSpec,
+    topo: &Topology,
+    records: &[FlowRecord],
+    entries: usize,
+) -> SpecResult<Option<CapturePlan>> {
+    let Some(p) = &output.pcap else { return Ok(None) };
+    if p.links.is_empty() {
+        return Err(SpecError::new("output.pcap.links", "expected at least one link name, got an empty list"));
+    }
+    let mut links: Vec<(u32, String)> = Vec::with_capacity(p.links.len());
+    for (i, name) in p.links.iter().enumerate() {
+        let id =
+            resolve_link(topo, name).ok_or_else(|| unknown_link(&format!("output.pcap.links[{i}]"), name, topo))?;
+        if let Some((_, first)) = links.iter().find(|(l, _)| *l == id as u32) {
+            return Err(SpecError::new(
+                format!("output.pcap.links[{i}]"),
+                format!("link \"{name}\" is already captured (as \"{first}\"); expected each link once"),
+            ));
+        }
+        links.push((id as u32, name.clone()));
+    }
+    if p.payload_bytes > MAX_PCAP_PAYLOAD {
+        return Err(SpecError::new(
+            "output.pcap.payload_bytes",
+            format!("expected 0 to {MAX_PCAP_PAYLOAD} bytes, got {}", p.payload_bytes),
+        ));
+    }
+    let flows = if p.flows.is_empty() && p.workloads.is_empty() {
+        None
+    } else {
+        let mut fs = chosen_flows("output.pcap", &p.flows, &p.workloads, records, entries)?;
+        fs.sort_unstable();
+        Some(fs)
+    };
+    Ok(Some(CapturePlan { links, flows, payload: p.payload_bytes }))
+}
+
+/// The flow ids `table` (`output.series`, `output.pcap`) names: `flows` in their order, then
+/// the flows of `workloads` entries in id order, each once.
+fn chosen_flows(
+    table: &str,
+    flows: &[u32],
+    workloads: &[usize],
+    records: &[FlowRecord],
+    entries: usize,
+) -> SpecResult<Vec<u32>> {
+    let mut out = Vec::with_capacity(flows.len());
+    for (i, &f) in flows.iter().enumerate() {
         if f as usize >= records.len() {
             return Err(SpecError::new(
-                format!("output.series.flows[{i}]"),
+                format!("{table}.flows[{i}]"),
                 format!("no flow {f}: the workload has {} flows", records.len()),
             ));
         }
@@ -88,10 +157,10 @@ fn sampled_flows(s: &SeriesSpec, records: &[FlowRecord], entries: usize) -> Spec
             out.push(f);
         }
     }
-    for (i, &w) in s.workloads.iter().enumerate() {
+    for (i, &w) in workloads.iter().enumerate() {
         if w >= entries {
             return Err(SpecError::new(
-                format!("output.series.workloads[{i}]"),
+                format!("{table}.workloads[{i}]"),
                 format!("no workload entry {w}: expected 0 to {}", entries.saturating_sub(1)),
             ));
         }
@@ -101,7 +170,7 @@ fn sampled_flows(s: &SeriesSpec, records: &[FlowRecord], entries: usize) -> Spec
         records
             .iter()
             .enumerate()
-            .filter(|(id, r)| s.workloads.contains(&(r.workload as usize)) && !listed.contains(&(*id as u32)))
+            .filter(|(id, r)| workloads.contains(&(r.workload as usize)) && !listed.contains(&(*id as u32)))
             .map(|(id, _)| id as u32),
     );
     Ok(out)

@@ -78,6 +78,14 @@ impl Sender {
             Sender::Paced(s) => (s.stats().retx_bytes, s.stats().timeouts),
         }
     }
+    /// (data packets sent, retransmissions included; of those, retransmissions).
+    pub fn packet_stats(&self) -> (u64, u64) {
+        let s = match self {
+            Sender::Tcp(s) => s.stats(),
+            Sender::Paced(s) => s.stats(),
+        };
+        (s.data_pkts, s.retx_pkts)
+    }
 }
 
 impl Receiver {
@@ -91,6 +99,12 @@ impl Receiver {
     pub fn first_write_at(&self) -> Option<Time> {
         match self {
             Receiver::Tcp(r) => r.first_write_at,
+        }
+    }
+    /// ACKs sent with SACK blocks.
+    pub fn sack_acks(&self) -> u64 {
+        match self {
+            Receiver::Tcp(r) => r.sack_acks,
         }
     }
 

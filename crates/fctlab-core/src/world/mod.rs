@@ -26,6 +26,8 @@
 //! bindings, the tests), and a queue owned by the emulator would have to be passed through
 //! the handler of every event.
 
+use crate::capture::{Capture, CapturePlan};
+use crate::metrics::flows::PacketCounts;
 use crate::metrics::series::FlowSample;
 use crate::metrics::{FlowRecord, Paths, SeriesRecorder};
 use crate::net::link::Link;
@@ -189,6 +191,9 @@ pub struct World {
     active: Vec<Option<Box<Active>>>,
     /// One row per planned flow.
     pub records: Vec<FlowRecord>,
+    /// What each flow's endpoints counted packet by packet, by flow id (folded as the records
+    /// are; not flows-table columns: the bindings read them to check a capture against).
+    pub packet_counts: Vec<PacketCounts>,
     /// The flows' forward paths, which the records index.
     paths: Paths,
     /// Flows started less flows completed or stopped. In a partition of a partitioned run, the
@@ -203,6 +208,10 @@ pub struct World {
     pub counters: Counters,
     /// Time series, if asked for.
     pub series: SeriesRecorder,
+    /// The capture the scenario plans (`[output.pcap]`), started by [`World::start_capture`].
+    capture_plan: Option<CapturePlan>,
+    /// The capture being written: every packet a link delivers is offered to it.
+    capture: Option<Box<Capture>>,
     finished: bool,
     /// Scheduled link-rate changes in time order, and the next one to apply.
     rate_changes: Vec<RateChange>,
@@ -264,6 +273,7 @@ impl World {
             plans,
             next_plan: 0,
             active: (0..n).map(|_| None).collect(),
+            packet_counts: vec![PacketCounts::default(); records.len()],
             records,
             paths,
             open_flows: 0,
@@ -273,6 +283,8 @@ impl World {
             drops: Vec::with_capacity(64),
             counters: Counters::default(),
             series,
+            capture_plan: None,
+            capture: None,
             finished: false,
             rate_changes: Vec::new(),
             next_rate_change: 0,
@@ -298,6 +310,35 @@ impl World {
         }
         if let Some(first) = self.series.first_sample() {
             self.sched.push(first, Event::Sample);
+        }
+    }
+
+    /// Plans the capture `[output.pcap]` asks for (the scenario build calls this).
+    pub fn plan_capture(&mut self, plan: Option<CapturePlan>) {
+        self.capture_plan = plan;
+    }
+
+    /// The capture the scenario plans, if any.
+    pub fn capture_plan(&self) -> Option<&CapturePlan> {
+        self.capture_plan.as_ref()
+    }
+
+    /// Starts writing the planned capture to a new file at `path` (nothing without a plan);
+    /// from then on every packet a captured link delivers is written.
+    pub fn start_capture(&mut self, path: &std::path::Path) -> std::io::Result<()> {
+        if let Some(plan) = &self.capture_plan {
+            let c = Capture::open(plan, path, &self.links, self.records.len(), self.seed)?;
+            self.capture = Some(Box::new(c));
+        }
+        Ok(())
+    }
+
+    /// Ends the capture: flushes its file and returns the packets written (0 without one), or
+    /// the first error met while writing it.
+    pub fn finish_capture(&mut self) -> std::io::Result<u64> {
+        match self.capture.take() {
+            Some(mut c) => c.finish(),
+            None => Ok(0),
         }
     }
 
@@ -488,6 +529,9 @@ impl World {
     fn handle(&mut self, ev: Event) {
         match ev {
             Event::LinkArrival(l) => {
+                if self.capture.is_some() {
+                    self.capture_arrival(l);
+                }
                 let pkt = self.links[l as usize].on_arrival(l, &mut self.sched);
                 self.counters.packet_hops += 1;
                 let node = self.links[l as usize].to as usize;
@@ -525,6 +569,19 @@ impl World {
                 }
             }
         }
+    }
+
+    /// Offers the packet link `l` is about to deliver to the capture. Out of line, and reading
+    /// the packet where it waits on the link: a run without a capture pays only the test of
+    /// `self.capture` (the packet the event moves on is not touched here).
+    #[cold]
+    #[inline(never)]
+    fn capture_arrival(&mut self, l: u32) {
+        let (Some(c), Some(pkt)) = (self.capture.as_deref_mut(), self.links[l as usize].head_in_flight()) else {
+            return;
+        };
+        let records = &self.records;
+        c.record(self.now, l, pkt, || records.get(pkt.flow as usize).and_then(|r| r.size));
     }
 
     /// What the series read of each sampled flow's sender (None: not active).
@@ -657,7 +714,7 @@ impl World {
     /// Copies a finished flow's counters into its record and frees its state.
     fn retire(&mut self, f: usize) {
         if let Some(a) = self.active[f].take() {
-            fold_counters(&a, &mut self.records[f]);
+            fold_counters(&a, &mut self.records[f], &mut self.packet_counts[f]);
         }
     }
 
@@ -699,9 +756,9 @@ impl World {
 
     /// End of run: fold the counters of flows still open into their records.
     fn close(&mut self) {
-        for (a, rec) in self.active.iter().zip(self.records.iter_mut()) {
+        for ((a, rec), n) in self.active.iter().zip(self.records.iter_mut()).zip(self.packet_counts.iter_mut()) {
             if let Some(a) = a {
-                fold_counters(a, rec);
+                fold_counters(a, rec, n);
             }
         }
         for l in &mut self.links {
@@ -874,11 +931,13 @@ pub fn flow_addr(f: usize, plan: &FlowPlan, seed: u64) -> FlowAddr {
     }
 }
 
-/// Copies an endpoint pair's counters into the flow's record.
-fn fold_counters(a: &Active, rec: &mut FlowRecord) {
+/// Copies an endpoint pair's counters into the flow's record and packet counts.
+fn fold_counters(a: &Active, rec: &mut FlowRecord, packets: &mut PacketCounts) {
     let (retx, timeouts) = a.sender.loss_stats();
     rec.retx_bytes = retx;
     rec.timeouts = timeouts;
     rec.delivered = a.receiver.delivered();
     rec.first_write = a.receiver.first_write_at();
+    let (data_pkts, retx_pkts) = a.sender.packet_stats();
+    *packets = PacketCounts { data_pkts, retx_pkts, sack_acks: a.receiver.sack_acks() };
 }

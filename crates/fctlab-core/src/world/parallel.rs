@@ -35,6 +35,7 @@
 use super::partition;
 pub use super::partition::Partition;
 use super::{Counters, World};
+use crate::metrics::flows::PacketCounts;
 use crate::metrics::SeriesRecorder;
 use crate::net::link::Role;
 use crate::sched::{Export, Scheduler};
@@ -192,6 +193,15 @@ impl World {
                 format!(
                     "a run cut into {partitions} partitions cannot record `output.series` (a sample reads every \
                      link and flow at one instant); use 1 partition or drop the series"
+                ),
+            ));
+        }
+        if self.capture_plan().is_some() && partitions > 1 {
+            return Err(ParallelError::new(
+                "parallel.partitions",
+                format!(
+                    "a run cut into {partitions} partitions cannot write `output.pcap` (one file in time \
+                     order); use 1 partition or drop the capture"
                 ),
             ));
         }
@@ -481,6 +491,11 @@ impl Parallel {
             rec.timeouts = sent.timeouts;
             rec.stopped = sent.stopped;
         }
+        for (f, n) in world.packet_counts.iter_mut().enumerate() {
+            let (s, d) = (of[world.records[f].src as usize] as usize, of[world.records[f].dst as usize] as usize);
+            let (sent, got) = (&self.parts[s].packet_counts[f], &self.parts[d].packet_counts[f]);
+            *n = PacketCounts { sack_acks: got.sack_acks, ..*sent };
+        }
         let mut c = Counters::default();
         for w in &self.parts {
             let x = &w.counters;
@@ -743,6 +758,11 @@ impl Engine {
     /// the running world otherwise.
     pub fn world(&self) -> &World {
         &self.world
+    }
+
+    /// The world, to start or end its capture: None while a partitioned run goes on.
+    pub fn world_mut(&mut self) -> Option<&mut World> {
+        self.parallel.is_none().then_some(&mut self.world)
     }
 
     /// The world, to hand to what reads a finished run.

@@ -46,6 +46,8 @@ pub struct TcpReceiver {
     echo_cc: CongestionHeader,
     /// What the ACKs echo of ECN marks.
     ecn: EcnReceiver,
+    /// ACKs sent with SACK blocks.
+    pub sack_acks: u64,
 }
 
 impl TcpReceiver {
@@ -66,6 +68,7 @@ impl TcpReceiver {
             first_write_at: None,
             echo_cc: CongestionHeader::None,
             ecn: EcnReceiver::new(cfg.ecn),
+            sack_acks: 0,
         }
     }
 
@@ -165,6 +168,7 @@ impl TcpReceiver {
         p.ecn = ecn;
         p.ack = self.rcv_nxt;
         p.sack = self.sack_blocks();
+        self.sack_acks += (p.sack.n > 0) as u64;
         p.wire = self.cfg.header;
         p.ts_echo = self.echo;
         p.prio = prio;
