@@ -542,6 +542,7 @@ def analyze_fig5_10_13(runs: Runs, ctx: Context) -> str:
     gb = sorted({float(n[11:14]) for n in grid_names})
     grid_rows = [[f"{b:.1f}"] + [_rtts(got.get(f"grid-{_ab(a, b)}", {}).get("rtts")) for a in ga] for b in reversed(gb)]
     g55 = got.get("grid-" + _ab(0.5, 0.5), {}).get("rtts")
+    ctx.check("Fig. 5.13", "RTTs to converge after the load doubles, (alpha, beta) = (0.5, 0.5)", (None, 10.0), g55)
     best = sorted(
         ((got[n]["rtts"], n) for n in grid_names if got[n]["rtts"] is not None),
     )[:5]

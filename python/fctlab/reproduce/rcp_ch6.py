@@ -112,6 +112,10 @@ def analyze_fig6_17(runs: Runs, ctx: Context) -> str:
     _plot(ctx, got)
     fb, small, no, allrcp = (got[n] for n in ("fallback", "small-buffer", "no-fallback", "all-rcp"))
     ok = [n for n in ("fallback", "small-buffer") if (got[n]["switch"] or 1e9) <= 10 * got[n]["rtt"]]
+    for n in ("fallback", "small-buffer"):
+        g = got[n]
+        rtts = None if g["switch"] is None else g["switch"] / g["rtt"]
+        ctx.check("sec. 6.2.2", f"RTTs from the bottleneck moving to the switch to TCP, {n}", (None, 10.0), rtts)
     return (
         "An R-TCP flow crosses an RCP link (its bottleneck: R = C) and then a drop-tail link of the same 100 Mb/s, "
         f"10 ms each way (round trip {fb['rtt'] * 1e3:.0f} ms). A TCP flow joins at the drop-tail router at "
