@@ -406,6 +406,7 @@ def _analyze_share(runs: Runs, ctx: Context, fig: str) -> str:
     else:
         g = got["single-queue"]
         g2 = got.get("two-queue")
+        ctx.check("Fig. 6.14", "RCP's average share of the link, one queue", 0.5, g["share"])
         claims = (
             "\n\n| thesis (Fig. 6.14) | fctlab |\n|---|---|\n"
             + f"| single queue: average link shares 0.5 each for RCP and TCP | RCP {ra.fmt(g['share'], '.3f')}, TCP "
@@ -555,6 +556,14 @@ def analyze_fig6_15(runs: Runs, ctx: Context) -> str:
         return _avg([x for x in (got[run][i] for i in ids) if x is not None])
 
     rcp_mix, tcp_one = mean([1, 3, 5], "mix"), mean([2, 4], "mix")
+    for i, rate in enumerate(got["all-rcp"]):
+        ctx.check("Fig. 6.15", f"all RCP: flow {i}'s rate, Mb/s (C/4)", 25.0, None if rate is None else rate / 1e6)
+    ctx.check(
+        "Fig. 6.15",
+        "mix: RCP flows' mean rate / single-hop TCP flows' (the same rate)",
+        1.0,
+        None if rcp_mix is None or not tcp_one else rcp_mix / tcp_one,
+    )
     return (
         "Two 100 Mb/s bottlenecks in series (20 ms each way each), both running the `rcp-tcp` queue (two-queue, "
         "500 KB per queue). Flows 0 and 1 cross both links, 2 and 3 the first, 4 and 5 the second; all start at 0 s. "
