@@ -686,6 +686,12 @@ def analyze_fig6_16(runs: Runs, ctx: Context) -> str:
     long_r, long_t = stat("mix", "RCP", "tput", True), stat("mix", "TCP", "tput", True)
     short_r, short_t = stat("mix", "RCP", "fct_s", False), stat("mix", "TCP", "fct_s", False)
     short_alone = stat("rcp-only", "RCP", "fct_s", False)
+    ctx.check(
+        "Fig. 6.16",
+        f"long flows (>= {LONG // 1000} KB): RCP's mean size/FCT over TCP's (shared equally)",
+        1.0,
+        None if long_r is None or not long_t else long_r / long_t,
+    )
     _plot_fig616(ctx, tables)
     g = FIG616
     return (
