@@ -22,6 +22,7 @@
 
 use super::kernel::flow_of_ports;
 use super::kernel_link::KernelLink;
+use fctlab_core::net::checksum::{checksum, sum16};
 use fctlab_core::net::packet::{CongestionHeader, Ecn, Packet, PacketKind, SackBlocks};
 use fctlab_core::units::Time;
 use fctlab_core::world::World;
@@ -385,30 +386,11 @@ fn ipv4(frame: &[u8]) -> Option<Ipv4> {
     })
 }
 
-/// One's-complement sum of `b` (16-bit words, big-endian) added to `sum`.
-fn sum16(b: &[u8], mut sum: u32) -> u32 {
-    let mut chunks = b.chunks_exact(2);
-    for c in &mut chunks {
-        sum += u32::from(u16::from_be_bytes([c[0], c[1]]));
-    }
-    if let [last] = chunks.remainder() {
-        sum += u32::from(*last) << 8;
-    }
-    sum
-}
-
-fn fold(mut sum: u32) -> u16 {
-    while sum >> 16 != 0 {
-        sum = (sum & 0xFFFF) + (sum >> 16);
-    }
-    sum as u16
-}
-
 /// True if the frame's IPv4 header checksum and TCP checksum (with its pseudo-header) hold.
 pub fn checksums_ok(frame: &[u8]) -> bool {
     let Some(ip) = ipv4(frame) else { return false };
     let header = &frame[ETH_HEADER..ip.payload];
-    if fold(sum16(header, 0)) != 0xFFFF {
+    if checksum(sum16(0, header)) != 0 {
         return false;
     }
     let segment = &frame[ip.payload..ETH_HEADER + ip.total_len as usize];
@@ -417,7 +399,7 @@ pub fn checksums_ok(frame: &[u8]) -> bool {
     pseudo[4..8].copy_from_slice(&ip.dst_ip.octets());
     pseudo[9] = ip.proto;
     pseudo[10..12].copy_from_slice(&(segment.len() as u16).to_be_bytes());
-    fold(sum16(segment, sum16(&pseudo, 0))) == 0xFFFF
+    checksum(sum16(sum16(0, &pseudo), segment)) == 0
 }
 
 #[cfg(test)]
@@ -431,7 +413,7 @@ mod tests {
         let total = 20 + 20 + payload.len();
         let mut ip = vec![0x45, 0, 0, 0, 0, 1, 0x40, 0, 64, 6, 0, 0, 198, 18, 0, 2, 198, 18, 0, 6];
         ip[2..4].copy_from_slice(&(total as u16).to_be_bytes());
-        let c = !fold(sum16(&ip, 0));
+        let c = checksum(sum16(0, &ip));
         ip[10..12].copy_from_slice(&c.to_be_bytes());
         let mut tcp = vec![0u8; 20];
         tcp[0..2].copy_from_slice(&10_003u16.to_be_bytes());
@@ -440,7 +422,7 @@ mod tests {
         tcp.extend_from_slice(payload);
         let mut pseudo = vec![198, 18, 0, 2, 198, 18, 0, 6, 0, 6];
         pseudo.extend_from_slice(&(tcp.len() as u16).to_be_bytes());
-        let c = !fold(sum16(&tcp, sum16(&pseudo, 0)));
+        let c = checksum(sum16(sum16(0, &pseudo), &tcp));
         tcp[16..18].copy_from_slice(&c.to_be_bytes());
         f.extend_from_slice(&ip);
         f.extend_from_slice(&tcp);

@@ -30,6 +30,7 @@
 //! length), and always the explicit protocols' shim ([`super::shim`]).
 
 use super::shim;
+use crate::net::checksum::{checksum, sum16};
 use crate::net::packet::{dscp_of_band, isn, Packet, PacketKind};
 
 /// Ethernet + IPv4 header bytes.
@@ -62,26 +63,6 @@ pub fn ports(flow: u32) -> (u16, u16) {
 /// The receiver's ISN of flow `flow` (the sender's is [`isn`]).
 fn reverse_isn(flow: u32, seed: u64) -> u32 {
     isn(flow, seed ^ 0x5EC0_0000_0000_0001)
-}
-
-/// Ones' complement sum of `b` as 16-bit big-endian words, added to `sum`.
-fn sum16(mut sum: u32, b: &[u8]) -> u32 {
-    let mut chunks = b.chunks_exact(2);
-    for c in &mut chunks {
-        sum += u16::from_be_bytes([c[0], c[1]]) as u32;
-    }
-    if let [last] = chunks.remainder() {
-        sum += (*last as u32) << 8;
-    }
-    sum
-}
-
-/// The Internet checksum of a ones' complement sum (RFC 1071).
-fn fold(mut sum: u32) -> u16 {
-    while sum >> 16 != 0 {
-        sum = (sum & 0xFFFF) + (sum >> 16);
-    }
-    !(sum as u16)
 }
 
 /// How a frame was laid out.
@@ -190,7 +171,7 @@ pub fn write(
     ip[9] = 6;
     ip[12..16].copy_from_slice(&src);
     ip[16..20].copy_from_slice(&dst);
-    let c = fold(sum16(0, ip));
+    let c = checksum(sum16(0, ip));
     ip[10..12].copy_from_slice(&c.to_be_bytes());
 
     // TCP.
@@ -219,7 +200,7 @@ pub fn write(
     if in_payload {
         sum = sum16(sum, shim.bytes());
     }
-    let c = fold(sum);
+    let c = checksum(sum);
     buf[t0 + 16..t0 + 18].copy_from_slice(&c.to_be_bytes());
     Framed { original }
 }
@@ -259,7 +240,7 @@ mod tests {
 
     /// The checksum a receiver computes over `data` (zero when it holds its own checksum).
     fn verify(data: &[u8]) -> u16 {
-        fold(sum16(0, data))
+        checksum(sum16(0, data))
     }
 
     #[test]

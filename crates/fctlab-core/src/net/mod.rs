@@ -1,4 +1,5 @@
 //! The network: packets and links (nodes and routes are built from [`crate::topology`]).
 
+pub mod checksum;
 pub mod link;
 pub mod packet;
