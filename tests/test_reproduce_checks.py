@@ -63,6 +63,11 @@ def test_an_experiment_matches_only_when_every_check_does():
     assert experiment_status([]) == UNDECLARED
 
 
+def test_a_ratio_is_missing_without_both_values_or_over_zero():
+    assert checks.ratio(3.0, 2.0) == 1.5 and checks.ratio(0.0, 2.0) == 0.0
+    assert checks.ratio(None, 2.0) is None and checks.ratio(3.0, None) is None and checks.ratio(3.0, 0.0) is None
+
+
 def test_checks_json_round_trips(tmp_path):
     cs = [Check("Fig. 2", "rate", (1.0, None), 0.8, tolerance=0.05, partial=0.3), Check("Fig. 3", "n", 4.0, None)]
     checks.write(tmp_path / "checks.json", cs)

@@ -144,6 +144,11 @@ def _num(x: float | None) -> str:
     return f"{x:.3g}"
 
 
+def ratio(a: float | None, b: float | None) -> float | None:
+    """a / b, the usual fctlab value of a check; None when either is missing or b is 0."""
+    return None if a is None or not b else a / b
+
+
 def experiment_status(checks: Sequence[Check]) -> str:
     """match if every check matches, miss if none does, partial in between; "not declared" without checks."""
     if not checks:

@@ -8,6 +8,7 @@ from typing import Any
 
 import polars as pl
 
+from fctlab.reproduce import checks
 from fctlab.reproduce.explicit import (
     JETMAX_GAMMA,
     PROTOCOLS,
@@ -353,9 +354,8 @@ def analyze_fig5(runs: Runs, ctx: Context) -> str:
             r["fair"],
         )
     for p in ps:
-        x1, x2 = got[p]["x1"], got[p]["x2"]
-        ratio = None if x1 is None or not x2 else x1 / x2
-        ctx.check("Fig. 5", f"{p}: x1 / x2, second half after the join (equal shares)", 1.0, ratio)
+        x1_over_x2 = checks.ratio(got[p]["x1"], got[p]["x2"])
+        ctx.check("Fig. 5", f"{p}: x1 / x2, second half after the join (equal shares)", 1.0, x1_over_x2)
     panels = {p: got[p]["plot"] for p in ps}
     rate_queue_plot(ctx, "fig5.png", panels, rate_max=1100)
     return (

@@ -18,6 +18,7 @@ from typing import Any
 import polars as pl
 
 from fctlab.quantity import parse_time
+from fctlab.reproduce import checks
 from fctlab.reproduce import rcp_analysis as ra
 from fctlab.reproduce.framework import Context, Experiment, Runs, md_table, plt, window_stat
 
@@ -562,7 +563,7 @@ def analyze_fig6_15(runs: Runs, ctx: Context) -> str:
         "Fig. 6.15",
         "mix: RCP flows' mean rate / single-hop TCP flows' (the same rate)",
         1.0,
-        None if rcp_mix is None or not tcp_one else rcp_mix / tcp_one,
+        checks.ratio(rcp_mix, tcp_one),
     )
     return (
         "Two 100 Mb/s bottlenecks in series (20 ms each way each), both running the `rcp-tcp` queue (two-queue, "
@@ -690,7 +691,7 @@ def analyze_fig6_16(runs: Runs, ctx: Context) -> str:
         "Fig. 6.16",
         f"long flows (>= {LONG // 1000} KB): RCP's mean size/FCT over TCP's (shared equally)",
         1.0,
-        None if long_r is None or not long_t else long_r / long_t,
+        checks.ratio(long_r, long_t),
     )
     _plot_fig616(ctx, tables)
     g = FIG616

@@ -12,7 +12,7 @@ from dataclasses import dataclass
 import polars as pl
 
 from fctlab.reproduce import rcp_analysis as ra
-from fctlab.reproduce.checks import PaperValue
+from fctlab.reproduce.checks import PaperValue, ratio
 from fctlab.reproduce.framework import Context, Runs, md_table, plt
 
 #: Protocol labels, in plotting order, and their styles.
@@ -49,7 +49,7 @@ def check_sizes(ctx: Context, tables: dict[str, pl.DataFrame], claims: Sequence[
             value = ra.window_ratio(tables[c.protocol], c.lo, c.hi)[1]
         else:
             mine, theirs = (ra.window_afct(tables[p], c.lo, c.hi) for p in (c.protocol, c.against))
-            value = None if mine is None or not theirs else mine / theirs
+            value = ratio(mine, theirs)
         sizes = f"{c.lo:,} - {c.hi - 1:,}" if c.lo > 1 else f"< {c.hi:,}"
         ctx.check(c.figure, f"{c.protocol} AFCT / {c.against}, flows of {sizes} packets ({where})", c.paper, value)
 
@@ -333,7 +333,7 @@ def sweep_figure(
                     c.figure,
                     f"{c.protocol} AFCT / {c.against}, flows of {sizes} packets, {param} {x:g}",
                     c.paper,
-                    None if mine is None or not theirs else mine / theirs,
+                    ratio(mine, theirs),
                 )
         pyplot = plt()
         fig, axes = pyplot.subplots(1, 2, figsize=(11, 4))
