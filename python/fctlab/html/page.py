@@ -29,14 +29,16 @@ def asset(name: str) -> str:
     return files("fctlab.html").joinpath(name).read_text(encoding="utf-8")
 
 
-def page(title: str, body: str) -> str:
+def page(title: str, body: str, head: str = "") -> str:
     """A whole HTML document around `body`, with the style inlined, and the plotting script too
-    when `body` has a plot (a page of tables and images does without its 10 KB)."""
+    when `body` has a plot (a page of tables and images does without its 10 KB); `head`: more
+    elements for the head, right after the charset (so within the page's first bytes)."""
     script = f"<script>\n{asset('plot.js')}</script>\n" if 'class="fctlab-plot"' in body else ""
     return (
         "<!DOCTYPE html>\n"
         '<html lang="en">\n<head>\n<meta charset="utf-8">\n'
-        '<meta name="viewport" content="width=device-width, initial-scale=1">\n'
+        + (f"{head}\n" if head else "")
+        + '<meta name="viewport" content="width=device-width, initial-scale=1">\n'
         f"<title>{html.escape(title)}</title>\n<style>\n{asset('style.css')}</style>\n</head>\n"
         f'<body class="fctlab">\n{body}\n{script}</body>\n</html>\n'
     )

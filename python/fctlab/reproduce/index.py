@@ -17,6 +17,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from fctlab.atomic import write_text
+from fctlab.html.page import page as html_page
+from fctlab.html.page import table
 from fctlab.reproduce import checks as paper_checks
 from fctlab.reproduce.framework import Experiment, md_table
 
@@ -138,18 +140,16 @@ def markdown(entries: list[Entry], quick: bool) -> str:
     )
 
 
+#: The index's own rules, beside the reports' style (`fctlab.html.page`).
 _STYLE = """
-body { font: 14px/1.4 system-ui, sans-serif; margin: 2em auto; max-width: 1200px; color: #222; }
-table { border-collapse: collapse; width: 100%; }
-th, td { border-bottom: 1px solid #ddd; padding: 4px 8px; text-align: left; vertical-align: top; }
-th { background: #f4f4f4; position: sticky; top: 0; }
-td.num { text-align: right; font-variant-numeric: tabular-nums; }
-td:last-child { white-space: nowrap; }
-table.papers { width: auto; margin-bottom: 1.5em; } table.papers td { text-align: right; }
-table.papers td:first-child { text-align: left; }
-.match { color: #176a26; font-weight: 600; } .partial { color: #9a6700; font-weight: 600; }
-.miss { color: #b3261e; font-weight: 600; } .not-declared, .not-run { color: #777; }
-#filters label { margin-right: 1em; }
+.fctlab table.rows { width: 100%; }
+.fctlab table.rows th, .fctlab table.rows td { text-align: left; vertical-align: top; }
+.fctlab table.rows th { position: sticky; top: 0; }
+.fctlab table.rows td.num { text-align: right; font-variant-numeric: tabular-nums; }
+.fctlab table.rows td:last-child { white-space: nowrap; }
+.fctlab .match { color: #176a26; font-weight: 600; } .fctlab .partial { color: #9a6700; font-weight: 600; }
+.fctlab .miss { color: #b3261e; font-weight: 600; } .fctlab .not-declared, .fctlab .not-run { color: #777; }
+.fctlab #filters label { margin-right: 1em; }
 """
 
 _SCRIPT = """
@@ -163,13 +163,6 @@ document.querySelectorAll('#filters input').forEach(function (box) {
   });
 });
 """
-
-
-def _html_table(header: list[str], rows: list[list[str]], css: str) -> str:
-    e_ = html.escape
-    head = "".join(f"<th>{e_(h)}</th>" for h in header)
-    body = "".join("<tr>" + "".join(f"<td>{e_(c)}</td>" for c in r) + "</tr>" for r in rows)
-    return f'<table class="{css}"><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>'
 
 
 def page(entries: list[Entry], quick: bool) -> str:
@@ -194,20 +187,18 @@ def page(entries: list[Entry], quick: bool) -> str:
     statuses = [*paper_checks.ORDER, NOT_RUN]
     filters = "".join(f'<label><input type="checkbox" value="{e_(s)}" checked> {e_(s)}</label>' for s in statuses)
     mode = " Mode: quick (shortened runs, fewer seeds: not comparable to the papers)." if quick else ""
-    return (
-        f'<!DOCTYPE html>\n<html lang="en"><head><meta charset="utf-8">{GENERATOR}'
-        "<title>fctlab: reproductions of the papers</title>"
-        f"<style>{_STYLE}</style></head><body>\n"
-        "<h1>fctlab's reproductions of the papers</h1>\n"
+    title = "fctlab's reproductions of the papers"
+    content = (
+        f"<style>{_STYLE}</style>\n<h1>{e_(title)}</h1>\n"
         f"<p>{_intro('html')}</p>\n<p>Status: {e_(_summary(entries))}.{e_(mode)}</p>\n"
-        + _html_table(PER_PAPER_HEADER, per_paper(entries), "papers")
-        + "\n"
-        f'<p id="filters">Show: {filters}</p>\n'
+        + table(PER_PAPER_HEADER, per_paper(entries))
+        + f'\n<p id="filters">Show: {filters}</p>\n'
         '<table class="rows"><thead><tr><th>paper</th><th>experiment</th><th>figure</th><th>quantity</th>'
         "<th>paper's</th><th>fctlab</th><th>status</th></tr></thead><tbody>\n"
         + "\n".join(body)
-        + f"\n</tbody></table>\n<script>{_SCRIPT}</script>\n</body></html>\n"
+        + f"\n</tbody></table>\n<script>{_SCRIPT}</script>"
     )
+    return html_page(title, content, head=GENERATOR)
 
 
 def write_index(
