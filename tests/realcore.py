@@ -87,3 +87,11 @@ def experiment_code(paper: str, name: str):
     from fctlab.reproduce.discover import experiment_module
 
     return experiment_module(REPO, paper, name)
+
+
+def paper_code(paper: str, module: str):
+    """A module a paper's experiments share (`experiments/<paper>/<module>.py`)."""
+    from fctlab.reproduce.discover import experiments_dir, mount
+
+    mount(experiments_dir(REPO))
+    return importlib.import_module(f"fctlab_experiments.{paper}.{module}")

@@ -45,18 +45,6 @@ def test_scale_times_scales_durations_starts_and_stops_only():
     }
 
 
-def test_phases_split_at_every_arrival_and_departure():
-    flows = [(0.0, 90.0), (30.0, 120.0), (60.0, 120.0)]
-    got = es.phases(flows, 120.0)
-    assert [(p.start, p.end, p.flows) for p in got] == [
-        (0.0, 30.0, [0]),
-        (30.0, 60.0, [0, 1]),
-        (60.0, 90.0, [0, 1, 2]),
-        (90.0, 120.0, [1, 2]),
-    ]
-    assert got[1].steady() == (45.0, 60.0)
-
-
 def test_input_rate_is_the_cores_input_series_of_that_link():
     rows = [
         (0.1, "input_bps", "bottleneck", 120.0),
@@ -68,15 +56,6 @@ def test_input_rate_is_the_cores_input_series_of_that_link():
     got = es.input_rate(series, "bottleneck")
     assert got.columns == ["time_s", "input_bps"]
     assert got["input_bps"].to_list() == [120.0, 90.0]
-
-
-def test_clears_and_first_reach():
-    f = pl.DataFrame({"time_s": [1.0, 2.0, 3.0, 4.0, 5.0], "q": [0.0, 500.0, 200.0, 50.0, 20.0]})
-    assert es.clears(f, "q", 100.0, 0.0, 5.0) == 4.0
-    assert es.clears(f, "q", 10.0, 0.0, 5.0) is None, "still above at the span's last sample"
-    assert es.first_reach(f, "q", 300.0, 0.0) == 2.0
-    assert es.first_reach(f, "q", 900.0, 0.0) is None
-    assert es.span_stat(f, "missing", 0.0, 5.0) is None
 
 
 @pytest.mark.parametrize(

@@ -115,8 +115,3 @@ def _mean(values: list[float], fmt: str) -> str:
 def deviation(sim: float | None, emu: float | None) -> float | None:
     """(emu - sim) / sim in percent; None if either is missing."""
     return None if sim is None or emu is None or sim == 0 else (emu - sim) / sim * 100.0
-
-
-def fmt(x: float | None, spec: str, scale: float = 1.0) -> str:
-    """`x / scale` formatted, or "-" for a missing value."""
-    return "-" if x is None else format(x / scale, spec)

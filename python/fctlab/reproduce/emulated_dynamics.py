@@ -19,9 +19,9 @@ import polars as pl
 from fctlab.reference import max_min_rates
 from fctlab.reproduce import explicit as ex
 from fctlab.reproduce import rc3
-from fctlab.reproduce.emulated import cpu_table, deviation, fmt, lateness_table, warnings_text
-from fctlab.reproduce.explicit_series import Phase, phases
-from fctlab.reproduce.framework import EMU, Context, Experiment, Runs, md_table, plt, window_stat
+from fctlab.reproduce.emulated import cpu_table, deviation, lateness_table, warnings_text
+from fctlab.reproduce.framework import EMU, Context, Experiment, Runs, fmt, md_table, plt, window_stat
+from fctlab.reproduce.series import Phase, phases
 
 #: Figs. 16/17: the simulated experiment's runs, emulated at this time scale (1 Gb/s is 100 Mb/s
 #: on the wall); the receivers' links carry the two priorities.

@@ -12,8 +12,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from fctlab.reproduce.emulated import cpu_table, deviation, emulation, fmt, lateness_table, warnings_text
-from fctlab.reproduce.framework import EMU, Context, Experiment, Runs, md_table, mean_std, plt
+from fctlab.reproduce.emulated import cpu_table, deviation, emulation, lateness_table, warnings_text
+from fctlab.reproduce.framework import EMU, Context, Experiment, Runs, fmt, md_table, mean_std, plt
 
 #: Payload bytes per segment.
 SEG = 1460

@@ -12,21 +12,15 @@ import polars as pl
 from fctlab.quantity import parse_time
 from fctlab.reproduce.explicit import PROTOCOLS, WIRE, long_lived, mss, protocol_overrides, utilization
 from fctlab.reproduce.explicit_series import (
-    capacity,
-    drops,
     flow_rates,
-    fmt,
     input_rate,
-    long_flows,
     paper_table,
     port_series,
     protocols_in,
     rate_queue_plot,
-    settles,
-    smooth,
-    span_stat,
 )
-from fctlab.reproduce.framework import Context, Experiment, Runs
+from fctlab.reproduce.framework import Context, Experiment, Runs, fmt
+from fctlab.reproduce.series import capacity, drops, long_flows, settles, smooth, span_stat
 
 #: Router input rates are averaged over 100 ms, two round trips of these 50 ms setups.
 AVERAGE_S = 0.1
@@ -222,7 +216,7 @@ def _fig7_rcp(got: dict[str, dict[str, Any]]) -> str:
     r = got["rcp"]
     return (
         f"**RCP**'s input reaches {fmt(r['max'], '.0f', 1e6)} Mb/s in a 100 ms mean and dips to "
-        f"{fmt(r['q05'], '.0f', 1e6)} Mb/s (5th percentile); its queue peaks at {fmt(r['peak'])} packets: every "
+        f"{fmt(r['q05'], '.0f', 1e6)} Mb/s (5th percentile); its queue peaks at {fmt(r['peak'], '.0f')} packets: every "
         "mouse is handed the current R, close to C, on its SYN-ACK, the queue that builds drives R down, and the "
         "link is underused until R climbs back, the overshoot-then-drop the paper shows at 55 s, here at a "
         'smaller scale than its "huge margins".'
@@ -380,7 +374,8 @@ def _fig8_robust(got: dict[str, dict[str, Any]], ps: list[str]) -> str:
     if not fast:
         return ""
     parts = [
-        f"{p}: input at most {fmt(got[p]['peak'], '.0f', 1e6)} Mb/s, queue {fmt(got[p]['queue'])} packets, settled "
+        f"{p}: input at most {fmt(got[p]['peak'], '.0f', 1e6)} Mb/s, "
+        f"queue {fmt(got[p]['queue'], '.0f')} packets, settled "
         f"{fmt(got[p]['settle'], '.1f')} s after the join and {fmt(got[p]['leave_settle'], '.1f')} s after the leave"
         for p in fast
     ]
@@ -398,7 +393,7 @@ def _fig8_rcp(got: dict[str, dict[str, Any]]) -> str:
     climb = math.log(r["fair"] / (RCP_FLOOR * c)) / math.log(1 + alpha * t / d) * t
     return (
         f"**RCP misses.** Its input peaks at {fmt(r['peak'], '.0f', 1e6)} Mb/s (paper: about 300), its queue at "
-        f"{fmt(r['queue'])} packets (paper: about 11,000) and the input is back within 10% of C only "
+        f"{fmt(r['queue'], '.0f')} packets (paper: about 11,000) and the input is back within 10% of C only "
         f"{fmt(r['settle'], '.1f')} s after the join (paper: about 7 s). The ten flows are handed R = C = 100 "
         "Mb/s each on their SYN-ACKs, so the link is offered 11 C until the lower R arrives. Eq. 5's factor "
         "1 + (T / (d C)) (alpha (C - y) - beta q / d) turns negative once q exceeds about d^2 C / (beta T), "

@@ -10,21 +10,9 @@ import polars as pl
 
 from fctlab.reference import max_min_rates
 from fctlab.reproduce.explicit import PROTOCOLS, long_lived, protocol_overrides, utilization
-from fctlab.reproduce.explicit_series import (
-    capacity,
-    drops,
-    flow_rates,
-    fmt,
-    link_series,
-    long_flows,
-    paper_table,
-    phases,
-    port_series,
-    protocols_in,
-    rate_queue_plot,
-    span_stat,
-)
-from fctlab.reproduce.framework import Context, Experiment, Runs, md_table, plt
+from fctlab.reproduce.explicit_series import flow_rates, paper_table, port_series, protocols_in, rate_queue_plot
+from fctlab.reproduce.framework import Context, Experiment, Runs, fmt, md_table, plt
+from fctlab.reproduce.series import capacity, drops, link_series, long_flows, phases, span_stat
 
 # ---------------------------------------------------------------------------------------------
 # Fig. 6
@@ -266,7 +254,7 @@ def _fig6_rcp(got: dict[tuple[str, int], dict[str, Any]], ps: list[str]) -> str:
         f"{max((m for m, r in ratios if r >= 0.95), default='-')}; beyond, x1 gets "
         + ", ".join(f"{r:.3f}" for _, r in miss)
         + f" of x1*. At n = {n}, l1's R is {fmt(r1, '.3f', 1e6)} Mb/s, hardly above l2's {fmt(r2, '.3f', 1e6)}, "
-        f"against x1* = {g['x1_star'] / 1e6:.2f} Mb/s, and l1 keeps a standing queue of {fmt(g['q1'])} packets "
+        f"against x1* = {g['x1_star'] / 1e6:.2f} Mb/s, and l1 keeps a standing queue of {fmt(g['q1'], '.0f')} packets "
         f"while {fmt(None if g['u1'] is None else 1 - g['u1'], '.1%')} of it is unused: with hundreds of paced "
         "flows the queue term beta q / d of eq. 5 offsets the spare-capacity term alpha (C - y), so R at l1 "
         "does not climb to x1* within the run."
@@ -284,7 +272,8 @@ def _fig6_jetmax(got: dict[tuple[str, int], dict[str, Any]], ps: list[str]) -> s
         lo, hi = g["range"] or (None, None)
         parts.append(
             f"n = {n}: x1 / x1* = {r:.2f}, x1's 10 s means {fmt(lo, '.2f', 1e6)}-{fmt(hi, '.2f', 1e6)} Mb/s, l2's "
-            f"queue {fmt(g['q2'])} packets on average, growing {fmt(g['q2_growth'])} packets/s, {g['drops']} drops"
+            f"queue {fmt(g['q2'], '.0f')} packets on average, growing {fmt(g['q2_growth'], '.0f')} "
+            f"packets/s, {g['drops']} drops"
         )
     return (
         "**JetMax** (not in the paper's figure) is max-min at gamma C up to n = "
@@ -302,7 +291,8 @@ def _fig6_piqi(got: dict[tuple[str, int], dict[str, Any]], ps: list[str]) -> str
     if not miss:
         return ""
     parts = [
-        f"n = {n}: x1 / x1* = {r:.2f}, mean queue l1 / l2 {fmt(got['piqi', n]['q1'])} / {fmt(got['piqi', n]['q2'])} "
+        f"n = {n}: x1 / x1* = {r:.2f}, mean queue l1 / l2 {fmt(got['piqi', n]['q1'], '.0f')} "
+        f"/ {fmt(got['piqi', n]['q2'], '.0f')} "
         f"packets, {got['piqi', n]['drops']} drops"
         for n, r in miss
     ]

@@ -18,7 +18,9 @@ from fctlab.reproduce.explicit import (
     protocol_overrides,
     utilization,
 )
-from fctlab.reproduce.explicit_series import (
+from fctlab.reproduce.explicit_series import flow_rates, paper_table, port_series, protocols_in, rate_queue_plot
+from fctlab.reproduce.framework import Context, Experiment, Runs, fmt, md_table, plt
+from fctlab.reproduce.series import (
     Phase,
     access_link,
     capacity,
@@ -26,20 +28,13 @@ from fctlab.reproduce.explicit_series import (
     drops,
     first_below,
     first_reach,
-    flow_rates,
-    fmt,
     link_series,
     long_flows,
-    paper_table,
     phases,
-    port_series,
-    protocols_in,
-    rate_queue_plot,
     settles,
     span,
     span_stat,
 )
-from fctlab.reproduce.framework import Context, Experiment, Runs, md_table, plt
 
 #: Fig. 4's flows: (source, destination, start, stop) in seconds (sec. IV-A: 30 s apart, 90 s each).
 FIG4_FLOWS = [("l0", "r0", 0.0, 90.0), ("l1", "r1", 30.0, 120.0), ("l2", "r2", 60.0, 150.0)]
@@ -182,7 +177,7 @@ def _fig4_rows(got: dict[str, dict[str, Any]], ps: list[str]) -> list[tuple[str,
                 (
                     f"peak queue after flow {len(ph.flows)} joins at {ph.start:.0f} s (packets)",
                     "RCP: up to 9415 when a flow joins; XCP, JetMax, PIQI-RCP: low",
-                    {p: fmt(got[p]["numbers"][k]["peak"]) for p in ps},
+                    {p: fmt(got[p]["numbers"][k]["peak"], ".0f") for p in ps},
                 )
             )
     for k, ph in enumerate(first["phases"]):
@@ -375,7 +370,7 @@ def _fig5_rcp(got: dict[str, dict[str, Any]]) -> str:
     return (
         f"**RCP** brings x1 within 5% of C {fmt(r['reach'], '.1f')} s after it starts (the paper: nearly 10 s): from "
         "the ns-2 cold start R = 0.05 C, eq. 5 raises R by at most alpha (T / d) per 10 ms interval while the "
-        f"link is underused. When x2 joins it is handed R = C at once, so the queue peaks at {fmt(r['peak'])} "
+        f"link is underused. When x2 joins it is handed R = C at once, so the queue peaks at {fmt(r['peak'], '.0f')} "
         f"packets; the queue term then drives R down to {fmt(r['r_low'], '.0f', 1e6)} Mb/s, which empties the "
         f"queue in {fmt(r['clear'], '.1f')} s but leaves the link underused until R climbs back, and the two "
         f"flows share equally only {fmt(r['fair'], '.1f')} s after the join. The paper's \"over 5 seconds on "
@@ -391,7 +386,8 @@ def _fig5_jetmax(got: dict[str, dict[str, Any]]) -> str:
     admitted = JETMAX_GAMMA * j["cap"] / 2
     return (
         f"**JetMax** shares equally {fmt(j['fair'], '.1f')} s after x2 joins (the paper: almost immediately), "
-        f"but its queue peaks at {fmt(j['peak'])} packets. x2 is admitted at g = gamma C / 2 on its SYN, while x1 "
+        f"but its queue peaks at {fmt(j['peak'], '.0f')} packets. x2 is admitted at g = gamma C / 2 "
+        f"on its SYN, while x1 "
         "keeps gamma C until the lower g reaches it: the peak is "
         f"{j['peak'] * WIRE * 8 / admitted * 1e3:.0f} ms of x2's rate, about x1's 220 ms round trip plus "
         "JetMax's 100 ms interval. Eq. 4 has no queue term, so the queue drains only at (1 - gamma) C = "
@@ -428,24 +424,29 @@ def _xcp_spike(runs: Runs, ctx: Context, seed: int, got: dict[str, dict[str, Any
     join = got["xcp"]["join"]
     slow, fast = (_xcp_state(runs, n, seed, join) for n in ("xcp", "xcp-fast-access"))
     rows = [
-        ["x1's largest window while alone (packets)", fmt(slow["cwnd_max"]), fmt(fast["cwnd_max"])],
-        ["bottleneck queue's peak while x1 is alone (packets)", fmt(slow["ramp_peak"]), fmt(fast["ramp_peak"])],
-        ["x1's window in the second before x2 joins (packets)", fmt(slow["cwnd"]), fmt(fast["cwnd"])],
-        ["x1's bandwidth-delay product, C x 220 ms (packets)", fmt(slow["bdp"]), fmt(fast["bdp"])],
-        ["x1's NIC queue in that second (packets)", fmt(slow["nic"]), fmt(fast["nic"])],
-        ["bottleneck queue in that second (packets)", fmt(slow["router"]), fmt(fast["router"])],
+        ["x1's largest window while alone (packets)", fmt(slow["cwnd_max"], ".0f"), fmt(fast["cwnd_max"], ".0f")],
+        [
+            "bottleneck queue's peak while x1 is alone (packets)",
+            fmt(slow["ramp_peak"], ".0f"),
+            fmt(fast["ramp_peak"], ".0f"),
+        ],
+        ["x1's window in the second before x2 joins (packets)", fmt(slow["cwnd"], ".0f"), fmt(fast["cwnd"], ".0f")],
+        ["x1's bandwidth-delay product, C x 220 ms (packets)", fmt(slow["bdp"], ".0f"), fmt(fast["bdp"], ".0f")],
+        ["x1's NIC queue in that second (packets)", fmt(slow["nic"], ".0f"), fmt(fast["nic"], ".0f")],
+        ["bottleneck queue in that second (packets)", fmt(slow["router"], ".0f"), fmt(fast["router"], ".0f")],
         [
             "x1's NIC queue first empty, after the join (s)",
             fmt(slow["nic_empty"], ".2f"),
             fmt(fast["nic_empty"], ".2f"),
         ],
-        ["peak bottleneck queue after the join (packets)", fmt(slow["peak"]), fmt(fast["peak"])],
+        ["peak bottleneck queue after the join (packets)", fmt(slow["peak"], ".0f"), fmt(fast["peak"], ".0f")],
     ]
     _xcp_join_plot(runs, ctx, seed, join)
     x = got["xcp"]
     return (
         f"**XCP** brings x1 to 95% of C in {fmt(x['reach'], '.1f')} s, but when x2 joins its queue peaks at "
-        f"{fmt(x['peak'])} packets, is below {CLEAR_PKTS} packets only {fmt(x['clear'], '.1f')} s later, and the "
+        f"{fmt(x['peak'], '.0f')} packets, is below {CLEAR_PKTS} packets "
+        f"only {fmt(x['clear'], '.1f')} s later, and the "
         f"flows share equally after {fmt(x['fair'], '.1f')} s (the paper: fairness almost immediately, small "
         "oscillations of x2). The two XCP runs below differ only in the access links' rate, the paper's 1 Gb/s "
         "and 10 Gb/s:\n\n"
@@ -459,17 +460,18 @@ def _xcp_why(slow: dict[str, float | None], fast: dict[str, float | None]) -> st
     ratio = None if slow["cwnd"] is None else slow["cwnd"] / float(slow["bdp"] or 1)
     return (
         "While x1 ramps up, XCP's positive feedback (computed from the spare bandwidth of the interval before) "
-        f"overshoots the pipe: x1's window ends at {fmt(slow['cwnd'])} packets, {fmt(ratio, '.2f')} times its "
-        f"{fmt(slow['bdp'])}-packet pipe. With a 1 Gb/s access link, no faster than the bottleneck, the "
-        f"{fmt(slow['nic'])} packets beyond the pipe wait in x1's own NIC: the router sees y = C and an empty "
+        f"overshoots the pipe: x1's window ends at {fmt(slow['cwnd'], '.0f')} packets, {fmt(ratio, '.2f')} times its "
+        f"{fmt(slow['bdp'], '.0f')}-packet pipe. With a 1 Gb/s access link, no faster than the bottleneck, the "
+        f"{fmt(slow['nic'], '.0f')} packets beyond the pipe wait in x1's own NIC: the router sees y = C and an empty "
         "queue, so eq. 1 gives phi = 0 and nothing trims the window. When x2 joins, the router's shuffling shrinks "
         "x1's window, but x1's NIC keeps feeding the bottleneck at 1 Gb/s until it is empty "
         f"({fmt(slow['nic_empty'], '.2f')} s after the join) while x2 adds its own packets: the backlog moves from "
-        f"the NIC to the router, {fmt(slow['peak'])} packets. With 10 Gb/s access links the ramp's overshoot "
-        f"queues at the router instead ({fmt(fast['ramp_peak'])} packets, x1's window up to "
-        f"{fmt(fast['cwnd_max'])}), where eq. 1's beta Q term removes it long before x2 arrives: x1's window is "
-        f"its pipe ({fmt(fast['cwnd'])} packets), its NIC holds {fmt(fast['nic'])}, and the join peaks at "
-        f"{fmt(fast['peak'])} packets. The paper's hosts had 1 Gb/s NICs too, but it reports no such spike; "
+        f"the NIC to the router, {fmt(slow['peak'], '.0f')} packets. With 10 Gb/s access links the ramp's overshoot "
+        f"queues at the router instead ({fmt(fast['ramp_peak'], '.0f')} packets, x1's window up to "
+        f"{fmt(fast['cwnd_max'], '.0f')}), where eq. 1's beta Q term removes it long before x2 arrives: x1's window is "
+        f"its pipe ({fmt(fast['cwnd'], '.0f')} packets), its NIC holds {fmt(fast['nic'], '.0f')}, "
+        f"and the join peaks at "
+        f"{fmt(fast['peak'], '.0f')} packets. The paper's hosts had 1 Gb/s NICs too, but it reports no such spike; "
         "how its Linux XCP sender bounded the window (socket buffers, cwnd clamps) is not in the seed."
     )
 

@@ -23,6 +23,7 @@ analysis computes everything (quick mode: on coarser grids) and the footer gives
 from __future__ import annotations
 
 import json
+import math
 import os
 import time
 from collections.abc import Callable, Mapping
@@ -202,6 +203,13 @@ def md_table(header: list[str], rows: list[list[Any]]) -> str:
     lines = ["| " + " | ".join(header) + " |", "|" + "|".join("---" for _ in header) + "|"]
     lines += ["| " + " | ".join(cell(c) for c in r) + " |" for r in rows]
     return "\n".join(lines)
+
+
+def fmt(x: float | None, spec: str, scale: float = 1.0) -> str:
+    """`x / scale` formatted with `spec`, or "-" for a missing value (None or NaN)."""
+    if x is None or (isinstance(x, float) and math.isnan(x)):
+        return "-"
+    return format(x / scale, spec)
 
 
 def mean_std(values: list[float]) -> tuple[float, float]:

@@ -16,7 +16,7 @@ from collections.abc import Sequence
 import polars as pl
 
 from fctlab.reference import ps_fct, reference_curves
-from fctlab.reproduce.framework import Runs
+from fctlab.reproduce.framework import Runs, fmt
 
 #: Payload and header bytes of the thesis's 1000-byte data packets.
 MSS = 960
@@ -133,11 +133,6 @@ def active_flows(flows: pl.DataFrame, times: Sequence[float]) -> list[int]:
     return out
 
 
-def fmt(x: float | None, spec: str = ".3f", scale: float = 1.0) -> str:
-    """x / scale formatted, or "-" for none (or NaN)."""
-    return "-" if x is None or (isinstance(x, float) and math.isnan(x)) else format(x / scale, spec)
-
-
 def ratio_rows(tables: dict[str, pl.DataFrame], max_pkts: int | None = None) -> tuple[list[str], list[list[str]]]:
     """A per-bin table: size range, flows, PS (exact), eq. 4.1, then each protocol's AFCT and
     ratio to PS. Bins are those of the first protocol (the same flows for every protocol)."""
@@ -150,9 +145,9 @@ def ratio_rows(tables: dict[str, pl.DataFrame], max_pkts: int | None = None) -> 
     for r in first.iter_rows(named=True):
         if max_pkts is not None and r["lo"] >= max_pkts:
             continue
-        row = [f"{r['lo']}-{r['hi']}", str(r["n"]), fmt(r["ps"]), fmt(r["ps_curve"])]
+        row = [f"{r['lo']}-{r['hi']}", str(r["n"]), fmt(r["ps"], ".3f"), fmt(r["ps_curve"], ".3f")]
         for b in bins.values():
             m = b.filter(pl.col("bin") == r["bin"])
-            row += ["-", "-"] if m.height == 0 else [fmt(m["afct"][0]), fmt(m["ratio"][0], ".2f")]
+            row += ["-", "-"] if m.height == 0 else [fmt(m["afct"][0], ".3f"), fmt(m["ratio"][0], ".2f")]
         rows.append(row)
     return header, rows

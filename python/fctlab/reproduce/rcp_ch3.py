@@ -17,38 +17,10 @@ import polars as pl
 from fctlab.reference import max_min_rates
 from fctlab.reproduce import rcp_fixed_rate
 from fctlab.reproduce.framework import Context, Experiment, Runs, md_table, mean_std, plt
+from fctlab.reproduce.series import link_series, settle_time, window_mean
 
 #: Payload bytes of the thesis's 1000-byte packets (40 bytes of headers).
 MSS = 960
-#: Convergence band: C/R counts as converged within this fraction of its target.
-BAND = 0.10
-
-
-def wide(series: pl.DataFrame, target: str) -> pl.DataFrame:
-    """One link's series as columns (time_s, queue_bytes, throughput_bps, input_bps, active_flows, ...)."""
-    return series.filter(pl.col("target") == target).pivot("metric", index="time_s", values="value").sort("time_s")
-
-
-def settle_time(
-    times: list[float], values: list[float], target: float, start: float, end: float, band: float = BAND
-) -> float | None:
-    """Seconds after `start` from which every sample in [start, end) stays within `band` x
-    `target` of `target` (None if the last sample of the span is still outside)."""
-    span = [(t, v) for t, v in zip(times, values, strict=True) if start <= t < end]
-    last_out = None
-    for t, v in span:
-        if abs(v - target) > band * target:
-            last_out = t
-    if not span or last_out == span[-1][0]:
-        return None
-    if last_out is None:
-        return span[0][0] - start
-    return min(t for t, _ in span if t > last_out) - start
-
-
-def window_mean(frame: pl.DataFrame, column: str, start: float, end: float) -> float:
-    """Mean of `column` over samples in [start, end) (a sample at a phase's end belongs to the next)."""
-    return float(frame.filter((pl.col("time_s") >= start) & (pl.col("time_s") < end))[column].mean())
 
 
 def _scaled_long_lived(flows: list[tuple[str, str, float, float]], scale: float) -> list[dict[str, Any]]:
@@ -84,7 +56,7 @@ def analyze_fig32(runs: Runs, ctx: Context) -> str:
     scale = QUICK_SCALE if ctx.quick else 1.0
     seed = runs.seeds[0]
     capacity = float(runs.links("rcp", seed).filter(pl.col("name") == "bottleneck")["rate_bps"].item())
-    w = wide(runs.series("rcp", seed), "bottleneck").with_columns(
+    w = link_series(runs.series("rcp", seed), "bottleneck").with_columns(
         c_over_r=capacity / pl.col("rcp_rate_bps"), utilization=pl.col("throughput_bps") / capacity
     )
     t, est = w["time_s"].to_list(), w["c_over_r"].to_list()
@@ -187,8 +159,8 @@ def analyze_fig33(runs: Runs, ctx: Context) -> str:
         .pivot("target", index="time_s", values="value")
         .sort("time_s")
     )
-    rate_c = wide(series, "linkC").with_columns(c_over_r=cap["linkC"] / pl.col("rcp_rate_bps"))
-    rate_b = wide(series, "linkB").with_columns(c_over_r=cap["linkB"] / pl.col("rcp_rate_bps"))
+    rate_c = link_series(series, "linkC").with_columns(c_over_r=cap["linkC"] / pl.col("rcp_rate_bps"))
+    rate_b = link_series(series, "linkB").with_columns(c_over_r=cap["linkB"] / pl.col("rcp_rate_bps"))
     phases = [(FIG33_A[0], FIG33_B[0], False), (FIG33_B[0], FIG33_B[1], True), (FIG33_B[1], FIG33_A[1], False)]
     t = thr["time_s"].to_list()
     rows = []
@@ -323,7 +295,9 @@ def analyze_fig34(runs: Runs, ctx: Context) -> str:
             scen = runs.flows(name, seed)
             links = runs.links(name, seed)
             capacity = float(links.filter(pl.col("name") == "bottleneck")["rate_bps"].item())
-            w = wide(runs.series(name, seed), "bottleneck").with_columns(c_over_r=capacity / pl.col("rcp_rate_bps"))
+            w = link_series(runs.series(name, seed), "bottleneck").with_columns(
+                c_over_r=capacity / pl.col("rcp_rate_bps")
+            )
             start, end = runs.window(name, seed)
             w = w.filter((pl.col("time_s") > start) & (pl.col("time_s") <= end))
             w = w.with_columns(n_data=pl.Series(data_phase_counts(scen, w["time_s"].to_list()), dtype=pl.Float64))
@@ -459,10 +433,10 @@ def analyze_fig35(runs: Runs, ctx: Context) -> str:
         seed = runs.seeds_of(name)[0]
         series = runs.series(name, seed)
         capacity = float(runs.links(name, seed).filter(pl.col("name") == "bottleneck")["rate_bps"].item())
-        b = wide(series, "bottleneck").with_columns(
+        b = link_series(series, "bottleneck").with_columns(
             r_over_c=pl.col("rcp_rate_bps") / capacity, utilization=pl.col("throughput_bps") / capacity
         )
-        long = wide(series, "l0->rl").select("time_s", long=pl.col("throughput_bps") / capacity)
+        long = link_series(series, "l0->rl").select("time_s", long=pl.col("throughput_bps") / capacity)
         b = b.join(long, on="time_s").filter(pl.col("time_s") <= duration)
         tail = duration * 2 / 3
         short = runs.flows(name, seed).filter(

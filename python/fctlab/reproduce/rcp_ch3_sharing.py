@@ -19,7 +19,7 @@ from typing import Any
 import polars as pl
 
 from fctlab.reproduce import rcp_analysis as ra
-from fctlab.reproduce.framework import Context, Experiment, Runs, md_table, mean_fct, plt, window_stat
+from fctlab.reproduce.framework import Context, Experiment, Runs, fmt, md_table, mean_fct, plt, window_stat
 
 #: Bottleneck capacity (bit/s) and round trip (s) of the base scenario.
 C, RTT = 150e6, 0.1
@@ -126,8 +126,8 @@ def analyze_fig3_9(runs: Runs, ctx: Context) -> str:
                 f"{st['p95']:.3f}",
                 f"{st['max']:.3f}",
                 f"{st['decades']:.2f}",
-                ra.fmt(left, ".2f"),
-                ra.fmt(corr, ".2f"),
+                fmt(left, ".2f"),
+                fmt(corr, ".2f"),
             ]
         )
         plot = plot if plot is not None else w
@@ -230,13 +230,13 @@ def analyze_differential(runs: Runs, ctx: Context) -> str:
     plain = two_flow_phases(runs.wide_series("two-flows-plain", seed), young, ends["two-flows-plain"])
 
     def mb(x: float | None) -> str:
-        return ra.fmt(None if x is None else x / 1e6, ".1f")
+        return fmt(None if x is None else x / 1e6, ".1f")
 
     rows = []
     for label, got in (("differential", diff), ("plain", plain)):
         for phase in ("alone", "young", "old"):
             g = got[phase]
-            rows.append([label, phase, mb(g["long"]), mb(g["joiner"]), ra.fmt(g["c_over_r"], ".2f")])
+            rows.append([label, phase, mb(g["long"]), mb(g["joiner"]), fmt(g["c_over_r"], ".2f")])
     y = diff["young"]
     ratio = None if not (y["long"] and y["joiner"]) else y["long"] / y["joiner"]
     alone_r = None if not diff["alone"]["c_over_r"] else C / diff["alone"]["c_over_r"]
@@ -251,7 +251,7 @@ def analyze_differential(runs: Runs, ctx: Context) -> str:
         "(150 Mb/s, 100 ms), the routers starting warm (R = 0.5 C, d = 100 ms). Two flows: a long-lived flow "
         f"from 0 s and a {JOINER // 1_000_000} MB flow "
         f"joining at {JOIN:.0f} s, threshold {THRESHOLD // 1_000_000} MB (the joiner is young until "
-        f"{ra.fmt(young, '.2f')} s). Sending rates on the wire (Mb/s) per phase (alone: the 10 s before the join; "
+        f"{fmt(young, '.2f')} s). Sending rates on the wire (Mb/s) per phase (alone: the 10 s before the join; "
         "young: the joiner's last second below the threshold; old: the 2 s before the joiner completes; the plain "
         "router's young phase is the same span):\n\n"
         + md_table(["router", "phase", "long flow", "joiner", "C / R"], rows)
@@ -261,12 +261,12 @@ def analyze_differential(runs: Runs, ctx: Context) -> str:
             [
                 [
                     "rates of long and short flows in ratio theta : 1",
-                    f"long / young joiner = {ra.fmt(ratio, '.2f')} (theta = {THETA})",
+                    f"long / young joiner = {fmt(ratio, '.2f')} (theta = {THETA})",
                 ],
                 [
                     "C/R estimates N_s + theta N_l",
-                    f"C/R = {ra.fmt(y['c_over_r'], '.2f')} with one young and one old flow (1 + theta = "
-                    f"{1 + THETA}); {ra.fmt(diff['old']['c_over_r'], '.2f')} with two old ones (2 theta = "
+                    f"C/R = {fmt(y['c_over_r'], '.2f')} with one young and one old flow (1 + theta = "
+                    f"{1 + THETA}); {fmt(diff['old']['c_over_r'], '.2f')} with two old ones (2 theta = "
                     f"{2 * THETA})",
                 ],
                 [

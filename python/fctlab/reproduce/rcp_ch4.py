@@ -21,7 +21,7 @@ import polars as pl
 
 from fctlab.reproduce import rcp_analysis as ra
 from fctlab.reproduce import rcp_reports as rr
-from fctlab.reproduce.framework import Context, Experiment, Runs, md_table, mean_fct, plt, pm, reduction
+from fctlab.reproduce.framework import Context, Experiment, Runs, fmt, md_table, mean_fct, plt, pm, reduction
 from fctlab.reproduce.rcp_reports import Setup
 
 PKT = ra.MSS
@@ -297,9 +297,9 @@ def _fig49() -> Experiment:
             lb.append(
                 [
                     p,
-                    ra.fmt(float(t["fct_s"].mean())),
-                    ra.fmt(float(t["lower_bound_s"].mean())),
-                    ra.fmt(float(t["fct_s"].mean() / t["lower_bound_s"].mean()), ".2f"),
+                    fmt(float(t["fct_s"].mean()), ".3f"),
+                    fmt(float(t["lower_bound_s"].mean()), ".3f"),
+                    fmt(float(t["fct_s"].mean() / t["lower_bound_s"].mean()), ".2f"),
                 ]
             )
         return "\n\n".join(
@@ -464,13 +464,13 @@ def _fig415() -> Experiment:
                 g = tables[p].filter(pl.col("workload") == f"g{k}")
                 if i == 0:
                     ps = float(g["ps_fct_s"].mean())
-                    row += [str(g.height), ra.fmt(ps), ra.fmt(float(g["ps_curve_s"].mean()))]
+                    row += [str(g.height), fmt(ps, ".3f"), fmt(float(g["ps_curve_s"].mean()), ".3f")]
                     series["PS"].append(ps)
                 a = float(g["fct_s"].mean())
                 series[p].append(a)
                 if p == "RCP":
                     ctx.check("Fig. 4.15", f"RCP AFCT / PS, group of RTPD {rtpd * 1e3:.0f} ms", CLOSE_TO_PS, a / ps)
-                row += [ra.fmt(a), ra.fmt(a / ps, ".2f")]
+                row += [fmt(a, ".3f"), fmt(a / ps, ".2f")]
             rows.append(row)
         pyplot = plt()
         fig, ax = pyplot.subplots(figsize=(6, 4))

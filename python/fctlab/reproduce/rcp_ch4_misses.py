@@ -22,7 +22,7 @@ import polars as pl
 
 from fctlab import reference
 from fctlab.reproduce import rcp_analysis as ra
-from fctlab.reproduce.framework import Context, Experiment, Runs, md_table
+from fctlab.reproduce.framework import Context, Experiment, Runs, fmt, md_table
 from fctlab.reproduce.rcp_ch4 import bdp, dumbbell, pareto, protocol, quick_scale
 from fctlab.reproduce.rcp_reports import Setup
 
@@ -129,15 +129,15 @@ def analyze_10ms(runs: Runs, ctx: Context) -> str:
             [
                 name,
                 ns,
-                ra.fmt(short, ".4f"),
-                ra.fmt(short_ps, ".2f"),
+                fmt(short, ".4f"),
+                fmt(short_ps, ".2f"),
                 nl,
-                ra.fmt(long, ".2f"),
-                ra.fmt(long_ps, ".2f"),
-                ra.fmt(st["r_median"], ".3f"),
-                ra.fmt(st["r_mean"], ".3f"),
-                ra.fmt(st["n_mean"], ".1f"),
-                ra.fmt(st["q_bdp"], ".4f"),
+                fmt(long, ".2f"),
+                fmt(long_ps, ".2f"),
+                fmt(st["r_median"], ".3f"),
+                fmt(st["r_mean"], ".3f"),
+                fmt(st["n_mean"], ".1f"),
+                fmt(st["q_bdp"], ".4f"),
                 _drops(runs, name),
             ]
         )
@@ -146,7 +146,7 @@ def analyze_10ms(runs: Runs, ctx: Context) -> str:
     base = got.get("rcp", {})
 
     def g(name: str, key: str, spec: str) -> str:
-        return ra.fmt(got.get(name, {}).get(key), spec)
+        return fmt(got.get(name, {}).get(key), spec)
 
     return (
         "Fig. 4.14's 10 ms point (C = 150 Mb/s, load 0.9, Pareto mean 25 packets, buffer C x RTPD unless "
@@ -183,7 +183,7 @@ def analyze_10ms(runs: Runs, ctx: Context) -> str:
         f"{g('rcp-alpha0.4-beta0.5', 'short_ps', '.2f')} x PS, against {g('rcp', 'short_ps', '.2f')} x with the "
         "thesis's; ten times the buffer removes the drops but not the low R "
         f"({g('rcp-buffer-10bdp', 'short_ps', '.2f')} x). TCP's long flows beat PS here "
-        f"({g('tcp', 'long', '.2f')} s against RCP's {ra.fmt(base.get('long'), '.2f')} s): its short flows "
+        f"({g('tcp', 'long', '.2f')} s against RCP's {fmt(base.get('long'), '.2f')} s): its short flows "
         "spend their lives in slow start and leave the link to the long ones, which RCP's single rate does "
         "not. The thesis's ns-2 router is the same law (its code updates R every min(d, 10 ms) with the same "
         "RTT averaging), so the gap is not an implementation difference we can name; the thesis's figure for "
@@ -208,8 +208,8 @@ def analyze_tcp(runs: Runs, ctx: Context) -> str:
                     name,
                     f"{lo}-{hi - 1}" if hi else f">= {lo}",
                     n,
-                    ra.fmt(afct, ".2f"),
-                    ra.fmt(ratio, ".2f"),
+                    fmt(afct, ".2f"),
+                    fmt(ratio, ".2f"),
                     f"{lossy / n * 100:.1f}%" if n else "-",
                 ]
             )
@@ -232,22 +232,22 @@ def analyze_tcp(runs: Runs, ctx: Context) -> str:
             [
                 [
                     n,
-                    ra.fmt(None if v["retx"] is None else v["retx"] * 100, ".1f") + "%",
+                    fmt(None if v["retx"] is None else v["retx"] * 100, ".1f") + "%",
                     v["drops"],
-                    ra.fmt(v["big"], ".1f"),
+                    fmt(v["big"], ".1f"),
                 ]
                 for n, v in summary.items()
             ],
         )
         + "\n\n**Why.** With the exact clock (G = 0) "
-        f"{ra.fmt(None if d.get('retx') is None else d['retx'] * 100, '.1f')}% of the flows retransmit while the "
+        f"{fmt(None if d.get('retx') is None else d['retx'] * 100, '.1f')}% of the flows retransmit while the "
         f"bottleneck drops {d.get('drops', '-')} packets: the timeouts are spurious. RFC 6298's RTO is SRTT + "
         "max(G, 4 RTTVAR); on a 1.6 s path whose RTT hardly varies RTTVAR decays towards 0 and the RTO towards "
         "SRTT, and a few milliseconds of queueing behind another flow's slow-start burst fire the timer. A "
         "spurious timeout resends the window from one segment and backs the RTO off (3.2, 6.4, ... s): the "
         "large flows, which live longest with a tight RTO, pay most. With G = 200 ms (Linux's RTO >= SRTT + "
-        f"200 ms) flows of 1,024 packets or more take {ra.fmt(gz.get('big'), '.1f')} x PS instead of "
-        f"{ra.fmt(d.get('big'), '.1f')} x; but the flows that no longer time out spuriously grow their windows "
+        f"200 ms) flows of 1,024 packets or more take {fmt(gz.get('big'), '.1f')} x PS instead of "
+        f"{fmt(d.get('big'), '.1f')} x; but the flows that no longer time out spuriously grow their windows "
         f"and overflow the buffer ({gz.get('drops', '-')} drops), so TCP stays far above the thesis's \"about "
         'five times RCP" for large flows. With G = 0 TCP / PS first reaches 5 in the '
         f'{d.get("crossing") or "-"} packet bin (power-of-two bins): the thesis\'s "about five times" holds '

@@ -18,7 +18,7 @@ import polars as pl
 from fctlab import reference
 from fctlab.reproduce import rcp_analysis as ra
 from fctlab.reproduce import rcp_reports as rr
-from fctlab.reproduce.framework import Context, Experiment, Runs, md_table, plt
+from fctlab.reproduce.framework import Context, Experiment, Runs, fmt, md_table, plt
 from fctlab.reproduce.rcp_ch4 import SETUP1, bdp, dumbbell, pareto, protocol
 
 #: The traced sizes, packets (the thesis's top and bottom plots).
@@ -144,7 +144,7 @@ def analyze(runs: Runs, ctx: Context) -> str:
         if lossy
         else f"none of the {tcp.height} traced TCP flows lost a packet in this run, so the thesis's AIMD case "
         "is not among them: their FCTs exceed the slow-start curve by at most "
-        f"{ra.fmt(excess, '.2f')} RTPD"
+        f"{fmt(excess, '.2f')} RTPD"
     )
     claims = [
         [

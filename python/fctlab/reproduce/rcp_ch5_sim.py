@@ -25,9 +25,8 @@ from typing import Any
 import numpy as np
 import polars as pl
 
-from fctlab.reproduce import rcp_analysis as ra
 from fctlab.reproduce import rcp_settling as st
-from fctlab.reproduce.framework import Context, Experiment, Runs, md_table, mean_fct, plt
+from fctlab.reproduce.framework import Context, Experiment, Runs, fmt, md_table, mean_fct, plt
 from fctlab.stability import linear
 
 #: Bytes on the wire per packet (960 payload + 40 header).
@@ -203,8 +202,8 @@ def analyze_fig5_3(runs: Runs, ctx: Context) -> str:
         f"of {len(verdict)} points stable; {both} stable in both, {sim_only} stable in simulation only, "
         f"{len(lin_only)} stable in the linear model only{lin_list} |\n"
         + "| the linear region is capped at alpha < 1.6 and beta <= 0.55 (004:2404-2407) | linear model: largest "
-        f"stable beta on the grid {ra.fmt(lin_beta, '.1f')}; simulation: stable points up to beta = "
-        f"{ra.fmt(sim_beta, '.1f')}, alpha = {ra.fmt(sim_alpha, '.1f')} |\n"
+        f"stable beta on the grid {fmt(lin_beta, '.1f')}; simulation: stable points up to beta = "
+        f"{fmt(sim_beta, '.1f')}, alpha = {fmt(sim_alpha, '.1f')} |\n"
         + "| (1.4, 0.3): linearly stable, unstable in simulation (sec. 5.2, 004:2466-2470) | "
         + ("not on the grid" if (1.4, 0.3) not in verdict else "stable" if verdict[(1.4, 0.3)] else "unstable")
         + f" (linear model: {'stable' if _linear_stable(1.4, 0.3) else 'unstable'}) |\n"
@@ -301,15 +300,15 @@ def analyze_fig5_7_9(runs: Runs, ctx: Context) -> str:
                 n,
                 f"{a}, {b}",
                 v,
-                ra.fmt(mean(l1, "rcp_rate_bps") / 1e6, ".1f"),
-                ra.fmt(sw(l1, "rcp_rate_bps", F57_R1), ".2f"),
-                ra.fmt(mean(l3, "rcp_rate_bps") / 1e6, ".2f"),
-                ra.fmt(sw(l3, "rcp_rate_bps", F57_R3), ".2f"),
-                ra.fmt(mean(l1, "rcp_avg_rtt_s"), ".2f"),
-                ra.fmt(sw(l1, "rcp_avg_rtt_s", 1.0), ".2f"),
-                ra.fmt(float(l1["rcp_avg_rtt_s"][1].max()) if "rcp_avg_rtt_s" in l1 else None, ".1f"),
-                ra.fmt(mean(l2, "throughput_bps") / 1e6, ".1f"),
-                ra.fmt(mean(l3, "throughput_bps") / 1e6, ".1f"),
+                fmt(mean(l1, "rcp_rate_bps") / 1e6, ".1f"),
+                fmt(sw(l1, "rcp_rate_bps", F57_R1), ".2f"),
+                fmt(mean(l3, "rcp_rate_bps") / 1e6, ".2f"),
+                fmt(sw(l3, "rcp_rate_bps", F57_R3), ".2f"),
+                fmt(mean(l1, "rcp_avg_rtt_s"), ".2f"),
+                fmt(sw(l1, "rcp_avg_rtt_s", 1.0), ".2f"),
+                fmt(float(l1["rcp_avg_rtt_s"][1].max()) if "rcp_avg_rtt_s" in l1 else None, ".1f"),
+                fmt(mean(l2, "throughput_bps") / 1e6, ".1f"),
+                fmt(mean(l3, "throughput_bps") / 1e6, ".1f"),
             ]
         )
     _plot_fig5_7_9(ctx, data)
@@ -511,7 +510,7 @@ def analyze_fig5_10_13(runs: Runs, ctx: Context) -> str:
     sweeps = []
     indep = []
     for a, b in CONV_PAIRS:
-        for label, prefix, key, fmt in (
+        for label, prefix, key, describe in (
             ("link rate (Fig. 5.10)", "rate", "c", lambda g: f"{g['c'] / 1e6:g} Mb/s"),
             ("RTT (Fig. 5.11 by caption, 5.12 by text)", "rtt", "rtt", lambda g: f"{g['rtt'] * 1e3:g} ms"),
             ("N (Fig. 5.12 by caption, 5.11 by text)", "n", "n", lambda g: f"{g['n'] // 2} -> {g['n']}"),
@@ -521,12 +520,12 @@ def analyze_fig5_10_13(runs: Runs, ctx: Context) -> str:
                 continue
             rows = [
                 [
-                    fmt(got[n]),
+                    describe(got[n]),
                     _rtts(got[n]["rtts"]),
-                    ra.fmt(got[n]["r_eq"] / got[n].get("fair", float("nan")), ".3f"),
-                    ra.fmt(got[n].get("d_join", float("nan")) / got[n]["rtt"], ".2f")
+                    fmt(got[n]["r_eq"] / got[n].get("fair", float("nan")), ".3f"),
+                    fmt(got[n].get("d_join", float("nan")) / got[n]["rtt"], ".2f")
                     + " -> "
-                    + ra.fmt(got[n].get("d_peak", float("nan")) / got[n]["rtt"], ".2f"),
+                    + fmt(got[n].get("d_peak", float("nan")) / got[n]["rtt"], ".2f"),
                 ]
                 for n in names
             ]
@@ -578,8 +577,8 @@ def analyze_fig5_10_13(runs: Runs, ctx: Context) -> str:
         + " |\n"
         + "| fastest for alpha in (0.4, 0.6), beta in (0.2, 0.6) (004:2664-2666) | fastest grid points: "
         + ", ".join(f"({n[6:9]}, {n[11:14]}) {x:.1f}" for x, n in best)
-        + f"; inside the recommended box: {ra.fmt(min(rec_ok) if rec_ok else None, '.1f')} - "
-        f"{ra.fmt(max(rec_ok) if rec_ok else None, '.1f')} RTTs ({len(rec_ok)} of {len(rec)} settled) |\n"
+        + f"; inside the recommended box: {fmt(min(rec_ok) if rec_ok else None, '.1f')} - "
+        f"{fmt(max(rec_ok) if rec_ok else None, '.1f')} RTTs ({len(rec_ok)} of {len(rec)} settled) |\n"
         + "| slow when alpha is too small (slow to use spare capacity) or too big (overshoots) | see the grid |\n"
         + "\n**Why slower than the thesis's 10 RTTs.** When the load doubles the offered rate is 2C for an RTT "
         "before any feedback returns: a queue of one to two bandwidth-delay products builds, the beta q/d term "
@@ -695,7 +694,7 @@ def analyze_fig5_14_15(runs: Runs, ctx: Context) -> str:
                 sent = int(links["pkts_sent"].item()) if links.height else 0
                 loss = drops / (drops + sent) if drops + sent else float("nan")
                 fct = mean_fct(sample)[0] if sample.height else float("nan")
-                row.append(f"{ra.fmt(fct, '.3f')} s / {loss:.2%} ({sample.height})")
+                row.append(f"{fmt(fct, '.3f')} s / {loss:.2%} ({sample.height})")
                 plotted[fig][(a, b, buf)] = (fct, loss)
                 if not math.isnan(fct) and (buf not in best or fct < best[buf][0]):
                     best[buf] = (fct, f"({a}, {b})")

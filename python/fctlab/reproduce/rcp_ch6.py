@@ -14,8 +14,7 @@ from typing import Any
 
 import polars as pl
 
-from fctlab.reproduce import rcp_analysis as ra
-from fctlab.reproduce.framework import Context, Experiment, Runs, md_table, plt, window_stat
+from fctlab.reproduce.framework import Context, Experiment, Runs, fmt, md_table, plt, window_stat
 
 #: When the second flow joins and when the run ends, full scale (s).
 JOIN, END = 150.0, 200.0
@@ -97,15 +96,15 @@ def analyze_fig6_17(runs: Runs, ctx: Context) -> str:
         rows.append(
             [
                 n,
-                ra.fmt(g["before"], ".1f", 1e6),
+                fmt(g["before"], ".1f", 1e6),
                 "n/a (R halves)"
                 if n == "all-rcp"
                 else "none"
                 if g["switch"] is None
                 else f"{g['switch']:.2f} s = {in_rtts:.1f} RTTs",
-                ra.fmt(g["rtcp"], ".1f", 1e6),
-                ra.fmt(g["joiner"], ".1f", 1e6),
-                ra.fmt(g["queue"], ".0f", 1500),
+                fmt(g["rtcp"], ".1f", 1e6),
+                fmt(g["joiner"], ".1f", 1e6),
+                fmt(g["queue"], ".0f", 1500),
                 str(g["drops"]),
             ]
         )
@@ -140,13 +139,13 @@ def analyze_fig6_17(runs: Runs, ctx: Context) -> str:
         )
         + "\n\n| thesis (sec. 6.2.2) | fctlab |\n|---|---|\n"
         + f"| switches to TCP within 10 RTTs of the bottleneck moving | {', '.join(ok) or 'no run'} within 10 RTTs "
-        f"({ra.fmt(fb['switch'], '.2f')} s and {ra.fmt(small['switch'], '.2f')} s) |\n"
-        + f"| no false positives | all-RCP path: the first R-TCP flow sends {ra.fmt(allrcp['rtcp'], '.1f', 1e6)} Mb/s "
-        f"and the joiner {ra.fmt(allrcp['joiner'], '.1f', 1e6)} Mb/s on the wire against the bottleneck's R = "
-        f"{ra.fmt(allrcp['r_tail'], '.1f', 1e6)} Mb/s: both keep RCP's rate (fallen back to TCP, they would not "
-        f"hold it with an empty queue: {ra.fmt(allrcp['queue'], '.0f', 1500)} packets) |\n"
+        f"({fmt(fb['switch'], '.2f')} s and {fmt(small['switch'], '.2f')} s) |\n"
+        + f"| no false positives | all-RCP path: the first R-TCP flow sends {fmt(allrcp['rtcp'], '.1f', 1e6)} Mb/s "
+        f"and the joiner {fmt(allrcp['joiner'], '.1f', 1e6)} Mb/s on the wire against the bottleneck's R = "
+        f"{fmt(allrcp['r_tail'], '.1f', 1e6)} Mb/s: both keep RCP's rate (fallen back to TCP, they would not "
+        f"hold it with an empty queue: {fmt(allrcp['queue'], '.0f', 1500)} packets) |\n"
         + f"| (without the heuristic RCP would overwhelm the non-RCP link) | no fallback: R-TCP "
-        f"{ra.fmt(no['rtcp'], '.1f', 1e6)} Mb/s, TCP {ra.fmt(no['joiner'], '.1f', 1e6)} Mb/s, {no['drops']} drops |\n"
+        f"{fmt(no['rtcp'], '.1f', 1e6)} Mb/s, TCP {fmt(no['joiner'], '.1f', 1e6)} Mb/s, {no['drops']} drops |\n"
         + f"\nAfter the switch both flows run TCP and share the drop-tail link as TCP flows do: the joiner's round "
         f"trip is {fb['rtt_joiner'] * 1e3:.0f} ms against the R-TCP flow's {fb['rtt'] * 1e3:.0f} ms, and it takes the "
         "larger share.\n"

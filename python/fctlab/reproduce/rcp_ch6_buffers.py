@@ -39,8 +39,7 @@ import polars as pl
 from fctlab import models
 from fctlab.analysis import loss_probability
 from fctlab.reference import ps_afct_with_setup
-from fctlab.reproduce import rcp_analysis as ra
-from fctlab.reproduce.framework import Context, Experiment, Runs, md_table, plt
+from fctlab.reproduce.framework import Context, Experiment, Runs, fmt, md_table, plt
 
 #: Round trip (s), packet and payload bytes of the base scenarios.
 RTT, PACKET, MSS = 0.08, 1000, 948
@@ -215,21 +214,21 @@ def _sweep_table(
         inc = _increase(g, ref[k])
         rows.append(
             [
-                fmt(k),
+                fmt(k, ".3f"),
                 f"{_pct(b)} ({next(p.buffer_pkts for p in grid.values() if getattr(p, key) == k and p.buffer == b)})",
                 str(g["flows"]) + (f" ({g['incomplete']} unfinished)" if g["incomplete"] else ""),
-                ra.fmt(g["mean_pkts"], ".1f"),
-                ra.fmt(g["load"], ".2f"),
-                ra.fmt(g["thesis_afct"], ".3f"),
-                ra.fmt(g["eq61"], ".3f"),
-                ra.fmt(g["ratio"], ".2f"),
+                fmt(g["mean_pkts"], ".1f"),
+                fmt(g["load"], ".2f"),
+                fmt(g["thesis_afct"], ".3f"),
+                fmt(g["eq61"], ".3f"),
+                fmt(g["ratio"], ".2f"),
                 "-" if inc is None else f"{inc * 100:+.0f}%",
                 f"{g['loss']:.2e}",
-                ra.fmt(None if g["timeouts"] is None else g["timeouts"] * 100, ".1f"),
-                ra.fmt(g["active"], ".1f"),
-                ra.fmt(g["active_ps"], ".1f"),
-                ra.fmt(g["r_c"], ".2f"),
-                ra.fmt(g["nr_c"], ".1f"),
+                fmt(None if g["timeouts"] is None else g["timeouts"] * 100, ".1f"),
+                fmt(g["active"], ".1f"),
+                fmt(g["active_ps"], ".1f"),
+                fmt(g["r_c"], ".2f"),
+                fmt(g["nr_c"], ".1f"),
                 f"{g['queue_pkts']:.1f}",
             ]
         )
@@ -411,11 +410,11 @@ def analyze_fig6_18(runs: Runs, ctx: Context) -> str:
             n,
             f"{x['capacity'] / 1e6:g} Mb/s",
             f"{x['limit']} ({x['limit'] / (x['capacity'] * RTT / (8 * PACKET)):.1%} BDP)",
-            ra.fmt(None if x["util"] is None else x["util"] * 100, ".1f") + "%",
-            f"{ra.fmt(x['q'], '.1f')} (max {ra.fmt(x['qmax'], '.0f')})",
-            ra.fmt(x["q_eq"], ".1f"),
-            ra.fmt(x["r"], ".3f"),
-            ra.fmt(x["late_drops"], ".0f"),
+            fmt(None if x["util"] is None else x["util"] * 100, ".1f") + "%",
+            f"{fmt(x['q'], '.1f')} (max {fmt(x['qmax'], '.0f')})",
+            fmt(x["q_eq"], ".1f"),
+            fmt(x["r"], ".3f"),
+            fmt(x["late_drops"], ".0f"),
             f"{x['drops']} ({x['loss']:.1e})",
             f"{x['settle']:.1f} s",
         ]
@@ -431,26 +430,26 @@ def analyze_fig6_18(runs: Runs, ctx: Context) -> str:
         + md_table(
             ["", "thesis (Fig. 6.18, 004:3346-3352, 3408-3413)", "fctlab"],
             [
-                ["link utilization", "100%", ra.fmt(None if g["util"] is None else g["util"] * 100, ".1f") + "%"],
+                ["link utilization", "100%", fmt(None if g["util"] is None else g["util"] * 100, ".1f") + "%"],
                 [
                     "queue",
                     "close to zero",
-                    f"{ra.fmt(g['q'], '.1f')} packets on average, at most {ra.fmt(g['qmax'], '.0f')} (of {limit})",
+                    f"{fmt(g['q'], '.1f')} packets on average, at most {fmt(g['qmax'], '.0f')} (of {limit})",
                 ],
-                ["normalized rate N R / C", "1 (every flow gets its fair share)", ra.fmt(g["r"], ".3f")],
+                ["normalized rate N R / C", "1 (every flow gets its fair share)", fmt(g["r"], ".3f")],
                 [
                     "losses",
                     "zero in steady state",
-                    f"{ra.fmt(g['late_drops'], '.0f')} packets in the second half; {g['drops']} in the whole run (the "
+                    f"{fmt(g['late_drops'], '.0f')} packets in the second half; {g['drops']} in the whole run (the "
                     f"cold start), loss probability {g['loss']:.1e}",
                 ],
                 [
                     "buffer needed",
                     "O(1): as few as 10-20 packets, whatever C, RTT and N",
                     "; ".join(
-                        f"{n}: utilization {ra.fmt(None if x['util'] is None else x['util'] * 100, '.1f')}%, "
-                        f"{ra.fmt(x['late_drops'], '.0f')} drops in the second half ({_late_rate(x)} of its packets), "
-                        f"N R / C = {ra.fmt(x['r'], '.3f')}"
+                        f"{n}: utilization {fmt(None if x['util'] is None else x['util'] * 100, '.1f')}%, "
+                        f"{fmt(x['late_drops'], '.0f')} drops in the second half ({_late_rate(x)} of its packets), "
+                        f"N R / C = {fmt(x['r'], '.3f')}"
                         for n, x in got.items()
                         if n != "long-flows"
                     ),
@@ -476,8 +475,8 @@ def analyze_fig6_18(runs: Runs, ctx: Context) -> str:
         + "\n\nThe queue is not exactly zero: fifty paced flows with unaligned phases, together just below C, "
         "arrive in small bursts, and eq. 3.3 settles where the few packets they leave queued balance a little "
         "spare capacity: alpha (C - y) d = beta q, the 'rest point' column, computed from the measured "
-        f"utilization. At 100 Mb/s that is {ra.fmt(g['q'], '.1f')} packets, "
-        f"{ra.fmt(None if g['q'] is None else g['q'] / 10, '.2f')}% of the bandwidth-delay product: the near-zero "
+        f"utilization. At 100 Mb/s that is {fmt(g['q'], '.1f')} packets, "
+        f"{fmt(None if g['q'] is None else g['q'] / 10, '.2f')}% of the bandwidth-delay product: the near-zero "
         "queue the thesis describes. That rest point must fit in the buffer: with 10 packets the bursts reach "
         "the limit and a few packets keep being dropped; the input stays just below C while N R / C is above 1 "
         "and swings by about 5% (our reading, not checked flow by flow: flows repairing a loss send less than R, "
@@ -540,11 +539,11 @@ def analyze_fig6_19_20(runs: Runs, ctx: Context, grid: dict[str, Point]) -> str:
             [
                 f"{p.mean_pkts:g}",
                 _pct(p.buffer),
-                ra.fmt(got[base.name]["thesis_afct"], ".3f"),
+                fmt(got[base.name]["thesis_afct"], ".3f"),
                 "-" if inc0 is None else f"{inc0 * 100:+.0f}%",
-                ra.fmt(got[n]["thesis_afct"], ".3f"),
+                fmt(got[n]["thesis_afct"], ".3f"),
                 "-" if inc is None else f"{inc * 100:+.0f}%",
-                ra.fmt(got[n]["ratio"], ".2f"),
+                fmt(got[n]["ratio"], ".2f"),
                 f"{got[n]['loss']:.2e}",
             ]
         )
@@ -592,11 +591,11 @@ def analyze_fig6_19_20(runs: Runs, ctx: Context, grid: dict[str, Point]) -> str:
         + "| thesis (sec. 6.3.1) | fctlab |\n|---|---|\n"
         + "| Fig. 6.19, E[L] = 20 packets: small buffers raise the AFCT, by at most 50% at 2% of the BDP | "
         + ", ".join(f"{_pct(b)}: {'-' if v is None else f'{v * 100:+.0f}%'}" for b, v in inc_small.items())
-        + f" against the 200% buffer; (AFCT + RTT/2) / eq. 6.1 = {ra.fmt(small[0][1]['ratio'], '.2f')} at 2%, "
-        f"{ra.fmt(ref_small['ratio'], '.2f')} at 200% |\n"
+        + f" against the 200% buffer; (AFCT + RTT/2) / eq. 6.1 = {fmt(small[0][1]['ratio'], '.2f')} at 2%, "
+        f"{fmt(ref_small['ratio'], '.2f')} at 200% |\n"
         + "| Fig. 6.19, E[L] = 8200 packets: RCP emulates PS even with small buffers | "
         + ", ".join(f"{_pct(b)}: {'-' if v is None else f'{v * 100:+.0f}%'}" for b, v in inc_large.items())
-        + f"; / eq. 6.1 = {ra.fmt(large[0][1]['ratio'], '.2f')} at 2%, {ra.fmt(ref_large['ratio'], '.2f')} at 200% |\n"
+        + f"; / eq. 6.1 = {fmt(large[0][1]['ratio'], '.2f')} at 2%, {fmt(ref_large['ratio'], '.2f')} at 200% |\n"
         + "| Fig. 6.20: the difference from PS (active flows) becomes negligible as E[L] grows | see the table: "
         "active flows against eq. 6.1's lambda x AFCT |\n"
         + "| Fig. 6.20: loss probability first rises, then falls as E[L] grows | "

@@ -19,8 +19,7 @@ import polars as pl
 
 from fctlab.quantity import parse_time
 from fctlab.reproduce import checks
-from fctlab.reproduce import rcp_analysis as ra
-from fctlab.reproduce.framework import Context, Experiment, Runs, md_table, plt, window_stat
+from fctlab.reproduce.framework import Context, Experiment, Runs, fmt, md_table, plt, window_stat
 
 #: Bottleneck capacity of both base scenarios (bit/s).
 CAPACITY = 100e6
@@ -154,12 +153,12 @@ def analyze_fig6_11(runs: Runs, ctx: Context) -> str:
         rows.append(
             [
                 name,
-                ra.fmt(g["before"], ".2f", 1e6),
-                ra.fmt(g["rcp_soon"], ".2f", 1e6),
-                ra.fmt(g["rcp_late"], ".2f", 1e6),
-                ra.fmt(g["tcp_late"], ".2f", 1e6),
-                ra.fmt(g["r_before"], ".3f", CAPACITY),
-                ra.fmt(g["r_late"], ".3f", CAPACITY),
+                fmt(g["before"], ".2f", 1e6),
+                fmt(g["rcp_soon"], ".2f", 1e6),
+                fmt(g["rcp_late"], ".2f", 1e6),
+                fmt(g["tcp_late"], ".2f", 1e6),
+                fmt(g["r_before"], ".3f", CAPACITY),
+                fmt(g["r_late"], ".3f", CAPACITY),
             ]
         )
     _plot_fig611(ctx, got)
@@ -200,16 +199,16 @@ def analyze_fig6_11(runs: Runs, ctx: Context) -> str:
             rows,
         )
         + "\n\n| thesis (Fig. 6.11) | fctlab |\n|---|---|\n"
-        + f"| before the join R/C = 1/9 = 0.111 | R/C {ra.fmt(p['r_before'], '.3f', CAPACITY)} |\n"
+        + f"| before the join R/C = 1/9 = 0.111 | R/C {fmt(p['r_before'], '.3f', CAPACITY)} |\n"
         + f'| "RCP rate is throttled immediately" when TCP joins | plain RCP, 500 KB: R/C falls to '
-        f"{ra.fmt(p['r_late'], '.3f', CAPACITY)}; each RCP flow gets {ra.fmt(p['rcp_late'], '.2f', 1e6)} Mb/s, "
+        f"{fmt(p['r_late'], '.3f', CAPACITY)}; each RCP flow gets {fmt(p['rcp_late'], '.2f', 1e6)} Mb/s, "
         f"{pct(p['rcp_late'], fair)} of its fair {fair / 1e6:.0f} Mb/s, and TCP takes "
-        f"{ra.fmt(p['tcp_late'], '.1f', 1e6)} Mb/s "
-        f"({pct(p['tcp_late'], CAPACITY)} of the link). 1 MB: R/C {ra.fmt(p1['r_late'], '.4f', CAPACITY)}, RCP "
-        f"{ra.fmt(p1['rcp_late'], '.2f', 1e6)} Mb/s per flow, TCP {ra.fmt(p1['tcp_late'], '.1f', 1e6)} Mb/s |\n"
+        f"{fmt(p['tcp_late'], '.1f', 1e6)} Mb/s "
+        f"({pct(p['tcp_late'], CAPACITY)} of the link). 1 MB: R/C {fmt(p1['r_late'], '.4f', CAPACITY)}, RCP "
+        f"{fmt(p1['rcp_late'], '.2f', 1e6)} Mb/s per flow, TCP {fmt(p1['tcp_late'], '.1f', 1e6)} Mb/s |\n"
         + "| (the fix, Fig. 6.13) each flow about C/10 | rcp-tcp: RCP "
-        f"{ra.fmt(got['rcp-tcp']['rcp_late'], '.2f', 1e6)}, "
-        f"TCP {ra.fmt(got['rcp-tcp']['tcp_late'], '.2f', 1e6)} Mb/s |\n"
+        f"{fmt(got['rcp-tcp']['rcp_late'], '.2f', 1e6)}, "
+        f"TCP {fmt(got['rcp-tcp']['tcp_late'], '.2f', 1e6)} Mb/s |\n"
         + "\nWhy: TCP keeps the buffer full; eq. 3.3 sees a standing queue (beta q/d) and an input above C, "
         "lowers R, RCP sends less, TCP's window grows into the room, and R falls to its floor.\n"
         + "\n![Fig. 6.11: R(t)/C and the per-class throughput](fig6-11.png)\n"
@@ -321,14 +320,14 @@ def _analyze_share(runs: Runs, ctx: Context, fig: str) -> str:
             [
                 n,
                 f"{g['n'][0]} + {g['n'][1]}",
-                ra.fmt(g["rcp"], ".2f", 1e6),
-                ra.fmt(g["tcp"], ".2f", 1e6),
-                ra.fmt(ratio, ".3f"),
-                ra.fmt(g["share"], ".3f"),
-                ra.fmt(g["jain"], ".3f"),
-                ra.fmt(g["w_r"], ".3f"),
-                f"{ra.fmt(g['n_r'], '.1f')} / {ra.fmt(g['n_t'], '.1f')}",
-                ra.fmt(g["util"], ".1f", 1e6),
+                fmt(g["rcp"], ".2f", 1e6),
+                fmt(g["tcp"], ".2f", 1e6),
+                fmt(ratio, ".3f"),
+                fmt(g["share"], ".3f"),
+                fmt(g["jain"], ".3f"),
+                fmt(g["w_r"], ".3f"),
+                f"{fmt(g['n_r'], '.1f')} / {fmt(g['n_t'], '.1f')}",
+                fmt(g["util"], ".1f", 1e6),
             ]
         )
     _plot_share(ctx, fig, got)
@@ -369,17 +368,17 @@ def _analyze_share(runs: Runs, ctx: Context, fig: str) -> str:
         claims = (
             "\n\n| thesis (Fig. 6.13) | fctlab |\n|---|---|\n"
             + f"| 80 RCP and 20 TCP flows share the bandwidth equally (each about C/100 = 1 Mb/s) | RCP "
-            f"{ra.fmt(g['rcp'], '.3f', 1e6)}, TCP {ra.fmt(g['tcp'], '.3f', 1e6)} Mb/s per flow "
-            f"(ratio {ra.fmt(ratio, '.3f')}); "
+            f"{fmt(g['rcp'], '.3f', 1e6)}, TCP {fmt(g['tcp'], '.3f', 1e6)} Mb/s per flow "
+            f"(ratio {fmt(ratio, '.3f')}); "
             "Jain "
-            f"index {ra.fmt(g['jain'], '.3f')} |\n"
-            + f"| (implied) w_R -> N_R/(N_R+N_T) = 0.8 | w_R = {ra.fmt(g['w_r'], '.3f')} |\n"
+            f"index {fmt(g['jain'], '.3f')} |\n"
+            + f"| (implied) w_R -> N_R/(N_R+N_T) = 0.8 | w_R = {fmt(g['w_r'], '.3f')} |\n"
             + f"| T_c above T_c* = (C_T - y_T)/ydot_T | {g['tc']} |\n"
         )
         if ratio is not None and abs(ratio - 1) > 0.1:
             claims += (
                 f"\n**Miss:** RCP gets {ratio:.2f}x TCP's per-flow rate. The scheme stops where y_R/N_R = y_T/N_T "
-                f"with the *estimates*: the zombie list sees the TCP flows as {ra.fmt(g['n_t'], '.1f')} (TCP's own "
+                f"with the *estimates*: the zombie list sees the TCP flows as {fmt(g['n_t'], '.1f')} (TCP's own "
                 "unfairness: 1/P counts unequal flows as fewer), so TCP's per-flow rate looks "
                 f"{20 / g['n_t'] if g['n_t'] else float('nan'):.2f}x what it is and w_R settles above 0.8. "
                 'The thesis gives no number for Fig. 6.13 beyond "share equally".\n\n'
@@ -392,8 +391,8 @@ def _analyze_share(runs: Runs, ctx: Context, fig: str) -> str:
                 v = got[n]
                 r = v["rcp"] / v["tcp"] if v["rcp"] and v["tcp"] else None
                 claims += (
-                    f"| (variant: {what}) | RCP / TCP per flow {ra.fmt(r, '.3f')}, w_R {ra.fmt(v['w_r'], '.3f')}, "
-                    f"N_T estimate {ra.fmt(v['n_t'], '.1f')} of 20 |\n"
+                    f"| (variant: {what}) | RCP / TCP per flow {fmt(r, '.3f')}, w_R {fmt(v['w_r'], '.3f')}, "
+                    f"N_T estimate {fmt(v['n_t'], '.1f')} of 20 |\n"
                 )
         claims += (
             "\nWith 1 MB per queue, TCP's slow start at 10 s overshoots into drops; the RCP law (alpha = 0.1) "
@@ -410,11 +409,11 @@ def _analyze_share(runs: Runs, ctx: Context, fig: str) -> str:
         ctx.check("Fig. 6.14", "RCP's average share of the link, one queue", 0.5, g["share"])
         claims = (
             "\n\n| thesis (Fig. 6.14) | fctlab |\n|---|---|\n"
-            + f"| single queue: average link shares 0.5 each for RCP and TCP | RCP {ra.fmt(g['share'], '.3f')}, TCP "
-            f"{ra.fmt(None if g['share'] is None else 1 - g['share'], '.3f')} |\n"
+            + f"| single queue: average link shares 0.5 each for RCP and TCP | RCP {fmt(g['share'], '.3f')}, TCP "
+            f"{fmt(None if g['share'] is None else 1 - g['share'], '.3f')} |\n"
             + (
-                f"| (two queues, Fig. 6.12) | RCP {ra.fmt(g2['share'], '.3f')}, TCP "
-                f"{ra.fmt(None if g2['share'] is None else 1 - g2['share'], '.3f')} |\n"
+                f"| (two queues, Fig. 6.12) | RCP {fmt(g2['share'], '.3f')}, TCP "
+                f"{fmt(None if g2['share'] is None else 1 - g2['share'], '.3f')} |\n"
                 if g2
                 else ""
             )
@@ -548,7 +547,7 @@ def analyze_fig6_15(runs: Runs, ctx: Context) -> str:
         kind = {n: ("RCP" if i in FIG615_RUNS[n] else "TCP") for n in FIG615_RUNS}
         rows.append(
             [f"{i} ({'two-hop' if i < 2 else 'one-hop'})"]
-            + [f"{ra.fmt(got[n][i], '.1f', 1e6)} ({kind[n]})" for n in FIG615_RUNS]
+            + [f"{fmt(got[n][i], '.1f', 1e6)} ({kind[n]})" for n in FIG615_RUNS]
         )
     _plot_fig615(ctx, got)
     mix = got["mix"]
@@ -572,13 +571,13 @@ def analyze_fig6_15(runs: Runs, ctx: Context) -> str:
         + md_table(["flow", *FIG615_RUNS], rows)
         + "\n\n| thesis (Fig. 6.15) | fctlab |\n|---|---|\n"
         + f"| all RCP: every flow gets the same rate (C/4 = 25 Mb/s) | "
-        f"{', '.join(ra.fmt(x, '.1f', 1e6) for x in got['all-rcp'])} |\n"
-        + f"| all TCP: the two-hop flows are throttled | two-hop {ra.fmt(mean([0, 1], 'all-tcp'), '.1f', 1e6)}, "
-        f"one-hop {ra.fmt(mean([2, 3, 4, 5], 'all-tcp'), '.1f', 1e6)} Mb/s on average |\n"
+        f"{', '.join(fmt(x, '.1f', 1e6) for x in got['all-rcp'])} |\n"
+        + f"| all TCP: the two-hop flows are throttled | two-hop {fmt(mean([0, 1], 'all-tcp'), '.1f', 1e6)}, "
+        f"one-hop {fmt(mean([2, 3, 4, 5], 'all-tcp'), '.1f', 1e6)} Mb/s on average |\n"
         + f"| mix (1, 3, 5 RCP; 0, 2, 4 TCP): every RCP flow gets the single-hop TCP rate | RCP flows 1, 3, 5: "
-        f"{', '.join(ra.fmt(mix[i], '.1f', 1e6) for i in (1, 3, 5))} (mean {ra.fmt(rcp_mix, '.1f', 1e6)}); "
-        f"single-hop TCP flows 2, 4: {ra.fmt(tcp_one, '.1f', 1e6)} Mb/s on average; two-hop TCP flow 0: "
-        f"{ra.fmt(mix[0], '.1f', 1e6)} |\n" + "\n![Fig. 6.15: per-flow rates in the three runs](fig6-15.png)\n"
+        f"{', '.join(fmt(mix[i], '.1f', 1e6) for i in (1, 3, 5))} (mean {fmt(rcp_mix, '.1f', 1e6)}); "
+        f"single-hop TCP flows 2, 4: {fmt(tcp_one, '.1f', 1e6)} Mb/s on average; two-hop TCP flow 0: "
+        f"{fmt(mix[0], '.1f', 1e6)} |\n" + "\n![Fig. 6.15: per-flow rates in the three runs](fig6-15.png)\n"
     )
 
 
@@ -675,7 +674,7 @@ def analyze_fig6_16(runs: Runs, ctx: Context) -> str:
     rows = []
     for n, t in tables.items():
         for r in t.iter_rows(named=True):
-            rows.append([n, r["cls"], str(r["bin"]), r["n"], ra.fmt(r["fct"], ".3f"), ra.fmt(r["tput"], ".2f", 1e6)])
+            rows.append([n, r["cls"], str(r["bin"]), r["n"], fmt(r["fct"], ".3f"), fmt(r["tput"], ".2f", 1e6)])
 
     def stat(run: str, cls: str, col: str, long: bool) -> float | None:
         s = runs.sample(run, seed).with_columns(tput=pl.col("size_bytes") * 8 / pl.col("fct_s"))
@@ -703,9 +702,9 @@ def analyze_fig6_16(runs: Runs, ctx: Context) -> str:
         + md_table(["run", "class", "size", "flows", "mean FCT (s)", "mean size/FCT (Mb/s)"], rows)
         + "\n\n| thesis (Fig. 6.16) | fctlab |\n|---|---|\n"
         + f"| long RCP flows share the bandwidth equally with long TCP flows | flows of {LONG // 1000} KB or more: RCP "
-        f"{ra.fmt(long_r, '.2f', 1e6)}, TCP {ra.fmt(long_t, '.2f', 1e6)} Mb/s mean size/FCT |\n"
-        + f"| RCP keeps short flow-completion times | flows under 10 KB: RCP {ra.fmt(short_r, '.3f')} s, TCP "
-        f"{ra.fmt(short_t, '.3f')} s; RCP alone on the link {ra.fmt(short_alone, '.3f')} s |\n"
+        f"{fmt(long_r, '.2f', 1e6)}, TCP {fmt(long_t, '.2f', 1e6)} Mb/s mean size/FCT |\n"
+        + f"| RCP keeps short flow-completion times | flows under 10 KB: RCP {fmt(short_r, '.3f')} s, TCP "
+        f"{fmt(short_t, '.3f')} s; RCP alone on the link {fmt(short_alone, '.3f')} s |\n"
         + "\nThe long flows do not share equally here: long TCP flows finish faster than long RCP flows. The scheme "
         "equalizes the classes' average per-flow rates y/N, with N the zombie lists' estimates, which count flows by "
         "their packets (1/sum of squared shares): in a heavy-tailed mix the few long flows carry most packets, so "

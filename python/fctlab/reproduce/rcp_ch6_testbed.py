@@ -18,8 +18,7 @@ from typing import Any
 
 import polars as pl
 
-from fctlab.reproduce import rcp_analysis as ra
-from fctlab.reproduce.framework import Context, Experiment, Runs, md_table, plt, window_stat
+from fctlab.reproduce.framework import Context, Experiment, Runs, fmt, md_table, plt, window_stat
 
 #: (start, stop) of A1 - A4's flows, s.
 FLOWS = ((0.0, 100.0), (20.0, 120.0), (40.0, 140.0), (60.0, 160.0))
@@ -81,13 +80,13 @@ def analyze(runs: Runs, ctx: Context) -> str:
             [
                 f"{a:.0f} - {b:.0f} s",
                 str(n),
-                ra.fmt(r, ".2f", 1e6),
-                ra.fmt(None if r is None or n == 0 else ETA * CAPACITY / n, ".2f", 1e6),
-                ra.fmt(None if not r else CAPACITY / r, ".2f"),
-                ra.fmt(None if not r else ETA * CAPACITY / r, ".2f"),
-                ", ".join(ra.fmt(p, ".2f", 1e6) for p in per) or "-",
-                ra.fmt(agg, ".2f", 1e6),
-                ra.fmt(None if agg is None else agg * payload, ".2f", 1e6),
+                fmt(r, ".2f", 1e6),
+                fmt(None if r is None or n == 0 else ETA * CAPACITY / n, ".2f", 1e6),
+                fmt(None if not r else CAPACITY / r, ".2f"),
+                fmt(None if not r else ETA * CAPACITY / r, ".2f"),
+                ", ".join(fmt(p, ".2f", 1e6) for p in per) or "-",
+                fmt(agg, ".2f", 1e6),
+                fmt(None if agg is None else agg * payload, ".2f", 1e6),
             ]
         )
     joins = []
@@ -99,11 +98,11 @@ def analyze(runs: Runs, ctx: Context) -> str:
         joins.append(
             [
                 f"A{k} at {s:.0f} s",
-                ra.fmt(q_before, ".0f", mss + header),
-                ra.fmt(q, ".0f", mss + header),
-                ra.fmt(before, ".2f", 1e6),
-                ra.fmt(low, ".2f", 1e6),
-                ra.fmt(None if not before or low is None else low / before, ".2f"),
+                fmt(q_before, ".0f", mss + header),
+                fmt(q, ".0f", mss + header),
+                fmt(before, ".2f", 1e6),
+                fmt(low, ".2f", 1e6),
+                fmt(None if not before or low is None else low / before, ".2f"),
             ]
         )
     busy = [(a, b) for a, b, n in phases(flows, end) if n > 0]
@@ -163,7 +162,7 @@ def analyze(runs: Runs, ctx: Context) -> str:
         "R-TCP window is a whole number of packets from SRTT and runs slightly below the stamped rate (docs/"
         "scenario.md), so eq. 3.3 raises R until the input reaches eta C |\n"
         + f"| iperf's maximum about {IPERF_MAX} Mb/s (on a 9 Mb/s advertised maximum) | aggregate "
-        f"{ra.fmt(agg_mean, '.2f', 1e6)} Mb/s on the wire, {ra.fmt(goodput, '.2f', 1e6)}"
+        f"{fmt(agg_mean, '.2f', 1e6)} Mb/s on the wire, {fmt(goodput, '.2f', 1e6)}"
         " Mb/s of payload: a simulated host has none of the testbed's protocol and application overheads, "
         "so it gets closer to eta C |\n"
         + "\n![Fig. 6.7: eta C / R(t) and the true N (left), the aggregate input rate at the bottleneck (middle), "

@@ -12,8 +12,7 @@ from __future__ import annotations
 
 import polars as pl
 
-from fctlab.reproduce import rcp_analysis as ra
-from fctlab.reproduce.framework import Context, Experiment, Runs, md_table, plt
+from fctlab.reproduce.framework import Context, Experiment, Runs, fmt, md_table, plt
 
 #: (start, end, link rate in bit/s) of each phase.
 PHASES = [(0.0, 10.0, 100e6), (10.0, 20.0, 50e6), (20.0, 30.0, 150e6), (30.0, 40.0, 100e6)]
@@ -78,16 +77,16 @@ def analyze(runs: Runs, ctx: Context) -> str:
                     name,
                     f"{a:.0f}-{b:.0f}",
                     f"{c / 1e6:.0f}",
-                    ra.fmt(None if m["util"] is None else m["util"] * 100, ".1f"),
-                    ra.fmt(m["queue_rtts"], ".3f"),
-                    ra.fmt(m["r_share"], ".2f"),
+                    fmt(None if m["util"] is None else m["util"] * 100, ".1f"),
+                    fmt(m["queue_rtts"], ".3f"),
+                    fmt(m["r_share"], ".2f"),
                 ]
             )
     _plot(runs, ctx)
 
     def u(name: str, i: int) -> str:
         m = got.get(name, [{}] * 4)[i].get("util")
-        return ra.fmt(None if m is None else m * 100, ".0f") + "%"
+        return fmt(None if m is None else m * 100, ".0f") + "%"
 
     return (
         "A 100 Mb/s dumbbell (the router's C), 40 ms round trip, four long RCP flows; the bottleneck runs at "

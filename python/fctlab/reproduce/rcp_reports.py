@@ -13,7 +13,7 @@ import polars as pl
 
 from fctlab.reproduce import rcp_analysis as ra
 from fctlab.reproduce.checks import PaperValue, ratio
-from fctlab.reproduce.framework import Context, Runs, md_table, plt
+from fctlab.reproduce.framework import Context, Runs, fmt, md_table, plt
 
 #: Protocol labels, in plotting order, and their styles.
 PROTOCOLS = ("RCP", "TCP", "XCP")
@@ -131,21 +131,21 @@ def size_section(
             [
                 p,
                 str(n),
-                ra.fmt(r_ps, ".2f"),
-                ra.fmt(r_curve, ".2f"),
+                fmt(r_ps, ".2f"),
+                fmt(r_curve, ".2f"),
                 str(n_all),
-                ra.fmt(r_all, ".3f"),
-                ra.fmt(r_all_curve, ".3f"),
+                fmt(r_all, ".3f"),
+                fmt(r_all_curve, ".3f"),
             ]
         )
     maxes = {p: ra.per_bin(t) for p, t in tables.items()}
     first = next(iter(maxes.values()))
     mrows = []
     for r in first.iter_rows(named=True):
-        row = [f"{r['lo']}-{r['hi']}", ra.fmt(r["ps_curve"])]
+        row = [f"{r['lo']}-{r['hi']}", fmt(r["ps_curve"], ".3f")]
         for p in tables:
             m = maxes[p].filter(pl.col("bin") == r["bin"])
-            row.append("-" if m.height == 0 else ra.fmt(m["max_fct"][0]))
+            row.append("-" if m.height == 0 else fmt(m["max_fct"][0], ".3f"))
         mrows.append(row)
     extra = ""
     if "TCP" in tables:
@@ -306,16 +306,16 @@ def sweep_figure(
                         f"{x:g}",
                         p,
                         f"{s['small_n']:.0f}",
-                        ra.fmt(s["small_afct"]),
-                        ra.fmt(s["small_ps"]),
-                        ra.fmt(s["small_curve"]),
-                        ra.fmt(rs, ".2f"),
+                        fmt(s["small_afct"], ".3f"),
+                        fmt(s["small_ps"], ".3f"),
+                        fmt(s["small_curve"], ".3f"),
+                        fmt(rs, ".2f"),
                         _over(s, rcp, "small"),
                         f"{s['large_n']:.0f}",
-                        ra.fmt(s["large_afct"]),
-                        ra.fmt(s["large_ps"]),
-                        ra.fmt(s["large_curve"]),
-                        ra.fmt(rl, ".2f"),
+                        fmt(s["large_afct"], ".3f"),
+                        fmt(s["large_ps"], ".3f"),
+                        fmt(s["large_curve"], ".3f"),
+                        fmt(rl, ".2f"),
                         _over(s, rcp, "large"),
                         str(unfinished(runs, name, workload)),
                     ]
