@@ -6,7 +6,7 @@ its scenarios and its report (`discover`; `experiments/datacenter/` is the first
 
 | module | what |
 |---|---|
-| `framework` | experiments as named overrides x seeds over a base scenario; cached runs; README writing; table cells (`md_table`, `fmt`, `pm`) |
+| `framework` | experiments as overrides x seeds over a base scenario; cached runs; reports; `md_table`, `fmt` |
 | `series` | what several papers read from a run's series: link columns, spans, crossings, settling, phases |
 | `checks`, `index` | the paper's numbers against fctlab's in each report, and the index of every experiment |
 | `discover` | papers kept as folders of the checkout: `experiments/<paper>/<experiment>/experiment.py` |
