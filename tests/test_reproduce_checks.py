@@ -10,7 +10,7 @@ import pytest
 
 from fctlab.cli import main
 from fctlab.reproduce import checks
-from fctlab.reproduce.checks import MATCH, MISS, PARTIAL, UNDECLARED, Check, experiment_status
+from fctlab.reproduce.checks import INVESTIGATION, MATCH, MISS, PARTIAL, UNDECLARED, Check, experiment_status
 from fctlab.reproduce.framework import analysis_only, run_experiment
 from fctlab.reproduce.index import NOT_RUN, gather, write_index
 
@@ -61,6 +61,8 @@ def test_an_experiment_matches_only_when_every_check_does():
     assert experiment_status([p]) == PARTIAL
     assert experiment_status([x, x]) == MISS
     assert experiment_status([]) == UNDECLARED
+    assert experiment_status([], investigation=True) == INVESTIGATION
+    assert experiment_status([x], investigation=True) == MISS, "an investigation's checks still judge it"
 
 
 def test_a_ratio_is_missing_without_both_values_or_over_zero():
@@ -104,9 +106,15 @@ def test_the_report_ends_with_its_checks_and_checks_json_goes_beside_it(tmp_path
     assert "Paper against fctlab" not in (tmp_path / "out" / "m" / "README.md").read_text()
 
 
+def _investigation(name: str):
+    exp = _model(name, None)
+    exp.investigation = True
+    return exp
+
+
 def test_the_index_has_a_row_per_check_and_one_per_experiment_without_checks(tmp_path):
     papers = {
-        "p1": lambda: [_model("good", [1.0, 1.02]), _model("prose", None)],
+        "p1": lambda: [_model("good", [1.0, 1.02]), _model("prose", None), _investigation("why")],
         "p2": lambda: [_model("later", [1.0])],
     }
     for exp in papers["p1"]():
@@ -115,19 +123,22 @@ def test_the_index_has_a_row_per_check_and_one_per_experiment_without_checks(tmp
     assert [(e.paper, e.name, e.status) for e in entries] == [
         ("p1", "good", MATCH),
         ("p1", "prose", UNDECLARED),
+        ("p1", "why", INVESTIGATION),
         ("p2", "later", NOT_RUN),
     ]
     md, page, _ = write_index(tmp_path, papers, quick=False)
     text = md.read_text()
-    assert "Status: 1 match, 1 not declared, 1 not run (3 experiments)." in text
+    assert "Status: 1 match, 1 investigation, 1 not declared, 1 not run (4 experiments)." in text
     assert "| p1 | [good](p1/good/) | Fig. 9 | quantity 1 | 1.00 | 1.02 | match |" in text
     assert "| p1 | [prose](p1/prose/) | Model prose |  |  |  | not declared |" in text
+    assert "| p1 | [why](p1/why/) | Model why |  |  |  | investigation |" in text
     html = page.read_text()
     assert html.count('<tr data-status="match">') == 2 and html.count('data-status="not run"') == 1
+    assert html.count('<tr data-status="investigation">') == 1
     # `fctlab pages` renders every README but leaves the index page alone.
     from fctlab.html.experiments import write_all
 
-    assert [p.parent.name for p in write_all(tmp_path)] == ["good", "prose"]
+    assert [p.parent.name for p in write_all(tmp_path)] == ["good", "prose", "why"]
     assert page.read_text() == html
     # The same reports give the same bytes.
     first = (text, html)

@@ -15,7 +15,8 @@ a range; else |fctlab - bound| / |bound| to the nearer bound):
 - **miss**: farther, or fctlab has no value.
 
 An experiment matches when every check matches, misses when none matches, and is partial in
-between; one without checks has not declared its numbers yet ("not declared").
+between; one without checks is an investigation (`Experiment.investigation`: fctlab's own look
+at a figure, no paper number of its own) or has not declared its numbers yet ("not declared").
 """
 
 from __future__ import annotations
@@ -33,10 +34,14 @@ CHECKS_FILE = "checks.json"
 MATCH = "match"
 PARTIAL = "partial"
 MISS = "miss"
+#: An experiment that is not one of the paper's figures but fctlab's own look at one (a
+#: difference taken apart, a setting the paper does not run: `Experiment.investigation`), with
+#: no number of the paper to check.
+INVESTIGATION = "investigation"
 #: An experiment whose analysis declares no checks.
 UNDECLARED = "not declared"
 #: The statuses from best to worst.
-ORDER = (MATCH, PARTIAL, MISS, UNDECLARED)
+ORDER = (MATCH, PARTIAL, MISS, INVESTIGATION, UNDECLARED)
 
 #: A paper's number: a value, or a range (low, high) where either end may be None (open).
 PaperValue = float | tuple[float | None, float | None]
@@ -149,10 +154,11 @@ def ratio(a: float | None, b: float | None) -> float | None:
     return None if a is None or not b else a / b
 
 
-def experiment_status(checks: Sequence[Check]) -> str:
-    """match if every check matches, miss if none does, partial in between; "not declared" without checks."""
+def experiment_status(checks: Sequence[Check], investigation: bool = False) -> str:
+    """match if every check matches, miss if none does, partial in between; without checks,
+    "investigation" for an investigation and "not declared" for the rest."""
     if not checks:
-        return UNDECLARED
+        return INVESTIGATION if investigation else UNDECLARED
     statuses = [c.status for c in checks]
     if all(s == MATCH for s in statuses):
         return MATCH

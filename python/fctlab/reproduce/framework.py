@@ -76,6 +76,10 @@ class Experiment:
     emulated_only: list[tuple[str, dict[str, Any]]] = field(default_factory=list)
     #: Repetitions of each emulation in full mode (seeds 1..n): unlike a simulation, no two are alike.
     emulate_seeds: int = 1
+    #: Not one of the paper's figures but fctlab's own look at one (a difference taken apart, a
+    #: setting the paper does not run): without checks, the index lists it as an investigation
+    #: rather than as a figure whose numbers are not declared yet (`reproduce.checks`).
+    investigation: bool = False
 
 
 #: The suffix of an emulated point's run name.

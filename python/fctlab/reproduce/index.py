@@ -3,8 +3,9 @@
 `fctlab reproduce all` writes them after running every paper, `fctlab reproduce index` from the
 reports already on disk (`--quick`: under `results/quick/`). Each row is one number a paper gives
 beside fctlab's (an experiment's `checks.json`, `reproduce.checks`), with its status and a link
-to the experiment's report; an experiment whose analysis declares no checks yet gets one row
-saying so, and one whose report is missing says that it has not been run. Both files are
+to the experiment's report; an experiment without checks gets one row saying whether it is an
+investigation (no number of the paper's) or has not declared its numbers yet, and one whose
+report is missing says that it has not been run. Both files are
 deterministic: the same reports give the same bytes.
 """
 
@@ -60,7 +61,7 @@ def gather(root: Path, papers: Mapping[str, Callable[[], list[Experiment]]]) -> 
             if not (folder / "README.md").is_file():
                 status = NOT_RUN
             else:
-                status = paper_checks.experiment_status(found)
+                status = paper_checks.experiment_status(found, exp.investigation)
             entries.append(Entry(paper, exp.name, exp.title, f"{paper}/{exp.name}/", status, tuple(found)))
     return entries
 
@@ -92,16 +93,24 @@ def _summary(entries: list[Entry]) -> str:
 INTRO = (
     "Every figure and table of the source papers that fctlab reproduces, one row per number the paper "
     "gives, with fctlab's value beside it and its status: {match} within the check's tolerance "
-    "(10% unless the report says otherwise), {partial} within 30%, {miss} beyond. An experiment whose "
-    "analysis does not yet state its numbers as checks has one row, {undeclared}: its report has the "
-    "comparison in prose and tables. Each report says how its numbers were measured."
+    "(10% unless the report says otherwise), {partial} within 30%, {miss} beyond. An {investigation} is "
+    "fctlab's own look at a figure (a difference taken apart, a setting the paper does not run), with no "
+    "number of the paper's to check. An experiment whose analysis does not yet state its numbers as checks "
+    "has one row, {undeclared}: its report has the comparison in prose and tables. Each report says how its "
+    "numbers were measured."
 )
 
 
 def _intro(markup: str) -> str:
     """INTRO with its status words marked up as `markup` says ("md" or "html")."""
     if markup == "md":
-        words = {"match": "**match**", "partial": "**partial**", "miss": "**miss**", "undeclared": "*not declared*"}
+        words = {
+            "match": "**match**",
+            "partial": "**partial**",
+            "miss": "**miss**",
+            "investigation": "*investigation*",
+            "undeclared": "*not declared*",
+        }
     else:
         words = {
             k: f'<span class="{c}">{w}</span>'
@@ -109,6 +118,7 @@ def _intro(markup: str) -> str:
                 ("match", "match", "match"),
                 ("partial", "partial", "partial"),
                 ("miss", "miss", "miss"),
+                ("investigation", "investigation", "investigation"),
                 ("undeclared", "not declared", "not-declared"),
             )
         }
@@ -148,7 +158,8 @@ _STYLE = """
 .fctlab table.rows td.num { text-align: right; font-variant-numeric: tabular-nums; }
 .fctlab table.rows td:last-child { white-space: nowrap; }
 .fctlab .match { color: #176a26; font-weight: 600; } .fctlab .partial { color: #9a6700; font-weight: 600; }
-.fctlab .miss { color: #b3261e; font-weight: 600; } .fctlab .not-declared, .fctlab .not-run { color: #777; }
+.fctlab .miss { color: #b3261e; font-weight: 600; } .fctlab .investigation { color: #3a5a8c; }
+.fctlab .not-declared, .fctlab .not-run { color: #777; }
 .fctlab #filters label { margin-right: 1em; }
 """
 
