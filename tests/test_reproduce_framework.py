@@ -26,3 +26,21 @@ def test_analysis_only_experiment_writes_its_report_without_runs(tmp_path: Path)
     assert "No simulation runs: computed in Python" in report
     assert "`fctlab reproduce paper --only model --quick`" in report
     assert not (tmp_path / "runs").exists()
+
+
+def test_figure_saves_the_plot_and_closes_it_and_saves_nothing_when_the_block_fails(tmp_path: Path):
+    from fctlab.reproduce.framework import Context, figure, plt
+
+    ctx = Context(out=tmp_path, quick=True, seeds=[1])
+    with figure(ctx, "two.png", 1, 2, figsize=(4, 2)) as (fig, axes):
+        assert len(axes) == 2
+        axes[0].plot([0, 1], [1, 0])
+    assert (tmp_path / "two.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    try:
+        with figure(ctx, "broken.png") as (fig, ax):
+            ax.plot([0, 1], [0, 1])
+            raise KeyError("a column the runs lack")
+    except KeyError:
+        pass
+    assert not (tmp_path / "broken.png").exists()
+    assert plt().get_fignums() == [], "both figures closed"

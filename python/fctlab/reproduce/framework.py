@@ -26,7 +26,8 @@ import json
 import math
 import os
 import time
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterator, Mapping
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -239,6 +240,27 @@ def plt():
     import matplotlib.pyplot as pyplot
 
     return pyplot
+
+
+@contextmanager
+def figure(
+    ctx: Context, file: str, nrows: int = 1, ncols: int = 1, *, dpi: int = 110, **subplots: Any
+) -> Iterator[Any]:
+    """A plot of the report: yields (fig, axes) as `pyplot.subplots(nrows, ncols, **subplots)`
+    gives them; on leaving the block, lays the figure out, saves it as `ctx.out / file` and
+    closes it (also when the block raises, saving nothing then).
+
+        with figure(ctx, "fig3-3.png", 1, 2, figsize=(10, 3.5)) as (fig, axes):
+            axes[0].plot(...)
+    """
+    pyplot = plt()
+    fig, axes = pyplot.subplots(nrows, ncols, **subplots)
+    try:
+        yield fig, axes
+        fig.tight_layout()
+        fig.savefig(ctx.out / file, dpi=dpi)
+    finally:
+        pyplot.close(fig)
 
 
 def run_experiment(
