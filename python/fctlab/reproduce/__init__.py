@@ -44,7 +44,11 @@ def papers(root: Path | str | None = None) -> dict[str, Callable[[], list[Experi
     from fctlab.reproduce import discover, emulated, explicit, rc3
 
     package = {"rc3": rc3.experiments, "rcp": _rcp, "explicit": explicit.experiments, "emulated": emulated.experiments}
-    return discover.papers(Path.cwd() if root is None else Path(root), package)
+    root = Path.cwd() if root is None else Path(root)
+    # A paper kept here may use a paper folder's shared code (`fctlab_experiments.<paper>.<module>`,
+    # as an experiment does): the experiments directory is mounted for the package's papers too.
+    discover.mount(discover.experiments_dir(root))
+    return discover.papers(root, package)
 
 
 def _rcp() -> list[Experiment]:
