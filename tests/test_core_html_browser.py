@@ -20,10 +20,9 @@ import pytest
 
 from fctlab.html.browser import BrowserMissing, browser, opened, undrawn_plots
 from fctlab.html.experiments import write_index
-from fctlab.reproduce import papers
 from fctlab.reproduce.framework import run_experiment
 from fctlab.result import load
-from realcore import REPO, cli, fake, small_dumbbell  # noqa: F401  (fake: the compiled core)
+from realcore import REPO, cli, experiment_code, fake, small_dumbbell  # noqa: F401  (fake: the compiled core)
 
 #: The plots of a report whose runs sampled a link and flows: FCT CDF, slowdown, queue,
 #: throughput, drops, window, rate.
@@ -120,7 +119,7 @@ def test_committed_experiment_page_shows_its_tables_and_figure(chromium, tmp_pat
 
 def test_reproduced_experiment_page_plots_its_runs(chromium, tmp_path):
     """A reproduction (tiny runs) writes an index.html whose run plots (FCT CDF, slowdown) draw."""
-    exp = next(e for e in papers()["rc3"]() if e.name == "fig14a-iw")
+    exp = experiment_code("rc3", "fig14a-iw").experiment()
     record = run_experiment(
         exp,
         REPO / "experiments" / "rc3",

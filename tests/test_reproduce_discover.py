@@ -37,10 +37,32 @@ def toy(root: Path, names=("first", "second"), listed=None, title="A toy paper")
 
 def test_a_paper_folder_lists_its_experiments_in_its_order_and_they_share_its_code(tmp_path):
     found = papers(toy(tmp_path, listed=["second", "first"]))
-    assert list(found)[-1] == "toy" and "rc3" in found
+    assert list(found)[-1] == "toy"
     exps = found["toy"]()
     assert [e.name for e in exps] == ["second", "first"]
     assert exps[0].analyze(None, None) == "The answer is 42."
+
+
+def test_the_checkouts_rc3_paper_is_a_folder_in_the_papers_order():
+    assert [e.name for e in papers(REPO)["rc3"]()] == [
+        "fig4-model",
+        "internet2-load",
+        "fig9-rttbw",
+        "table1-robustness",
+        "fig11-loss",
+        "fig12-priorities",
+        "pacing",
+        "rc3-with-tcp",
+        "partial-wqos",
+        "fig14a-iw",
+        "fig14b-qos",
+        "authors-code",
+        "datacenter",
+        "downlink",
+        "datacenter-setups",
+        "fig15-single-flows",
+        "fig16-17-priority",
+    ]
 
 
 def test_the_checkouts_datacenter_paper_is_a_folder():
@@ -86,7 +108,7 @@ def test_a_paper_both_in_the_package_and_a_folder_is_refused(tmp_path):
     paper.mkdir(parents=True)
     (paper / "paper.toml").write_text('title = "T"\nexperiments = ["x"]\n')
     with pytest.raises(ScenarioError, match="paper rc3: defined both in the package"):
-        papers(tmp_path)
+        discover.papers(tmp_path, {"rc3": list})
 
 
 def test_reproduce_runs_the_papers_of_the_checkout_it_is_given(tmp_path, capsys, monkeypatch):

@@ -8,6 +8,7 @@ import pytest
 
 from fctlab.reproduce import rcp_analysis as ra
 from fctlab.reproduce import rcp_ch4
+from realcore import paper_code
 
 
 def _table(rows: list[tuple[int, float, float]]) -> pl.DataFrame:
@@ -82,6 +83,7 @@ def test_quick_mode_shortens_each_run_by_its_own_length():
 
 
 def test_every_run_has_the_three_protocols_and_distinct_names():
+    paper_code("rc3", "common")  # rc3-fig14c takes its protocols from experiments/rc3/common.py
     for exp in rcp_ch4.experiments():
         names = [n for n, _ in exp.points]
         assert len(names) == len(set(names)), exp.name

@@ -10,7 +10,6 @@ its scenarios and its report (`discover`; `experiments/datacenter/` is the first
 | `series` | what several papers read from a run's series: link columns, spans, crossings, settling, phases |
 | `checks`, `index` | the paper's numbers against fctlab's in each report, and the index of every experiment |
 | `discover` | papers kept as folders of the checkout: `experiments/<paper>/<experiment>/experiment.py` |
-| `rc3` | the RC3 paper (NSDI 2014), sec. 5.1 and the simulated side of sec. 5.2 |
 | `rcp_ch3` | the RCP thesis, chapter 3: R and C/R against N (Figs. 3.2 - 3.5) |
 | `rcp_ch3_sharing` | the RCP thesis, chapter 3: R(t) under random traffic (Fig. 3.9), differential sharing (sec. 3.6) |
 | `rcp_fixed_rate` | the RCP thesis's fixed-rate study (Figs. 3.6 - 3.8), part of chapter 3 |
@@ -41,10 +40,14 @@ from fctlab.reproduce.framework import Experiment
 def papers(root: Path | str | None = None) -> dict[str, Callable[[], list[Experiment]]]:
     """Paper name -> its experiment list: the papers kept as modules here, then the paper folders
     of `root`'s experiments directory (`reproduce.discover`; default: the current directory)."""
-    from fctlab.reproduce import discover, emulated, explicit, rc3
+    from fctlab.reproduce import discover, emulated, explicit
 
-    package = {"rc3": rc3.experiments, "rcp": _rcp, "explicit": explicit.experiments, "emulated": emulated.experiments}
-    return discover.papers(Path.cwd() if root is None else Path(root), package)
+    package = {"rcp": _rcp, "explicit": explicit.experiments, "emulated": emulated.experiments}
+    root = Path.cwd() if root is None else Path(root)
+    # A paper kept here may use a paper folder's shared code (`fctlab_experiments.<paper>.<module>`,
+    # as an experiment does): the experiments directory is mounted for the package's papers too.
+    discover.mount(discover.experiments_dir(root))
+    return discover.papers(root, package)
 
 
 def _rcp() -> list[Experiment]:

@@ -18,10 +18,10 @@ import polars as pl
 
 from fctlab.reference import max_min_rates
 from fctlab.reproduce import explicit as ex
-from fctlab.reproduce import rc3
 from fctlab.reproduce.emulated import cpu_table, deviation, lateness_table, warnings_text
 from fctlab.reproduce.framework import EMU, Context, Experiment, Runs, fmt, md_table, plt, window_stat
 from fctlab.reproduce.series import Phase, phases
+from fctlab_experiments.rc3.common import points_priority
 
 #: Figs. 16/17: the simulated experiment's runs, emulated at this time scale (1 Gb/s is 100 Mb/s
 #: on the wall); the receivers' links carry the two priorities.
@@ -169,7 +169,7 @@ def _emulation_tables(runs: Runs, names: list[str]) -> str:
 
 def rc3_fig16_17() -> Experiment:
     """The simulated Figs. 16/17 runs, emulated at time scale 10."""
-    points = rc3._points_priority()  # noqa: SLF001  (the very runs of the simulated experiment)
+    points = points_priority()  # the very runs of the simulated experiment
     return Experiment(
         name="rc3-fig16-17",
         title="RC3 paper Figs. 16 and 17, emulated: strict priority at a NIC and at a router",

@@ -671,7 +671,7 @@ FIG14C = {"tcp": (0.135, 0.443), "rcp": (0.088, 0.117, 33.86, 73.58), "rc3": (0.
 
 
 def _fig14c() -> Experiment:
-    from fctlab.reproduce.rc3 import QUICK, RC3, TCP
+    from fctlab_experiments.rc3.common import QUICK, RC3, TCP
 
     rcp = {
         "transport.protocol": "rcp",
@@ -680,7 +680,7 @@ def _fig14c() -> Experiment:
     }
 
     def analyze(runs: Runs, ctx: Context) -> str:
-        from fctlab.reproduce.rc3 import _per_size_rows
+        from fctlab_experiments.rc3.comparison import per_size_rows as _per_size_rows
 
         vals: dict[str, dict[str, list[float]]] = {n: {"f": [], "b": []} for n in ("tcp", "rcp", "rc3")}
         for n in vals:
