@@ -16,7 +16,7 @@ import pytest
 
 import fctlab.emulate
 from fctlab.quantity import parse_time
-from fctlab.reproduce import emulated, papers
+from fctlab.reproduce import papers
 from fctlab.reproduce.framework import EMU, Experiment, run_experiment
 from fctlab.run import run
 from fctlab.scenario import read_scenario, with_overrides
@@ -130,7 +130,7 @@ def test_emulated_paper_is_listed_and_every_experiment_emulates():
 QUICK_WALL_S = 5.0
 
 
-@pytest.mark.parametrize("exp", emulated.experiments(), ids=lambda e: e.name)
+@pytest.mark.parametrize("exp", papers(REPO)["emulated"](), ids=lambda e: e.name)
 def test_quick_mode_emulations_are_short(exp: Experiment):
     base, _ = read_scenario(PAPER / exp.base)
     scale = float((exp.emulate or {}).get("time_scale", 1.0))
