@@ -7,10 +7,11 @@ from pathlib import Path
 import fctlab
 from fctlab import check
 from fctlab._core import PROTOCOLS
-from fctlab.reproduce import explicit
-from realcore import fake  # noqa: F401  (the compiled core)
+from realcore import fake, paper_code  # noqa: F401  (the compiled core)
 
 ROOT = Path(__file__).resolve().parents[1]
+#: The explicit paper's protocol table (experiments/explicit/protocols.py).
+explicit = paper_code("explicit", "protocols")
 
 
 def test_every_protocol_has_its_folder_and_runs_by_its_name() -> None:

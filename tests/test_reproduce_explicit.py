@@ -1,21 +1,24 @@
-"""fctlab.reproduce.explicit (seed 003): the protocol table's overrides, quick mode's time
-scaling, the series helpers on synthetic input, the base scenarios against the flow schedules,
-and one experiment (Fig. 8) run end to end in quick mode at a tenth of its length."""
+"""The explicit paper (seed 003, experiments/explicit/): the protocol table's overrides, quick
+mode's time scaling, the series helpers on synthetic input, the base scenarios against the flow
+schedules, and one experiment (Fig. 8) run end to end in quick mode at a tenth of its length."""
 
 from __future__ import annotations
 
+import dataclasses
 from pathlib import Path
 
 import polars as pl
 import pytest
 
-from fctlab.reproduce import explicit, explicit_dynamics, explicit_multi, explicit_single, papers
-from fctlab.reproduce import explicit_series as es
+from fctlab.reproduce import papers
 from fctlab.reproduce.framework import run_experiment
 from fctlab.scenario import read_scenario
-from realcore import REPO, fake  # noqa: F401  (fake: the compiled core)
+from realcore import REPO, experiment_code, fake, paper_code  # noqa: F401  (fake: the compiled core)
 
 PAPER = REPO / "experiments" / "explicit"
+explicit = paper_code("explicit", "protocols")
+es = paper_code("explicit", "rates")
+fig4, fig5, fig7, fig8, fig10 = (experiment_code("explicit", n) for n in ("fig4", "fig5", "fig7", "fig8", "fig10"))
 
 
 def test_protocol_overrides_put_the_router_on_each_link_and_keep_1500_byte_packets():
@@ -61,11 +64,11 @@ def test_input_rate_is_the_cores_input_series_of_that_link():
 @pytest.mark.parametrize(
     "base, flows",
     [
-        ("single-bottleneck.toml", explicit_single.FIG4_FLOWS),
-        ("rtt-unfairness.toml", explicit_single.FIG5_FLOWS),
-        ("mice.toml", explicit_dynamics.FIG7_LONG),
-        ("abrupt-change.toml", explicit_dynamics.FIG8_FLOWS),
-        ("parking-lot.toml", explicit_multi.FIG10_FLOWS),
+        ("single-bottleneck.toml", fig4.FIG4_FLOWS),
+        ("rtt-unfairness.toml", fig5.FIG5_FLOWS),
+        ("mice.toml", fig7.FIG7_LONG),
+        ("abrupt-change.toml", fig8.FIG8_FLOWS),
+        ("parking-lot.toml", fig10.FIG10_FLOWS),
     ],
 )
 def test_base_scenarios_hold_the_full_scale_schedules(base, flows):
@@ -81,7 +84,7 @@ def test_explicit_paper_lists_every_figure_in_order():
 def test_fig8_tiny_quick_run_writes_the_paper_table(tmp_path: Path):
     """Fig. 8 at a tenth of its length (12 s at 100 Mb/s, three protocols): the report has the
     paper-vs-fctlab table with a column per protocol, and XCP and JetMax settle after the join."""
-    exp = next(e for e in explicit.experiments(quick_scale=0.1) if e.name == "fig8")
+    exp = dataclasses.replace(fig8.experiment(), quick=explicit.quick(0.1))
     record = run_experiment(exp, PAPER, tmp_path / "runs", tmp_path / "out", quick=True, jobs=2, say=lambda _m: None)
     assert record["status"] == "done", record
     out = tmp_path / "out" / "fig8"
@@ -95,7 +98,7 @@ def test_fig8_tiny_quick_run_writes_the_paper_table(tmp_path: Path):
 
 
 def test_xcps_equilibrium_fills_a_link_alone_and_leaves_spare_beside_a_held_flow():
-    from fctlab.reproduce.explicit_multi import xcp_free_rate
+    xcp_free_rate = paper_code("explicit", "xcp_equilibrium").xcp_free_rate
 
     assert xcp_free_rate(100e6, 0.0, 1, 0.4, 0.1) == pytest.approx(100e6, rel=1e-9)
     # Fig. 10's l1: x1 held to 400 Mb/s by l2; the balance (h + alpha S) / 2 = h x2 / y holds at x2.

@@ -25,8 +25,6 @@ its scenarios and its report (`discover`; `experiments/datacenter/` is the first
 | `rcp_ch6_unknown` | the RCP thesis's eq. 6.2 on a link whose rate changes under the router |
 | `rcp_ch7` | the RCP thesis, chapter 7: convergence after the load doubles (Fig. 7.1) |
 | `rcp_analysis`, `rcp_reports` | chapter 4's per-size ratios to PS, and its tables and plots |
-| `explicit` (+ `explicit_*`) | seed 003, explicit congestion control: Figs. 4 - 10, once per protocol of `PROTOCOLS` |
-| `emulated` (+ `emulated_*`) | scenarios run both ways, simulated and emulated (`fctlab emulate`), side by side |
 """
 
 from __future__ import annotations
@@ -40,9 +38,9 @@ from fctlab.reproduce.framework import Experiment
 def papers(root: Path | str | None = None) -> dict[str, Callable[[], list[Experiment]]]:
     """Paper name -> its experiment list: the papers kept as modules here, then the paper folders
     of `root`'s experiments directory (`reproduce.discover`; default: the current directory)."""
-    from fctlab.reproduce import discover, emulated, explicit
+    from fctlab.reproduce import discover
 
-    package = {"rcp": _rcp, "explicit": explicit.experiments, "emulated": emulated.experiments}
+    package = {"rcp": _rcp}
     root = Path.cwd() if root is None else Path(root)
     # A paper kept here may use a paper folder's shared code (`fctlab_experiments.<paper>.<module>`,
     # as an experiment does): the experiments directory is mounted for the package's papers too.

@@ -1,11 +1,6 @@
-"""`fctlab reproduce emulated`: experiments run both ways, simulated (`fctlab.run.run`) and
-emulated in real time over real sockets (`fctlab.emulate.emulate`), set side by side.
-
-| module | what |
-|---|---|
-| `emulated` | the experiment list; what every report shows of an emulation (CPU load, lateness, warnings) |
-| `emulated_fct` | single flows: the issue's 5% acceptance test (`fct-accuracy`), RC3 Fig. 15 (`rc3-fig15`) |
-| `emulated_dynamics` | rates over time: RC3 Figs. 16/17, RCP thesis Figs. 6.6 - 6.8, seed 003 Figs. 4 and 10 |
+"""What every report of the emulated paper shows of an emulation: its CPU load, how late its
+processes ran against real time, the warnings `fctlab emulate` gave, and the deviation of an
+emulated value from the simulated one.
 
 Each experiment sets `Experiment.emulate` (the framework then runs `<point>.emu` beside every
 point, one emulation at a time); the base scenarios are `experiments/emulated/*.toml`. An
@@ -17,14 +12,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from fctlab.reproduce.framework import EMU, Experiment, Runs, md_table
-
-
-def experiments() -> list[Experiment]:
-    """The emulated experiments: single flows first, then the dynamics."""
-    from fctlab.reproduce import emulated_dynamics, emulated_fct
-
-    return emulated_fct.experiments() + emulated_dynamics.experiments()
+from fctlab.reproduce.framework import EMU, Runs, md_table
 
 
 def emulation(runs: Runs, name: str, seed: int) -> dict[str, Any]:
@@ -115,3 +103,15 @@ def _mean(values: list[float], fmt: str) -> str:
 def deviation(sim: float | None, emu: float | None) -> float | None:
     """(emu - sim) / sim in percent; None if either is missing."""
     return None if sim is None or emu is None or sim == 0 else (emu - sim) / sim * 100.0
+
+
+def emulation_tables(runs: Runs, names: list[str]) -> str:
+    """The lateness table, the warnings and the CPU table of the emulated points `names`."""
+    return (
+        "What the emulations report of real time:\n\n"
+        + lateness_table(runs, names)
+        + "\n\n"
+        + warnings_text(runs, names)
+        + "\n\nCPU load of the processes:\n\n"
+        + cpu_table(runs, names)
+    )

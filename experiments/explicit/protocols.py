@@ -1,29 +1,21 @@
-"""Seed 003 (Jain, Zhang, Loguinov, "Towards Experimental Evaluation of Explicit Congestion
-Control"): its Figs. 4 - 10, each run once per explicit-feedback protocol in `PROTOCOLS`.
-
-| module | what |
-|---|---|
-| `explicit` | the protocol table, the experiment list, quick mode |
-| `explicit_series` | per-flow sending rates, a router's input rate, phases, spans, tables, plots |
-| `explicit_single` | Figs. 4 and 5: long flows on one bottleneck |
-| `explicit_dynamics` | Figs. 7 and 8 / 9(a): mice beside a long flow, an abrupt change in demand |
-| `explicit_multi` | Figs. 6 and 10: two bottlenecks (XCP's max-min failure, the parking lot) |
+"""Seed 003's protocols and common setup: the protocol table every figure loops over, and the
+overrides that run a figure's flows with one protocol (sec. IV).
 
 Common setup (seed 003 sec. IV): 1500-byte packets on the wire (mss = 1500 - the protocol's
 header), the gains the paper names, the protocol's router on the bottleneck link(s) only (the
 paper's routers; every other port is a plain FIFO), and buffers of `BUFFER_PKTS` packets (the
 paper's are large and unstated; RCP's queue reaches ~11,000 packets in its Fig. 9(a)). Every
 figure loops over `PROTOCOLS`, so a protocol is one entry there. The base scenarios are
-`experiments/explicit/*.toml`; each figure module sets the same flow schedules at full scale,
-and quick mode (`--quick`) runs every schedule `QUICK_SCALE` times as long.
+`experiments/explicit/*.toml`; each figure sets the same flow schedules at full scale, and quick
+mode (`--quick`) runs every schedule `QUICK_SCALE` times as long (`quick`).
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 from fctlab.quantity import parse_time
-from fctlab.reproduce.framework import Experiment
 
 #: Bytes of every data packet on the wire (seed 003 sec. IV: 1500-byte packets).
 WIRE = 1500
@@ -109,6 +101,14 @@ def long_lived(flows: list[tuple[str, str, float, float]]) -> list[dict[str, Any
     return [{"src": s, "dst": d, "start": a, "stop": b} for s, d, a, b in flows]
 
 
+def long_flow_points(
+    links: list[str], flows: list[tuple[str, str, float, float]], end: float
+) -> list[tuple[str, dict]]:
+    """One point per protocol: its router on each of `links`, long-lived `flows`, `end` s long."""
+    common = {"duration": end, "workload.0.flows": long_lived(flows)}
+    return [(p, {**protocol_overrides(p, links), **common}) for p in PROTOCOLS]
+
+
 def scale_times(overrides: dict[str, Any], scale: float) -> dict[str, Any]:
     """The time overrides of a run (duration, flow lists' start/stop, arrival windows) x `scale`."""
     out: dict[str, Any] = {}
@@ -124,18 +124,6 @@ def _scaled_flow(flow: dict[str, Any], scale: float) -> dict[str, Any]:
     return {**flow, **{k: parse_time(flow[k], k) * scale for k in ("start", "stop") if k in flow}}
 
 
-def experiments(quick_scale: float = QUICK_SCALE) -> list[Experiment]:
-    """The paper's figures in order; quick mode shortens every run by `quick_scale`."""
-    from fctlab.reproduce import explicit_dynamics, explicit_multi, explicit_single
-
-    exps = [
-        explicit_single.fig4(),
-        explicit_single.fig5(),
-        explicit_multi.fig6(),
-        explicit_dynamics.fig7(),
-        explicit_dynamics.fig8(),
-        explicit_multi.fig10(),
-    ]
-    for e in exps:
-        e.quick = lambda _name, o, s=quick_scale: scale_times(o, s)
-    return exps
+def quick(scale: float = QUICK_SCALE) -> Callable[[str, dict[str, Any]], dict[str, Any]]:
+    """Quick mode's overrides of a run (`Experiment.quick`): every time of it x `scale`."""
+    return lambda _name, o: scale_times(o, scale)

@@ -1,6 +1,6 @@
-"""Seed 003 Figs. 6 and 10: two bottlenecks in series. Fig. 6: XCP's departure from max-min
-fairness in the topology of Low et al. [25] (sec. IV-D); Fig. 10: the parking lot of Fig. 9(b)
-(sec. IV-H), each flow's rate in each phase against max-min."""
+"""Seed 003 Fig. 6 (sec. IV-D): XCP's departure from max-min fairness in the topology of Low et
+al. [25]: two links in series, x1 on l1 alone, n^2 - 1 flows across both; x1's rate against its
+max-min rate as n grows. Base scenario `experiments/explicit/two-links.toml`."""
 
 from __future__ import annotations
 
@@ -8,14 +8,12 @@ from typing import Any
 
 import polars as pl
 
-from fctlab.reference import max_min_rates
-from fctlab.reproduce.explicit import PROTOCOLS, long_lived, protocol_overrides, utilization
-from fctlab.reproduce.explicit_series import flow_rates, paper_table, port_series, protocols_in, rate_queue_plot
 from fctlab.reproduce.framework import Context, Experiment, Runs, fmt, md_table, plt
-from fctlab.reproduce.series import capacity, drops, link_series, long_flows, phases, span_stat
-
-# ---------------------------------------------------------------------------------------------
-# Fig. 6
+from fctlab.reproduce.series import drops, link_series, span_stat
+from fctlab_experiments.explicit.protocols import PROTOCOLS, protocol_overrides, quick, utilization
+from fctlab_experiments.explicit.rates import flow_rates, port_series
+from fctlab_experiments.explicit.report import paper_table
+from fctlab_experiments.explicit.xcp_equilibrium import xcp_free_rate
 
 #: Values of n (n^2 flows; the paper's axis runs to 900 sources).
 FIG6_N = [2, 3, 5, 10, 20, 30]
@@ -34,7 +32,7 @@ def _fig6_flows(n: int) -> list[dict[str, Any]]:
     return [{"src": "s1", "dst": "d1", "start": 0.0}, *long]
 
 
-def fig6() -> Experiment:
+def experiment() -> Experiment:
     """Fig. 6: x1's rate against its max-min rate as n^2 flows share l1."""
     points = [
         (
@@ -56,6 +54,7 @@ def fig6() -> Experiment:
         points=points,
         seeds=1,
         analyze=analyze_fig6,
+        quick=quick(),
     )
 
 
@@ -310,199 +309,3 @@ def _fig6_piqi(got: dict[tuple[str, int], dict[str, Any]], ps: list[str]) -> str
 def protocols_in_fig6(runs: Runs) -> list[str]:
     """The protocols of `PROTOCOLS` that have every n of Fig. 6."""
     return [p for p in PROTOCOLS if all(f"{p}-n{n}" in runs.names for n in FIG6_N)]
-
-
-# ---------------------------------------------------------------------------------------------
-# Fig. 10
-
-#: The flows: x1 over l1 and l2 from 0 to 90 s, x2 over l1 from 30 s, x3 over l2 from 60 s.
-FIG10_FLOWS = [("h1", "d1", 0.0, 90.0), ("h2", "d2", 30.0, 120.0), ("h3", "d3", 60.0, 120.0)]
-FIG10_PATHS = [["l1", "l2"], ["l1"], ["l2"]]
-FIG10_END = 120.0
-#: Acceptance: every flow's steady rate within this fraction of its (scaled) max-min rate.
-TOLERANCE = 0.03
-
-
-#: The max-min rates seed 003 gives for the parking lot (sec. IV-H, Fig. 10), Mb/s, by (phase, flow):
-#: the phases in order (0-30, 30-60, 60-90, 90-120 s at full scale) and the flows x1, x2, x3 as 0, 1, 2.
-PAPER_FIG10_MBPS = {
-    (0, 0): 800.0,
-    (1, 0): 485.0,
-    (1, 1): 485.0,
-    (2, 0): 400.0,
-    (2, 1): 570.0,
-    (2, 2): 400.0,
-    (3, 1): 970.0,
-    (3, 2): 800.0,
-}
-
-
-def _fig10_checks(ctx: Context, got: dict[str, dict[str, Any]], ps: list[str]) -> None:
-    """Every flow's rate in every phase against the paper's max-min rate: for a protocol with a
-    utilization target, its rate over that target (JetMax's gamma), within `TOLERANCE` as the
-    report's verdict."""
-    for p in ps:
-        u = utilization(p)
-        per = "" if u == 1 else f" / {u:g}"
-        for k, (ph, flows) in enumerate(zip(got[p]["phases"], got[p]["flows"])):
-            for i, _, g in flows:
-                paper = PAPER_FIG10_MBPS.get((k, i))
-                if paper is None:
-                    continue
-                ctx.check(
-                    "Fig. 10",
-                    f"{p}: x{i + 1}'s rate{per}, {ph.start:.0f} - {ph.end:.0f} s (Mb/s)",
-                    paper,
-                    None if g is None else g / u / 1e6,
-                    tolerance=TOLERANCE,
-                )
-
-
-def fig10() -> Experiment:
-    """Fig. 10: per-flow rates in the parking lot, phase by phase."""
-    common = {"duration": FIG10_END, "workload.0.flows": long_lived(FIG10_FLOWS)}
-    return Experiment(
-        name="fig10",
-        title="Seed 003 Figs. 9(b) and 10: max-min rates in a two-bottleneck parking lot",
-        base="parking-lot.toml",
-        points=[(p, {**protocol_overrides(p, ["l1", "l2"]), **common}) for p in PROTOCOLS],
-        seeds=1,
-        analyze=analyze_fig10,
-    )
-
-
-def _fig10_run(runs: Runs, p: str, seed: int) -> dict[str, Any]:
-    caps = {link: capacity(runs, p, seed, link) for link in ("l1", "l2")}
-    phs = phases(long_flows(runs, p, seed), runs.window(p, seed)[1])
-    rates = flow_rates(runs, p, seed, range(len(FIG10_PATHS)))
-    ports = {link: port_series(runs, p, seed, link) for link in ("l1", "l2")}
-    out, used = [], []
-    for ph in phs:
-        fair = max_min_rates([FIG10_PATHS[i] for i in ph.flows], caps)
-        got = [span_stat(rates, f"flow{i}", *ph.steady()) for i in ph.flows]
-        out.append([(i, f, g) for i, f, g in zip(ph.flows, fair, got)])
-        used.append([span_stat(ports[link], "util", *ph.steady()) for link in ("l1", "l2")])
-    queues = pl.concat([f.select("time_s", pl.col("queue_pkts").alias(k)) for k, f in ports.items()], how="align")
-    return {"phases": phs, "flows": out, "util": used, "plot": (rates, queues), "caps": caps}
-
-
-def _error(got: float | None, fair: float, u: float) -> float | None:
-    return None if got is None else (got - u * fair) / (u * fair) * 100
-
-
-def _fig10_rows(got: dict[str, dict[str, Any]], ps: list[str]) -> list[list[str]]:
-    first = got[ps[0]]
-    rows = []
-    for k, ph in enumerate(first["phases"]):
-        for j, (i, fair, _) in enumerate(first["flows"][k]):
-            cells = []
-            for p in ps:
-                _, _, g = got[p]["flows"][k][j]
-                cells.append(f"{fmt(g, '.1f', 1e6)} ({fmt(_error(g, fair, utilization(p)), '+.1f')}%)")
-            label = f"{ph.start:.0f}-{ph.end:.0f}" if j == 0 else ""
-            rows.append([label, f"x{i + 1}", f"{fair / 1e6:.0f}", *cells])
-        used = [" / ".join(fmt(u, ".3f") for u in got[p]["util"][k]) for p in ps]
-        rows.append(["", "utilization l1 / l2", "", *used])
-    return rows
-
-
-def _worst(run: dict[str, Any], p: str) -> float | None:
-    errs = [_error(g, f, utilization(p)) for ph in run["flows"] for _, f, g in ph]
-    errs = [abs(e) for e in errs if e is not None]
-    return max(errs) if errs else None
-
-
-def _fig10_misses(run: dict[str, Any], p: str) -> list[str]:
-    """The flows and phases more than `TOLERANCE` off their target, with the links' utilization."""
-    out = []
-    for ph, flows, used in zip(run["phases"], run["flows"], run["util"]):
-        for i, fair, g in flows:
-            err = _error(g, fair, utilization(p))
-            if err is not None and abs(err) > TOLERANCE * 100:
-                out.append(
-                    f"x{i + 1} in {ph.start:.0f}-{ph.end:.0f} s gets {fmt(g, '.1f', 1e6)} instead of "
-                    f"{utilization(p) * fair / 1e6:.1f} Mb/s ({err:+.1f}%), with l1 / l2 at "
-                    + " / ".join(fmt(u, ".3f") for u in used)
-                )
-    return out
-
-
-def _fig10_notes(got: dict[str, dict[str, Any]], ps: list[str]) -> str:
-    ok = [p for p in ps if not _fig10_misses(got[p], p)]
-    notes = [f"{', '.join(ok)}: every flow within {TOLERANCE:.0%} of its target in every phase, as the paper says."]
-    for p in ps:
-        misses = _fig10_misses(got[p], p)
-        if misses:
-            notes.append(f"**{p} misses**: " + "; ".join(misses) + ".")
-    if "xcp" in ps and _fig10_misses(got["xcp"], "xcp"):
-        notes.append(_fig10_xcp(got["xcp"]))
-    return "\n\n".join(notes if ok else notes[1:])
-
-
-def xcp_free_rate(capacity: float, held: float, flows: int, alpha: float, gamma: float) -> float:
-    """XCP's equilibrium rate of the one flow a link of `capacity` alone limits, when it shares
-    the link with `flows` - 1 others whose total rate `held` another link sets (bit/s; no
-    standing queue). Katabi et al.'s controllers, in rates: the link hands out positive feedback
-    h + alpha S equally per flow and negative feedback h in proportion to rate, with S = capacity
-    - y the spare capacity, y = x + held, and shuffling h = max(0, gamma y - alpha S); the free
-    flow x is steady where (h + alpha S) / flows = h x / y, while the held flows cannot use their
-    share, so the link keeps spare capacity. Bisection on (0, capacity - held]."""
-
-    def surplus(x: float) -> float:
-        y = x + held
-        spare = capacity - y
-        h = max(0.0, gamma * y - alpha * spare)
-        return (h + alpha * spare) / flows - h * x / y
-
-    lo, hi = 0.0, capacity - held
-    for _ in range(100):
-        mid = (lo + hi) / 2
-        lo, hi = (mid, hi) if surplus(mid) > 0 else (lo, mid)
-    return (lo + hi) / 2
-
-
-def _fig10_xcp(run: dict[str, Any]) -> str:
-    """XCP's miss in the three-flow phase, against its own equilibrium."""
-    k = next(k for k, flows in enumerate(run["flows"]) if len(flows) == 3)
-    (_, _, x1), (_, fair2, x2), _ = run["flows"][k]
-    q = PROTOCOLS["xcp"]["queue"]
-    if x1 is None or x2 is None:
-        return ""
-    want = xcp_free_rate(run["caps"]["l1"], x1, 2, q["alpha"], q["gamma"])
-    return (
-        "XCP's miss is Fig. 6's effect with one flow on each side, and XCP's own controllers predict it. x1 is "
-        f"held to {x1 / 1e6:.1f} Mb/s by l2 but also crosses l1, where the fairness controller hands out positive "
-        "feedback (h + alpha S, S the spare capacity) equally to both flows and negative feedback h = max(0, "
-        "gamma y - alpha S) in proportion to their rates; x1 cannot use its share, so x2 stops growing where "
-        f"the two balance, (h + alpha S) / 2 = h x2 / y: at x2 = {want / 1e6:.1f} Mb/s with alpha = "
-        f"{q['alpha']}, gamma = {q['gamma']} (measured: {x2 / 1e6:.1f}; max-min: "
-        f"{fair2 / 1e6:.0f}). The paper reports all four methods max-min fair here; its plot's resolution would "
-        "hide a 5% gap, or its XCP differed from Katabi et al.'s controllers in a way the seed does not describe."
-    )
-
-
-def analyze_fig10(runs: Runs, ctx: Context) -> str:
-    seed = runs.seeds[0]
-    ps = protocols_in(runs)
-    got = {p: _fig10_run(runs, p, seed) for p in ps}
-    _fig10_checks(ctx, got, ps)
-    rate_queue_plot(ctx, "fig10.png", {p: got[p]["plot"] for p in ps}, rate_max=1100)
-    head = [f"fctlab {p}" + ("" if utilization(p) == 1 else f" (target: max-min x {utilization(p)})") for p in ps]
-    worst = {p: _worst(got[p], p) for p in ps}
-    verdict = [
-        f"{fmt(worst[p], '.1f')}% ({'within' if worst[p] is not None and worst[p] <= TOLERANCE * 100 else 'NOT within'}"
-        f" {TOLERANCE:.0%})"
-        for p in ps
-    ]
-    return (
-        "The parking lot of Fig. 9(b): l1 = 970 Mb/s and l2 = 800 Mb/s, 25 ms each way; x1 crosses both links from 0 "
-        "to 90 s, x2 crosses l1 from 30 s, x3 crosses l2 from 60 s (full scale; sec. IV-H). The max-min rates are "
-        "the paper's numbers (water-filling gives the same); each protocol is compared with max-min times its "
-        "utilization target (a virtual capacity: JetMax's gamma). fctlab's value is the flow's mean sending rate "
-        "over the second half of each phase, with its error against that target.\n\n"
-        + md_table(["phase (s)", "flow", "max-min = paper (Mb/s)", *head], _fig10_rows(got, ps))
-        + "\n\n"
-        + md_table(["", *head], [["worst error, every flow and phase", *verdict]])
-        + "\n\n![Fig. 10: per-flow sending rates, and the queues of l1 and l2](fig10.png)\n\n"
-        + _fig10_notes(got, ps)
-    )
