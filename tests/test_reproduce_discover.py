@@ -43,6 +43,26 @@ def test_a_paper_folder_lists_its_experiments_in_its_order_and_they_share_its_co
     assert exps[0].analyze(None, None) == "The answer is 42."
 
 
+def test_papers_toml_orders_the_paper_folders_and_the_unlisted_follow_by_name(tmp_path):
+    root = toy(tmp_path)
+    for name in ("beta", "alpha"):
+        (root / "experiments" / name).mkdir()
+        (root / "experiments" / name / "paper.toml").write_text(f"title = {name!r}\nexperiments = ['x']\n")
+    assert list(discover.folder_papers(root)) == ["alpha", "beta", "toy"]
+    (root / "experiments" / "papers.toml").write_text("papers = ['toy', 'beta']\n")
+    assert list(discover.folder_papers(root)) == ["toy", "beta", "alpha"]
+    (root / "experiments" / "papers.toml").write_text("papers = ['toy', 'gamma']\n")
+    with pytest.raises(ScenarioError, match=r"papers.toml: field `papers`: no paper.toml in the folder of gamma"):
+        discover.folder_papers(root)
+    (root / "experiments" / "papers.toml").write_text("papers = 'toy'\n")
+    with pytest.raises(ScenarioError, match=r"field `papers`: expected a list of distinct paper folder names"):
+        discover.folder_papers(root)
+
+
+def test_the_checkouts_papers_come_in_the_order_of_papers_toml():
+    assert list(discover.folder_papers(REPO)) == ["rc3", "explicit", "emulated", "datacenter"]
+
+
 def test_the_checkouts_rc3_paper_is_a_folder_in_the_papers_order():
     assert [e.name for e in papers(REPO)["rc3"]()] == [
         "fig4-model",

@@ -10,7 +10,8 @@ directory, each experiment's code beside its scenarios and its report.
           experiment.py           `experiment()`, returning its `framework.Experiment`
           README.md, *.png, checks.json, index.html, index.png      its report
 
-`paper.toml` holds `title` (a line) and `experiments` (the folder names, in order). Each
+`paper.toml` holds `title` (a line) and `experiments` (the folder names, in order); the papers
+come in the order `experiments/papers.toml` lists (`papers = [...]`), then any others by name. Each
 `experiment.py` defines `experiment() -> Experiment` whose `name` is its folder's name; its
 `base` scenario path is relative to the paper's folder, as before. The experiments directory
 is mounted as the package `fctlab_experiments` while it is read, so an experiment imports what
@@ -39,6 +40,8 @@ from fctlab.reproduce.framework import Experiment
 #: The package name the experiments directory is mounted as.
 MOUNT = "fctlab_experiments"
 PAPER_FILE = "paper.toml"
+#: The optional list of the papers' order (`papers = ["rc3", ...]`) in the experiments directory.
+ORDER_FILE = "papers.toml"
 EXPERIMENT_FILE = "experiment.py"
 
 
@@ -128,12 +131,33 @@ def folder_paper(root: Path, paper: str) -> Callable[[], list[Experiment]]:
     return make
 
 
+def paper_order(base: Path) -> list[str]:
+    """The papers `base/papers.toml` lists first (`papers = [...]`), in its order; none without
+    the file."""
+    path = base / ORDER_FILE
+    if not path.is_file():
+        return []
+    try:
+        names = tomllib.loads(path.read_text()).get("papers")
+    except (OSError, tomllib.TOMLDecodeError) as e:
+        raise ScenarioError(f"{path}: {e}") from None
+    if not isinstance(names, list) or not all(isinstance(n, str) and n for n in names) or len(set(names)) != len(names):
+        raise ScenarioError(f"{path}: field `papers`: expected a list of distinct paper folder names, got {names!r}")
+    missing = [n for n in names if not (base / n / PAPER_FILE).is_file()]
+    if missing:
+        raise ScenarioError(f"{path}: field `papers`: no {PAPER_FILE} in the folder of {', '.join(missing)}")
+    return names
+
+
 def folder_papers(root: Path) -> dict[str, Callable[[], list[Experiment]]]:
-    """The paper folders (with a `paper.toml`) of `root`'s experiments directory, by name."""
+    """The paper folders (with a `paper.toml`) of `root`'s experiments directory: those
+    `papers.toml` lists, in its order, then the others by name."""
     base = experiments_dir(root)
     if not base.is_dir():
         return {}
-    return {d.name: folder_paper(root, d.name) for d in sorted(base.iterdir()) if (d / PAPER_FILE).is_file()}
+    listed = paper_order(base)
+    rest = [d.name for d in sorted(base.iterdir()) if (d / PAPER_FILE).is_file() and d.name not in listed]
+    return {name: folder_paper(root, name) for name in [*listed, *rest]}
 
 
 def papers(
