@@ -1,5 +1,5 @@
 """experiments/datacenter/pfabric-buffers: the per-run summary of slowdowns, the relative changes
-against pFabric's 36 KB and the verdicts, on hand-made input."""
+against pFabric's 36 KB and the checks of the paper's claim, on hand-made input."""
 
 from __future__ import annotations
 
@@ -37,7 +37,10 @@ def row(small_mean: float, small_p99: float, large_mean: float, all_mean: float)
     return {"small_mean": small_mean, "small_p99": small_p99, "large_mean": large_mean, "all_mean": all_mean}
 
 
-def test_spread_verdict_and_smallest_close_buffer():
+def test_spread_checks_and_smallest_close_buffer(tmp_path):
+    from fctlab.reproduce.checks import MATCH, PARTIAL
+    from fctlab.reproduce.framework import Context
+
     got = {
         (0.8, 3_000): row(1.3, 3.0, 4.0, 1.7),
         (0.8, 4_500): row(1.2, 1.6, 3.2, 1.5),
@@ -50,10 +53,21 @@ def test_spread_verdict_and_smallest_close_buffer():
     assert pb.change(3.3, 3.0) == pytest.approx(0.1)
     assert pb.change(None, 3.0) is None
     assert pb._spread(got, 0.8, [72_000, 225_000]) == pytest.approx(0.04)
-    assert pb.verdict(0.04) == "matches"
-    assert pb.verdict(0.10) == "partial"
-    assert pb.verdict(0.30) == "does not match"
-    assert pb.verdict(None) == "no data"
+    # The claim "more buffer gains little", per statistic: the ratio farthest from 1 (0.96 for the
+    # small p99 at 225 KB, 1.02 for the large mean at 72 KB) within 5% of 1 matches.
+    ctx = Context(out=tmp_path, quick=True, seeds=[1])
+    pb._check(got, ctx)
+    at_08 = {
+        c.quantity.split(": ")[1].split(" slowdown")[0]: c for c in ctx.checks if c.quantity.startswith("load 0.8")
+    }
+    assert at_08["small p99"].fctlab == pytest.approx(0.96) and at_08["small p99"].status == MATCH
+    assert at_08["large mean"].fctlab == pytest.approx(1.02)
+    got[(0.8, 225_000)] = row(1.2, 1.5, 3.3, 1.5)
+    ctx = Context(out=tmp_path, quick=True, seeds=[1])
+    pb._check(got, ctx)
+    large = next(c for c in ctx.checks if c.quantity.startswith("load 0.8: large mean"))
+    assert large.fctlab == pytest.approx(1.1) and large.status == PARTIAL
+    assert all(c.fctlab is None for c in ctx.checks if c.quantity.startswith("load 0.6")), "no 0.6 rows"
     # 9 KB is within 5% of 36 KB (3.1 / 3.0), 4.5 KB is not (1.6 / 1.5): the walk down stops there.
     assert pb.smallest_close(got, 0.8) == 9_000
     assert pb.smallest_close(got, 0.6) is None
