@@ -16,7 +16,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from fctlab.reproduce.framework import Context, md_table, plt
+from fctlab.reproduce.framework import Context, fmt, md_table, plt
 from fctlab_experiments.rcp.buffers import WARMUP, Point
 
 
@@ -33,9 +33,10 @@ def increase(got: dict[str, Any], ref: dict[str, Any]) -> float | None:
 
 
 def sweep_table(
-    grid: dict[str, Point], got: dict[str, dict[str, Any]], key: str, label: str, fmt
+    grid: dict[str, Point], got: dict[str, dict[str, Any]], key: str, label: str, key_fmt
 ) -> tuple[str, list[tuple[Any, float, dict[str, Any]]]]:
-    """A table of every run of a sweep, sorted by `key` then buffer; returns it with the rows."""
+    """A table of every run of a sweep, sorted by `key` then buffer, its first column `key_fmt` of
+    the key; returns it with the rows."""
     items = sorted(((getattr(p, key), p.buffer, got[n]) for n, p in grid.items()), key=lambda t: (t[0], t[1]))
     biggest = {k: max(b for kk, b, _ in items if kk == k) for k, _, _ in items}
     ref = {k: g for k, b, g in items if b == biggest[k]}
@@ -44,7 +45,7 @@ def sweep_table(
         inc = increase(g, ref[k])
         rows.append(
             [
-                fmt(k, ".3f"),
+                key_fmt(k),
                 f"{pct(b)} ({next(p.buffer_pkts for p in grid.values() if getattr(p, key) == k and p.buffer == b)})",
                 str(g["flows"]) + (f" ({g['incomplete']} unfinished)" if g["incomplete"] else ""),
                 fmt(g["mean_pkts"], ".1f"),
