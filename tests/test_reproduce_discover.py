@@ -60,7 +60,7 @@ def test_papers_toml_orders_the_paper_folders_and_the_unlisted_follow_by_name(tm
 
 
 def test_the_checkouts_papers_come_in_the_order_of_papers_toml():
-    assert list(discover.folder_papers(REPO)) == ["rc3", "explicit", "emulated", "datacenter"]
+    assert list(papers(REPO)) == ["rc3", "rcp", "explicit", "emulated", "datacenter"]
 
 
 def test_the_checkouts_rc3_paper_is_a_folder_in_the_papers_order():
@@ -121,14 +121,6 @@ def test_an_experiment_must_be_named_as_its_folder_and_exist(tmp_path):
     (other / "experiments/toy/first/experiment.py").write_text(EXPERIMENT.format(name="renamed"))
     with pytest.raises(ScenarioError, match="must return the Experiment named 'first'.*got 'renamed'"):
         papers(other)["toy"]()
-
-
-def test_a_paper_both_in_the_package_and_a_folder_is_refused(tmp_path):
-    paper = tmp_path / "experiments" / "rc3"
-    paper.mkdir(parents=True)
-    (paper / "paper.toml").write_text('title = "T"\nexperiments = ["x"]\n')
-    with pytest.raises(ScenarioError, match="paper rc3: defined both in the package"):
-        discover.papers(tmp_path, {"rc3": list})
 
 
 def test_reproduce_runs_the_papers_of_the_checkout_it_is_given(tmp_path, capsys, monkeypatch):

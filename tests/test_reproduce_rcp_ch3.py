@@ -1,5 +1,6 @@
-"""fctlab.reproduce.rcp_ch3 and rcp_fixed_rate: the analysis helpers on synthetic input, the
-paper's registration, and one experiment (Fig. 3.5) run end to end in quick mode."""
+"""The RCP paper's chapter 3 experiments (experiments/rcp/fig3-*/, differential/) and its fixed-rate
+runs (fixed_rate.py): the analysis helpers on synthetic input, the paper's registration, and one
+experiment (Fig. 3.5) run end to end in quick mode."""
 
 from __future__ import annotations
 
@@ -11,25 +12,49 @@ from pathlib import Path
 import polars as pl
 import pytest
 
-from fctlab.reproduce import papers, rcp_ch3, rcp_ch3_sharing, rcp_ch4, rcp_fixed_rate
+from fctlab.reproduce import papers
 from fctlab.reproduce.framework import run_experiment
-from realcore import REPO, fake  # noqa: F401  (fake: the compiled core)
+from realcore import REPO, experiment_code, fake, paper_code  # noqa: F401  (fake: the compiled core)
+
+fig32 = experiment_code("rcp", "fig3-2")
+fig34 = experiment_code("rcp", "fig3-4")
+fig35 = experiment_code("rcp", "fig3-5")
+fig378 = experiment_code("rcp", "fig3-7-8")
+fig39 = experiment_code("rcp", "fig3-9")
+differential = experiment_code("rcp", "differential")
+fixed_rate = paper_code("rcp", "fixed_rate")
+#: Chapter 4's experiments, in the thesis's order of figures, then the RC3 paper's Fig. 14(c).
+CH4 = [
+    "fig4-1",
+    "fig4-2",
+    "fig4-4-5",
+    "fig4-6-8",
+    "fig4-9",
+    "fig4-10",
+    "fig4-11-12",
+    "fig4-13",
+    "fig4-14",
+    "fig4-15-16",
+    "fig4-17-21",
+    "fig4-23-24",
+    "rc3-fig14c",
+]
 
 
 def test_data_phase_counts_flows_between_their_syn_ack_and_last_packet():
     flows = pl.DataFrame({"start_s": [0.0, 1.0, 2.0], "rtt_prop_s": [0.2, 0.2, 0.2], "finish_s": [1.5, 3.0, None]})
     # Flow 0 sends in [0.2, 1.4), flow 1 in [1.2, 2.9); flow 2 never completed and is left out.
-    assert rcp_ch3.data_phase_counts(flows, [0.1, 0.5, 1.3, 1.45, 2.95]) == [0, 1, 2, 1, 0]
+    assert fig34.data_phase_counts(flows, [0.1, 0.5, 1.3, 1.45, 2.95]) == [0, 1, 2, 1, 0]
 
 
 def test_fig32_phases_follow_the_caption():
-    assert rcp_ch3._phases(rcp_ch3.FIG32_GROUPS, 140.0, 1.0) == [(0.0, 40.0, 20), (40.0, 100.0, 40), (100.0, 140.0, 20)]
-    assert rcp_ch3._phases(rcp_ch3.FIG32_GROUPS, 140.0, 0.25)[1] == (10.0, 25.0, 40)
+    assert fig32._phases(fig32.FIG32_GROUPS, 140.0, 1.0) == [(0.0, 40.0, 20), (40.0, 100.0, 40), (100.0, 140.0, 20)]
+    assert fig32._phases(fig32.FIG32_GROUPS, 140.0, 0.25)[1] == (10.0, 25.0, 40)
 
 
 def test_fig35_short_flows_are_four_per_round_trip():
-    together = rcp_ch3._fig35_short_flows(1.0, spread=False)
-    spread = rcp_ch3._fig35_short_flows(1.0, spread=True)
+    together = fig35._fig35_short_flows(1.0, spread=False)
+    spread = fig35._fig35_short_flows(1.0, spread=True)
     assert len(together) == len(spread) == 40
     assert {f["start"] for f in together[:4]} == {0.0} and together[4]["start"] == pytest.approx(0.1)
     assert [f["start"] for f in spread[:4]] == pytest.approx([0.0, 0.025, 0.05, 0.075])
@@ -42,28 +67,27 @@ def test_capped_pareto_mean_matches_sampling():
     scale, shape, cap = 4.0, 1.2, 2000
     draws = [min(math.ceil(scale / (1.0 - rng.random()) ** (1 / shape)), cap) for _ in range(400_000)]
     sampled = sum(draws) / len(draws)
-    assert rcp_fixed_rate.capped_pareto_mean(scale, shape, cap) == pytest.approx(sampled, rel=0.02)
+    assert fig378.capped_pareto_mean(scale, shape, cap) == pytest.approx(sampled, rel=0.02)
 
 
 def test_pareto_mean_param_keeps_the_capped_mean():
-    param = rcp_fixed_rate.pareto_mean_param(25.0, 1.2, 10_000)
+    param = fig378.pareto_mean_param(25.0, 1.2, 10_000)
     scale_pkts = param / 960 * (1.2 - 1) / 1.2
-    assert rcp_fixed_rate.capped_pareto_mean(scale_pkts, 1.2, 10_000) == pytest.approx(25.0, rel=1e-3)
+    assert fig378.capped_pareto_mean(scale_pkts, 1.2, 10_000) == pytest.approx(25.0, rel=1e-3)
     assert param > 25 * 960, "the cut removes mean, so the parameter must exceed the target"
 
 
 def test_fcfs_sojourn_by_hand():
     # Jobs at 0, 1, 1.5 of 2, 1, 1 s: the second waits 1 s, the third 1.5 s.
-    assert rcp_fixed_rate.fcfs_sojourn([0.0, 1.0, 1.5], [2.0, 1.0, 1.0]) == pytest.approx([2.0, 2.0, 2.5])
+    assert fixed_rate.fcfs_sojourn([0.0, 1.0, 1.5], [2.0, 1.0, 1.0]) == pytest.approx([2.0, 2.0, 2.5])
 
 
 def test_rcp_paper_lists_chapter_3_in_figure_order():
-    names = [e.name for e in papers()["rcp"]()]
+    names = [e.name for e in papers(REPO)["rcp"]()]
     assert names[:8] == ["fig3-2", "fig3-3", "fig3-4", "fig3-5", "fig3-6", "fig3-7-8", "fig3-9", "differential"]
-    ch4 = [e.name for e in rcp_ch4.experiments()]
-    assert names[8 : 8 + len(ch4)] == ch4
+    assert names[8 : 8 + len(CH4)] == CH4
     # Then the thesis's figures in order, each chapter's investigations after its figures.
-    assert names[8 + len(ch4) :] == [
+    assert names[8 + len(CH4) :] == [
         "fig4-3",
         "fig4-14-10ms",
         "fig4-2-tcp",
@@ -93,7 +117,7 @@ def test_rcp_paper_lists_chapter_3_in_figure_order():
 def test_fig35_quick_run_writes_its_report(tmp_path: Path):
     """Fig. 3.5 in quick mode (two 20 s runs): spread-out short flows leave the long flow about
     half the link, R/C near 0.5; arriving together they hold R/C far lower."""
-    exp = next(e for e in rcp_ch3.experiments() if e.name == "fig3-5")
+    exp = fig35.experiment()
     record = run_experiment(
         exp, REPO / "experiments" / "rcp", tmp_path / "runs", tmp_path / "out", quick=True, jobs=1, say=lambda _m: None
     )
@@ -110,7 +134,7 @@ def test_fig35_quick_run_writes_its_report(tmp_path: Path):
 
 def test_fig39_rate_stats_span_and_decades():
     """Fig. 3.9's summary: percentiles by rank and the decades the 5-95% range covers."""
-    st = rcp_ch3_sharing.rate_stats([0.01 * (i + 1) for i in range(100)])
+    st = fig39.rate_stats([0.01 * (i + 1) for i in range(100)])
     assert st["min"] == pytest.approx(0.01) and st["max"] == pytest.approx(1.0)
     assert st["p50"] == pytest.approx(0.5, abs=0.011)
     assert st["decades"] == pytest.approx(math.log10(st["p95"] / st["p5"]))
@@ -123,7 +147,7 @@ def test_two_flow_phases_take_the_end_of_each_phase():
     young_until, end = 25.0, 35.0
 
     def long_rate(x):
-        return 150e6 if x <= rcp_ch3_sharing.JOIN else (50e6 if x <= young_until else 75e6)
+        return 150e6 if x <= differential.JOIN else (50e6 if x <= young_until else 75e6)
 
     w = pl.DataFrame(
         {
@@ -133,7 +157,7 @@ def test_two_flow_phases_take_the_end_of_each_phase():
             "bottleneck_rcp_rate_bps": [300e6 if x <= 20 else (100e6 if x <= young_until else 150e6) for x in t],
         }
     )
-    got = rcp_ch3_sharing.two_flow_phases(w, young_until, end)
+    got = differential.two_flow_phases(w, young_until, end)
     assert got["alone"]["long"] == pytest.approx(150e6) and got["alone"]["c_over_r"] == pytest.approx(0.5)
     assert got["young"]["long"] / got["young"]["joiner"] == pytest.approx(0.5)
     assert got["young"]["c_over_r"] == pytest.approx(1.5)

@@ -1,14 +1,32 @@
-"""The RCP chapter-4 analysis helpers on synthetic flows tables: packet counts and log2 bins,
-per-bin ratios to PS, size windows, the short/long split, the slow-start share, active flows."""
+"""The RCP chapter-4 analysis helpers (experiments/rcp/analysis.py) on synthetic flows tables:
+packet counts and log2 bins, per-bin ratios to PS, size windows, the short/long split, the
+slow-start share, active flows; and the runs of chapter 4's experiments (dumbbell.py)."""
 
 from __future__ import annotations
 
 import polars as pl
 import pytest
 
-from fctlab.reproduce import rcp_analysis as ra
-from fctlab.reproduce import rcp_ch4
-from realcore import paper_code
+from realcore import experiment_code, paper_code
+
+ra = paper_code("rcp", "analysis")
+dumbbell = paper_code("rcp", "dumbbell")
+#: Chapter 4's experiments, then the RC3 paper's Fig. 14(c).
+CH4 = [
+    "fig4-1",
+    "fig4-2",
+    "fig4-4-5",
+    "fig4-6-8",
+    "fig4-9",
+    "fig4-10",
+    "fig4-11-12",
+    "fig4-13",
+    "fig4-14",
+    "fig4-15-16",
+    "fig4-17-21",
+    "fig4-23-24",
+    "rc3-fig14c",
+]
 
 
 def _table(rows: list[tuple[int, float, float]]) -> pl.DataFrame:
@@ -71,20 +89,19 @@ def test_active_flows_counts_started_and_unfinished_flows():
 
 
 def test_protocol_overrides_and_bad_protocol():
-    assert rcp_ch4.protocol("tcp", 30e6, 0.1)["transport.iw"] == 2
-    assert rcp_ch4.protocol("rcp", 30e6, 0.1)["queues.router"]["kind"] == "rcp"
+    assert dumbbell.protocol("tcp", 30e6, 0.1)["transport.iw"] == 2
+    assert dumbbell.protocol("rcp", 30e6, 0.1)["queues.router"]["kind"] == "rcp"
     with pytest.raises(ValueError, match="protocol: expected rcp, tcp or xcp, got 'cubic'"):
-        rcp_ch4.protocol("cubic", 1, 0.1)
+        dumbbell.protocol("cubic", 1, 0.1)
 
 
 def test_quick_mode_shortens_each_run_by_its_own_length():
-    shorten = rcp_ch4.quick_scale(0.5)
+    shorten = dumbbell.quick_scale(0.5)
     assert shorten("x", {"duration": 40.0, "measure_from": 10.0}) == {"duration": 20.0, "measure_from": 5.0}
 
 
 def test_every_run_has_the_three_protocols_and_distinct_names():
-    paper_code("rc3", "common")  # rc3-fig14c takes its protocols from experiments/rc3/common.py
-    for exp in rcp_ch4.experiments():
+    for exp in (experiment_code("rcp", n).experiment() for n in CH4):
         names = [n for n, _ in exp.points]
         assert len(names) == len(set(names)), exp.name
         if exp.name.startswith("fig4-"):

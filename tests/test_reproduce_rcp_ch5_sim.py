@@ -1,13 +1,18 @@
 """The RCP thesis's ch. 5 / 7 packet simulations: the stability classifier and the convergence
-time (`fctlab.reproduce.rcp_settling`) on synthetic series, and the experiments' schedules."""
+time (experiments/rcp/settling.py) on synthetic series, and the experiments' schedules."""
 
 from __future__ import annotations
 
 import numpy as np
 import pytest
 
-from fctlab.reproduce import rcp_ch5_sim, rcp_ch7
-from fctlab.reproduce import rcp_settling as st
+from realcore import experiment_code, paper_code
+
+st = paper_code("rcp", "settling")
+convergence = paper_code("rcp", "convergence")
+fig53 = experiment_code("rcp", "fig5-3")
+#: Chapter 5's packet simulations and Fig. 7.1.
+SIMULATIONS = ["fig5-3", "fig5-7-9", "fig5-10-13", "fig5-14-15", "fig7-1"]
 
 T = np.arange(0.0, 20.0, 0.01)
 
@@ -57,25 +62,25 @@ def test_a_run_that_never_settles_has_no_convergence_time():
 
 
 def test_convergence_point_doubles_the_load_from_equilibrium():
-    o = rcp_ch5_sim.convergence_point(c=1e9, rtt=0.05, n=200, alpha=0.5, beta=0.5)
+    o = convergence.convergence_point(c=1e9, rtt=0.05, n=200, alpha=0.5, beta=0.5)
     flows = o["workload.0.flows"]
     assert len(flows) == 200
-    join = rcp_ch5_sim.CONV_BEFORE * 0.05
+    join = convergence.CONV_BEFORE * 0.05
     assert sum(f["start"] == 0.0 for f in flows) == 100 and sum(f["start"] == join for f in flows) == 100
     # The thesis's Fig. 5.12 example: R(0)/C = 0.01 to Re/C = 0.005.
     assert o["queues.router.initial_rate"] == pytest.approx(0.01)
-    assert o["duration"] == pytest.approx(join + rcp_ch5_sim.CONV_AFTER * 0.05)
+    assert o["duration"] == pytest.approx(join + convergence.CONV_AFTER * 0.05)
 
 
 def test_fig5_3_schedule_is_5_then_10_then_5_flows():
-    flows = rcp_ch5_sim._f53_schedule(1.0)["workload.0.flows"]
-    assert [f.get("stop") for f in flows[:5]] == [rcp_ch5_sim.F53_LEAVE] * 5
-    assert [f["start"] for f in flows[5:]] == [rcp_ch5_sim.F53_JOIN] * 5
+    flows = fig53._f53_schedule(1.0)["workload.0.flows"]
+    assert [f.get("stop") for f in flows[:5]] == [fig53.F53_LEAVE] * 5
+    assert [f["start"] for f in flows[5:]] == [fig53.F53_JOIN] * 5
     assert all("stop" not in f for f in flows[5:])
 
 
 def test_quick_modes_run_a_handful_of_points():
-    for e in rcp_ch5_sim.experiments() + rcp_ch7.experiments():
+    for e in (experiment_code("rcp", n).experiment() for n in SIMULATIONS):
         names = {n for n, _ in e.points}
         assert e.quick_points is None or (0 < len(e.quick_points) <= 20 and set(e.quick_points) <= names), e.name
 

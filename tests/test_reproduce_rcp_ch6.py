@@ -5,8 +5,11 @@ from __future__ import annotations
 import polars as pl
 import pytest
 
-from fctlab.reproduce import rcp_ch6_buffers as buffers
-from fctlab.reproduce import rcp_ch6_testbed as testbed
+from realcore import experiment_code, paper_code
+
+buffers = paper_code("rcp", "buffers")
+testbed = experiment_code("rcp", "fig6-6-8")
+fig618 = experiment_code("rcp", "fig6-18")
 
 
 def test_testbed_phases_follow_the_joins_and_departures():
@@ -41,7 +44,7 @@ def test_point_overrides_set_the_wire_load_and_the_sizes():
     assert fixed.overrides()["workload.0.sizes"] == {"kind": "fixed", "size": 5 * 948}
     assert fixed.overrides()["transport.min_rto"] == fixed.overrides()["transport.initial_rto"] == 0.16
     # Every run of a sweep has its own name.
-    for make in (buffers.fig6_19_20, buffers.fig6_21_22, buffers.fig6_23_24):
+    for make in (experiment_code("rcp", n).experiment for n in ("fig6-19-20", "fig6-21-22", "fig6-23-24")):
         names = [n for n, _ in make().points]
         assert len(names) == len(set(names))
 
@@ -57,8 +60,8 @@ def test_drops_after_counts_what_was_offered_and_neither_sent_nor_queued():
             "queue_bytes": [0.0, 0.0, 20_000.0, 50_000.0],
         }
     )
-    assert buffers._drops_after(s, 0.2) == pytest.approx(150.0)
-    assert buffers._drops_after(s, 1.0) is None
+    assert fig618._drops_after(s, 0.2) == pytest.approx(150.0)
+    assert fig618._drops_after(s, 1.0) is None
     # With the port's own count of dropped bytes, that count decides (exact, never negative).
     counted = s.with_columns(drops_bytes=pl.Series([0.0, 3_000.0, 60_000.0, 123_000.0]))
-    assert buffers._drops_after(counted, 0.2) == 120.0
+    assert fig618._drops_after(counted, 0.2) == 120.0

@@ -13,15 +13,16 @@ directory, each experiment's code beside its scenarios and its report.
 `paper.toml` holds `title` (a line) and `experiments` (the folder names, in order); the papers
 come in the order `experiments/papers.toml` lists (`papers = [...]`), then any others by name. Each
 `experiment.py` defines `experiment() -> Experiment` whose `name` is its folder's name; its
-`base` scenario path is relative to the paper's folder, as before. The experiments directory
-is mounted as the package `fctlab_experiments` while it is read, so an experiment imports what
-its paper shares as `from fctlab_experiments.datacenter.common import ...`, and what every
-paper shares from the installed package (`fctlab.reproduce.framework`, `.checks`, ...).
+`base` scenario path is relative to the paper's folder. The experiments directory is mounted
+as the package `fctlab_experiments` while it is read, so an experiment imports what its paper
+shares as `from fctlab_experiments.datacenter.fabric import ...`, and what every paper shares
+from the installed package (`fctlab.reproduce.framework`, `.checks`, `.series`). A paper may
+take another paper's shared scenario code the same way (the emulated comparisons run the RC3
+paper's Figs. 16/17 points from `fctlab_experiments.rc3.common`); an experiment's own
+`experiment.py` is never imported by another, and a shared module never imports an experiment.
 
-`papers(root)` gives the papers found under `root` (a checkout, or its `experiments/`) beside
-those still kept as modules of this package (`fctlab.reproduce.__init__`), in one order: the
-package's first, then the folders' by name. A paper in both places is an error, so that a
-move cannot leave two versions behind.
+`folder_papers(root)` gives the papers found under `root` (a checkout, or its `experiments/`),
+each loaded only when called; `fctlab.reproduce.papers` is the same for the current directory.
 """
 
 from __future__ import annotations
@@ -158,17 +159,3 @@ def folder_papers(root: Path) -> dict[str, Callable[[], list[Experiment]]]:
     listed = paper_order(base)
     rest = [d.name for d in sorted(base.iterdir()) if (d / PAPER_FILE).is_file() and d.name not in listed]
     return {name: folder_paper(root, name) for name in [*listed, *rest]}
-
-
-def papers(
-    root: Path | None, package: dict[str, Callable[[], list[Experiment]]]
-) -> dict[str, Callable[[], list[Experiment]]]:
-    """The package's papers, then the folders' under `root` (none without a root)."""
-    found = folder_papers(root) if root is not None else {}
-    both = sorted(set(found) & set(package))
-    if both:
-        raise ScenarioError(
-            f"paper {', '.join(both)}: defined both in the package (fctlab.reproduce) and as a folder with "
-            f"{PAPER_FILE} under {experiments_dir(root)}; keep one"  # type: ignore[arg-type]
-        )
-    return {**package, **found}

@@ -12,6 +12,7 @@ and the interval of stable alpha for a beta. `fluid` runs the nonlinear model an
 switched and linear systems as delay differential equations and gives App. E's verdict
 (settled, converging, oscillating) on each (alpha, beta).
 
-The reports built on these are `fctlab.reproduce.rcp_ch5` (Fig. 5.2) and
-`fctlab.reproduce.rcp_ch5_fluid` (Figs. 5.4, 5.5).
+The reports built on these are the RCP paper's experiments `experiments/rcp/fig5-2/experiment.py`
+(Fig. 5.2), `fig5-4/experiment.py` and `fig5-5/experiment.py` (Figs. 5.4, 5.5; the regions they
+share in `experiments/rcp/fluid_regions.py`).
 """
