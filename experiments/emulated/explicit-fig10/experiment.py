@@ -27,6 +27,8 @@ def experiment() -> Experiment:
     """Seed 003 Fig. 10 at rates / 100 and 10 s phases, every protocol, both ways."""
     return Experiment(
         name="explicit-fig10",
+        # Not a figure of a paper: the same scenario simulated and emulated, side by side.
+        investigation=True,
         title="Seed 003 Figs. 9(b) and 10, emulated: max-min rates in a parking lot (rates / 100)",
         base="explicit-parking-lot.toml",
         points=long_flow_points(["l1", "l2"], FIG10_FLOWS, FIG10_END),

@@ -22,6 +22,8 @@ def experiment() -> Experiment:
     """Seed 003 Fig. 4 at rates / 100 and 10 s phases, every protocol, both ways."""
     return Experiment(
         name="explicit-fig4",
+        # Not a figure of a paper: the same scenario simulated and emulated, side by side.
+        investigation=True,
         title="Seed 003 Fig. 4, emulated: three flows join a bottleneck 10 s apart (rates / 100)",
         base="explicit-single-bottleneck.toml",
         points=long_flow_points(["bottleneck"], FIG4_FLOWS, FIG4_END),

@@ -60,6 +60,8 @@ def experiment() -> Experiment:
     """The acceptance test: emulated FCT within 5% of simulated, 1 - 1000 segments, TCP / RC3 / RCP."""
     return Experiment(
         name="fct-accuracy",
+        # Not a figure of a paper: the same scenario simulated and emulated, side by side.
+        investigation=True,
         title="Issue 11's acceptance test: emulated FCTs against simulated ones, 1 - 1000 segments",
         base="single-flows.toml",
         points=[(p, one_at_a_time(ACCURACY_SIZES, ACCURACY_RATE, 0.3, o)) for p, o in PROTOCOLS.items()],

@@ -39,6 +39,8 @@ def experiment() -> Experiment:
     extra["queues.host"] = {"kind": "prio"}
     return Experiment(
         name="rc3-fig15",
+        # Not a figure of a paper: the same scenario simulated and emulated, side by side.
+        investigation=True,
         title="RC3 paper Fig. 15, emulated: single flows at 1 Gb/s x 20 ms (time scale 10)",
         base="single-flows.toml",
         points=[(p, one_at_a_time(FIG15_SIZES, FIG15_RATE, 0.3, {**extra, **o})) for p, o in FIG15_VARIANTS.items()],

@@ -39,6 +39,8 @@ def experiment() -> Experiment:
     points = points_priority()  # the very runs of the simulated experiment
     return Experiment(
         name="rc3-fig16-17",
+        # Not a figure of a paper: the same scenario simulated and emulated, side by side.
+        investigation=True,
         title="RC3 paper Figs. 16 and 17, emulated: strict priority at a NIC and at a router",
         base="priority.toml",
         points=points,

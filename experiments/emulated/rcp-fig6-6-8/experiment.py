@@ -31,6 +31,8 @@ def experiment() -> Experiment:
     """The testbed of Figs. 6.6 - 6.8, shortened, both ways."""
     return Experiment(
         name="rcp-fig6-6-8",
+        # Not a figure of a paper: the same scenario simulated and emulated, side by side.
+        investigation=True,
         title="RCP thesis Figs. 6.6 - 6.8, emulated: four R-TCP flows join a 10 Mb/s RCP router (shortened)",
         base="rcp-testbed.toml",
         points=[("testbed", _testbed(1.0))],
