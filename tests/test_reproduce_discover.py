@@ -3,6 +3,9 @@ experiment folder, found by `fctlab reproduce` in the checkout or under `--root`
 
 from __future__ import annotations
 
+import os
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -131,3 +134,22 @@ def test_reproduce_runs_the_papers_of_the_checkout_it_is_given(tmp_path, capsys,
     assert report.startswith("# Toy second\n\nThe answer is 42.")
     assert main(["reproduce", "toy", "--root", str(tmp_path / "experiments")]) == 2
     assert "--root" in capsys.readouterr().err
+
+
+def test_listing_into_a_closed_pipe_ends_quietly_with_sigpipes_code():
+    """`fctlab reproduce all --list | head -2`: the reader goes away; no traceback, exit 141."""
+    read, write = os.pipe()
+    os.close(read)  # every write to the pipe now fails: the reader is gone
+    try:
+        done = subprocess.run(
+            [sys.executable, "-m", "fctlab.cli", "reproduce", "all", "--list"],
+            stdout=write,
+            stderr=subprocess.PIPE,
+            cwd=REPO,
+            env={k: v for k, v in os.environ.items() if k != "FCTLAB_CORE"},  # the installed package's own core
+            timeout=120,
+        )
+    finally:
+        os.close(write)
+    assert done.returncode == 141
+    assert done.stderr == b""

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 from collections.abc import Sequence
 from pathlib import Path
@@ -236,14 +237,10 @@ def _parser() -> argparse.ArgumentParser:
     rp.add_argument(
         "paper",
         metavar="PAPER",
-        help="all (every paper below, then the index of every experiment: experiments/README.md and "
-        "index.html), index (only that index, from the reports on disk), or one paper: rc3 (the RC3 paper), "
-        "rcp (the RCP thesis, chapters 3 and 4, and RC3 Fig. 14(c)), "
-        "explicit (seed 003, explicit congestion control: XCP, RCP, JetMax, PIQI-RCP), emulated (scenarios of "
-        "the others run both ways, simulated and emulated in real time, side by side; its emulations run one at "
-        "a time whatever --jobs says) or datacenter (the datacenter baselines: every protocol on a leaf-spine "
-        "beside the PS and SRPT ideals; DCTCP's queue, convergence and benchmark; pFabric's buffers; HPCC "
-        "against DCTCP)",
+        help="all (every paper, then the index of every experiment: experiments/README.md and index.html), "
+        "index (only that index, from the reports on disk), or one paper: a folder of the checkout's experiments/ "
+        "with a paper.toml (here rc3, rcp, explicit, emulated, datacenter; `fctlab reproduce all --list` lists "
+        "their experiments). The emulated paper's emulations run one at a time whatever --jobs says",
     )
     rp.add_argument(
         "--quick",
@@ -755,6 +752,19 @@ def _one_line(e: BaseException) -> str:
     return " ".join(text.split())
 
 
+#: Exit code when stdout's reader closed the pipe: 128 + SIGPIPE, as a shell reports it.
+EXIT_BROKEN_PIPE = 141
+
+
+def _silence_stdout() -> None:
+    """Points stdout at /dev/null, so that flushing it at exit cannot fail again."""
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+    except (OSError, ValueError):
+        pass
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of the `fctlab` console script; returns the exit code."""
     from fctlab.procs import Interrupted, stop_signals
@@ -766,6 +776,9 @@ def main(argv: Sequence[str] | None = None) -> int:
             return args.func(args)
     except SystemExit as e:  # --help and --version
         return e.code if isinstance(e.code, int) else 0
+    except BrokenPipeError:  # the reader of stdout went away (`fctlab ... | head`): not an error of ours
+        _silence_stdout()
+        return EXIT_BROKEN_PIPE
     except (_UsageError, ScenarioError, OSError, CoreNotBuilt) as e:
         print(f"error: {_one_line(e)}", file=sys.stderr)
         return EXIT_USER_ERROR
