@@ -11,7 +11,7 @@ from typing import Any
 import polars as pl
 
 from fctlab.quantity import parse_time
-from fctlab.reproduce.framework import Context, Runs, fmt, md_table, plt, window_stat
+from fctlab.reproduce.framework import Context, Runs, figure, fmt, md_table, window_stat
 from fctlab_experiments.rcp.coexist import (
     CAPACITY,
     SCHEME,
@@ -208,53 +208,46 @@ def analyze_share(runs: Runs, ctx: Context, fig: str) -> str:
 
 
 def _plot_share(ctx: Context, fig_name: str, got: dict[str, dict[str, Any]]) -> None:
-    p = plt()
-    fig, axes = p.subplots(len(got), 3, figsize=(13, 3.3 * len(got)), squeeze=False)
-    for row, (n, g) in zip(axes, got.items(), strict=True):
-        w = g["w"]
-        n_rcp, n_tcp = g["n"]
-        if w.height == 0:
-            continue
-        t = w["time_s"]
+    n_runs = len(got)
+    with figure(ctx, f"{fig_name}.png", n_runs, 3, figsize=(13, 3.3 * n_runs), squeeze=False, dpi=100) as (fig, axes):
+        for row, (n, g) in zip(axes, got.items(), strict=True):
+            w = g["w"]
+            n_rcp, n_tcp = g["n"]
+            if w.height == 0:
+                continue
+            t = w["time_s"]
 
-        def total(lo: int, hi: int, w: pl.DataFrame = w) -> Any:
-            cols = [f"l{i}->rl_throughput_bps" for i in range(lo, hi) if f"l{i}->rl_throughput_bps" in w.columns]
-            return w.select(pl.sum_horizontal(cols) if cols else pl.lit(0.0)).to_series() / CAPACITY
+            def total(lo: int, hi: int, w: pl.DataFrame = w) -> Any:
+                cols = [f"l{i}->rl_throughput_bps" for i in range(lo, hi) if f"l{i}->rl_throughput_bps" in w.columns]
+                return w.select(pl.sum_horizontal(cols) if cols else pl.lit(0.0)).to_series() / CAPACITY
 
-        row[0].plot(t, total(0, n_rcp), label="RCP aggregate")
-        row[0].plot(t, total(n_rcp, n_rcp + n_tcp), label="TCP aggregate")
-        row[0].set(title=f"{n}: throughput / C", xlabel="time (s)", ylim=(0, 1.1))
-        for col, label in (("rcp_tcp_queue_rcp_bytes", "RCP"), ("rcp_tcp_queue_tcp_bytes", "TCP")):
-            if f"bottleneck_{col}" in w.columns:
-                row[1].plot(t, w[f"bottleneck_{col}"] / 1000, label=f"{label} queue (packets)")
-        row[1].set(title="queues", xlabel="time (s)")
-        for col, label in (
-            ("rcp_tcp_weight", "w_R"),
-            ("rcp_tcp_capacity_bps", "C_R/C"),
-            ("rcp_rate_bps", "R/C"),
-        ):
-            c = f"bottleneck_{col}"
-            if c in w.columns:
-                scale = 1.0 if col == "rcp_tcp_weight" else CAPACITY
-                row[2].plot(t, w[c] / scale, label=label, lw=0.9)
-        row[2].set(title="scheme", xlabel="time (s)", yscale="log")
-        for a in row:
-            a.legend(fontsize=7)
-    fig.tight_layout()
-    fig.savefig(ctx.out / f"{fig_name}.png", dpi=100)
-    p.close(fig)
+            row[0].plot(t, total(0, n_rcp), label="RCP aggregate")
+            row[0].plot(t, total(n_rcp, n_rcp + n_tcp), label="TCP aggregate")
+            row[0].set(title=f"{n}: throughput / C", xlabel="time (s)", ylim=(0, 1.1))
+            for col, label in (("rcp_tcp_queue_rcp_bytes", "RCP"), ("rcp_tcp_queue_tcp_bytes", "TCP")):
+                if f"bottleneck_{col}" in w.columns:
+                    row[1].plot(t, w[f"bottleneck_{col}"] / 1000, label=f"{label} queue (packets)")
+            row[1].set(title="queues", xlabel="time (s)")
+            for col, label in (
+                ("rcp_tcp_weight", "w_R"),
+                ("rcp_tcp_capacity_bps", "C_R/C"),
+                ("rcp_rate_bps", "R/C"),
+            ):
+                c = f"bottleneck_{col}"
+                if c in w.columns:
+                    scale = 1.0 if col == "rcp_tcp_weight" else CAPACITY
+                    row[2].plot(t, w[c] / scale, label=label, lw=0.9)
+            row[2].set(title="scheme", xlabel="time (s)", yscale="log")
+            for a in row:
+                a.legend(fontsize=7)
     # Per-flow normalized rates (Fig. 6.13's bottom plot): rate / (C / N).
-    p = plt()
-    fig, ax = p.subplots(figsize=(7, 3.2))
-    for n, g in got.items():
-        k = len(g["rcp_all"]) + len(g["tcp_all"])
-        fair = CAPACITY / max(k, 1)
-        xs = list(range(k))
-        ax.plot(xs, [r / fair for r in g["rcp_all"] + g["tcp_all"]], "o", ms=3, label=n)
-        ax.axvline(len(g["rcp_all"]) - 0.5, c="k", lw=0.6, ls=":")
-    ax.axhline(1.0, c="k", lw=0.8)
-    ax.set(xlabel="flow (RCP first, then TCP)", ylabel="rate / fair share", ylim=(0, 2))
-    ax.legend(fontsize=7)
-    fig.tight_layout()
-    fig.savefig(ctx.out / f"{fig_name}-flows.png", dpi=100)
-    p.close(fig)
+    with figure(ctx, f"{fig_name}-flows.png", figsize=(7, 3.2), dpi=100) as (fig, ax):
+        for n, g in got.items():
+            k = len(g["rcp_all"]) + len(g["tcp_all"])
+            fair = CAPACITY / max(k, 1)
+            xs = list(range(k))
+            ax.plot(xs, [r / fair for r in g["rcp_all"] + g["tcp_all"]], "o", ms=3, label=n)
+            ax.axvline(len(g["rcp_all"]) - 0.5, c="k", lw=0.6, ls=":")
+        ax.axhline(1.0, c="k", lw=0.8)
+        ax.set(xlabel="flow (RCP first, then TCP)", ylabel="rate / fair share", ylim=(0, 2))
+        ax.legend(fontsize=7)

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 import polars as pl
 
 from fctlab.reproduce.checks import PaperValue, ratio
-from fctlab.reproduce.framework import Context, Runs, fmt, md_table, plt
+from fctlab.reproduce.framework import Context, Runs, figure, fmt, md_table
 from fctlab_experiments.rcp import analysis as ra
 
 #: Protocol labels, in plotting order, and their styles.
@@ -77,29 +77,25 @@ def run_name(prefix: str, proto: str) -> str:
 
 
 def _plot_sizes(ctx: Context, png: str, tables: dict[str, pl.DataFrame], title: str) -> None:
-    pyplot = plt()
-    fig, axes = pyplot.subplots(1, 2, figsize=(11, 4))
-    first = None
-    for p, t in tables.items():
-        b = ra.per_bin(t)
-        first = b if first is None else first
-        axes[0].plot(b["mean_pkts"].to_list(), b["afct"].to_list(), STYLE.get(p, "o-"), label=p, ms=4)
-        axes[1].plot(b["mean_pkts"].to_list(), b["max_fct"].to_list(), STYLE.get(p, "o-"), label=p, ms=4)
-    if first is not None:
-        for ax in axes:
-            ax.plot(first["mean_pkts"].to_list(), first["ps"].to_list(), "k-", lw=2, label="PS (exact, same flows)")
-            ax.plot(first["mean_pkts"].to_list(), first["ps_curve"].to_list(), "k--", label="PS eq. 4.1")
-            ax.plot(first["mean_pkts"].to_list(), first["slow_start"].to_list(), "k:", label="slow start (IW 2)")
-    for ax, what in zip(axes, ("average FCT (s)", "maximum FCT (s)")):
-        ax.set_xscale("log")
-        ax.set_yscale("log")
-        ax.set_xlabel("flow size (packets)")
-        ax.set_ylabel(what)
-        ax.legend(fontsize=7)
-    fig.suptitle(title, fontsize=9)
-    fig.tight_layout()
-    fig.savefig(ctx.out / png, dpi=110)
-    pyplot.close(fig)
+    with figure(ctx, png, 1, 2, figsize=(11, 4)) as (fig, axes):
+        first = None
+        for p, t in tables.items():
+            b = ra.per_bin(t)
+            first = b if first is None else first
+            axes[0].plot(b["mean_pkts"].to_list(), b["afct"].to_list(), STYLE.get(p, "o-"), label=p, ms=4)
+            axes[1].plot(b["mean_pkts"].to_list(), b["max_fct"].to_list(), STYLE.get(p, "o-"), label=p, ms=4)
+        if first is not None:
+            for ax in axes:
+                ax.plot(first["mean_pkts"].to_list(), first["ps"].to_list(), "k-", lw=2, label="PS (exact, same flows)")
+                ax.plot(first["mean_pkts"].to_list(), first["ps_curve"].to_list(), "k--", label="PS eq. 4.1")
+                ax.plot(first["mean_pkts"].to_list(), first["slow_start"].to_list(), "k:", label="slow start (IW 2)")
+        for ax, what in zip(axes, ("average FCT (s)", "maximum FCT (s)")):
+            ax.set_xscale("log")
+            ax.set_yscale("log")
+            ax.set_xlabel("flow size (packets)")
+            ax.set_ylabel(what)
+            ax.legend(fontsize=7)
+        fig.suptitle(title, fontsize=9)
 
 
 def size_tables(
@@ -212,40 +208,38 @@ def active_section(
 ) -> str:
     """Mean number of active flows in the measurement window per configuration and protocol,
     beside Little's law for PS (arrival rate x mean eq. 4.1 FCT), and N(t) plotted."""
-    pyplot = plt()
-    fig, axes = pyplot.subplots(1, len(prefixes), figsize=(5 * len(prefixes), 3.5), squeeze=False)
     rows = []
     t0, t1 = window
-    for ax, (prefix, setup, label) in zip(axes[0], prefixes):
-        little = None
-        row = [label]
-        for p in PROTOCOLS:
-            name = run_name(prefix, p)
-            seed = runs.seeds_of(name)[0]
-            flows = runs.flows(name, seed)
-            if workload is not None:
-                flows = flows.filter(pl.col("workload") == workload)
-            incomplete = int(
-                flows.filter(pl.col("measured") & (pl.col("size_bytes") >= 0) & pl.col("fct_s").is_null()).height
-            )
-            row.append(f"{_time_avg_active(flows, t0, t1):.0f}" + (f" ({incomplete} unfinished)" if incomplete else ""))
-            times = [t1 * i / 300 for i in range(301)]
-            ax.plot(times, ra.active_flows(flows, times), label=p)
-            if little is None:
-                t = ra.flow_table(runs, name, seed, setup.capacity, setup.load)
+    with figure(ctx, png, 1, len(prefixes), figsize=(5 * len(prefixes), 3.5), squeeze=False) as (fig, axes):
+        for ax, (prefix, setup, label) in zip(axes[0], prefixes):
+            little = None
+            row = [label]
+            for p in PROTOCOLS:
+                name = run_name(prefix, p)
+                seed = runs.seeds_of(name)[0]
+                flows = runs.flows(name, seed)
                 if workload is not None:
-                    t = t.filter(pl.col("workload") == workload)
-                rate = flows.filter((pl.col("start_s") >= t0) & (pl.col("start_s") < t1)).height / (t1 - t0)
-                little = rate * float(t["ps_curve_s"].mean())
-        row.insert(1, f"{little:.0f}")
-        rows.append(row)
-        ax.set_title(label, fontsize=8)
-        ax.set_xlabel("time (s)")
-        ax.set_ylabel("active flows")
-        ax.legend(fontsize=7)
-    fig.tight_layout()
-    fig.savefig(ctx.out / png, dpi=110)
-    pyplot.close(fig)
+                    flows = flows.filter(pl.col("workload") == workload)
+                incomplete = int(
+                    flows.filter(pl.col("measured") & (pl.col("size_bytes") >= 0) & pl.col("fct_s").is_null()).height
+                )
+                row.append(
+                    f"{_time_avg_active(flows, t0, t1):.0f}" + (f" ({incomplete} unfinished)" if incomplete else "")
+                )
+                times = [t1 * i / 300 for i in range(301)]
+                ax.plot(times, ra.active_flows(flows, times), label=p)
+                if little is None:
+                    t = ra.flow_table(runs, name, seed, setup.capacity, setup.load)
+                    if workload is not None:
+                        t = t.filter(pl.col("workload") == workload)
+                    rate = flows.filter((pl.col("start_s") >= t0) & (pl.col("start_s") < t1)).height / (t1 - t0)
+                    little = rate * float(t["ps_curve_s"].mean())
+            row.insert(1, f"{little:.0f}")
+            rows.append(row)
+            ax.set_title(label, fontsize=8)
+            ax.set_xlabel("time (s)")
+            ax.set_ylabel("active flows")
+            ax.legend(fontsize=7)
     return (
         f"Mean number of active flows over [{t0:g} s, {t1:g} s) (seed 1), beside Little's law for PS "
         "(measured arrival rate x mean eq. 4.1 FCT); measured flows still unfinished at the end in brackets:\n\n"
@@ -340,20 +334,19 @@ def sweep_figure(
                     c.paper,
                     ratio(mine, theirs),
                 )
-        pyplot = plt()
-        fig, axes = pyplot.subplots(1, 2, figsize=(11, 4))
-        for ax, side, lab in ((axes[0], "small", f"< {threshold} pkts"), (axes[1], "large", f">= {threshold} pkts")):
-            for p in PROTOCOLS + ("PS",):
-                ys = series[p][side]
-                pts = [(a, b) for a, b in zip(xs, ys) if b is not None]
-                ax.plot([a for a, _ in pts], [b for _, b in pts], "k--" if p == "PS" else STYLE[p], label=p)
-            ax.set_xlabel(param)
-            ax.set_ylabel(f"AFCT (s), flows {lab}")
-            ax.set_yscale("log")
-            ax.legend(fontsize=7)
-        fig.tight_layout()
-        fig.savefig(ctx.out / png, dpi=110)
-        pyplot.close(fig)
+        with figure(ctx, png, 1, 2, figsize=(11, 4)) as (fig, axes):
+            for ax, side, lab in (
+                (axes[0], "small", f"< {threshold} pkts"),
+                (axes[1], "large", f">= {threshold} pkts"),
+            ):
+                for p in PROTOCOLS + ("PS",):
+                    ys = series[p][side]
+                    pts = [(a, b) for a, b in zip(xs, ys) if b is not None]
+                    ax.plot([a for a, _ in pts], [b for _, b in pts], "k--" if p == "PS" else STYLE[p], label=p)
+                ax.set_xlabel(param)
+                ax.set_ylabel(f"AFCT (s), flows {lab}")
+                ax.set_yscale("log")
+                ax.legend(fontsize=7)
         return (
             intro
             + "\n\n"

@@ -15,7 +15,7 @@ from typing import Any
 import polars as pl
 
 from fctlab.reference import max_min_rates
-from fctlab.reproduce.framework import Context, Experiment, Runs, md_table, plt
+from fctlab.reproduce.framework import Context, Experiment, Runs, figure, md_table
 from fctlab.reproduce.series import link_series, settle_time, window_mean
 from fctlab_experiments.rcp.scaled_flows import QUICK_SCALE, scaled_long_lived
 
@@ -104,21 +104,26 @@ def analyze_fig33(runs: Runs, ctx: Context) -> str:
         )
         if with_b:
             rows.append(["", "link B: C/R", "", "4.0", f"{window_mean(rate_b, 'c_over_r', tail, b):.2f}", "", "", ""])
-    pyplot = plt()
-    fig, ax = pyplot.subplots(figsize=(7, 3.8))
-    for group, style in (("A", "C0"), ("B", "C1")):
-        for i, u in enumerate(uplinks[group]):
-            ax.plot(t, (thr[u] / 1e6).to_list(), color=style, lw=0.8, label=f"group {group} flows" if i == 0 else None)
-    for a, b, with_b in phases:
-        ax.hlines([40.0 if with_b else 50.0], a * scale, b * scale, colors="k", linestyles="dashed", lw=0.8)
-    ax.hlines(
-        [20.0], FIG33_B[0] * scale, FIG33_B[1] * scale, colors="k", linestyles="dashed", lw=0.8, label="max-min fair"
-    )
-    ax.set_xlabel("time (s)")
-    ax.set_ylabel("flow throughput (Mb/s)")
-    ax.legend()
-    fig.tight_layout()
-    fig.savefig(ctx.out / "fig3-3.png", dpi=120)
+    with figure(ctx, "fig3-3.png", figsize=(7, 3.8), dpi=120) as (fig, ax):
+        for group, style in (("A", "C0"), ("B", "C1")):
+            for i, u in enumerate(uplinks[group]):
+                ax.plot(
+                    t, (thr[u] / 1e6).to_list(), color=style, lw=0.8, label=f"group {group} flows" if i == 0 else None
+                )
+        for a, b, with_b in phases:
+            ax.hlines([40.0 if with_b else 50.0], a * scale, b * scale, colors="k", linestyles="dashed", lw=0.8)
+        ax.hlines(
+            [20.0],
+            FIG33_B[0] * scale,
+            FIG33_B[1] * scale,
+            colors="k",
+            linestyles="dashed",
+            lw=0.8,
+            label="max-min fair",
+        )
+        ax.set_xlabel("time (s)")
+        ax.set_ylabel("flow throughput (Mb/s)")
+        ax.legend()
     return (
         "Group A (8 flows) crosses link C (400 Mb/s) only; group B (4 flows) crosses link B (80 Mb/s) and then "
         f"link C, from {40 * scale:.0f} s to {100 * scale:.0f} s. The thesis (sec. 3.2.1) gives the numbers: B is "

@@ -11,7 +11,7 @@ from typing import Any
 import polars as pl
 
 from fctlab.analysis import loss_probability
-from fctlab.reproduce.framework import Context, Experiment, Runs, fmt, md_table, plt
+from fctlab.reproduce.framework import Context, Experiment, Runs, figure, fmt, md_table
 from fctlab_experiments.rcp.buffers import PACKET, RTT
 
 #: Fig. 6.18's runs: the thesis's case, and two checks of "O(1)" buffering (as few as 10-20
@@ -89,19 +89,15 @@ def analyze_fig6_18(runs: Runs, ctx: Context) -> str:
     got = {n: _long_flows(runs, n, seed) for n, _ in FIG618_RUNS}
     g = got["long-flows"]
     s, capacity, limit, duration = g["s"], g["capacity"], g["limit"], g["duration"]
-    p = plt()
-    fig, axes = p.subplots(1, 3, figsize=(13, 3.5))
-    axes[0].plot(s["time_s"], s["throughput_bps"] / capacity)
-    axes[0].set(xlabel="time (s)", ylabel="normalized link utilization")
-    axes[1].plot(s["time_s"], s["queue_bytes"] / PACKET)
-    axes[1].axhline(limit, color="grey", ls=":", label="buffer")
-    axes[1].set(xlabel="time (s)", ylabel="queue (packets)")
-    axes[1].legend(fontsize=7)
-    axes[2].plot(s["time_s"], s["rcp_rate_bps"] * FIG618_FLOWS / capacity)
-    axes[2].set(xlabel="time (s)", ylabel="normalized RCP rate N R / C")
-    fig.tight_layout()
-    fig.savefig(ctx.out / "fig6-18.png", dpi=110)
-    p.close(fig)
+    with figure(ctx, "fig6-18.png", 1, 3, figsize=(13, 3.5)) as (fig, axes):
+        axes[0].plot(s["time_s"], s["throughput_bps"] / capacity)
+        axes[0].set(xlabel="time (s)", ylabel="normalized link utilization")
+        axes[1].plot(s["time_s"], s["queue_bytes"] / PACKET)
+        axes[1].axhline(limit, color="grey", ls=":", label="buffer")
+        axes[1].set(xlabel="time (s)", ylabel="queue (packets)")
+        axes[1].legend(fontsize=7)
+        axes[2].plot(s["time_s"], s["rcp_rate_bps"] * FIG618_FLOWS / capacity)
+        axes[2].set(xlabel="time (s)", ylabel="normalized RCP rate N R / C")
     for n, x in got.items():
         ctx.check("Fig. 6.18", f"link utilization, {n}", 1.0, x["util"])
         ctx.check("Fig. 6.18", f"normalized rate N R / C, {n}", 1.0, x["r"])
