@@ -15,7 +15,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from fctlab.reproduce.framework import EMU, Context, Runs, fmt, plt, window_stat
+from fctlab.reproduce.framework import EMU, Context, Runs, figure, fmt, window_stat
 from fctlab.reproduce.series import Phase, phases
 from fctlab_experiments.emulated.emulation import deviation
 
@@ -78,28 +78,24 @@ def plot_rates(
     ctx: Context, runs: Runs, names: list[str], links: dict[str, list[str]], labels: list[str], file: str, scale: float
 ) -> None:
     """Per-flow rate against time, one panel per run: simulated solid, emulated (first repetition) dashed."""
-    p = plt()
     cols = min(2, len(names))
     rows_n = (len(names) + cols - 1) // cols
-    fig, axes = p.subplots(rows_n, cols, figsize=(5.5 * cols, 3.2 * rows_n), squeeze=False)
-    for ax, n in zip(axes.flat, names):
-        sim = runs.wide_series(n, runs.seeds_of(n)[0])
-        emu_seeds = runs.seeds_of(n + EMU)
-        emu = runs.wide_series(n + EMU, emu_seeds[0]) if emu_seeds else None
-        for i, link in enumerate(links[n]):
-            col = f"{link}_throughput_bps"
-            color = f"C{i}"
-            if col in sim.columns:
-                ax.plot(sim["time_s"], sim[col] / scale, "-", color=color, lw=1, label=f"{labels[i]} simulated")
-            if emu is not None and col in emu.columns:
-                ax.plot(emu["time_s"], emu[col] / scale, "--", color=color, lw=1, label=f"{labels[i]} emulated")
-        ax.set(title=n, xlabel="time (s)", ylabel="Mb/s")
-        ax.legend(fontsize=6)
-    for ax in list(axes.flat)[len(names) :]:
-        ax.set_visible(False)
-    fig.tight_layout()
-    fig.savefig(ctx.out / file, dpi=110)
-    p.close(fig)
+    with figure(ctx, file, rows_n, cols, figsize=(5.5 * cols, 3.2 * rows_n), squeeze=False) as (fig, axes):
+        for ax, n in zip(axes.flat, names):
+            sim = runs.wide_series(n, runs.seeds_of(n)[0])
+            emu_seeds = runs.seeds_of(n + EMU)
+            emu = runs.wide_series(n + EMU, emu_seeds[0]) if emu_seeds else None
+            for i, link in enumerate(links[n]):
+                col = f"{link}_throughput_bps"
+                color = f"C{i}"
+                if col in sim.columns:
+                    ax.plot(sim["time_s"], sim[col] / scale, "-", color=color, lw=1, label=f"{labels[i]} simulated")
+                if emu is not None and col in emu.columns:
+                    ax.plot(emu["time_s"], emu[col] / scale, "--", color=color, lw=1, label=f"{labels[i]} emulated")
+            ax.set(title=n, xlabel="time (s)", ylabel="Mb/s")
+            ax.legend(fontsize=6)
+        for ax in list(axes.flat)[len(names) :]:
+            ax.set_visible(False)
 
 
 def summarize(devs: list[float]) -> str:

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from fctlab.reproduce.framework import EMU, Context, Runs, plt
+from fctlab.reproduce.framework import EMU, Context, Runs, figure
 from fctlab_experiments.emulated.emulation import deviation
 
 #: Payload bytes per segment.
@@ -67,20 +67,16 @@ def per_flow(runs: Runs, name: str) -> list[dict[str, Any]]:
 def plot_fct(ctx: Context, per: dict[str, list[dict[str, Any]]], file: str) -> None:
     """FCT against size, simulated (lines) and emulated (points), and the deviation against the
     `BOUND_PCT` band."""
-    p = plt()
-    fig, axes = p.subplots(1, 2, figsize=(11, 4))
-    for (n, flows), c in zip(per.items(), ("C0", "C1", "C2", "C3")):
-        sizes = [f["segments"] for f in flows]
-        axes[0].plot(sizes, [f["sim"] * 1e3 for f in flows], "-", color=c, label=f"{n} simulated")
-        xs = [f["segments"] for f in flows for _ in f["emu"]]
-        axes[0].plot(xs, [v * 1e3 for f in flows for v in f["emu"]], "o", color=c, ms=4, label=f"{n} emulated")
-        devs = [deviation(f["sim"], sum(f["emu"]) / len(f["emu"]) if f["emu"] else None) for f in flows]
-        axes[1].plot(sizes, [d if d is not None else float("nan") for d in devs], "o-", color=c, label=n)
-    axes[0].set(xscale="log", yscale="log", xlabel="flow size (segments)", ylabel="FCT (ms)")
-    axes[1].axhspan(-BOUND_PCT, BOUND_PCT, color="0.9")
-    axes[1].set(xscale="log", xlabel="flow size (segments)", ylabel="emulated vs simulated (%)")
-    for a in axes:
-        a.legend(fontsize=7)
-    fig.tight_layout()
-    fig.savefig(ctx.out / file, dpi=110)
-    p.close(fig)
+    with figure(ctx, file, 1, 2, figsize=(11, 4)) as (fig, axes):
+        for (n, flows), c in zip(per.items(), ("C0", "C1", "C2", "C3")):
+            sizes = [f["segments"] for f in flows]
+            axes[0].plot(sizes, [f["sim"] * 1e3 for f in flows], "-", color=c, label=f"{n} simulated")
+            xs = [f["segments"] for f in flows for _ in f["emu"]]
+            axes[0].plot(xs, [v * 1e3 for f in flows for v in f["emu"]], "o", color=c, ms=4, label=f"{n} emulated")
+            devs = [deviation(f["sim"], sum(f["emu"]) / len(f["emu"]) if f["emu"] else None) for f in flows]
+            axes[1].plot(sizes, [d if d is not None else float("nan") for d in devs], "o-", color=c, label=n)
+        axes[0].set(xscale="log", yscale="log", xlabel="flow size (segments)", ylabel="FCT (ms)")
+        axes[1].axhspan(-BOUND_PCT, BOUND_PCT, color="0.9")
+        axes[1].set(xscale="log", xlabel="flow size (segments)", ylabel="emulated vs simulated (%)")
+        for a in axes:
+            a.legend(fontsize=7)

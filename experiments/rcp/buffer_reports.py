@@ -16,7 +16,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from fctlab.reproduce.framework import Context, fmt, md_table, plt
+from fctlab.reproduce.framework import Context, figure, fmt, md_table
 from fctlab_experiments.rcp.buffers import WARMUP, Point
 
 
@@ -87,27 +87,25 @@ def sweep_table(
 def plot_sweep(ctx: Context, file: str, items, xlabel: str, logx: bool, mm1: dict[float, list[float]] | None = None):
     """(AFCT + RTT/2) / eq. 6.1 and the loss probability against the swept parameter, one line per
     buffer; `mm1`, M/M/1/K's loss per buffer, dotted."""
-    p = plt()
-    fig, axes = p.subplots(1, 2, figsize=(10, 3.6))
-    for b in sorted({b for _, b, _ in items}):
-        xs = [k for k, bb, g in items if bb == b and g["ratio"] is not None]
-        axes[0].plot(xs, [g["ratio"] for k, bb, g in items if bb == b and g["ratio"] is not None], "o-", label=pct(b))
-        axes[1].plot(
-            [k for k, bb, _ in items if bb == b], [g["loss"] for _, bb, g in items if bb == b], "o-", label=pct(b)
-        )
-        if mm1 and b in mm1:
-            axes[1].plot(sorted({k for k, _, _ in items}), mm1[b], ":", color="grey")
-    axes[0].axhline(1.0, color="k", lw=0.6)
-    axes[0].set(xlabel=xlabel, ylabel="(AFCT + RTT/2) / eq. 6.1")
-    axes[1].set(xlabel=xlabel, ylabel="loss probability")
-    axes[1].set_yscale("symlog", linthresh=1e-5)
-    for a in axes:
-        if logx:
-            a.set_xscale("log")
-        a.legend(fontsize=7, title="buffer (% BDP)", title_fontsize=7)
-    fig.tight_layout()
-    fig.savefig(ctx.out / file, dpi=110)
-    p.close(fig)
+    with figure(ctx, file, 1, 2, figsize=(10, 3.6)) as (fig, axes):
+        for b in sorted({b for _, b, _ in items}):
+            xs = [k for k, bb, g in items if bb == b and g["ratio"] is not None]
+            axes[0].plot(
+                xs, [g["ratio"] for k, bb, g in items if bb == b and g["ratio"] is not None], "o-", label=pct(b)
+            )
+            axes[1].plot(
+                [k for k, bb, _ in items if bb == b], [g["loss"] for _, bb, g in items if bb == b], "o-", label=pct(b)
+            )
+            if mm1 and b in mm1:
+                axes[1].plot(sorted({k for k, _, _ in items}), mm1[b], ":", color="grey")
+        axes[0].axhline(1.0, color="k", lw=0.6)
+        axes[0].set(xlabel=xlabel, ylabel="(AFCT + RTT/2) / eq. 6.1")
+        axes[1].set(xlabel=xlabel, ylabel="loss probability")
+        axes[1].set_yscale("symlog", linthresh=1e-5)
+        for a in axes:
+            if logx:
+                a.set_xscale("log")
+            a.legend(fontsize=7, title="buffer (% BDP)", title_fontsize=7)
 
 
 DIFFERENCES = (

@@ -17,7 +17,7 @@ from __future__ import annotations
 import polars as pl
 
 from fctlab import models
-from fctlab.reproduce.framework import Context, Runs, mean_std, plt, pm
+from fctlab.reproduce.framework import Context, Runs, figure, mean_std, pm
 from fctlab_experiments.rcp.analysis import MSS
 
 #: Link rate of Figs. 3.6 - 3.8, bit/s.
@@ -114,25 +114,24 @@ def plot_durations(
 ) -> None:
     """E[tau] against R / C with `lines` (references, s) and `model`'s values; the mean queue on a
     second axis if `queue`."""
-    pyplot = plt()
-    fig, ax = pyplot.subplots(figsize=(6.5, 4))
-    xs = list(stats)
-    ms = [mean_std(stats[f]["tau"]) for f in xs]
-    ax.errorbar(xs, [m * 1e3 for m, _ in ms], yerr=[s * 1e3 for _, s in ms], fmt="o-", capsize=3, label="fctlab E[tau]")
-    if model:
-        ax.plot(xs, [mean_std(stats[f][model])[0] * 1e3 for f in xs], "s--", label="Appendix A model")
-    for i, (label, value) in enumerate(lines.items()):
-        ax.axhline(value * 1e3, color=f"C{i + 2}", ls=":", label=label)
-    ax.set_xscale("log")
-    ax.set_yscale("log")
-    ax.set_xlabel("normalized flow rate R / C")
-    ax.set_ylabel("average flow duration (ms)")
-    if queue:
-        bx = ax.twinx()
-        bx.plot(xs, [mean_std(stats[f]["queue_pkts"])[0] for f in xs], "^-", color="C3", label="mean queue")
-        bx.set_yscale("log")
-        bx.set_ylabel("average queue (packets)")
-        bx.legend(loc="lower right", fontsize=8)
-    ax.legend(loc="upper left" if queue else "upper right", fontsize=8)
-    fig.tight_layout()
-    fig.savefig(ctx.out / file, dpi=120)
+    with figure(ctx, file, figsize=(6.5, 4), dpi=120) as (fig, ax):
+        xs = list(stats)
+        ms = [mean_std(stats[f]["tau"]) for f in xs]
+        ax.errorbar(
+            xs, [m * 1e3 for m, _ in ms], yerr=[s * 1e3 for _, s in ms], fmt="o-", capsize=3, label="fctlab E[tau]"
+        )
+        if model:
+            ax.plot(xs, [mean_std(stats[f][model])[0] * 1e3 for f in xs], "s--", label="Appendix A model")
+        for i, (label, value) in enumerate(lines.items()):
+            ax.axhline(value * 1e3, color=f"C{i + 2}", ls=":", label=label)
+        ax.set_xscale("log")
+        ax.set_yscale("log")
+        ax.set_xlabel("normalized flow rate R / C")
+        ax.set_ylabel("average flow duration (ms)")
+        if queue:
+            bx = ax.twinx()
+            bx.plot(xs, [mean_std(stats[f]["queue_pkts"])[0] for f in xs], "^-", color="C3", label="mean queue")
+            bx.set_yscale("log")
+            bx.set_ylabel("average queue (packets)")
+            bx.legend(loc="lower right", fontsize=8)
+        ax.legend(loc="upper left" if queue else "upper right", fontsize=8)

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 import polars as pl
 
 from fctlab.reproduce.checks import PaperValue, ratio
-from fctlab.reproduce.framework import Context, Runs, fmt, md_table, plt
+from fctlab.reproduce.framework import Context, Runs, figure, fmt, md_table
 from fctlab_experiments.rcp import analysis as ra
 
 #: Protocol labels, in plotting order, and their styles.
@@ -77,29 +77,25 @@ def run_name(prefix: str, proto: str) -> str:
 
 
 def _plot_sizes(ctx: Context, png: str, tables: dict[str, pl.DataFrame], title: str) -> None:
-    pyplot = plt()
-    fig, axes = pyplot.subplots(1, 2, figsize=(11, 4))
-    first = None
-    for p, t in tables.items():
-        b = ra.per_bin(t)
-        first = b if first is None else first
-        axes[0].plot(b["mean_pkts"].to_list(), b["afct"].to_list(), STYLE.get(p, "o-"), label=p, ms=4)
-        axes[1].plot(b["mean_pkts"].to_list(), b["max_fct"].to_list(), STYLE.get(p, "o-"), label=p, ms=4)
-    if first is not None:
-        for ax in axes:
-            ax.plot(first["mean_pkts"].to_list(), first["ps"].to_list(), "k-", lw=2, label="PS (exact, same flows)")
-            ax.plot(first["mean_pkts"].to_list(), first["ps_curve"].to_list(), "k--", label="PS eq. 4.1")
-            ax.plot(first["mean_pkts"].to_list(), first["slow_start"].to_list(), "k:", label="slow start (IW 2)")
-    for ax, what in zip(axes, ("average FCT (s)", "maximum FCT (s)")):
-        ax.set_xscale("log")
-        ax.set_yscale("log")
-        ax.set_xlabel("flow size (packets)")
-        ax.set_ylabel(what)
-        ax.legend(fontsize=7)
-    fig.suptitle(title, fontsize=9)
-    fig.tight_layout()
-    fig.savefig(ctx.out / png, dpi=110)
-    pyplot.close(fig)
+    with figure(ctx, png, 1, 2, figsize=(11, 4)) as (fig, axes):
+        first = None
+        for p, t in tables.items():
+            b = ra.per_bin(t)
+            first = b if first is None else first
+            axes[0].plot(b["mean_pkts"].to_list(), b["afct"].to_list(), STYLE.get(p, "o-"), label=p, ms=4)
+            axes[1].plot(b["mean_pkts"].to_list(), b["max_fct"].to_list(), STYLE.get(p, "o-"), label=p, ms=4)
+        if first is not None:
+            for ax in axes:
+                ax.plot(first["mean_pkts"].to_list(), first["ps"].to_list(), "k-", lw=2, label="PS (exact, same flows)")
+                ax.plot(first["mean_pkts"].to_list(), first["ps_curve"].to_list(), "k--", label="PS eq. 4.1")
+                ax.plot(first["mean_pkts"].to_list(), first["slow_start"].to_list(), "k:", label="slow start (IW 2)")
+        for ax, what in zip(axes, ("average FCT (s)", "maximum FCT (s)")):
+            ax.set_xscale("log")
+            ax.set_yscale("log")
+            ax.set_xlabel("flow size (packets)")
+            ax.set_ylabel(what)
+            ax.legend(fontsize=7)
+        fig.suptitle(title, fontsize=9)
 
 
 def size_tables(
@@ -212,40 +208,38 @@ def active_section(
 ) -> str:
     """Mean number of active flows in the measurement window per configuration and protocol,
     beside Little's law for PS (arrival rate x mean eq. 4.1 FCT), and N(t) plotted."""
-    pyplot = plt()
-    fig, axes = pyplot.subplots(1, len(prefixes), figsize=(5 * len(prefixes), 3.5), squeeze=False)
     rows = []
     t0, t1 = window
-    for ax, (prefix, setup, label) in zip(axes[0], prefixes):
-        little = None
-        row = [label]
-        for p in PROTOCOLS:
-            name = run_name(prefix, p)
-            seed = runs.seeds_of(name)[0]
-            flows = runs.flows(name, seed)
-            if workload is not None:
-                flows = flows.filter(pl.col("workload") == workload)
-            incomplete = int(
-                flows.filter(pl.col("measured") & (pl.col("size_bytes") >= 0) & pl.col("fct_s").is_null()).height
-            )
-            row.append(f"{_time_avg_active(flows, t0, t1):.0f}" + (f" ({incomplete} unfinished)" if incomplete else ""))
-            times = [t1 * i / 300 for i in range(301)]
-            ax.plot(times, ra.active_flows(flows, times), label=p)
-            if little is None:
-                t = ra.flow_table(runs, name, seed, setup.capacity, setup.load)
+    with figure(ctx, png, 1, len(prefixes), figsize=(5 * len(prefixes), 3.5), squeeze=False) as (fig, axes):
+        for ax, (prefix, setup, label) in zip(axes[0], prefixes):
+            little = None
+            row = [label]
+            for p in PROTOCOLS:
+                name = run_name(prefix, p)
+                seed = runs.seeds_of(name)[0]
+                flows = runs.flows(name, seed)
                 if workload is not None:
-                    t = t.filter(pl.col("workload") == workload)
-                rate = flows.filter((pl.col("start_s") >= t0) & (pl.col("start_s") < t1)).height / (t1 - t0)
-                little = rate * float(t["ps_curve_s"].mean())
-        row.insert(1, f"{little:.0f}")
-        rows.append(row)
-        ax.set_title(label, fontsize=8)
-        ax.set_xlabel("time (s)")
-        ax.set_ylabel("active flows")
-        ax.legend(fontsize=7)
-    fig.tight_layout()
-    fig.savefig(ctx.out / png, dpi=110)
-    pyplot.close(fig)
+                    flows = flows.filter(pl.col("workload") == workload)
+                incomplete = int(
+                    flows.filter(pl.col("measured") & (pl.col("size_bytes") >= 0) & pl.col("fct_s").is_null()).height
+                )
+                row.append(
+                    f"{_time_avg_active(flows, t0, t1):.0f}" + (f" ({incomplete} unfinished)" if incomplete else "")
+                )
+                times = [t1 * i / 300 for i in range(301)]
+                ax.plot(times, ra.active_flows(flows, times), label=p)
+                if little is None:
+                    t = ra.flow_table(runs, name, seed, setup.capacity, setup.load)
+                    if workload is not None:
+                        t = t.filter(pl.col("workload") == workload)
+                    rate = flows.filter((pl.col("start_s") >= t0) & (pl.col("start_s") < t1)).height / (t1 - t0)
+                    little = rate * float(t["ps_curve_s"].mean())
+            row.insert(1, f"{little:.0f}")
+            rows.append(row)
+            ax.set_title(label, fontsize=8)
+            ax.set_xlabel("time (s)")
+            ax.set_ylabel("active flows")
+            ax.legend(fontsize=7)
     return (
         f"Mean number of active flows over [{t0:g} s, {t1:g} s) (seed 1), beside Little's law for PS "
         "(measured arrival rate x mean eq. 4.1 FCT); measured flows still unfinished at the end in brackets:\n\n"
@@ -269,6 +263,134 @@ def unfinished(runs: Runs, name: str, workload: str | None = None) -> int:
     return n
 
 
+def _sweep_point(
+    runs: Runs, prefix: str, x: float, setup: Setup, threshold: int, link: str, workload: str | None
+) -> tuple[dict[str, dict[str, float | None]], list[list[str]], list[str]]:
+    """One point of a sweep (`x`, configuration `prefix`): each protocol's AFCT below and at or
+    above `threshold` packets (`ra.split_afct`, with PS's), its table rows, and the row of `link`'s
+    mean queue / (C x RTPD)."""
+    rows = []
+    qrow = [f"{x:g}"]
+    split: dict[str, dict[str, float | None]] = {}
+    for p in PROTOCOLS:
+        name = run_name(prefix, p)
+        t = ra.pooled(runs, name, setup.capacity, setup.load, workload=workload)
+        s = split[p] = ra.split_afct(t, threshold)
+        if p == "RCP":
+            rcp = s
+        rs = None if s["small_afct"] is None else s["small_afct"] / s["small_ps"]
+        rl = None if s["large_afct"] is None else s["large_afct"] / s["large_ps"]
+        rows.append(
+            [
+                f"{x:g}",
+                p,
+                f"{s['small_n']:.0f}",
+                fmt(s["small_afct"], ".3f"),
+                fmt(s["small_ps"], ".3f"),
+                fmt(s["small_curve"], ".3f"),
+                fmt(rs, ".2f"),
+                _over(s, rcp, "small"),
+                f"{s['large_n']:.0f}",
+                fmt(s["large_afct"], ".3f"),
+                fmt(s["large_ps"], ".3f"),
+                fmt(s["large_curve"], ".3f"),
+                fmt(rl, ".2f"),
+                _over(s, rcp, "large"),
+                str(unfinished(runs, name, workload)),
+            ]
+        )
+        lk = runs.links(name, runs.seeds_of(name)[0]).filter(pl.col("name") == link)
+        qrow.append(f"{float(lk['queue_avg_bytes'][0]) * 8 / (setup.capacity * setup.rtpd):.4f}")
+    return split, rows, qrow
+
+
+def _check_sweep_point(
+    ctx: Context,
+    claims: Sequence[SweepClaim],
+    split: dict[str, dict[str, float | None]],
+    threshold: int,
+    param: str,
+    x: float,
+) -> None:
+    """Declares each claim's thesis number at one point of the sweep (`Context.check`)."""
+    for c in claims:
+        mine = split[c.protocol][f"{c.side}_afct"]
+        theirs = split[c.protocol if c.against == "PS" else c.against][
+            f"{c.side}_{'ps' if c.against == 'PS' else 'afct'}"
+        ]
+        sizes = f"< {threshold}" if c.side == "small" else f">= {threshold}"
+        ctx.check(
+            c.figure,
+            f"{c.protocol} AFCT / {c.against}, flows of {sizes} packets, {param} {x:g}",
+            c.paper,
+            ratio(mine, theirs),
+        )
+
+
+def _sweep_series(splits: list[dict[str, dict[str, float | None]]]) -> dict[str, dict[str, list[float | None]]]:
+    """Each protocol's (and PS's, from the first protocol's flows) AFCT of the small and the large
+    flows, a value per point."""
+    series: dict[str, dict[str, list[float | None]]] = {p: {"small": [], "large": []} for p in PROTOCOLS + ("PS",)}
+    for split in splits:
+        for side in ("small", "large"):
+            series["PS"][side].append(split[PROTOCOLS[0]][f"{side}_ps"])
+            for p in PROTOCOLS:
+                series[p][side].append(split[p][f"{side}_afct"])
+    return series
+
+
+def _plot_afct_sweep(
+    ctx: Context, png: str, param: str, threshold: int, xs: list[float], series: dict[str, dict[str, list]]
+) -> None:
+    """AFCT of the small flows (left) and of the large (right) against the parameter."""
+    with figure(ctx, png, 1, 2, figsize=(11, 4)) as (fig, axes):
+        for ax, side, lab in (
+            (axes[0], "small", f"< {threshold} pkts"),
+            (axes[1], "large", f">= {threshold} pkts"),
+        ):
+            for p in PROTOCOLS + ("PS",):
+                ys = series[p][side]
+                pts = [(a, b) for a, b in zip(xs, ys) if b is not None]
+                ax.plot([a for a, _ in pts], [b for _, b in pts], "k--" if p == "PS" else STYLE[p], label=p)
+            ax.set_xlabel(param)
+            ax.set_ylabel(f"AFCT (s), flows {lab}")
+            ax.set_yscale("log")
+            ax.legend(fontsize=7)
+
+
+def _sweep_text(
+    intro: str, param: str, threshold: int, link: str, png: str, rows: list[list[str]], qrows: list[list[str]]
+) -> str:
+    """The introduction, the AFCT table, the queue table and the plot."""
+    return (
+        intro
+        + "\n\n"
+        + md_table(
+            [
+                param,
+                "protocol",
+                f"flows < {threshold}",
+                "AFCT (s)",
+                "PS (s)",
+                "eq. 4.1 (s)",
+                "/PS",
+                "/RCP",
+                f"flows >= {threshold}",
+                "AFCT (s)",
+                "PS (s)",
+                "eq. 4.1 (s)",
+                "/PS",
+                "/RCP",
+                "unfinished",
+            ],
+            rows,
+        )
+        + f"\n\nMean queue of `{link}` over the run / (C x RTPD):\n\n"
+        + md_table([param] + list(PROTOCOLS), qrows)
+        + f"\n\n![sweep]({png})"
+    )
+
+
 def sweep_figure(
     param: str,
     values: list[tuple[str, float, Setup]],
@@ -284,103 +406,16 @@ def sweep_figure(
     `claims`, the thesis's numbers on these ratios, checked at every point."""
 
     def analyze(runs: Runs, ctx: Context) -> str:
-        rows, qrows = [], []
-        series: dict[str, dict[str, list[float | None]]] = {p: {"small": [], "large": []} for p in PROTOCOLS + ("PS",)}
-        xs = []
+        rows, qrows, xs, splits = [], [], [], []
         for prefix, x, setup in values:
+            split, point_rows, qrow = _sweep_point(runs, prefix, x, setup, threshold, link, workload)
             xs.append(x)
-            qrow = [f"{x:g}"]
-            ps_done = False
-            split: dict[str, dict[str, float | None]] = {}
-            for p in PROTOCOLS:
-                name = run_name(prefix, p)
-                t = ra.pooled(runs, name, setup.capacity, setup.load, workload=workload)
-                s = split[p] = ra.split_afct(t, threshold)
-                if not ps_done:
-                    series["PS"]["small"].append(s["small_ps"])
-                    series["PS"]["large"].append(s["large_ps"])
-                    ps_done = True
-                series[p]["small"].append(s["small_afct"])
-                series[p]["large"].append(s["large_afct"])
-                if p == "RCP":
-                    rcp = s
-                rs = None if s["small_afct"] is None else s["small_afct"] / s["small_ps"]
-                rl = None if s["large_afct"] is None else s["large_afct"] / s["large_ps"]
-                rows.append(
-                    [
-                        f"{x:g}",
-                        p,
-                        f"{s['small_n']:.0f}",
-                        fmt(s["small_afct"], ".3f"),
-                        fmt(s["small_ps"], ".3f"),
-                        fmt(s["small_curve"], ".3f"),
-                        fmt(rs, ".2f"),
-                        _over(s, rcp, "small"),
-                        f"{s['large_n']:.0f}",
-                        fmt(s["large_afct"], ".3f"),
-                        fmt(s["large_ps"], ".3f"),
-                        fmt(s["large_curve"], ".3f"),
-                        fmt(rl, ".2f"),
-                        _over(s, rcp, "large"),
-                        str(unfinished(runs, name, workload)),
-                    ]
-                )
-                lk = runs.links(name, runs.seeds_of(name)[0]).filter(pl.col("name") == link)
-                qrow.append(f"{float(lk['queue_avg_bytes'][0]) * 8 / (setup.capacity * setup.rtpd):.4f}")
+            splits.append(split)
+            rows += point_rows
             qrows.append(qrow)
-            for c in claims:
-                mine = split[c.protocol][f"{c.side}_afct"]
-                theirs = split[c.protocol if c.against == "PS" else c.against][
-                    f"{c.side}_{'ps' if c.against == 'PS' else 'afct'}"
-                ]
-                sizes = f"< {threshold}" if c.side == "small" else f">= {threshold}"
-                ctx.check(
-                    c.figure,
-                    f"{c.protocol} AFCT / {c.against}, flows of {sizes} packets, {param} {x:g}",
-                    c.paper,
-                    ratio(mine, theirs),
-                )
-        pyplot = plt()
-        fig, axes = pyplot.subplots(1, 2, figsize=(11, 4))
-        for ax, side, lab in ((axes[0], "small", f"< {threshold} pkts"), (axes[1], "large", f">= {threshold} pkts")):
-            for p in PROTOCOLS + ("PS",):
-                ys = series[p][side]
-                pts = [(a, b) for a, b in zip(xs, ys) if b is not None]
-                ax.plot([a for a, _ in pts], [b for _, b in pts], "k--" if p == "PS" else STYLE[p], label=p)
-            ax.set_xlabel(param)
-            ax.set_ylabel(f"AFCT (s), flows {lab}")
-            ax.set_yscale("log")
-            ax.legend(fontsize=7)
-        fig.tight_layout()
-        fig.savefig(ctx.out / png, dpi=110)
-        pyplot.close(fig)
-        return (
-            intro
-            + "\n\n"
-            + md_table(
-                [
-                    param,
-                    "protocol",
-                    f"flows < {threshold}",
-                    "AFCT (s)",
-                    "PS (s)",
-                    "eq. 4.1 (s)",
-                    "/PS",
-                    "/RCP",
-                    f"flows >= {threshold}",
-                    "AFCT (s)",
-                    "PS (s)",
-                    "eq. 4.1 (s)",
-                    "/PS",
-                    "/RCP",
-                    "unfinished",
-                ],
-                rows,
-            )
-            + f"\n\nMean queue of `{link}` over the run / (C x RTPD):\n\n"
-            + md_table([param] + list(PROTOCOLS), qrows)
-            + f"\n\n![sweep]({png})"
-        )
+            _check_sweep_point(ctx, claims, split, threshold, param, x)
+        _plot_afct_sweep(ctx, png, param, threshold, xs, _sweep_series(splits))
+        return _sweep_text(intro, param, threshold, link, png, rows, qrows)
 
     return analyze
 

@@ -35,7 +35,7 @@ from typing import Any
 
 import polars as pl
 
-from fctlab.reproduce.framework import Context, Experiment, Runs, md_table, plt
+from fctlab.reproduce.framework import Context, Experiment, Runs, figure, md_table
 
 HOSTS = [f"h{i}" for i in range(45)]
 #: Per-port buffer (bytes) of both protocols, switch and NICs: 100 packets of 1,500 bytes.
@@ -529,33 +529,31 @@ def _explain(got: dict[tuple[str, str], dict[str, Any]]) -> str:
 
 
 def _plot(runs: Runs, got: dict, ctx: Context, seed: int) -> None:
-    p = plt()
-    fig, axes = p.subplots(1, 2, figsize=(11, 3.5))
-    for s, p_ in got:
-        name = point_name(s, p_)
-        if s == "query-10x":
-            continue
-        flows = runs.flows(name, seed)
-        ls = "-" if p_ == "dctcp" else "--"
-        q = queries(flows).filter(pl.col("measured"))["qct_s"].drop_nulls().sort()
-        if q.len():
-            axes[0].plot(q * 1e3, [(i + 1) / q.len() for i in range(q.len())], ls=ls, label=f"{p_}, {s}")
-        m = flows.filter(
-            (pl.col("workload") == "background")
-            & pl.col("measured")
-            & pl.col("size_bytes").is_between(*SHORT)
-            & pl.col("fct_s").is_not_null()
-        )["fct_s"].sort()
-        if m.len():
-            axes[1].plot(m * 1e3, [(i + 1) / m.len() for i in range(m.len())], ls=ls, label=f"{p_}, {s}")
-    axes[0].set(title="query completion time", xlabel="ms", ylabel="fraction of queries", xscale="log")
-    axes[1].set(title="short messages (50 KB - 1 MB)", xlabel="FCT (ms)", ylabel="fraction of messages", xscale="log")
-    for ax in axes:
-        if ax.lines:
-            ax.legend(fontsize=7)
-    fig.tight_layout()
-    fig.savefig(ctx.out / "benchmark.png", dpi=110)
-    p.close(fig)
+    with figure(ctx, "benchmark.png", 1, 2, figsize=(11, 3.5)) as (fig, axes):
+        for s, p_ in got:
+            name = point_name(s, p_)
+            if s == "query-10x":
+                continue
+            flows = runs.flows(name, seed)
+            ls = "-" if p_ == "dctcp" else "--"
+            q = queries(flows).filter(pl.col("measured"))["qct_s"].drop_nulls().sort()
+            if q.len():
+                axes[0].plot(q * 1e3, [(i + 1) / q.len() for i in range(q.len())], ls=ls, label=f"{p_}, {s}")
+            m = flows.filter(
+                (pl.col("workload") == "background")
+                & pl.col("measured")
+                & pl.col("size_bytes").is_between(*SHORT)
+                & pl.col("fct_s").is_not_null()
+            )["fct_s"].sort()
+            if m.len():
+                axes[1].plot(m * 1e3, [(i + 1) / m.len() for i in range(m.len())], ls=ls, label=f"{p_}, {s}")
+        axes[0].set(title="query completion time", xlabel="ms", ylabel="fraction of queries", xscale="log")
+        axes[1].set(
+            title="short messages (50 KB - 1 MB)", xlabel="FCT (ms)", ylabel="fraction of messages", xscale="log"
+        )
+        for ax in axes:
+            if ax.lines:
+                ax.legend(fontsize=7)
 
 
 def experiment() -> Experiment:

@@ -9,7 +9,7 @@ from typing import Any
 
 import polars as pl
 
-from fctlab.reproduce.framework import Context, Experiment, Runs, md_table, plt
+from fctlab.reproduce.framework import Context, Experiment, Runs, figure, md_table
 from fctlab_experiments.datacenter.dumbbell import RTT
 
 #: The convergence test: five flows join one per phase, then leave in the order they came.
@@ -94,23 +94,19 @@ def analyze_convergence(runs: Runs, ctx: Context) -> str:
 
 
 def _plot_convergence(runs: Runs, ctx: Context, seed: int) -> None:
-    p = plt()
-    fig, axes = p.subplots(1, 2, figsize=(10, 3.2), sharey=True)
-    for ax, name in zip(axes, ("dctcp", "newreno")):
-        wide = runs.wide_series(name, seed)
-        t = wide["time_s"].to_numpy()
-        for i in range(FLOWS):
-            col = f"flow{i}_acked_bytes"
-            if col not in wide.columns:
-                continue
-            acked = wide[col].fill_null(strategy="forward").fill_null(0).to_numpy()
-            k = 20
-            ax.plot(t[k::k], (acked[k::k] - acked[:-k:k]) * 8 / (t[k::k] - t[:-k:k]) / 1e6)
-        ax.set(title=name, xlabel="s")
-    axes[0].set_ylabel("Mb/s (20 ms averages)")
-    fig.tight_layout()
-    fig.savefig(ctx.out / "convergence.png", dpi=110)
-    p.close(fig)
+    with figure(ctx, "convergence.png", 1, 2, figsize=(10, 3.2), sharey=True) as (fig, axes):
+        for ax, name in zip(axes, ("dctcp", "newreno")):
+            wide = runs.wide_series(name, seed)
+            t = wide["time_s"].to_numpy()
+            for i in range(FLOWS):
+                col = f"flow{i}_acked_bytes"
+                if col not in wide.columns:
+                    continue
+                acked = wide[col].fill_null(strategy="forward").fill_null(0).to_numpy()
+                k = 20
+                ax.plot(t[k::k], (acked[k::k] - acked[:-k:k]) * 8 / (t[k::k] - t[:-k:k]) / 1e6)
+            ax.set(title=name, xlabel="s")
+        axes[0].set_ylabel("Mb/s (20 ms averages)")
 
 
 def experiment() -> Experiment:

@@ -20,7 +20,7 @@ from typing import Any
 
 import polars as pl
 
-from fctlab.reproduce.framework import Context, Experiment, Runs, md_table, plt
+from fctlab.reproduce.framework import Context, Experiment, Runs, figure, md_table
 from fctlab_experiments.datacenter.dumbbell import PKT, RTT
 
 #: The share of a run left out of every statistic as warm-up (50 ms of the 150 ms at 10 Gb/s).
@@ -202,22 +202,18 @@ def analyze_queue(runs: Runs, ctx: Context) -> str:
 
 
 def _plot_queue(runs: Runs, ctx: Context, seed: int) -> None:
-    p = plt()
-    fig, axes = p.subplots(1, 3, figsize=(11, 3.2), sharey=True)
-    for ax, n in zip(axes, NS):
-        name = f"10g-n{n}-k40"
-        if name not in runs.names:
-            continue
-        wide = runs.wide_series(name, seed).filter((pl.col("time_s") > 0.1) & (pl.col("time_s") <= 0.102))
-        ax.plot((wide["time_s"] - 0.1) * 1e3, wide["bottleneck_queue_bytes"] / PKT, lw=0.8)
-        a = sawtooth(n, 10e9, 40)
-        ax.axhline(a["q_max"], color="k", ls=":", lw=0.7)
-        ax.axhline(a["q_min"], color="k", ls=":", lw=0.7)
-        ax.set(title=f"N = {n}, K = 40", xlabel="ms")
-    axes[0].set_ylabel("queue (packets)")
-    fig.tight_layout()
-    fig.savefig(ctx.out / "queue-10g-k40.png", dpi=110)
-    p.close(fig)
+    with figure(ctx, "queue-10g-k40.png", 1, 3, figsize=(11, 3.2), sharey=True) as (fig, axes):
+        for ax, n in zip(axes, NS):
+            name = f"10g-n{n}-k40"
+            if name not in runs.names:
+                continue
+            wide = runs.wide_series(name, seed).filter((pl.col("time_s") > 0.1) & (pl.col("time_s") <= 0.102))
+            ax.plot((wide["time_s"] - 0.1) * 1e3, wide["bottleneck_queue_bytes"] / PKT, lw=0.8)
+            a = sawtooth(n, 10e9, 40)
+            ax.axhline(a["q_max"], color="k", ls=":", lw=0.7)
+            ax.axhline(a["q_min"], color="k", ls=":", lw=0.7)
+            ax.set(title=f"N = {n}, K = 40", xlabel="ms")
+        axes[0].set_ylabel("queue (packets)")
 
 
 def experiment() -> Experiment:

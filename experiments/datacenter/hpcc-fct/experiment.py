@@ -29,7 +29,7 @@ from typing import Any
 
 import polars as pl
 
-from fctlab.reproduce.framework import Context, Experiment, Runs, md_table, plt
+from fctlab.reproduce.framework import Context, Experiment, Runs, figure, md_table
 from fctlab_experiments.datacenter.fabric import PROTOCOLS as DC_PROTOCOLS
 
 #: The two protocols, as overrides of the leaf-spine scenario.
@@ -223,30 +223,26 @@ COLORS = {"hpcc": "tab:blue", "dctcp": "tab:orange"}
 
 
 def _plot(table: dict, ctx: Context) -> None:
-    p = plt()
-    fig, axes = p.subplots(1, len(LOADS) * 2, figsize=(14, 3.4), squeeze=False)
-    k = 0
-    for load in LOADS:
-        for incast in (False, True):
-            ax = axes[0][k]
-            k += 1
-            for proto in PROTOCOLS:
-                color = COLORS[proto]
-                st = table.get((load, incast, proto))
-                if st:
-                    xs = [i for i, b in enumerate(LABELS) if st[b][0] is not None]
-                    ys = [st[LABELS[i]][0] for i in xs]
-                    ax.plot(xs, ys, marker="o", color=color, label=f"{proto} (fctlab)")
-                if not incast:
-                    paper = PAPER_P95[proto][load]
-                    ax.plot(range(len(LABELS)), paper, ls="--", color=color, alpha=0.6, label=f"{proto} (paper)")
-            ax.set(title=f"load {load:g}{' + incast' if incast else ''}", ylabel="p95 slowdown", yscale="log")
-            ax.set_xticks(range(len(LABELS)), LABELS, rotation=30, fontsize=7)
-            if ax.lines:
-                ax.legend(fontsize=6)
-    fig.tight_layout()
-    fig.savefig(ctx.out / "p95-slowdown.png", dpi=110)
-    p.close(fig)
+    with figure(ctx, "p95-slowdown.png", 1, len(LOADS) * 2, figsize=(14, 3.4), squeeze=False) as (fig, axes):
+        k = 0
+        for load in LOADS:
+            for incast in (False, True):
+                ax = axes[0][k]
+                k += 1
+                for proto in PROTOCOLS:
+                    color = COLORS[proto]
+                    st = table.get((load, incast, proto))
+                    if st:
+                        xs = [i for i, b in enumerate(LABELS) if st[b][0] is not None]
+                        ys = [st[LABELS[i]][0] for i in xs]
+                        ax.plot(xs, ys, marker="o", color=color, label=f"{proto} (fctlab)")
+                    if not incast:
+                        paper = PAPER_P95[proto][load]
+                        ax.plot(range(len(LABELS)), paper, ls="--", color=color, alpha=0.6, label=f"{proto} (paper)")
+                ax.set(title=f"load {load:g}{' + incast' if incast else ''}", ylabel="p95 slowdown", yscale="log")
+                ax.set_xticks(range(len(LABELS)), LABELS, rotation=30, fontsize=7)
+                if ax.lines:
+                    ax.legend(fontsize=6)
 
 
 def experiment() -> Experiment:

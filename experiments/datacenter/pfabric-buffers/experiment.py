@@ -26,7 +26,7 @@ from typing import Any
 import polars as pl
 
 from fctlab.reproduce.checks import ratio
-from fctlab.reproduce.framework import Context, Experiment, Runs, md_table, plt
+from fctlab.reproduce.framework import Context, Experiment, Runs, figure, md_table
 from fctlab_experiments.datacenter.fabric import LARGE, PROTOCOLS, SMALL, bin_stats, slowdowns
 
 #: The fabric's bandwidth-delay product in bytes: 10 Gb/s x 14.6 us.
@@ -241,22 +241,18 @@ def _below(got: dict) -> str:
 
 
 def _plot(got: dict, ctx: Context) -> None:
-    p = plt()
-    fig, axes = p.subplots(1, len(METRICS), figsize=(12, 3.2))
-    for ax, (key, label) in zip(axes, METRICS):
-        for load in LOADS:
-            xs = [b / BDP for b in BUFFERS if (load, b) in got and got[(load, b)][key] is not None]
-            ys = [got[(load, b)][key] for b in BUFFERS if (load, b) in got and got[(load, b)][key] is not None]
-            if xs:
-                ax.plot(xs, ys, marker="o", ms=3, label=f"load {load:g}")
-        ax.axvline(DEFAULT / BDP, color="k", ls=":", lw=0.7)
-        ax.set(title=label, xlabel="switch buffer (BDPs)", xscale="log")
-        if ax.get_legend_handles_labels()[0]:
-            ax.legend(fontsize=7)
-    axes[0].set_ylabel("FCT slowdown")
-    fig.tight_layout()
-    fig.savefig(ctx.out / "buffers.png", dpi=110)
-    p.close(fig)
+    with figure(ctx, "buffers.png", 1, len(METRICS), figsize=(12, 3.2)) as (fig, axes):
+        for ax, (key, label) in zip(axes, METRICS):
+            for load in LOADS:
+                xs = [b / BDP for b in BUFFERS if (load, b) in got and got[(load, b)][key] is not None]
+                ys = [got[(load, b)][key] for b in BUFFERS if (load, b) in got and got[(load, b)][key] is not None]
+                if xs:
+                    ax.plot(xs, ys, marker="o", ms=3, label=f"load {load:g}")
+            ax.axvline(DEFAULT / BDP, color="k", ls=":", lw=0.7)
+            ax.set(title=label, xlabel="switch buffer (BDPs)", xscale="log")
+            if ax.get_legend_handles_labels()[0]:
+                ax.legend(fontsize=7)
+        axes[0].set_ylabel("FCT slowdown")
 
 
 def experiment() -> Experiment:

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from fctlab.reproduce.framework import EMU, Context, Experiment, Runs, fmt, md_table, plt
+from fctlab.reproduce.framework import EMU, Context, Experiment, Runs, figure, fmt, md_table
 from fctlab.reproduce.series import phases
 from fctlab_experiments.emulated.emulation import deviation, emulation_tables
 from fctlab_experiments.emulated.rates import QUICK_SCALE, flows_of, phase_rows, stat, summarize
@@ -119,25 +119,21 @@ def analyze_testbed(runs: Runs, ctx: Context) -> str:
 
 
 def _plot_testbed(ctx: Context, runs: Runs, n: str, links: list[str], labels: list[str]) -> None:
-    p = plt()
     sim = runs.wide_series(n, runs.seeds_of(n)[0])
     emu_seeds = runs.seeds_of(n + EMU)
     emu = runs.wide_series(n + EMU, emu_seeds[0]) if emu_seeds else sim.clear()
-    fig, axes = p.subplots(1, 3, figsize=(14, 3.5))
-    for w, style, what in ((sim, "-", "simulated"), (emu, "--", "emulated")):
-        if "bottleneck_rcp_rate_bps" in w.columns:
-            axes[0].plot(w["time_s"], w["bottleneck_rcp_rate_bps"] / 1e6, style, label=f"R {what}")
-        if "bottleneck_queue_bytes" in w.columns:
-            axes[1].plot(w["time_s"], w["bottleneck_queue_bytes"] / 1500, style, label=what)
-        for i, link in enumerate(links):
-            col = f"{link}_throughput_bps"
-            if col in w.columns:
-                axes[2].plot(w["time_s"], w[col] / 1e6, style, color=f"C{i}", lw=0.8, label=f"{labels[i]} {what}")
-    axes[0].set(xlabel="time (s)", ylabel="R (Mb/s)")
-    axes[1].set(xlabel="time (s)", ylabel="TX queue (packets)")
-    axes[2].set(xlabel="time (s)", ylabel="Mb/s")
-    for a in axes:
-        a.legend(fontsize=6)
-    fig.tight_layout()
-    fig.savefig(ctx.out / "fig6-7-8.png", dpi=110)
-    p.close(fig)
+    with figure(ctx, "fig6-7-8.png", 1, 3, figsize=(14, 3.5)) as (fig, axes):
+        for w, style, what in ((sim, "-", "simulated"), (emu, "--", "emulated")):
+            if "bottleneck_rcp_rate_bps" in w.columns:
+                axes[0].plot(w["time_s"], w["bottleneck_rcp_rate_bps"] / 1e6, style, label=f"R {what}")
+            if "bottleneck_queue_bytes" in w.columns:
+                axes[1].plot(w["time_s"], w["bottleneck_queue_bytes"] / 1500, style, label=what)
+            for i, link in enumerate(links):
+                col = f"{link}_throughput_bps"
+                if col in w.columns:
+                    axes[2].plot(w["time_s"], w[col] / 1e6, style, color=f"C{i}", lw=0.8, label=f"{labels[i]} {what}")
+        axes[0].set(xlabel="time (s)", ylabel="R (Mb/s)")
+        axes[1].set(xlabel="time (s)", ylabel="TX queue (packets)")
+        axes[2].set(xlabel="time (s)", ylabel="Mb/s")
+        for a in axes:
+            a.legend(fontsize=6)

@@ -9,7 +9,7 @@ from typing import Any
 import polars as pl
 
 from fctlab.reproduce import checks
-from fctlab.reproduce.framework import Context, Experiment, Runs, fmt, md_table, plt
+from fctlab.reproduce.framework import Context, Experiment, Runs, figure, fmt, md_table
 from fctlab.reproduce.series import (
     capacity,
     clears,
@@ -255,24 +255,20 @@ def _xcp_why(slow: dict[str, float | None], fast: dict[str, float | None]) -> st
 
 
 def _xcp_join_plot(runs: Runs, ctx: Context, seed: int, join: float) -> None:
-    pyplot = plt()
-    fig, axes = pyplot.subplots(2, 1, figsize=(8, 5), sharex=True)
-    for name, style in (("xcp", "-"), ("xcp-fast-access", "--")):
-        series = runs.series(name, seed)
-        lo, hi = join - 2.0, join + 8.0
-        for link, color in (("bottleneck", "C3"), ("x1_access", "C0")):
-            q = link_series(series, link).filter((pl.col("time_s") > lo) & (pl.col("time_s") <= hi))
-            axes[0].plot(
-                q["time_s"], q["queue_bytes"] / WIRE, style, color=color, lw=0.9, label=f"{name}: {link} queue"
-            )
-        w = series.filter((pl.col("metric") == "cwnd_bytes") & (pl.col("target") == "flow0"))
-        w = w.filter((pl.col("time_s") > lo) & (pl.col("time_s") <= hi)).sort("time_s")
-        axes[1].plot(w["time_s"], w["value"] / mss("xcp"), style, color="C2", lw=0.9, label=f"{name}: x1's window")
-    axes[0].set_ylabel("packets")
-    axes[1].set_ylabel("x1's cwnd (packets)")
-    axes[1].set_xlabel("time (s)")
-    for ax in axes:
-        ax.legend(fontsize=7)
-    fig.tight_layout()
-    fig.savefig(ctx.out / "fig5-xcp-join.png", dpi=110)
-    pyplot.close(fig)
+    with figure(ctx, "fig5-xcp-join.png", 2, 1, figsize=(8, 5), sharex=True) as (fig, axes):
+        for name, style in (("xcp", "-"), ("xcp-fast-access", "--")):
+            series = runs.series(name, seed)
+            lo, hi = join - 2.0, join + 8.0
+            for link, color in (("bottleneck", "C3"), ("x1_access", "C0")):
+                q = link_series(series, link).filter((pl.col("time_s") > lo) & (pl.col("time_s") <= hi))
+                axes[0].plot(
+                    q["time_s"], q["queue_bytes"] / WIRE, style, color=color, lw=0.9, label=f"{name}: {link} queue"
+                )
+            w = series.filter((pl.col("metric") == "cwnd_bytes") & (pl.col("target") == "flow0"))
+            w = w.filter((pl.col("time_s") > lo) & (pl.col("time_s") <= hi)).sort("time_s")
+            axes[1].plot(w["time_s"], w["value"] / mss("xcp"), style, color="C2", lw=0.9, label=f"{name}: x1's window")
+        axes[0].set_ylabel("packets")
+        axes[1].set_ylabel("x1's cwnd (packets)")
+        axes[1].set_xlabel("time (s)")
+        for ax in axes:
+            ax.legend(fontsize=7)

@@ -8,7 +8,7 @@ from typing import Any
 
 import polars as pl
 
-from fctlab.reproduce.framework import Context, Experiment, Runs, fmt, md_table, plt
+from fctlab.reproduce.framework import Context, Experiment, Runs, figure, fmt, md_table
 from fctlab.reproduce.series import drops, link_series, span_stat
 from fctlab_experiments.explicit.protocols import PROTOCOLS, protocol_overrides, quick, utilization
 from fctlab_experiments.explicit.rates import flow_rates, port_series
@@ -142,19 +142,15 @@ def _fig6_detail(got: dict[tuple[str, int], dict[str, Any]]) -> str:
 
 
 def _fig6_plot(ctx: Context, got: dict[tuple[str, int], dict[str, Any]]) -> None:
-    pyplot = plt()
-    fig, ax = pyplot.subplots(figsize=(6.5, 3.8))
-    for p in dict.fromkeys(p for p, _ in got):
-        pts = [(n * n, _ratio(g["x1"], g["x1_star"])) for (q, n), g in got.items() if q == p]
-        pts = [(x, y) for x, y in pts if y is not None]
-        ax.plot([x for x, _ in pts], [y for _, y in pts], "o-", label=p)
-    ax.axhline(1.0, color="k", lw=0.7, ls="--", label="max-min")
-    ax.set_xlabel("number of sources sharing l1 (n^2)")
-    ax.set_ylabel("allocated rate / max-min rate of x1")
-    ax.legend(fontsize=8)
-    fig.tight_layout()
-    fig.savefig(ctx.out / "fig6.png", dpi=110)
-    pyplot.close(fig)
+    with figure(ctx, "fig6.png", figsize=(6.5, 3.8)) as (fig, ax):
+        for p in dict.fromkeys(p for p, _ in got):
+            pts = [(n * n, _ratio(g["x1"], g["x1_star"])) for (q, n), g in got.items() if q == p]
+            pts = [(x, y) for x, y in pts if y is not None]
+            ax.plot([x for x, _ in pts], [y for _, y in pts], "o-", label=p)
+        ax.axhline(1.0, color="k", lw=0.7, ls="--", label="max-min")
+        ax.set_xlabel("number of sources sharing l1 (n^2)")
+        ax.set_ylabel("allocated rate / max-min rate of x1")
+        ax.legend(fontsize=8)
 
 
 def analyze_fig6(runs: Runs, ctx: Context) -> str:

@@ -13,7 +13,7 @@ from typing import Any
 
 import polars as pl
 
-from fctlab.reproduce.framework import Context, Experiment, Runs, fmt, md_table, mean_fct, plt, window_stat
+from fctlab.reproduce.framework import Context, Experiment, Runs, figure, fmt, md_table, mean_fct, window_stat
 from fctlab_experiments.rcp import analysis as ra
 
 #: Bottleneck capacity (bit/s) and round trip (s) of the base scenario.
@@ -186,19 +186,15 @@ def _mix(runs: Runs) -> tuple[list[list[Any]], str]:
 
 
 def _plot_two(ctx: Context, runs: Runs, seed: int) -> None:
-    pyplot = plt()
-    fig, axes = pyplot.subplots(1, 2, figsize=(11, 3.6), sharey=True)
-    for ax, name in zip(axes, ("two-flows-differential", "two-flows-plain"), strict=True):
-        w = runs.wide_series(name, seed)
-        t = w["time_s"].to_list()
-        for col, label in (("flow0_send_rate_bps", "long flow"), ("flow1_send_rate_bps", "joiner")):
-            if col in w.columns:
-                ax.plot(t, (w[col] / 1e6).to_list(), label=label)
-        ax.set(title=name, xlabel="time (s)", ylabel="sending rate (Mb/s)")
-        ax.legend(fontsize=8)
-    fig.tight_layout()
-    fig.savefig(ctx.out / "differential.png", dpi=110)
-    pyplot.close(fig)
+    with figure(ctx, "differential.png", 1, 2, figsize=(11, 3.6), sharey=True) as (fig, axes):
+        for ax, name in zip(axes, ("two-flows-differential", "two-flows-plain"), strict=True):
+            w = runs.wide_series(name, seed)
+            t = w["time_s"].to_list()
+            for col, label in (("flow0_send_rate_bps", "long flow"), ("flow1_send_rate_bps", "joiner")):
+                if col in w.columns:
+                    ax.plot(t, (w[col] / 1e6).to_list(), label=label)
+            ax.set(title=name, xlabel="time (s)", ylabel="sending rate (Mb/s)")
+            ax.legend(fontsize=8)
 
 
 def experiment() -> Experiment:

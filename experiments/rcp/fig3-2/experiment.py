@@ -13,7 +13,7 @@ from typing import Any
 
 import polars as pl
 
-from fctlab.reproduce.framework import Context, Experiment, Runs, md_table, plt
+from fctlab.reproduce.framework import Context, Experiment, Runs, figure, md_table
 from fctlab.reproduce.series import link_series, settle_time, window_mean
 from fctlab_experiments.rcp.scaled_flows import QUICK_SCALE, scaled_long_lived
 
@@ -70,18 +70,15 @@ def analyze_fig32(runs: Runs, ctx: Context) -> str:
                 f"{window_mean(w, 'utilization', tail, b):.3f}",
             ]
         )
-    pyplot = plt()
-    fig, (ax, bx) = pyplot.subplots(2, 1, figsize=(7, 5), sharex=True)
-    ax.plot(t, est, label="C / R(t)")
-    ax.plot(t, w["active_flows"].to_list(), "--", label="N(t)")
-    ax.set_ylabel("flows")
-    ax.set_ylim(0, 60)
-    ax.legend()
-    bx.plot(t, w["utilization"].to_list())
-    bx.set_ylabel("bottleneck utilization")
-    bx.set_xlabel("time (s)")
-    fig.tight_layout()
-    fig.savefig(ctx.out / "fig3-2.png", dpi=120)
+    with figure(ctx, "fig3-2.png", 2, 1, figsize=(7, 5), sharex=True, dpi=120) as (fig, (ax, bx)):
+        ax.plot(t, est, label="C / R(t)")
+        ax.plot(t, w["active_flows"].to_list(), "--", label="N(t)")
+        ax.set_ylabel("flows")
+        ax.set_ylim(0, 60)
+        ax.legend()
+        bx.plot(t, w["utilization"].to_list())
+        bx.set_ylabel("bottleneck utilization")
+        bx.set_xlabel("time (s)")
     return (
         "Long-lived flows on a 100 Mb/s bottleneck, 100 ms round trip (the caption gives neither): 20 flows "
         f"start at 0, 20 more at {40 * scale:.0f} s, the first 20 stop at {100 * scale:.0f} s. The thesis plots "

@@ -13,7 +13,7 @@ from typing import Any
 
 import polars as pl
 
-from fctlab.reproduce.framework import Context, Experiment, Runs, md_table, plt
+from fctlab.reproduce.framework import Context, Experiment, Runs, figure, md_table
 from fctlab.reproduce.series import link_series, settle_time, window_mean
 from fctlab_experiments.rcp.analysis import MSS
 
@@ -40,46 +40,43 @@ FIG35_QUICK = 20.0
 def analyze_fig35(runs: Runs, ctx: Context) -> str:
     duration = runs.window("spread", runs.seeds_of("spread")[0])[1]
     rows = []
-    pyplot = plt()
-    fig, ax = pyplot.subplots(figsize=(7, 3.5))
     labels = {"together": "four at the start of each RTT (the caption)", "spread": "a quarter RTT apart"}
     found: dict[str, tuple[float, float]] = {}
-    for name, label in labels.items():
-        seed = runs.seeds_of(name)[0]
-        series = runs.series(name, seed)
-        capacity = float(runs.links(name, seed).filter(pl.col("name") == "bottleneck")["rate_bps"].item())
-        b = link_series(series, "bottleneck").with_columns(
-            r_over_c=pl.col("rcp_rate_bps") / capacity, utilization=pl.col("throughput_bps") / capacity
-        )
-        long = link_series(series, "l0->rl").select("time_s", long=pl.col("throughput_bps") / capacity)
-        b = b.join(long, on="time_s").filter(pl.col("time_s") <= duration)
-        tail = duration * 2 / 3
-        short = runs.flows(name, seed).filter(
-            (pl.col("size_bytes") > 0) & pl.col("fct_s").is_not_null() & (pl.col("start_s") > tail)
-        )
-        settled = settle_time(b["time_s"].to_list(), b["r_over_c"].to_list(), 0.5, 0.0, duration)
-        found[name] = (window_mean(b, "r_over_c", tail, duration), window_mean(b, "utilization", tail, duration))
-        ctx.check("Fig. 3.5", f"R/C in the last third, short flows {label}", 0.5, found[name][0])
-        rows.append(
-            [
-                label,
-                "0.5",
-                f"{window_mean(b, 'r_over_c', tail, duration):.3f}",
-                f"{window_mean(b, 'long', tail, duration):.3f}",
-                f"{window_mean(b, 'utilization', tail, duration):.3f}",
-                f"{window_mean(b, 'queue_bytes', tail, duration) / 1000:.1f}",
-                f"{float(short['fct_s'].mean()) * 1e3:.0f}",
-                "never" if settled is None else f"{settled:.1f}",
-            ]
-        )
-        ax.plot(b["time_s"].to_list(), b["r_over_c"].to_list(), label=label)
-    ax.axhline(0.5, color="k", ls="--", lw=0.8, label="max-min: R/C = 0.5")
-    ax.set_xlabel("time (s)")
-    ax.set_ylabel("R(t) / C")
-    ax.set_ylim(0, 1)
-    ax.legend(fontsize=8)
-    fig.tight_layout()
-    fig.savefig(ctx.out / "fig3-5.png", dpi=120)
+    with figure(ctx, "fig3-5.png", figsize=(7, 3.5), dpi=120) as (fig, ax):
+        for name, label in labels.items():
+            seed = runs.seeds_of(name)[0]
+            series = runs.series(name, seed)
+            capacity = float(runs.links(name, seed).filter(pl.col("name") == "bottleneck")["rate_bps"].item())
+            b = link_series(series, "bottleneck").with_columns(
+                r_over_c=pl.col("rcp_rate_bps") / capacity, utilization=pl.col("throughput_bps") / capacity
+            )
+            long = link_series(series, "l0->rl").select("time_s", long=pl.col("throughput_bps") / capacity)
+            b = b.join(long, on="time_s").filter(pl.col("time_s") <= duration)
+            tail = duration * 2 / 3
+            short = runs.flows(name, seed).filter(
+                (pl.col("size_bytes") > 0) & pl.col("fct_s").is_not_null() & (pl.col("start_s") > tail)
+            )
+            settled = settle_time(b["time_s"].to_list(), b["r_over_c"].to_list(), 0.5, 0.0, duration)
+            found[name] = (window_mean(b, "r_over_c", tail, duration), window_mean(b, "utilization", tail, duration))
+            ctx.check("Fig. 3.5", f"R/C in the last third, short flows {label}", 0.5, found[name][0])
+            rows.append(
+                [
+                    label,
+                    "0.5",
+                    f"{window_mean(b, 'r_over_c', tail, duration):.3f}",
+                    f"{window_mean(b, 'long', tail, duration):.3f}",
+                    f"{window_mean(b, 'utilization', tail, duration):.3f}",
+                    f"{window_mean(b, 'queue_bytes', tail, duration) / 1000:.1f}",
+                    f"{float(short['fct_s'].mean()) * 1e3:.0f}",
+                    "never" if settled is None else f"{settled:.1f}",
+                ]
+            )
+            ax.plot(b["time_s"].to_list(), b["r_over_c"].to_list(), label=label)
+        ax.axhline(0.5, color="k", ls="--", lw=0.8, label="max-min: R/C = 0.5")
+        ax.set_xlabel("time (s)")
+        ax.set_ylabel("R(t) / C")
+        ax.set_ylim(0, 1)
+        ax.legend(fontsize=8)
     return (
         "A pipe of 1000 packets (80 Mb/s, 100 ms round trip, 1000-byte packets), one long-lived flow, and four "
         "short flows of 125 packets arriving every round trip. The thesis (sec. 3.2.1) says R/C converges to "

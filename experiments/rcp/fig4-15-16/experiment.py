@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import polars as pl
 
-from fctlab.reproduce.framework import Context, Experiment, Runs, fmt, md_table, plt
+from fctlab.reproduce.framework import Context, Experiment, Runs, figure, fmt, md_table
 from fctlab_experiments.rcp import analysis as ra
 from fctlab_experiments.rcp import reports as rr
 from fctlab_experiments.rcp.dumbbell import protocol, quick_scale
@@ -50,17 +50,13 @@ def experiment() -> Experiment:
                     ctx.check("Fig. 4.15", f"RCP AFCT / PS, group of RTPD {rtpd * 1e3:.0f} ms", CLOSE_TO_PS, a / ps)
                 row += [fmt(a, ".3f"), fmt(a / ps, ".2f")]
             rows.append(row)
-        pyplot = plt()
-        fig, ax = pyplot.subplots(figsize=(6, 4))
-        for p in rr.PROTOCOLS + ("PS",):
-            ax.plot([g * 1e3 for g in GROUPS], series[p], "k--" if p == "PS" else rr.STYLE[p], label=p)
-        ax.set_xlabel("group RTPD (ms)")
-        ax.set_ylabel("AFCT (s)")
-        ax.set_yscale("log")
-        ax.legend(fontsize=7)
-        fig.tight_layout()
-        fig.savefig(ctx.out / "groups.png", dpi=110)
-        pyplot.close(fig)
+        with figure(ctx, "groups.png", figsize=(6, 4)) as (fig, ax):
+            for p in rr.PROTOCOLS + ("PS",):
+                ax.plot([g * 1e3 for g in GROUPS], series[p], "k--" if p == "PS" else rr.STYLE[p], label=p)
+            ax.set_xlabel("group RTPD (ms)")
+            ax.set_ylabel("AFCT (s)")
+            ax.set_yscale("log")
+            ax.legend(fontsize=7)
         header = ["RTPD (ms)", "flows", "PS (s)", "eq. 4.1 (s)"]
         for p in rr.PROTOCOLS:
             header += [f"{p} (s)", f"{p}/PS"]

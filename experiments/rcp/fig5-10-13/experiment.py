@@ -10,7 +10,7 @@ from typing import Any
 
 import numpy as np
 
-from fctlab.reproduce.framework import Context, Experiment, Runs, fmt, md_table, plt
+from fctlab.reproduce.framework import Context, Experiment, Runs, figure, fmt, md_table
 from fctlab_experiments.rcp import settling as st
 from fctlab_experiments.rcp.convergence import CONV_AFTER, convergence_of, convergence_point
 from fctlab_experiments.rcp.long_flows import ab
@@ -135,30 +135,26 @@ def analyze_fig5_10_13(runs: Runs, ctx: Context) -> str:
 
 
 def _plot_fig5_10_13(ctx: Context, got: dict, ga: list[float], gb: list[float]) -> None:
-    p = plt()
-    fig, axes = p.subplots(1, 2, figsize=(11, 4))
-    for n, g in got.items():
-        if n.startswith("grid-") or "t" not in g or not n.endswith(ab(0.5, 0.5)):
-            continue
-        x = (g["t"] - g["join"]) / g["rtt"]
-        keep = x > -5
-        axes[0].plot(x[keep], g["r"][keep] / (g["c"] / g["n"]), lw=0.7, label=n.rsplit("-a", 1)[0])
-    axes[0].set(xlabel="RTTs after the load doubles", ylabel="R / (C/N)", title="(alpha, beta) = (0.5, 0.5)")
-    axes[0].legend(fontsize=6)
-    if ga and gb:
-        m = np.full((len(gb), len(ga)), np.nan)
-        for i, b in enumerate(gb):
-            for j, a in enumerate(ga):
-                x = got.get(f"grid-{ab(a, b)}", {}).get("rtts")
-                m[i, j] = CONV_AFTER if x is None else x
-        im = axes[1].imshow(
-            m, origin="lower", aspect="auto", extent=(ga[0] - 0.05, ga[-1] + 0.05, gb[0] - 0.05, gb[-1] + 0.05)
-        )
-        fig.colorbar(im, ax=axes[1], label=f"convergence (RTTs; {CONV_AFTER} = not settled)")
-        axes[1].set(xlabel="alpha", ylabel="beta", title="Fig. 5.13")
-    fig.tight_layout()
-    fig.savefig(ctx.out / "fig5-10-13.png", dpi=110)
-    p.close(fig)
+    with figure(ctx, "fig5-10-13.png", 1, 2, figsize=(11, 4)) as (fig, axes):
+        for n, g in got.items():
+            if n.startswith("grid-") or "t" not in g or not n.endswith(ab(0.5, 0.5)):
+                continue
+            x = (g["t"] - g["join"]) / g["rtt"]
+            keep = x > -5
+            axes[0].plot(x[keep], g["r"][keep] / (g["c"] / g["n"]), lw=0.7, label=n.rsplit("-a", 1)[0])
+        axes[0].set(xlabel="RTTs after the load doubles", ylabel="R / (C/N)", title="(alpha, beta) = (0.5, 0.5)")
+        axes[0].legend(fontsize=6)
+        if ga and gb:
+            m = np.full((len(gb), len(ga)), np.nan)
+            for i, b in enumerate(gb):
+                for j, a in enumerate(ga):
+                    x = got.get(f"grid-{ab(a, b)}", {}).get("rtts")
+                    m[i, j] = CONV_AFTER if x is None else x
+            im = axes[1].imshow(
+                m, origin="lower", aspect="auto", extent=(ga[0] - 0.05, ga[-1] + 0.05, gb[0] - 0.05, gb[-1] + 0.05)
+            )
+            fig.colorbar(im, ax=axes[1], label=f"convergence (RTTs; {CONV_AFTER} = not settled)")
+            axes[1].set(xlabel="alpha", ylabel="beta", title="Fig. 5.13")
 
 
 def experiment() -> Experiment:

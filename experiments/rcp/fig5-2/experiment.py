@@ -10,7 +10,7 @@ import math
 
 import numpy as np
 
-from fctlab.reproduce.framework import Context, Experiment, Runs, analysis_only, md_table, plt
+from fctlab.reproduce.framework import Context, Experiment, Runs, analysis_only, figure, md_table
 from fctlab.stability import linear
 
 #: App. D's example: the Nyquist crossings A and B for beta = 0.3, and the alphas they give.
@@ -49,41 +49,35 @@ def _inside(alpha: float, intervals: list[tuple[float, float]]) -> bool:
 
 def _plot_region(ctx: Context, alphas: np.ndarray, betas: np.ndarray, nyq: np.ndarray) -> None:
     """Fig. 5.2: the Bode boundary (closed form) and the Nyquist-stable grid points."""
-    pyplot = plt()
-    fig, ax = pyplot.subplots(figsize=(6, 4.5))
-    w = np.linspace(1e-3, math.pi / 2, 400)
-    ab = np.array([linear.bode_boundary(x) for x in w])
-    ax.plot(ab[:, 0], ab[:, 1], "k-", lw=1.5, label="Bode: $\\omega_z = \\omega_c$ (eqs. 5.10, 5.11)")
-    bb, aa = np.nonzero(nyq)
-    ax.plot(alphas[aa], betas[bb], "+", ms=3, color="tab:blue", label="Nyquist (exact delay): stable")
-    ax.set_xlabel("alpha")
-    ax.set_ylabel("beta")
-    ax.set_xlim(0, 2)
-    ax.set_ylim(0, 1)
-    ax.legend(fontsize=8)
-    fig.tight_layout()
-    fig.savefig(ctx.out / "fig5-2.png", dpi=120)
+    with figure(ctx, "fig5-2.png", figsize=(6, 4.5), dpi=120) as (fig, ax):
+        w = np.linspace(1e-3, math.pi / 2, 400)
+        ab = np.array([linear.bode_boundary(x) for x in w])
+        ax.plot(ab[:, 0], ab[:, 1], "k-", lw=1.5, label="Bode: $\\omega_z = \\omega_c$ (eqs. 5.10, 5.11)")
+        bb, aa = np.nonzero(nyq)
+        ax.plot(alphas[aa], betas[bb], "+", ms=3, color="tab:blue", label="Nyquist (exact delay): stable")
+        ax.set_xlabel("alpha")
+        ax.set_ylabel("beta")
+        ax.set_xlim(0, 2)
+        ax.set_ylim(0, 1)
+        ax.legend(fontsize=8)
 
 
 def _plot_nyquist(ctx: Context) -> None:
     """Fig. D.1: G1(jw) for beta = 0.3 (with App. D's A and B) and beta = 0.6."""
-    pyplot = plt()
-    fig, axes = pyplot.subplots(1, 2, figsize=(9, 4))
-    w = np.geomspace(1e-3, 60, 20000)
-    for ax, beta in zip(axes, (0.3, 0.6), strict=True):
-        for delay, style in (("exact", "-"), ("pade", "--")):
-            g = linear.g1(w, beta, delay)
-            ax.plot(g.real, g.imag, style, lw=1, label=f"{delay} delay")
-            ax.plot(g.real, -g.imag, style, lw=0.6, color=ax.lines[-1].get_color())
-        if beta == 0.3:
-            ax.plot([THESIS_A, THESIS_B], [0, 0], "rx", label="thesis's A, B")
-        ax.axhline(0, color="k", lw=0.5)
-        ax.set_xlim(-4, 2)
-        ax.set_ylim(-3, 3)
-        ax.set_title(f"G1(jw), beta = {beta}")
-        ax.legend(fontsize=8)
-    fig.tight_layout()
-    fig.savefig(ctx.out / "figD-1.png", dpi=120)
+    with figure(ctx, "figD-1.png", 1, 2, figsize=(9, 4), dpi=120) as (fig, axes):
+        w = np.geomspace(1e-3, 60, 20000)
+        for ax, beta in zip(axes, (0.3, 0.6), strict=True):
+            for delay, style in (("exact", "-"), ("pade", "--")):
+                g = linear.g1(w, beta, delay)
+                ax.plot(g.real, g.imag, style, lw=1, label=f"{delay} delay")
+                ax.plot(g.real, -g.imag, style, lw=0.6, color=ax.lines[-1].get_color())
+            if beta == 0.3:
+                ax.plot([THESIS_A, THESIS_B], [0, 0], "rx", label="thesis's A, B")
+            ax.axhline(0, color="k", lw=0.5)
+            ax.set_xlim(-4, 2)
+            ax.set_ylim(-3, 3)
+            ax.set_title(f"G1(jw), beta = {beta}")
+            ax.legend(fontsize=8)
 
 
 def analyze_fig52(runs: Runs, ctx: Context) -> str:

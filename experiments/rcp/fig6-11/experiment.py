@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from fctlab.reproduce.framework import Context, Experiment, Runs, fmt, md_table, plt, window_stat
+from fctlab.reproduce.framework import Context, Experiment, Runs, figure, fmt, md_table, window_stat
 from fctlab_experiments.rcp.coexist import (
     CAPACITY,
     QUICK_SCALE,
@@ -124,23 +124,19 @@ def analyze_fig6_11(runs: Runs, ctx: Context) -> str:
 
 
 def _plot_fig611(ctx: Context, got: dict[str, dict[str, Any]]) -> None:
-    p = plt()
-    fig, axes = p.subplots(1, 2, figsize=(10, 3.5))
-    for ax, name in zip(axes, ("plain-rcp", "rcp-tcp"), strict=True):
-        if name not in got:
-            continue
-        w = got[name]["w"]
-        if "bottleneck_rcp_rate_bps" in w.columns:
-            ax.plot(w["time_s"], w["bottleneck_rcp_rate_bps"] / CAPACITY, label="R(t)/C")
-        tcp_col = "l9->rl_throughput_bps"
-        if tcp_col in w.columns:
-            ax.plot(w["time_s"], w[tcp_col] / CAPACITY, label="TCP flow / C", alpha=0.7)
-        ax.axhline(1 / 9, ls=":", c="k", lw=0.8)
-        ax.set(title=name, xlabel="time (s)", ylabel="fraction of C", ylim=(0, 1.05))
-        ax.legend(fontsize=7)
-    fig.tight_layout()
-    fig.savefig(ctx.out / "fig6-11.png", dpi=110)
-    p.close(fig)
+    with figure(ctx, "fig6-11.png", 1, 2, figsize=(10, 3.5)) as (fig, axes):
+        for ax, name in zip(axes, ("plain-rcp", "rcp-tcp"), strict=True):
+            if name not in got:
+                continue
+            w = got[name]["w"]
+            if "bottleneck_rcp_rate_bps" in w.columns:
+                ax.plot(w["time_s"], w["bottleneck_rcp_rate_bps"] / CAPACITY, label="R(t)/C")
+            tcp_col = "l9->rl_throughput_bps"
+            if tcp_col in w.columns:
+                ax.plot(w["time_s"], w[tcp_col] / CAPACITY, label="TCP flow / C", alpha=0.7)
+            ax.axhline(1 / 9, ls=":", c="k", lw=0.8)
+            ax.set(title=name, xlabel="time (s)", ylabel="fraction of C", ylim=(0, 1.05))
+            ax.legend(fontsize=7)
 
 
 def experiment() -> Experiment:

@@ -8,7 +8,7 @@ from __future__ import annotations
 from typing import Any
 
 from fctlab.reproduce import checks
-from fctlab.reproduce.framework import Context, Experiment, Runs, fmt, md_table, plt
+from fctlab.reproduce.framework import Context, Experiment, Runs, figure, fmt, md_table
 from fctlab_experiments.rcp.coexist import QUICK_SCALE, avg, duration_of, rate_of, scaled
 
 #: (source, destination, uplink) of the six flows: 0 and 1 cross both links.
@@ -88,17 +88,13 @@ def analyze_fig6_15(runs: Runs, ctx: Context) -> str:
 
 
 def _plot_fig615(ctx: Context, got: dict[str, list[float | None]]) -> None:
-    p = plt()
-    fig, ax = p.subplots(figsize=(7, 3.2))
-    width = 0.27
-    for k, (n, rates) in enumerate(got.items()):
-        xs = [i + (k - 1) * width for i in range(6)]
-        ax.bar(xs, [(r or 0) / 1e6 for r in rates], width, label=n)
-    ax.set(xlabel="flow (0, 1 two-hop)", ylabel="Mb/s", xticks=range(6))
-    ax.legend(fontsize=7)
-    fig.tight_layout()
-    fig.savefig(ctx.out / "fig6-15.png", dpi=110)
-    p.close(fig)
+    with figure(ctx, "fig6-15.png", figsize=(7, 3.2)) as (fig, ax):
+        width = 0.27
+        for k, (n, rates) in enumerate(got.items()):
+            xs = [i + (k - 1) * width for i in range(6)]
+            ax.bar(xs, [(r or 0) / 1e6 for r in rates], width, label=n)
+        ax.set(xlabel="flow (0, 1 two-hop)", ylabel="Mb/s", xticks=range(6))
+        ax.legend(fontsize=7)
 
 
 def experiment() -> Experiment:

@@ -10,7 +10,7 @@ from typing import Any
 import polars as pl
 
 from fctlab.reproduce import checks
-from fctlab.reproduce.framework import Context, Experiment, Runs, fmt, md_table, plt
+from fctlab.reproduce.framework import Context, Experiment, Runs, figure, fmt, md_table
 from fctlab_experiments.rcp.coexist import QUICK_SCALE, SCHEME, scaled
 
 #: Offered load, half RCP and half TCP flows; Pareto sizes of mean 25 packets (ch. 4's E[L]),
@@ -119,18 +119,14 @@ def analyze_fig6_16(runs: Runs, ctx: Context) -> str:
 
 
 def _plot_fig616(ctx: Context, tables: dict[str, pl.DataFrame]) -> None:
-    p = plt()
-    fig, ax = p.subplots(figsize=(7, 3.2))
-    for n, t in tables.items():
-        for cls in ("RCP", "TCP"):
-            s = t.filter(pl.col("cls") == cls)
-            if s.height:
-                ax.plot([str(b) for b in s["bin"]], s["fct"], "o-", label=f"{n}: {cls}")
-    ax.set(xlabel="flow size", ylabel="mean FCT (s)", yscale="log")
-    ax.legend(fontsize=7)
-    fig.tight_layout()
-    fig.savefig(ctx.out / "fig6-16.png", dpi=110)
-    p.close(fig)
+    with figure(ctx, "fig6-16.png", figsize=(7, 3.2)) as (fig, ax):
+        for n, t in tables.items():
+            for cls in ("RCP", "TCP"):
+                s = t.filter(pl.col("cls") == cls)
+                if s.height:
+                    ax.plot([str(b) for b in s["bin"]], s["fct"], "o-", label=f"{n}: {cls}")
+        ax.set(xlabel="flow size", ylabel="mean FCT (s)", yscale="log")
+        ax.legend(fontsize=7)
 
 
 def experiment() -> Experiment:

@@ -14,7 +14,7 @@ from typing import Any
 
 import polars as pl
 
-from fctlab.reproduce.framework import Context, Experiment, Runs, fmt, md_table, plt, window_stat
+from fctlab.reproduce.framework import Context, Experiment, Runs, figure, fmt, md_table, window_stat
 
 #: When the second flow joins and when the run ends, full scale (s).
 JOIN, END = 150.0, 200.0
@@ -142,22 +142,18 @@ def analyze_fig6_17(runs: Runs, ctx: Context) -> str:
 
 
 def _plot(ctx: Context, got: dict[str, dict[str, Any]]) -> None:
-    p = plt()
-    fig, axes = p.subplots(1, 2, figsize=(10, 3.5))
-    for n, style in (("fallback", "-"), ("no-fallback", ":")):
-        w = got[n]["plot"]
-        t = w["time_s"] - got[n]["join"]
-        axes[0].plot(t, w["flow0_send_rate_bps"] / 1e6, style, label=f"R-TCP, {n}")
-        if "l_rcp_rcp_rate_bps" in w.columns and n == "fallback":
-            axes[0].plot(t, w["l_rcp_rcp_rate_bps"] / 1e6, "--", label="RCP link's R")
-        axes[1].plot(t, w["l_tail_queue_bytes"] * 8 / CAPACITY * 1e3, style, label=n)
-    axes[0].set(xlabel="time after the join (s)", ylabel="Mb/s")
-    axes[1].set(xlabel="time after the join (s)", ylabel="drop-tail queueing delay (ms)")
-    for a in axes:
-        a.legend(fontsize=7)
-    fig.tight_layout()
-    fig.savefig(ctx.out / "fig6-17.png", dpi=110)
-    p.close(fig)
+    with figure(ctx, "fig6-17.png", 1, 2, figsize=(10, 3.5)) as (fig, axes):
+        for n, style in (("fallback", "-"), ("no-fallback", ":")):
+            w = got[n]["plot"]
+            t = w["time_s"] - got[n]["join"]
+            axes[0].plot(t, w["flow0_send_rate_bps"] / 1e6, style, label=f"R-TCP, {n}")
+            if "l_rcp_rcp_rate_bps" in w.columns and n == "fallback":
+                axes[0].plot(t, w["l_rcp_rcp_rate_bps"] / 1e6, "--", label="RCP link's R")
+            axes[1].plot(t, w["l_tail_queue_bytes"] * 8 / CAPACITY * 1e3, style, label=n)
+        axes[0].set(xlabel="time after the join (s)", ylabel="Mb/s")
+        axes[1].set(xlabel="time after the join (s)", ylabel="drop-tail queueing delay (ms)")
+        for a in axes:
+            a.legend(fontsize=7)
 
 
 def experiment() -> Experiment:

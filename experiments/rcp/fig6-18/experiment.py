@@ -11,7 +11,7 @@ from typing import Any
 import polars as pl
 
 from fctlab.analysis import loss_probability
-from fctlab.reproduce.framework import Context, Experiment, Runs, fmt, md_table, plt
+from fctlab.reproduce.framework import Context, Experiment, Runs, figure, fmt, md_table
 from fctlab_experiments.rcp.buffers import PACKET, RTT
 
 #: Fig. 6.18's runs: the thesis's case, and two checks of "O(1)" buffering (as few as 10-20
@@ -84,28 +84,56 @@ def _late_rate(x: dict[str, Any]) -> str:
     return "-" if loss is None else f"{loss:.2%}"
 
 
-def analyze_fig6_18(runs: Runs, ctx: Context) -> str:
-    seed = runs.seeds[0]
-    got = {n: _long_flows(runs, n, seed) for n, _ in FIG618_RUNS}
-    g = got["long-flows"]
-    s, capacity, limit, duration = g["s"], g["capacity"], g["limit"], g["duration"]
-    p = plt()
-    fig, axes = p.subplots(1, 3, figsize=(13, 3.5))
-    axes[0].plot(s["time_s"], s["throughput_bps"] / capacity)
-    axes[0].set(xlabel="time (s)", ylabel="normalized link utilization")
-    axes[1].plot(s["time_s"], s["queue_bytes"] / PACKET)
-    axes[1].axhline(limit, color="grey", ls=":", label="buffer")
-    axes[1].set(xlabel="time (s)", ylabel="queue (packets)")
-    axes[1].legend(fontsize=7)
-    axes[2].plot(s["time_s"], s["rcp_rate_bps"] * FIG618_FLOWS / capacity)
-    axes[2].set(xlabel="time (s)", ylabel="normalized RCP rate N R / C")
-    fig.tight_layout()
-    fig.savefig(ctx.out / "fig6-18.png", dpi=110)
-    p.close(fig)
-    for n, x in got.items():
-        ctx.check("Fig. 6.18", f"link utilization, {n}", 1.0, x["util"])
-        ctx.check("Fig. 6.18", f"normalized rate N R / C, {n}", 1.0, x["r"])
-        ctx.check("Fig. 6.18", f"loss rate in the second half (steady state), {n}", 0.0, _late_loss(x))
+def _plot_fig6_18(ctx: Context, g: dict[str, Any]) -> None:
+    """The thesis's run over time: utilization, queue against the buffer, and N R / C."""
+    s, capacity, limit = g["s"], g["capacity"], g["limit"]
+    with figure(ctx, "fig6-18.png", 1, 3, figsize=(13, 3.5)) as (fig, axes):
+        axes[0].plot(s["time_s"], s["throughput_bps"] / capacity)
+        axes[0].set(xlabel="time (s)", ylabel="normalized link utilization")
+        axes[1].plot(s["time_s"], s["queue_bytes"] / PACKET)
+        axes[1].axhline(limit, color="grey", ls=":", label="buffer")
+        axes[1].set(xlabel="time (s)", ylabel="queue (packets)")
+        axes[1].legend(fontsize=7)
+        axes[2].plot(s["time_s"], s["rcp_rate_bps"] * FIG618_FLOWS / capacity)
+        axes[2].set(xlabel="time (s)", ylabel="normalized RCP rate N R / C")
+
+
+def _thesis_table(g: dict[str, Any], got: dict[str, dict[str, Any]]) -> str:
+    """The thesis's statements beside the thesis's run (`g`), and the 'O(1)' runs on the buffer."""
+    limit = g["limit"]
+    return md_table(
+        ["", "thesis (Fig. 6.18, 004:3346-3352, 3408-3413)", "fctlab"],
+        [
+            ["link utilization", "100%", fmt(None if g["util"] is None else g["util"] * 100, ".1f") + "%"],
+            [
+                "queue",
+                "close to zero",
+                f"{fmt(g['q'], '.1f')} packets on average, at most {fmt(g['qmax'], '.0f')} (of {limit})",
+            ],
+            ["normalized rate N R / C", "1 (every flow gets its fair share)", fmt(g["r"], ".3f")],
+            [
+                "losses",
+                "zero in steady state",
+                f"{fmt(g['late_drops'], '.0f')} packets in the second half; {g['drops']} in the whole run (the "
+                f"cold start), loss probability {g['loss']:.1e}",
+            ],
+            [
+                "buffer needed",
+                "O(1): as few as 10-20 packets, whatever C, RTT and N",
+                "; ".join(
+                    f"{n}: utilization {fmt(None if x['util'] is None else x['util'] * 100, '.1f')}%, "
+                    f"{fmt(x['late_drops'], '.0f')} drops in the second half ({_late_rate(x)} of its packets), "
+                    f"N R / C = {fmt(x['r'], '.3f')}"
+                    for n, x in got.items()
+                    if n != "long-flows"
+                ),
+            ],
+        ],
+    )
+
+
+def _runs_table(got: dict[str, dict[str, Any]]) -> str:
+    """A row per run: its link, buffer and second-half means."""
     rows = [
         [
             n,
@@ -121,6 +149,26 @@ def analyze_fig6_18(runs: Runs, ctx: Context) -> str:
         ]
         for n, x in got.items()
     ]
+    return md_table(
+        [
+            "run",
+            "C",
+            "buffer (packets)",
+            "utilization",
+            "mean queue (packets)",
+            "eq. 3.3's rest point q",
+            "N R / C",
+            "drops, second half",
+            "drops, whole run (probability)",
+            "N R / C within 5% of 1 from",
+        ],
+        rows,
+    )
+
+
+def _fig6_18_text(g: dict[str, Any], got: dict[str, dict[str, Any]]) -> str:
+    """The set-up, the two tables and the reading."""
+    capacity, limit, duration = g["capacity"], g["limit"], g["duration"]
     return (
         f"{FIG618_FLOWS} long-lived RCP flows start at t = 0 on C = {capacity / 1e9:g} Gb/s, round trip 80 ms, a "
         f"buffer of {limit} packets (2% of C x RTT = 1000 packets), (alpha, beta) = ({ALPHA}, {BETA}); the router "
@@ -128,51 +176,9 @@ def analyze_fig6_18(runs: Runs, ctx: Context) -> str:
         f"buffer. Means over the second half of the run ({duration / 2:.0f} - {duration:.0f} s), from 100 ms "
         "samples. Two more runs check the thesis's 'O(1)' claim: a 10-packet buffer, and 1 Gb/s with the same "
         "20 packets (0.2% of its BDP).\n\n"
-        + md_table(
-            ["", "thesis (Fig. 6.18, 004:3346-3352, 3408-3413)", "fctlab"],
-            [
-                ["link utilization", "100%", fmt(None if g["util"] is None else g["util"] * 100, ".1f") + "%"],
-                [
-                    "queue",
-                    "close to zero",
-                    f"{fmt(g['q'], '.1f')} packets on average, at most {fmt(g['qmax'], '.0f')} (of {limit})",
-                ],
-                ["normalized rate N R / C", "1 (every flow gets its fair share)", fmt(g["r"], ".3f")],
-                [
-                    "losses",
-                    "zero in steady state",
-                    f"{fmt(g['late_drops'], '.0f')} packets in the second half; {g['drops']} in the whole run (the "
-                    f"cold start), loss probability {g['loss']:.1e}",
-                ],
-                [
-                    "buffer needed",
-                    "O(1): as few as 10-20 packets, whatever C, RTT and N",
-                    "; ".join(
-                        f"{n}: utilization {fmt(None if x['util'] is None else x['util'] * 100, '.1f')}%, "
-                        f"{fmt(x['late_drops'], '.0f')} drops in the second half ({_late_rate(x)} of its packets), "
-                        f"N R / C = {fmt(x['r'], '.3f')}"
-                        for n, x in got.items()
-                        if n != "long-flows"
-                    ),
-                ],
-            ],
-        )
+        + _thesis_table(g, got)
         + "\n\n"
-        + md_table(
-            [
-                "run",
-                "C",
-                "buffer (packets)",
-                "utilization",
-                "mean queue (packets)",
-                "eq. 3.3's rest point q",
-                "N R / C",
-                "drops, second half",
-                "drops, whole run (probability)",
-                "N R / C within 5% of 1 from",
-            ],
-            rows,
-        )
+        + _runs_table(got)
         + "\n\nThe queue is not exactly zero: fifty paced flows with unaligned phases, together just below C, "
         "arrive in small bursts, and eq. 3.3 settles where the few packets they leave queued balance a little "
         "spare capacity: alpha (C - y) d = beta q, the 'rest point' column, computed from the measured "
@@ -185,6 +191,18 @@ def analyze_fig6_18(runs: Runs, ctx: Context) -> str:
         "same 20 packets at ten times the capacity), while 10 packets keep the link full but not loss-free.\n"
         + "\n![Fig. 6.18: utilization (left), queue (middle), normalized RCP rate (right)](fig6-18.png)\n"
     )
+
+
+def analyze_fig6_18(runs: Runs, ctx: Context) -> str:
+    seed = runs.seeds[0]
+    got = {n: _long_flows(runs, n, seed) for n, _ in FIG618_RUNS}
+    g = got["long-flows"]
+    _plot_fig6_18(ctx, g)
+    for n, x in got.items():
+        ctx.check("Fig. 6.18", f"link utilization, {n}", 1.0, x["util"])
+        ctx.check("Fig. 6.18", f"normalized rate N R / C, {n}", 1.0, x["r"])
+        ctx.check("Fig. 6.18", f"loss rate in the second half (steady state), {n}", 0.0, _late_loss(x))
+    return _fig6_18_text(g, got)
 
 
 def experiment() -> Experiment:

@@ -9,7 +9,7 @@ times". Base scenario `experiments/rcp/ch5-long-flows.toml` (the convergence run
 
 from __future__ import annotations
 
-from fctlab.reproduce.framework import Context, Experiment, Runs, md_table, plt
+from fctlab.reproduce.framework import Context, Experiment, Runs, figure, md_table
 from fctlab_experiments.rcp import settling as st
 from fctlab_experiments.rcp.convergence import CONV_C, CONV_RTT, convergence_of, convergence_point
 
@@ -67,20 +67,16 @@ def analyze_fig7_1(runs: Runs, ctx: Context) -> str:
 
 
 def _plot(ctx: Context, got: dict) -> None:
-    p = plt()
-    fig, ax = p.subplots(figsize=(6, 3.5))
-    for n, g in got.items():
-        if "t" not in g:
-            continue
-        x = (g["t"] - g["join"]) / g["rtt"]
-        keep = (x > -5) & (x < 50)
-        ax.plot(x[keep], g["r"][keep] / g["c"], lw=0.9, label=n)
-    ax.axhline(0.05, color="k", lw=0.5, ls=":")
-    ax.set(xlabel="round-trip times after the load doubles", ylabel="R / C")
-    ax.legend(fontsize=7)
-    fig.tight_layout()
-    fig.savefig(ctx.out / "fig7-1.png", dpi=110)
-    p.close(fig)
+    with figure(ctx, "fig7-1.png", figsize=(6, 3.5)) as (fig, ax):
+        for n, g in got.items():
+            if "t" not in g:
+                continue
+            x = (g["t"] - g["join"]) / g["rtt"]
+            keep = (x > -5) & (x < 50)
+            ax.plot(x[keep], g["r"][keep] / g["c"], lw=0.9, label=n)
+        ax.axhline(0.05, color="k", lw=0.5, ls=":")
+        ax.set(xlabel="round-trip times after the load doubles", ylabel="R / C")
+        ax.legend(fontsize=7)
 
 
 def experiment() -> Experiment:
