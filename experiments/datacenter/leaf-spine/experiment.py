@@ -19,6 +19,7 @@ from typing import Any
 import polars as pl
 
 from fctlab.reference import ps_fct, srpt_fct
+from fctlab.reproduce.checks import ratio
 from fctlab.reproduce.framework import Context, Experiment, Runs, md_table, plt
 from fctlab_experiments.datacenter.fabric import BINS, LARGE, PROTOCOLS, SMALL, bin_stats, size_bin, slowdowns
 
@@ -83,6 +84,7 @@ def analyze(runs: Runs, ctx: Context) -> str:
             + [str(incomplete.get(point_name(w, load, p), "-"))]
         )
     rank = _ranking(table)
+    _check_ranking(table, ctx)
     _plot(table, ctx)
     return (
         "Every protocol on pFabric's leaf-spine fabric (144 hosts, 9 racks, 4 spines, 10/40 Gb/s, ECMP), Poisson "
@@ -105,8 +107,8 @@ def analyze(runs: Runs, ctx: Context) -> str:
         "simulators send at once), so every FCT here has one more round trip than theirs, a few percent of a small "
         "flow's; TCP's, DCTCP's and RC3's RTO is at least 1 ms (also before the first RTT sample), RCP's routers "
         "start from a 15 us average RTT; one seed and 45 ms of arrivals per point, so the large-flow bin holds few "
-        "flows (its count is in each cell). The paper's comparison is a ranking, checked above; the exact values of "
-        "its Figs. 9-10 are not reproduced here.\n"
+        "flows (its count is in each cell). The paper's comparison is a ranking, checked above and at the end; "
+        "the exact values of its Figs. 9-10 are not reproduced here.\n"
     )
 
 
@@ -129,6 +131,26 @@ def _ranking(table: dict) -> str:
             agree = "agrees" if order == PAPER_ORDER else "differs"
             lines.append(f"| {w} | {load:g} | {' < '.join(f'{p} {means[p]:.2f}' for p in order)} | {agree} |")
     return "\n".join(lines)
+
+
+def _check_ranking(table: dict, ctx: Context) -> None:
+    """Figs. 9-10's ranking as checks, per workload and load: DCTCP's small-flow mean slowdown over
+    pFabric's, and TCP's over DCTCP's, each at least 1 (a match; within 10% of 1, a near tie,
+    partial)."""
+    for w in WORKLOADS:
+        for load in LOADS:
+            means = {p: table.get((w, load, p), {}).get("small", (None,))[0] for p in PAPER_ORDER}
+            if all(v is None for v in means.values()):
+                continue
+            for better, worse in zip(PAPER_ORDER, PAPER_ORDER[1:]):
+                ctx.check(
+                    "Figs. 9-10",
+                    f"{w}, load {load:g}: {worse}'s small-flow mean slowdown over {better}'s",
+                    (1.0, None),
+                    ratio(means[worse], means[better]),
+                    tolerance=0.0,
+                    partial=0.1,
+                )
 
 
 def _plot(table: dict, ctx: Context) -> None:
