@@ -120,11 +120,14 @@ def size_section(
     protocols=PROTOCOLS,
     workload: str | None = None,
     claims: Sequence[SizeClaim] = (),
+    tables: dict[str, pl.DataFrame] | None = None,
 ) -> str:
     """A per-size section: per-bin AFCT table with ratios to PS, the ratios near 2,000
     packets, the maximum FCT per bin, the share of TCP flows on the slow-start curve, a plot;
-    `claims`, the thesis's numbers on these ratios, checked."""
-    tables = size_tables(runs, prefix, setup, protocols, workload)
+    `claims`, the thesis's numbers on these ratios, checked. `tables`: the configuration's
+    `size_tables` when the caller has them already (for checks across sections)."""
+    if tables is None:
+        tables = size_tables(runs, prefix, setup, protocols, workload)
     check_sizes(ctx, tables, claims, heading)
     header, rows = ra.ratio_rows(tables)
     _plot_sizes(ctx, png, tables, heading)
@@ -278,13 +281,17 @@ def sweep_figure(
     workload: str | None = None,
     png: str = "sweep.png",
     claims: Sequence[SweepClaim] = (),
+    across: Callable[[Context, dict[float, dict[str, dict[str, float | None]]]], None] | None = None,
 ) -> Callable[[Runs, Context], str]:
     """AFCT of flows below and at or above `threshold` packets against a parameter, with PS
     (exact and eq. 4.1), the ratios to PS, and the bottleneck's mean queue / (C x RTPD);
-    `claims`, the thesis's numbers on these ratios, checked at every point."""
+    `claims`, the thesis's numbers on these ratios, checked at every point; `across`, checks
+    that compare points, given each point's `analysis.split_afct` by protocol ({x: {protocol:
+    split}})."""
 
     def analyze(runs: Runs, ctx: Context) -> str:
         rows, qrows = [], []
+        splits: dict[float, dict[str, dict[str, float | None]]] = {}
         series: dict[str, dict[str, list[float | None]]] = {p: {"small": [], "large": []} for p in PROTOCOLS + ("PS",)}
         xs = []
         for prefix, x, setup in values:
@@ -328,6 +335,7 @@ def sweep_figure(
                 lk = runs.links(name, runs.seeds_of(name)[0]).filter(pl.col("name") == link)
                 qrow.append(f"{float(lk['queue_avg_bytes'][0]) * 8 / (setup.capacity * setup.rtpd):.4f}")
             qrows.append(qrow)
+            splits[x] = split
             for c in claims:
                 mine = split[c.protocol][f"{c.side}_afct"]
                 theirs = split[c.protocol if c.against == "PS" else c.against][
@@ -340,6 +348,8 @@ def sweep_figure(
                     c.paper,
                     ratio(mine, theirs),
                 )
+        if across is not None:
+            across(ctx, splits)
         pyplot = plt()
         fig, axes = pyplot.subplots(1, 2, figsize=(11, 4))
         for ax, side, lab in ((axes[0], "small", f"< {threshold} pkts"), (axes[1], "large", f">= {threshold} pkts")):
