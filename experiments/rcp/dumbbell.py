@@ -15,7 +15,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from fctlab.reproduce.framework import Experiment
+from fctlab.reproduce.framework import Context, Experiment
 from fctlab_experiments.rcp import analysis as ra
 from fctlab_experiments.rcp import reports as rr
 from fctlab_experiments.rcp.reports import Setup
@@ -87,12 +87,14 @@ def dumbbell_sweep(
     cases: list[tuple[str, float, Setup, dict[str, Any]]],
     intro: str,
     claims: tuple[rr.SweepClaim, ...] = (),
+    across: Callable[[Context, dict[float, dict[str, dict[str, float | None]]]], None] | None = None,
 ) -> Experiment:
     """A sweep of setup 1's dumbbell: (run name, x value, setup, `dumbbell` arguments) per point,
-    reported per protocol with flows split at 500 packets; `claims` checked at every point."""
+    reported per protocol with flows split at 500 packets; `claims` checked at every point,
+    `across` checks comparing points (`reports.sweep_figure`)."""
     pts: list[tuple[str, dict[str, Any]]] = []
     for run, _, s, args in cases:
         pts += three(run, dumbbell(s, pareto(25), **args), bdp(s), s.rtpd)
     vals = [(run, x, s) for run, x, s, _ in cases]
-    analyze = rr.sweep_figure(xlabel, vals, 500, intro, claims=claims)
+    analyze = rr.sweep_figure(xlabel, vals, 500, intro, claims=claims, across=across)
     return Experiment(name, title, "ch4-setup1.toml", pts, 1, analyze, quick=quick_scale(0.3))

@@ -116,11 +116,14 @@ def size_section(
     protocols=PROTOCOLS,
     workload: str | None = None,
     claims: Sequence[SizeClaim] = (),
+    tables: dict[str, pl.DataFrame] | None = None,
 ) -> str:
     """A per-size section: per-bin AFCT table with ratios to PS, the ratios near 2,000
     packets, the maximum FCT per bin, the share of TCP flows on the slow-start curve, a plot;
-    `claims`, the thesis's numbers on these ratios, checked."""
-    tables = size_tables(runs, prefix, setup, protocols, workload)
+    `claims`, the thesis's numbers on these ratios, checked. `tables`: the configuration's
+    `size_tables` when the caller has them already (for checks across sections)."""
+    if tables is None:
+        tables = size_tables(runs, prefix, setup, protocols, workload)
     check_sizes(ctx, tables, claims, heading)
     header, rows = ra.ratio_rows(tables)
     _plot_sizes(ctx, png, tables, heading)
@@ -400,10 +403,13 @@ def sweep_figure(
     workload: str | None = None,
     png: str = "sweep.png",
     claims: Sequence[SweepClaim] = (),
+    across: Callable[[Context, dict[float, dict[str, dict[str, float | None]]]], None] | None = None,
 ) -> Callable[[Runs, Context], str]:
     """AFCT of flows below and at or above `threshold` packets against a parameter, with PS
     (exact and eq. 4.1), the ratios to PS, and the bottleneck's mean queue / (C x RTPD);
-    `claims`, the thesis's numbers on these ratios, checked at every point."""
+    `claims`, the thesis's numbers on these ratios, checked at every point; `across`, checks
+    that compare points, given each point's `analysis.split_afct` by protocol ({x: {protocol:
+    split}})."""
 
     def analyze(runs: Runs, ctx: Context) -> str:
         rows, qrows, xs, splits = [], [], [], []
@@ -414,6 +420,8 @@ def sweep_figure(
             rows += point_rows
             qrows.append(qrow)
             _check_sweep_point(ctx, claims, split, threshold, param, x)
+        if across is not None:
+            across(ctx, dict(zip(xs, splits, strict=True)))
         _plot_afct_sweep(ctx, png, param, threshold, xs, _sweep_series(splits))
         return _sweep_text(intro, param, threshold, link, png, rows, qrows)
 

@@ -42,6 +42,27 @@ def pareto_mean_param(mean_pkts: float, shape: float, cap_pkts: int) -> int:
     return round((lo + hi) / 2.0 * shape / (shape - 1.0) * MSS)
 
 
+#: The 'U' curve's minimum "in between" R -> 0 and R >> C (sec. 3.3), read as: the sweep's lowest
+#: mean E[tau] is at one of its inner rates, not at either end.
+INNER_RATES = (FIG37_RATES[1], FIG37_RATES[-2])
+
+
+def check_fig37_38(
+    ctx: Context, best: float, util_best: float, load: float, tau_top: float, mg1: float, top: float
+) -> None:
+    """Sec. 3.3's statements: a 'U' with its minimum between the ends (the rate of the lowest mean
+    E[tau], R / C); the utilization equal to the offered load at that rate; E[tau] -> eq. 3.5 with
+    the sample's L^2 as R >> C (footnote 1; E[tau] at the top rate and eq. 3.5 in seconds)."""
+    ctx.check("Fig. 3.7", "R / C of the lowest mean E[tau] (a minimum inside the sweep)", INNER_RATES, best)
+    ctx.check("Fig. 3.8", "utilization / offered load at the rate of the lowest E[tau]", 1.0, util_best / load)
+    ctx.check(
+        "Fig. 3.7",
+        f"E[tau] at R = {top:g} C, ms (eq. 3.5 with the sample's L^2, the R >> C limit)",
+        mg1 * 1e3,
+        tau_top * 1e3,
+    )
+
+
 def analyze_fig37_38(runs: Runs, ctx: Context) -> str:
     stats = stats_by_rate(runs, FIG37_RATES, pareto=True)
     rows = []
@@ -79,6 +100,7 @@ def analyze_fig37_38(runs: Runs, ctx: Context) -> str:
     queue = {f: mean_std(s["queue_pkts"])[0] for f, s in stats.items()}
     util = {f: mean_std(s["util"])[0] for f, s in stats.items()}
     low = min(FIG37_RATES)
+    check_fig37_38(ctx, best, util[best], mean_std(rho)[0], means[top], mean_std(mg1)[0], top)
     return (
         f"Pareto sizes (shape {PARETO_SHAPE}, mean {PARETO_MEAN_PKTS:g} packets of 1000 bytes), Poisson arrivals at "
         "600 flows/s, C = 150 Mb/s, every flow sent at R (the thesis: load 0.8, RTT 0.2 s; Fig. 3.8 is the same "

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import polars as pl
 
-from fctlab.reproduce.framework import Context, Experiment, Runs, fmt, md_table, plt
+from fctlab.reproduce.framework import Context, Experiment, Runs, figure, fmt, md_table
 
 #: Bottleneck capacity of the base scenario (bit/s).
 C = 150e6
@@ -31,13 +31,23 @@ def rate_stats(r_over_c: list[float]) -> dict[str, float]:
     }
 
 
+def check_fig3_9(ctx: Context, top: dict[int, float]) -> None:
+    """Sec. 3.4: R(t) sweeps "from minimum-rate to a maximum of link-rate": R/C's largest value
+    (after the first tenth of the run) per seed, against 1 (the link rate). The thesis gives no
+    number for the minimum rate, so the low end is not checked."""
+    for seed, x in top.items():
+        ctx.check("Fig. 3.9", f"largest R/C, seed {seed} (R reaches the link rate)", 1.0, x)
+
+
 def analyze_fig3_9(runs: Runs, ctx: Context) -> str:
     rows = []
     plot = None
+    top = {}
     for seed in runs.seeds:
         w = runs.wide_series("rcp", seed)
         r = (w["bottleneck_rcp_rate_bps"] / C).to_list()
         st = rate_stats(r[len(r) // 10 :])
+        top[seed] = st["max"]
         n = w["bottleneck_active_flows"].to_list()
         # How long R takes to leave the region of its initial value (0.05 C).
         left = next((t for t, x in zip(w["time_s"].to_list(), r, strict=True) if x > 0.1), None)
@@ -58,6 +68,7 @@ def analyze_fig3_9(runs: Runs, ctx: Context) -> str:
         plot = plot if plot is not None else w
     if plot is not None:
         _plot_fig3_9(ctx, plot)
+    check_fig3_9(ctx, top)
     first = rows[0] if rows else ["-"] * 9
     return (
         "Setup of the caption: C = 150 Mb/s, RTT 100 ms, load 0.7, Pareto sizes (mean 30 packets of 1000 "
@@ -100,15 +111,11 @@ def analyze_fig3_9(runs: Runs, ctx: Context) -> str:
 
 
 def _plot_fig3_9(ctx: Context, w: pl.DataFrame) -> None:
-    pyplot = plt()
-    fig, axes = pyplot.subplots(2, 1, figsize=(9, 5), sharex=True)
-    axes[0].plot(w["time_s"].to_list(), (w["bottleneck_rcp_rate_bps"] / C).to_list(), lw=0.6)
-    axes[0].set(ylabel="R(t) / C", yscale="log")
-    axes[1].plot(w["time_s"].to_list(), w["bottleneck_active_flows"].to_list(), lw=0.6, color="C1")
-    axes[1].set(xlabel="time (s)", ylabel="active flows")
-    fig.tight_layout()
-    fig.savefig(ctx.out / "fig3-9.png", dpi=110)
-    pyplot.close(fig)
+    with figure(ctx, "fig3-9.png", 2, 1, figsize=(9, 5), sharex=True, dpi=110) as (_fig, axes):
+        axes[0].plot(w["time_s"].to_list(), (w["bottleneck_rcp_rate_bps"] / C).to_list(), lw=0.6)
+        axes[0].set(ylabel="R(t) / C", yscale="log")
+        axes[1].plot(w["time_s"].to_list(), w["bottleneck_active_flows"].to_list(), lw=0.6, color="C1")
+        axes[1].set(xlabel="time (s)", ylabel="active flows")
 
 
 def experiment() -> Experiment:

@@ -103,4 +103,7 @@ def experiment() -> Experiment:
         seeds=1,
         analyze=analyze_tcp,
         quick=quick_scale(0.3),
+        # Not a figure of the thesis: Fig. 4.2's TCP miss taken apart (the thesis's numbers are
+        # `fig4-2`'s checks).
+        investigation=True,
     )

@@ -11,10 +11,11 @@ from __future__ import annotations
 
 from typing import Any
 
-from fctlab.reproduce.framework import Experiment
+from fctlab.reproduce.checks import ratio
+from fctlab.reproduce.framework import Context, Experiment
 from fctlab_experiments.rcp import reports as rr
 from fctlab_experiments.rcp.dumbbell import pareto, quick_scale, three
-from fctlab_experiments.rcp.reports import Setup, combine
+from fctlab_experiments.rcp.reports import CLOSE_TO_PS, Setup, combine
 
 HOPS = [1, 2, 4, 8]
 
@@ -51,6 +52,42 @@ def _parking_lot(n: int) -> dict[str, Any]:
     }
 
 
+#: "RCP always achieves a delay close to the lower bound irrespective of the number of hops", read
+#: as close to the exact PS of group 0 (`reports.CLOSE_TO_PS`; PS is at least the lower bound), both
+#: plots of Fig. 4.23.
+FIG423_CLAIMS = tuple(rr.SweepClaim("Fig. 4.23", "RCP", "PS", side, CLOSE_TO_PS) for side in ("small", "large"))
+#: "With multiple bottlenecks, flows complete an order of magnitude faster with RCP than with TCP
+#: or XCP": their AFCT at least ten times RCP's, at every n > 1.
+ORDER_OF_MAGNITUDE = (10.0, None)
+SIDES = (("small", "< 500"), ("large", ">= 500"))
+
+
+def check_hops(ctx: Context, splits: dict[float, dict[str, dict[str, float | None]]]) -> None:
+    """Sec. 4.3.5's statements across the number of bottlenecks (`reports.sweep_figure`'s splits
+    of group 0 by n): TCP and XCP an order of magnitude slower than RCP with more than one
+    bottleneck; TCP degrading as n grows (its AFCT / PS at the largest n over at one, at least 1)."""
+    for n, split in sorted(splits.items()):
+        if n <= 1:
+            continue
+        for p in ("TCP", "XCP"):
+            for side, sizes in SIDES:
+                ctx.check(
+                    "Fig. 4.24",
+                    f"{p} AFCT / RCP, flows {sizes} packets, {n:g} bottlenecks",
+                    ORDER_OF_MAGNITUDE,
+                    ratio(split[p][f"{side}_afct"], split["RCP"][f"{side}_afct"]),
+                )
+    lo, hi = min(splits), max(splits)
+    for side, sizes in SIDES:
+        tcp = {n: ratio(splits[n]["TCP"][f"{side}_afct"], splits[n]["TCP"][f"{side}_ps"]) for n in (lo, hi)}
+        ctx.check(
+            "Fig. 4.23",
+            f"TCP AFCT / PS, flows {sizes} packets, {hi:g} bottlenecks over {lo:g} (degrades)",
+            (1.0, None),
+            ratio(tcp[hi], tcp[lo]),
+        )
+
+
 def experiment() -> Experiment:
     s = Setup(640e6, 0.1, 0.9)
     pts = []
@@ -66,7 +103,14 @@ def experiment() -> Experiment:
         "bottlenecks flows finish an order of magnitude faster with RCP than with TCP or XCP."
     )
     sweep = rr.sweep_figure(
-        "bottlenecks", [(f"hops{n}", float(n), s) for n in HOPS], 500, intro, link="hop0", workload="g0"
+        "bottlenecks",
+        [(f"hops{n}", float(n), s) for n in HOPS],
+        500,
+        intro,
+        link="hop0",
+        workload="g0",
+        claims=FIG423_CLAIMS,
+        across=check_hops,
     )
     sizes = lambda runs, ctx: "\n\n".join(
         rr.size_section(

@@ -16,7 +16,7 @@ from typing import Any
 import polars as pl
 
 from fctlab import reference
-from fctlab.reproduce.framework import Context, Experiment, Runs, fmt, md_table, plt
+from fctlab.reproduce.framework import Context, Experiment, Runs, figure, fmt, md_table
 from fctlab_experiments.rcp import analysis as ra
 from fctlab_experiments.rcp import reports as rr
 from fctlab_experiments.rcp.dumbbell import SETUP1, bdp, dumbbell, pareto, protocol
@@ -89,8 +89,43 @@ def flow_rows(runs: Runs, name: str, seed: int) -> pl.DataFrame:
     )
 
 
+def _mean_ratio(t: pl.DataFrame, size: int, of: str) -> float | None:
+    """Mean FCT over the mean of column `of` (a reference curve) of the traced flows of `size`
+    packets that completed; None without one."""
+    g = t.filter((pl.col("packets") == size) & pl.col("fct_s").is_not_null())
+    return float(g["fct_s"].mean()) / float(g[of].mean()) if g.height else None
+
+
+def check_fig43(ctx: Context, tables: dict[str, pl.DataFrame]) -> None:
+    """Sec. 4.2.1 on the 230-packet flows of Fig. 4.3 (top), from each protocol's `flow_rows`:
+    RCP's delay close to PS (`reports.CLOSE_TO_PS`, against eq. 4.1), TCP's on its slow-start
+    curve; and sec. 4.2.2's "new flows in XCP start slower than with Slow-Start in TCP" (XCP's
+    FCT at least TCP's slow-start curve). The 3,600-packet flows' statements (AIMD after a loss,
+    "quick to catch up") give no number."""
+    size = SIZES[0]
+    ctx.check(
+        "Fig. 4.3",
+        f"RCP FCT / PS (eq. 4.1), {size}-packet flows",
+        rr.CLOSE_TO_PS,
+        _mean_ratio(tables["RCP"], size, "ps_curve_s"),
+    )
+    ctx.check(
+        "Fig. 4.3",
+        f"TCP FCT / slow-start curve, {size}-packet flows",
+        1.0,
+        _mean_ratio(tables["TCP"], size, "slow_start_s"),
+    )
+    ctx.check(
+        "sec. 4.2.2",
+        f"XCP FCT / TCP's slow-start curve, {size}-packet flows (XCP starts slower)",
+        (1.0, None),
+        _mean_ratio(tables["XCP"], size, "slow_start_s"),
+    )
+
+
 def analyze(runs: Runs, ctx: Context) -> str:
     seed = runs.seeds[0]
+    check_fig43(ctx, {p: flow_rows(runs, p.lower(), seed) for p in rr.PROTOCOLS})
     rows = []
     summary: dict[tuple[str, int], list[float]] = {}
     for p in rr.PROTOCOLS:
@@ -175,8 +210,12 @@ def _slow_start(runs: Runs, seed: int, size: int) -> float:
 
 
 def _plot(runs: Runs, ctx: Context, seed: int) -> None:
-    pyplot = plt()
-    fig, axes = pyplot.subplots(1, 2, figsize=(11, 4))
+    with figure(ctx, "fig4-3.png", 1, 2, figsize=(11, 4), dpi=110) as (_fig, axes):
+        _draw(runs, axes, seed)
+
+
+def _draw(runs: Runs, axes, seed: int) -> None:
+    """Packets acknowledged against time since the start, each protocol's traced flows of each size."""
     for p in rr.PROTOCOLS:
         rows = flow_rows(runs, p.lower(), seed)
         tr = traces(runs, p.lower(), seed)
@@ -198,9 +237,6 @@ def _plot(runs: Runs, ctx: Context, seed: int) -> None:
         ax.set(xlabel="time since the flow started (s)", ylabel="packets acknowledged", title=f"{size} packets")
         if ax.get_legend_handles_labels()[0]:
             ax.legend(fontsize=8)
-    fig.tight_layout()
-    fig.savefig(ctx.out / "fig4-3.png", dpi=110)
-    pyplot.close(fig)
 
 
 def experiment() -> Experiment:

@@ -12,7 +12,8 @@ from typing import Any
 
 import numpy as np
 
-from fctlab.reproduce.framework import Context, Experiment, Runs, fmt, md_table, plt
+from fctlab.reproduce.checks import ratio
+from fctlab.reproduce.framework import Context, Experiment, Runs, figure, fmt, md_table
 from fctlab.stability import linear
 from fctlab_experiments.rcp import settling as st
 from fctlab_experiments.rcp.long_flows import ab, long_flows
@@ -82,6 +83,43 @@ def _linear_stable(alpha: float, beta: float) -> bool:
     return linear.nyquist_stable(alpha, beta)
 
 
+#: Fig. 5.3's caption: for beta = 0.6 "the system is stable so long as alpha <= 1.2".
+ALPHA_MAX_06 = 1.2
+
+
+def check_fig5_3(
+    ctx: Context, verdict: dict[tuple[float, float], bool | None], linear_ok: dict[tuple[float, float], bool]
+) -> None:
+    """Sec. 5.1.2 on the simulated region (`verdict`: stable, unstable or unknown per grid point;
+    `linear_ok`: the linear model's verdict there): at beta = 0.6 stable up to alpha = 1.2 (the
+    largest alpha before the first unstable one, from the smallest up); the simulated region
+    "larger and includes the one obtained by the linearized model" (the share of linearly stable
+    points stable in simulation, 1; and simulated over linearly stable points, at least 1)."""
+    row = sorted((a, v) for (a, b), v in verdict.items() if abs(b - 0.6) < 1e-9)
+    a_max = None
+    for a, v in row:
+        if not v:
+            break
+        a_max = a
+    ctx.check("Fig. 5.3", "largest stable alpha at beta = 0.6", ALPHA_MAX_06, a_max)
+    lin = [k for k in verdict if linear_ok[k]]
+    if not lin:
+        # Quick mode's few points: none is linearly stable, so there is no region to compare.
+        return
+    ctx.check(
+        "sec. 5.1.2",
+        "share of the linearly stable grid points stable in simulation (includes)",
+        1.0,
+        sum(1 for k in lin if verdict[k]) / len(lin) if lin else None,
+    )
+    ctx.check(
+        "sec. 5.1.2",
+        "stable grid points in simulation / linearly stable ones (larger)",
+        (1.0, None),
+        ratio(sum(1 for v in verdict.values() if v), len(lin)),
+    )
+
+
 def analyze_fig5_3(runs: Runs, ctx: Context) -> str:
     seed = runs.seeds[0]
     grid = [(float(n[1:4]), float(n[6:9])) for n in runs.names]
@@ -122,6 +160,7 @@ def analyze_fig5_3(runs: Runs, ctx: Context) -> str:
     sim_alpha = max((a for (a, b), v in verdict.items() if v), default=None)
     lin_list = (": " + ", ".join(f"({a:.1f}, {b:.1f})" for a, b in sorted(lin_only)[:8])) if lin_only else ""
     _plot_fig5_3(ctx, got, verdict, alphas, betas)
+    check_fig5_3(ctx, verdict, {k: _linear_stable(*k) for k in verdict})
     a_text = "none" if a_max is None else f"{a_max:.1f}"
     return (
         f"Long-lived RCP flows on one {F53_C / 1e6:.0f} Mb/s link, RTT {F53_RTT * 1e3:.0f} ms, buffer of ten "
@@ -155,8 +194,12 @@ def analyze_fig5_3(runs: Runs, ctx: Context) -> str:
 
 
 def _plot_fig5_3(ctx: Context, got: dict, verdict: dict, alphas: list[float], betas: list[float]) -> None:
-    p = plt()
-    fig, axes = p.subplots(1, 2, figsize=(11, 4))
+    with figure(ctx, "fig5-3.png", 1, 2, figsize=(11, 4), dpi=110) as (_fig, axes):
+        _draw_fig5_3(axes, got, verdict)
+
+
+def _draw_fig5_3(axes, got: dict, verdict: dict) -> None:
+    """R/C against time for beta = 0.6 (left); the simulated verdicts and the linear boundary (right)."""
     for a in (0.4, 1.2, 1.6, 2.0):
         if (a, 0.6) in got and got[(a, 0.6)][1]["t"].size:
             d = got[(a, 0.6)][1]
@@ -171,9 +214,6 @@ def _plot_fig5_3(ctx: Context, got: dict, verdict: dict, alphas: list[float], be
             axes[1].plot(a, b, "o" if v else "x", color="tab:green" if v else "tab:red", ms=4)
     axes[1].set(xlabel="alpha", ylabel="beta", xlim=(0, 2.1), ylim=(0, 1.05), title="o stable, x unstable (simulation)")
     axes[1].legend(fontsize=7, loc="upper right")
-    fig.tight_layout()
-    fig.savefig(ctx.out / "fig5-3.png", dpi=110)
-    p.close(fig)
 
 
 def experiment() -> Experiment:

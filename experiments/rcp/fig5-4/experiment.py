@@ -13,7 +13,8 @@ import math
 
 import numpy as np
 
-from fctlab.reproduce.framework import Context, Experiment, Runs, analysis_only, md_table, plt
+from fctlab.reproduce.checks import ratio
+from fctlab.reproduce.framework import Context, Experiment, Runs, analysis_only, figure, md_table, plt
 from fctlab.stability import fluid, linear
 from fctlab_experiments.rcp.fluid_regions import APP_E, CONTINUOUS, continuous, edge, linear_stable, setup
 
@@ -40,6 +41,8 @@ def _verdict_at(region: np.ndarray, grid: np.ndarray, alpha: float, beta: float)
 
 def _plot_regions(path, grid: np.ndarray, panels: list[tuple[str, np.ndarray]]) -> None:
     """Verdict maps with the linear analysis's boundary (the bell curve of Fig. 5.4)."""
+    # Not `framework.figure`: its tight layout leaves no room below the panels for the shared
+    # legend, which this plot's own layout (rect) keeps.
     pyplot = plt()
     fig, axes = pyplot.subplots(1, len(panels), figsize=(4.5 * len(panels), 4.2), squeeze=False)
     w = np.linspace(1e-3, math.pi / 2, 300)
@@ -57,24 +60,22 @@ def _plot_regions(path, grid: np.ndarray, panels: list[tuple[str, np.ndarray]]) 
     fig.legend(handles, labels, fontsize=8, loc="lower center", ncol=len(labels))
     fig.tight_layout(rect=(0, 0.07, 1, 1))
     fig.savefig(path, dpi=120)
+    pyplot.close(fig)
 
 
 def _plot_portraits(ctx: Context) -> None:
     """Figs. E.1 and E.2: (gamma = R / C, q) trajectories from App. E's six initial states."""
-    pyplot = plt()
-    fig, axes = pyplot.subplots(1, len(PORTRAITS), figsize=(13, 4))
     rtts = 150 if ctx.quick else 400
-    for ax, (a, b) in zip(axes, PORTRAITS, strict=True):
-        for state in fluid.INITIAL_STATES:
-            _, r, x = fluid.trajectory("rcp", APP_E, a, b, state, rtts, 20)
-            ax.plot(r / APP_E.flows, x * APP_E.capacity * APP_E.d0 / 8e6, lw=0.7)
-        ax.plot([1 / APP_E.flows], [0], "k*", ms=9)
-        ax.set_xscale("log")
-        ax.set_title(f"alpha = {a}, beta = {b}", fontsize=9)
-        ax.set_xlabel("gamma = R / C")
-        ax.set_ylabel("queue (MB)")
-    fig.tight_layout()
-    fig.savefig(ctx.out / "figE-1-2.png", dpi=120)
+    with figure(ctx, "figE-1-2.png", 1, len(PORTRAITS), figsize=(13, 4), dpi=120) as (_fig, axes):
+        for ax, (a, b) in zip(axes, PORTRAITS, strict=True):
+            for state in fluid.INITIAL_STATES:
+                _, r, x = fluid.trajectory("rcp", APP_E, a, b, state, rtts, 20)
+                ax.plot(r / APP_E.flows, x * APP_E.capacity * APP_E.d0 / 8e6, lw=0.7)
+            ax.plot([1 / APP_E.flows], [0], "k*", ms=9)
+            ax.set_xscale("log")
+            ax.set_title(f"alpha = {a}, beta = {b}", fontsize=9)
+            ax.set_xlabel("gamma = R / C")
+            ax.set_ylabel("queue (MB)")
 
 
 def _variants(quick: bool) -> list[fluid.Link]:
@@ -87,12 +88,23 @@ def _variants(quick: bool) -> list[fluid.Link]:
     )
 
 
-def _independence(grid: np.ndarray, rule: fluid.Settling, base: np.ndarray, quick: bool) -> list[list[str]]:
-    """One row per App. E variation: how many grid points' verdicts differ from App. E's link."""
+def _varied(link: fluid.Link) -> str:
+    """Which of App. E's C, d0 and N a variation changes."""
+    return "C" if link.capacity != APP_E.capacity else "d0" if link.d0 != APP_E.d0 else "N"
+
+
+def _independence(
+    grid: np.ndarray, rule: fluid.Settling, base: np.ndarray, quick: bool
+) -> tuple[list[list[str]], dict[str, float]]:
+    """One row per App. E variation: how many grid points' verdicts differ from App. E's link;
+    and per varied quantity (C, d0, N), the smallest share of grid points whose verdict agrees."""
     rows = []
+    agree: dict[str, float] = {}
     for link in _variants(quick):
         region = sampled(link, grid, rule)
         diff = region != base
+        share = 1.0 - float(diff.sum()) / diff.size
+        agree[_varied(link)] = min(agree.get(_varied(link), 1.0), share)
         where = ", ".join(f"({grid[i]:.1f}, {grid[j]:.1f})" for j, i in list(zip(*np.nonzero(diff), strict=True))[:6])
         rows.append(
             [
@@ -113,7 +125,7 @@ def _independence(grid: np.ndarray, rule: fluid.Settling, base: np.ndarray, quic
             "",
         ]
     )
-    return rows
+    return rows, agree
 
 
 def right_edge(region: np.ndarray, grid: np.ndarray, j: int) -> float:
@@ -161,6 +173,34 @@ def _discussion(grid: np.ndarray, rule: fluid.Settling, law: np.ndarray, cont: n
     )
 
 
+#: Fig. 5.3's boundary at beta = 0.6 ("stable so long as alpha <= 1.2"), which the region of
+#: Fig. 5.4 ("Simulations and Phase Plane analysis") takes in.
+ALPHA_MAX_06 = 1.2
+
+
+def check_fig54(ctx: Context, grid: np.ndarray, law: np.ndarray, lin: np.ndarray, agree: dict[str, float]) -> None:
+    """Sec. 5.1.2 and App. E on the sampled law's region (`law`, [beta, alpha] verdicts; `lin`,
+    the linear analysis's): larger than and including the linear region (the share of linearly
+    stable points settled, 1; settled over linearly stable points, at least 1); alpha <= 1.2 at
+    beta = 0.6; the same region for every C, d0 and N (`agree`: per varied quantity the smallest
+    share of points with App. E's link's verdict, 1)."""
+    settled = law == fluid.SETTLED
+    n_lin = int(lin.sum())
+    ctx.check(
+        "Fig. 5.4",
+        "share of the linearly stable grid points settled (includes the linear region)",
+        1.0,
+        float((lin & settled).sum()) / n_lin if n_lin else None,
+    )
+    ctx.check(
+        "Fig. 5.4", "settled grid points / linearly stable ones (larger)", (1.0, None), ratio(int(settled.sum()), n_lin)
+    )
+    j06 = int(np.argmin(abs(grid - 0.6)))
+    ctx.check("Figs. 5.3 - 5.4", "largest settled alpha at beta = 0.6", ALPHA_MAX_06, right_edge(law, grid, j06))
+    for what, share in agree.items():
+        ctx.check("App. E", f"share of grid points with App. E's verdicts, {what} varied (the worst)", 1.0, share)
+
+
 def analyze_fig54(runs: Runs, ctx: Context) -> str:
     grid, rule = setup(ctx.quick)
     law = sampled(APP_E, grid, rule)
@@ -181,7 +221,8 @@ def analyze_fig54(runs: Runs, ctx: Context) -> str:
     ]
     lost, lost_c = _unsettled(grid, lin, law), _unsettled(grid, lin, cont)
     j06 = int(np.argmin(abs(grid - 0.6)))
-    table_ind = _independence(grid, rule, law, ctx.quick)
+    table_ind, agree = _independence(grid, rule, law, ctx.quick)
+    check_fig54(ctx, grid, law, lin, agree)
     return (
         "App. E's phase-plane analysis: eqs. 5.1 - 5.4 (R' = R (alpha (C - y) - beta q / d) / (C d), y = N "
         "R(t - d0), d = d0 + q / C, the queue stopping at 0) on App. E's link, C = 0.15 Gb/s, d0 = 0.2 s, N = "

@@ -9,7 +9,8 @@ import math
 
 import numpy as np
 
-from fctlab.reproduce.framework import Context, Experiment, Runs, analysis_only, md_table, plt
+from fctlab.reproduce.checks import ratio
+from fctlab.reproduce.framework import Context, Experiment, Runs, analysis_only, figure, md_table
 from fctlab.stability import fluid, linear
 from fctlab_experiments.rcp.fluid_regions import APP_E, CONTINUOUS, continuous, edge, linear_stable, setup
 
@@ -27,14 +28,19 @@ CONFIGS = (
 PLOTTED = (0.1, 2.0)
 
 
-def pair_runs(rule: fluid.Settling) -> list[list[str]]:
+#: (peak deviation at the end, growth per round trip) by ((alpha, beta), model label).
+PairNumbers = dict[tuple[tuple[float, float], str], tuple[float, float]]
+
+
+def pair_runs(rule: fluid.Settling) -> tuple[list[list[str]], PairNumbers]:
     """One row per pair and model: the verdict over App. E's states, the deviation's peak in the
     last window and its growth per round trip between the two windows (of the state that ends
-    farthest from the equilibrium)."""
+    farthest from the equilibrium); and those two numbers by (pair, model label)."""
     states = np.asarray(fluid.INITIAL_STATES)
     alpha = np.array([[a] for a, _ in FIG55_PAIRS])
     beta = np.array([[b] for _, b in FIG55_PAIRS])
     rows = []
+    numbers = {}
     for label, model, steps, method in CONFIGS:
         run = fluid.MODELS[model](APP_E, alpha, beta, states[:, 0], states[:, 1], steps, method)
         peak_mid, peak, crossings = fluid.window_peaks(run, steps, rule)
@@ -45,6 +51,7 @@ def pair_runs(rule: fluid.Settling) -> list[list[str]]:
         for i, (a, b) in enumerate(FIG55_PAIRS):
             worst = int(np.argmax(peak[i]))
             g, top = float(growth[i, worst]), float(peak[i, worst])
+            numbers[((a, b), label)] = (top, g)
             rows.append(
                 [
                     f"({a}, {b})",
@@ -54,13 +61,17 @@ def pair_runs(rule: fluid.Settling) -> list[list[str]]:
                     "-" if math.isnan(g) or top < 1e-9 else f"{g:+.5f}",
                 ]
             )
-    return rows
+    return rows, numbers
 
 
 def _plot(ctx: Context, grid: np.ndarray, system1: np.ndarray) -> None:
     """Left: linear region (shaded) and SYSTEM 1's verdicts; right: the pairs' runs."""
-    pyplot = plt()
-    fig, axes = pyplot.subplots(1, 3, figsize=(14, 4))
+    with figure(ctx, "fig5-5.png", 1, 3, figsize=(14, 4), dpi=120) as (_fig, axes):
+        _draw(ctx, axes, grid, system1)
+
+
+def _draw(ctx: Context, axes, grid: np.ndarray, system1: np.ndarray) -> None:
+    """The three panels of `_plot`."""
     w = np.linspace(1e-3, math.pi / 2, 300)
     bell = np.array([linear.bode_boundary(x) for x in w])
     ax = axes[0]
@@ -80,8 +91,35 @@ def _plot(ctx: Context, grid: np.ndarray, system1: np.ndarray) -> None:
         ax.set_title(f"alpha = {a}, beta = {b}: y / C (clipped to [-1, 4])", fontsize=9)
         ax.set_xlabel("time (round trips)")
     axes[1].legend(fontsize=7)
-    fig.tight_layout()
-    fig.savefig(ctx.out / "fig5-5.png", dpi=120)
+
+
+def check_fig55(
+    ctx: Context,
+    system1: np.ndarray,
+    lin: np.ndarray,
+    numbers: PairNumbers,
+    band: float,
+) -> None:
+    """Sec. 5.2 on SYSTEM 1 run accurately (Heun): its stable region larger than the linear one
+    (settled over linearly stable grid points, at least 1); (0.8, 0.55) "stable" (the deviation
+    left at the end within the settling band, `band`, as Fig. 5.4's verdicts read "settled");
+    (1.4, 0.3) "unstable" (the deviation growing: its growth per round trip above 0)."""
+    ctx.check(
+        "Fig. 5.5",
+        "SYSTEM 1: settled grid points / linearly stable ones (larger)",
+        (1.0, None),
+        ratio(int((system1 == fluid.SETTLED).sum()), int(lin.sum())),
+    )
+    heun = CONFIGS[1][0]
+    top, _ = numbers[((0.8, 0.55), heun)]
+    ctx.check("sec. 5.2", "SYSTEM 1, (0.8, 0.55): deviation at the end (stable)", (None, band), top)
+    _, growth = numbers[((1.4, 0.3), heun)]
+    ctx.check(
+        "sec. 5.2",
+        "SYSTEM 1, (1.4, 0.3): the deviation's growth per round trip (unstable: above 0)",
+        (0.0, None),
+        None if math.isnan(growth) else growth,
+    )
 
 
 def analyze_fig55(runs: Runs, ctx: Context) -> str:
@@ -100,7 +138,8 @@ def analyze_fig55(runs: Runs, ctx: Context) -> str:
         ]
         for a, b in FIG55_PAIRS
     ]
-    table = pair_runs(rule)
+    table, numbers = pair_runs(rule)
+    check_fig55(ctx, system1, lin, numbers, rule.band)
     by = {(r[0], r[1]): r for r in table}
     s1 = by[("(1.4, 0.3)", CONFIGS[1][0])]
     slower = roots[(1.4, 0.3)].real / float(s1[4]) if s1[4] != "-" else math.nan

@@ -6,11 +6,12 @@ scenario `experiments/rcp/ch5-fig5-7.toml`.
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
 import numpy as np
 
-from fctlab.reproduce.framework import Context, Experiment, Runs, fmt, md_table, plt
+from fctlab.reproduce.framework import Context, Experiment, Runs, figure, fmt, md_table
 from fctlab_experiments.rcp import settling as st
 from fctlab_experiments.rcp.settling import link_series
 
@@ -37,9 +38,23 @@ def _f57_overrides(alpha: float, beta: float, variant: str) -> dict[str, Any]:
     }
 
 
+def check_fig5_7_9(ctx: Context, rates: dict[str, tuple[float, float]]) -> None:
+    """Sec. 5.3: with the thesis's RTT averaging, Figs. 5.8 and 5.9 (the extreme pairs of the stable
+    region) are stable: R at L1 and at L3 (`rates`, Mb/s, means over the second half, by run) at
+    their links' max-min fair rates, 55 and 100/49 Mb/s. The fixed-gain average's instability is
+    a statement about the old algorithm, not a figure's, and is not checked."""
+    for n, a, b, v in F57_POINTS:
+        if v != "thesis" or n not in rates:
+            continue
+        r1, r3 = rates[n]
+        fig = "Fig. 5.8" if n.startswith("fig5-8") else "Fig. 5.9"
+        ctx.check(fig, f"R at L1, Mb/s, (alpha, beta) = ({a}, {b}) (the long flow's fair rate)", F57_R1 / 1e6, r1)
+        ctx.check(fig, f"R at L3, Mb/s, (alpha, beta) = ({a}, {b}) (the short flows' fair rate)", F57_R3 / 1e6, r3)
+
+
 def analyze_fig5_7_9(runs: Runs, ctx: Context) -> str:
     seed = runs.seeds[0]
-    rows, data = [], {}
+    rows, data, rates = [], {}, {}
     for n, a, b, v in F57_POINTS:
         end = runs.window(n, seed)[1]
         l1, l3, l2 = (link_series(runs, n, seed, k) for k in ("L1", "L3", "L2"))
@@ -59,6 +74,7 @@ def analyze_fig5_7_9(runs: Runs, ctx: Context) -> str:
             t, x = s[m]
             return st.swing(t, np.nan_to_num(x), half, end, ref)
 
+        rates[n] = (mean(l1, "rcp_rate_bps") / 1e6, mean(l3, "rcp_rate_bps") / 1e6)
         rows.append(
             [
                 n,
@@ -76,6 +92,7 @@ def analyze_fig5_7_9(runs: Runs, ctx: Context) -> str:
             ]
         )
     _plot_fig5_7_9(ctx, data)
+    check_fig5_7_9(ctx, {n: tuple(None if math.isnan(x) else x for x in r) for n, r in rates.items()})
     return (
         "Fig. 5.7's network: L1 155 Mb/s / 1 ms, L2 622 Mb/s / 10 s, L3 100 Mb/s / 1 ms; 49 flows of RTT 4 ms "
         "cross L1 and L3 (bottleneck L3, fair rate 100/49 = 2.04 Mb/s), one flow of RTT 20 s crosses L1 and L2 "
@@ -131,8 +148,13 @@ def analyze_fig5_7_9(runs: Runs, ctx: Context) -> str:
 
 
 def _plot_fig5_7_9(ctx: Context, data: dict) -> None:
-    p = plt()
-    fig, axes = p.subplots(3, len(F57_POINTS), figsize=(4 * len(F57_POINTS), 8), squeeze=False)
+    figsize = (4 * len(F57_POINTS), 8)
+    with figure(ctx, "fig5-7-9.png", 3, len(F57_POINTS), figsize=figsize, squeeze=False, dpi=100) as (_fig, axes):
+        _draw_fig5_7_9(axes, data)
+
+
+def _draw_fig5_7_9(axes, data: dict) -> None:
+    """Per run (a column): R at L1, R at L3, and d and d_T at L1."""
     for j, (n, *_r) in enumerate(F57_POINTS):
         l1, l3 = data[n]
         for i, (s, m, scale, label) in enumerate(
@@ -147,9 +169,6 @@ def _plot_fig5_7_9(ctx: Context, data: dict) -> None:
         axes[2][j].set(ylabel="at L1 (s)", xlabel="time (s)")
         axes[2][j].legend(fontsize=7)
         axes[0][j].set_title(n, fontsize=9)
-    fig.tight_layout()
-    fig.savefig(ctx.out / "fig5-7-9.png", dpi=100)
-    p.close(fig)
 
 
 def experiment() -> Experiment:

@@ -11,9 +11,11 @@ from __future__ import annotations
 
 import polars as pl
 
+from fctlab.reproduce.checks import ratio
 from fctlab.reproduce.framework import Context, Experiment, Runs, fmt, md_table
 from fctlab_experiments.rcp.buffer_reports import DIFFERENCES, increase, pct, plot_sweep, sweep_table
 from fctlab_experiments.rcp.buffers import RTT, Point, buffer_sweep, measure_all
+from fctlab_experiments.rcp.reports import CLOSE_TO_PS
 
 #: Buffers of the sweeps, as fractions of C x RTT.
 BUFFERS = (0.02, 0.05, 0.10, 0.20, 0.50, 2.00)
@@ -42,10 +44,9 @@ def _timeout_split(runs: Runs, p: Point) -> str:
     )
 
 
-def analyze_fig6_19_20(runs: Runs, ctx: Context, grid: dict[str, Point]) -> str:
-    got = measure_all(runs, grid)
-    rto = {n: p for n, p in grid.items() if p.min_rto is not None}
-    grid = {n: p for n, p in grid.items() if p.min_rto is None}
+def _rto_table(got: dict[str, dict], grid: dict[str, Point], rto: dict[str, Point]) -> str:
+    """The runs with an RTO floor of two round trips against the same runs with fctlab's defaults,
+    each against its largest buffer."""
     rto_rows = []
     for n, p in sorted(rto.items(), key=lambda t: (t[1].mean_pkts, t[1].buffer)):
         base = next(q for q in grid.values() if (q.mean_pkts, q.buffer) == (p.mean_pkts, p.buffer))
@@ -64,7 +65,7 @@ def analyze_fig6_19_20(runs: Runs, ctx: Context, grid: dict[str, Point]) -> str:
                 f"{got[n]['loss']:.2e}",
             ]
         )
-    rto_table = md_table(
+    return md_table(
         [
             "E[L] (packets)",
             "buffer",
@@ -77,19 +78,20 @@ def analyze_fig6_19_20(runs: Runs, ctx: Context, grid: dict[str, Point]) -> str:
         ],
         rto_rows,
     )
-    small_2 = next((p for p in grid.values() if p.mean_pkts == SIZES[0][0] and p.buffer == BUFFERS[0]), None)
-    table, items = sweep_table(grid, got, "mean_pkts", "E[L] (packets)", lambda k: f"{k:g} ({k / 10:g}% BDP)")
-    plot_sweep(ctx, "fig6-19-20.png", items, "mean flow size E[L] (packets)", True)
-    small = [(b, g) for k, b, g in items if k == SIZES[0][0]]
-    large = [(b, g) for k, b, g in items if k == SIZES[-1][0]]
-    ref_small, ref_large = small[-1][1], large[-1][1]
-    inc_small = {b: increase(g, ref_small) for b, g in small}
-    inc_large = {b: increase(g, ref_large) for b, g in large}
+
+
+def _losses_by_buffer(items) -> dict[float, list[tuple[float, float]]]:
+    """Per buffer, (E[L], loss probability) of each mean size, in the sweep's order."""
     by_buffer: dict[float, list[tuple[float, float]]] = {}
     for k, b, g in items:
         by_buffer.setdefault(b, []).append((k, g["loss"]))
+    return by_buffer
+
+
+def _loss_shape(items) -> list[str]:
+    """Per buffer, the losses against E[L], where they peak and how far they fall after."""
     shape = []
-    for b, pts in sorted(by_buffer.items()):
+    for b, pts in sorted(_losses_by_buffer(items).items()):
         losses = [x for _, x in pts]
         peak = max(range(len(losses)), key=lambda i: losses[i])
         shape.append(
@@ -100,6 +102,66 @@ def analyze_fig6_19_20(runs: Runs, ctx: Context, grid: dict[str, Point]) -> str:
             if losses[peak] > 0
             else f"{pct(b)}: no loss"
         )
+    return shape
+
+
+#: Fig. 6.19, E[L] = 20 packets: small buffers raise the AFCT "at most 50% for a buffer as small as
+#: 2%" (AFCT at 2% over the largest buffer's).
+AT_MOST_50 = (None, 1.5)
+#: Fig. 6.20: the loss probability "first increase[s] and then decrease[s]" as E[L] grows, read as
+#: its peak at one of the sweep's inner mean sizes, not at either end.
+INNER_SIZES = (SIZES[1][0], SIZES[-2][0])
+
+
+def check_fig6_19_20(ctx: Context, items) -> None:
+    """Sec. 6.3.1's statements on the sweep (`sweep_table`'s items: (E[L], buffer, measured)):
+    Fig. 6.19's at most 50% at E[L] = 20 and RCP emulating PS at E[L] = 8200 with the smallest
+    buffer (/ eq. 6.1, `reports.CLOSE_TO_PS`); Fig. 6.20's negligible difference from PS at the
+    largest E[L] (active flows over eq. 6.1's, `CLOSE_TO_PS`) and the loss peaking at an inner E[L],
+    per buffer. A buffer without any loss has no peak and is left out."""
+    got = {(k, b): g for k, b, g in items}
+    sizes, buffers = sorted({k for k, _, _ in items}), sorted({b for _, b, _ in items})
+    small, large, lo, hi = sizes[0], sizes[-1], buffers[0], buffers[-1]
+    ctx.check(
+        "Fig. 6.19",
+        f"AFCT with a {pct(lo)} buffer / with {pct(hi)}, E[L] = {small:g} packets (at most +50%)",
+        AT_MOST_50,
+        ratio(got[small, lo]["thesis_afct"], got[small, hi]["thesis_afct"]),
+    )
+    ctx.check(
+        "Fig. 6.19",
+        f"(AFCT + RTT/2) / eq. 6.1, E[L] = {large:g} packets, {pct(lo)} buffer (emulates PS)",
+        CLOSE_TO_PS,
+        got[large, lo]["ratio"],
+    )
+    for b in buffers:
+        ctx.check(
+            "Fig. 6.20",
+            f"active flows / eq. 6.1's, E[L] = {large:g} packets, {pct(b)} buffer (negligible difference)",
+            CLOSE_TO_PS,
+            ratio(got[large, b]["active"], got[large, b]["active_ps"]),
+        )
+    for b, pts in sorted(_losses_by_buffer(items).items()):
+        if max(x for _, x in pts) > 0:
+            peak = max(pts, key=lambda t: t[1])[0]
+            ctx.check("Fig. 6.20", f"E[L] of the highest loss, {pct(b)} buffer (rises, then falls)", INNER_SIZES, peak)
+
+
+def analyze_fig6_19_20(runs: Runs, ctx: Context, grid: dict[str, Point]) -> str:
+    got = measure_all(runs, grid)
+    rto = {n: p for n, p in grid.items() if p.min_rto is not None}
+    grid = {n: p for n, p in grid.items() if p.min_rto is None}
+    rto_table = _rto_table(got, grid, rto)
+    small_2 = next((p for p in grid.values() if p.mean_pkts == SIZES[0][0] and p.buffer == BUFFERS[0]), None)
+    table, items = sweep_table(grid, got, "mean_pkts", "E[L] (packets)", lambda k: f"{k:g} ({k / 10:g}% BDP)")
+    plot_sweep(ctx, "fig6-19-20.png", items, "mean flow size E[L] (packets)", True)
+    check_fig6_19_20(ctx, items)
+    small = [(b, g) for k, b, g in items if k == SIZES[0][0]]
+    large = [(b, g) for k, b, g in items if k == SIZES[-1][0]]
+    ref_small, ref_large = small[-1][1], large[-1][1]
+    inc_small = {b: increase(g, ref_small) for b, g in small}
+    inc_large = {b: increase(g, ref_large) for b, g in large}
+    shape = _loss_shape(items)
     return (
         "C = 100 Mb/s, RTT 80 ms (C x RTT = 1000 packets), load 0.68, Poisson arrivals, Pareto sizes (shape 1.2) "
         "of mean E[L] from 20 to 8200 packets (the thesis's two plots of Fig. 6.19 are E[L] = 20 and 8200; "

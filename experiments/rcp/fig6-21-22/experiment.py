@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import math
 
+from fctlab.reproduce.checks import ratio
 from fctlab.reproduce.framework import Context, Experiment, Runs
 from fctlab_experiments.rcp.buffer_reports import DIFFERENCES, pct, plot_sweep, sweep_table
 from fctlab_experiments.rcp.buffers import FEW_BUFFERS, PACKET, RTT, Point, buffer_sweep, measure_all
@@ -24,6 +25,53 @@ LARGE_WINDOW = {10e6: 300.0, 100e6: 300.0, 1e9: 80.0}
 SMALL_WINDOW = {10e6: 40.0, 100e6: 40.0, 1e9: 15.0}
 
 
+#: Fig. 6.21: "the increase in FCT is at most 50% under very small buffers", read as Fig. 6.19's
+#: same sentence is: the AFCT with the smallest buffer over the largest buffer's, per C.
+AT_MOST_50 = (None, 1.5)
+#: "Constant" over C: the largest over the smallest value across the capacities, 1.
+CONSTANT = 1.0
+
+
+def _spread(values: list[float | None]) -> float | None:
+    """The largest over the smallest of `values`; None when one is missing or the smallest is 0."""
+    if not values or any(v is None for v in values):
+        return None
+    return ratio(max(values), min(values))
+
+
+def check_fig6_21_22(ctx: Context, label: str, items) -> None:
+    """Sec. 6.3.1 on one capacity sweep (`sweep_table`'s items: (C, buffer, measured)). Fig. 6.21:
+    the AFCT constant in C for every buffer, at most 50% above the largest buffer's with the
+    smallest one, at every C. Both figures: the loss constant in C so long as the buffers scale
+    with C, for the buffers that lose packets (with the largest one the loss is about 0 and a ratio
+    of two near-zero values means nothing)."""
+    got = {(k, b): g for k, b, g in items}
+    caps, buffers = sorted({k for k, _, _ in items}), sorted({b for _, b, _ in items})
+    lo, hi = buffers[0], buffers[-1]
+    if label == "Fig. 6.21":
+        for b in buffers:
+            ctx.check(
+                label,
+                f"AFCT + RTT/2, largest over smallest across C, {pct(b)} buffer (constant)",
+                CONSTANT,
+                _spread([got[c, b]["thesis_afct"] for c in caps]),
+            )
+        for c in caps:
+            ctx.check(
+                label,
+                f"AFCT with a {pct(lo)} buffer / with {pct(hi)}, C = {c / 1e6:g} Mb/s (at most +50%)",
+                AT_MOST_50,
+                ratio(got[c, lo]["thesis_afct"], got[c, hi]["thesis_afct"]),
+            )
+    for b in buffers[:-1]:
+        ctx.check(
+            label,
+            f"loss probability, largest over smallest across C, {pct(b)} buffer (constant)",
+            CONSTANT,
+            _spread([got[c, b]["loss"] for c in caps]),
+        )
+
+
 def analyze_fig6_21_22(runs: Runs, ctx: Context, grid: dict[str, Point]) -> str:
     got = measure_all(runs, grid)
     parts = []
@@ -32,6 +80,7 @@ def analyze_fig6_21_22(runs: Runs, ctx: Context, grid: dict[str, Point]) -> str:
         sub = {n: p for n, p in grid.items() if math.isclose(p.mean_pkts / p.bdp_pkts, rel)}
         table, items = sweep_table(sub, got, "capacity", "C", lambda k: f"{k / 1e6:g} Mb/s")
         plot_sweep(ctx, file, items, "link rate C (b/s)", True)
+        check_fig6_21_22(ctx, label, items)
         spread = []
         for b in FEW_BUFFERS:
             losses = [g["loss"] for _, bb, g in items if bb == b]
@@ -56,7 +105,7 @@ def analyze_fig6_21_22(runs: Runs, ctx: Context, grid: dict[str, Point]) -> str:
         "so each C sees as many flows per second (1 Gb/s's shorter windows hold fewer, for CPU's sake); at 10 "
         "Mb/s a 2% buffer is 2 packets.\n\n"
         + "| thesis (sec. 6.3.1) | fctlab |\n|---|---|\n"
-        + f"| Fig. 6.21: AFCT constant in C for a fixed E[L] / C, at most 50% above PS with small buffers; loss "
+        + f"| Fig. 6.21: AFCT constant in C for a fixed E[L] / C, at most 50% higher with very small buffers; loss "
         f"constant over C when buffers scale with C | {verdicts['Fig. 6.21']} |\n"
         + f"| Fig. 6.22: with a small mean size, loss constant over C when buffers scale with C | "
         f"{verdicts['Fig. 6.22']} |\n\n" + "\n".join(parts) + DIFFERENCES

@@ -10,15 +10,65 @@ differences from the thesis's simulations are `buffer_reports`'.
 from __future__ import annotations
 
 from fctlab import models
+from fctlab.reproduce.checks import ratio
 from fctlab.reproduce.framework import Context, Experiment, Runs
 from fctlab_experiments.rcp.buffer_reports import DIFFERENCES, increase, pct, plot_sweep, sweep_table
 from fctlab_experiments.rcp.buffers import FEW_BUFFERS, WARMUP, Point, buffer_sweep, measure_all
+from fctlab_experiments.rcp.reports import CLOSE_TO_PS
 
 LOADS = (0.1, 0.2, 0.4, 0.6, 0.8)
 #: Fig. 6.23: E[L] = 1700 packets; arrivals for 300 s x 0.68 / load (as many flows per load).
 #: Fig. 6.24: E[L] = 5 packets, every flow the same size; arrivals for 20 s.
 LARGE_L, SMALL_L = 1700, 5
 LOAD_WINDOW, SMALL_LOAD_WINDOW = 300.0, 20.0
+
+
+#: "Shifted by 50% for the very small buffer sizes": the AFCT with the smallest buffer over the
+#: largest buffer's, at most 1.5 at every load (the largest over the loads).
+AT_MOST_50 = (None, 1.5)
+#: Fig. 6.23's loss "first increases and then decreases with the offered load", read as its peak at
+#: one of the inner loads, not at either end.
+INNER_LOADS = (LOADS[1], LOADS[-2])
+
+
+def check_fig6_23_24(ctx: Context, label: str, items) -> None:
+    """Sec. 6.3.1 on one load sweep (`sweep_table`'s items: (load, buffer, measured)): with the
+    largest buffer the AFCT follows PS (/ eq. 6.1, `reports.CLOSE_TO_PS`) at every load; the
+    smallest buffer's shift at most 50% and more pronounced at high load (its ratio to the largest
+    buffer's at the highest load over at the lowest, at least 1); the loss peaking at an inner load
+    (Fig. 6.23, large flows) or at the highest (Fig. 6.24, small flows: it grows with the load), per
+    buffer that loses packets at all."""
+    got = {(k, b): g for k, b, g in items}
+    loads, buffers = sorted({k for k, _, _ in items}), sorted({b for _, b, _ in items})
+    lo, hi = buffers[0], buffers[-1]
+    for r in loads:
+        ctx.check(
+            label,
+            f"(AFCT + RTT/2) / eq. 6.1, load {r:g}, {pct(hi)} buffer (follows PS)",
+            CLOSE_TO_PS,
+            got[r, hi]["ratio"],
+        )
+    shift = {r: ratio(got[r, lo]["thesis_afct"], got[r, hi]["thesis_afct"]) for r in loads}
+    known = [v for v in shift.values() if v is not None]
+    ctx.check(
+        label,
+        f"AFCT with a {pct(lo)} buffer / with {pct(hi)}, largest over the loads (shifted by at most 50%)",
+        AT_MOST_50,
+        max(known) if known else None,
+    )
+    ctx.check(
+        label,
+        f"that shift at load {loads[-1]:g} over at load {loads[0]:g} (more pronounced at high load)",
+        (1.0, None),
+        ratio(shift[loads[-1]], shift[loads[0]]),
+    )
+    where = INNER_LOADS if label == "Fig. 6.23" else loads[-1]
+    shape = "rises, then falls" if label == "Fig. 6.23" else "grows with the load"
+    for b in buffers:
+        losses = [(r, got[r, b]["loss"]) for r in loads]
+        if max(x for _, x in losses) > 0:
+            peak = max(losses, key=lambda t: t[1])[0]
+            ctx.check(label, f"load of the highest loss, {pct(b)} buffer ({shape})", where, peak)
 
 
 def analyze_fig6_23_24(runs: Runs, ctx: Context, grid: dict[str, Point]) -> str:
@@ -35,6 +85,7 @@ def analyze_fig6_23_24(runs: Runs, ctx: Context, grid: dict[str, Point]) -> str:
                 for b in FEW_BUFFERS
             }
         plot_sweep(ctx, file, items, "offered load", False, mm1)
+        check_fig6_23_24(ctx, label, items)
         lines = []
         for b in FEW_BUFFERS:
             losses = [g["loss"] for _, bb, g in items if bb == b]

@@ -18,7 +18,7 @@ from typing import Any
 
 import polars as pl
 
-from fctlab.reproduce.framework import Context, Experiment, Runs, fmt, md_table, plt, window_stat
+from fctlab.reproduce.framework import Context, Experiment, Runs, figure, fmt, md_table, window_stat
 
 #: (start, stop) of A1 - A4's flows, s.
 FLOWS = ((0.0, 100.0), (20.0, 120.0), (40.0, 140.0), (60.0, 160.0))
@@ -46,15 +46,17 @@ def phases(flows: tuple[tuple[float, float], ...], end: float) -> list[tuple[flo
     return [(a, b, sum(1 for s, e in flows if s <= a < e)) for a, b in zip(edges, edges[1:])]
 
 
-def analyze(runs: Runs, ctx: Context) -> str:
-    seed = runs.seeds[0]
-    w = runs.wide_series("testbed", seed)
-    sc = runs.scenario("testbed", seed)
-    end = runs.window("testbed", seed)[1]
-    flows = tuple((float(f["start"]), float(f["stop"])) for f in sc["workload"][0]["flows"])
-    mss, header = int(sc["transport"]["mss"]), int(sc["transport"]["header"])
-    payload = mss / (mss + header)
-    rows, ratios = [], []
+#: "RCP reduces R(t) to about half the bottleneck rate" when A2 joins at 20 s: R's lowest value after
+#: the join over its mean before.
+HALF = 0.5
+
+
+def _spans(
+    w: pl.DataFrame, flows: tuple[tuple[float, float], ...], end: float, payload: float
+) -> tuple[list[list[str]], list[float], list[tuple[str, int, float | None]]]:
+    """Per span between joins and departures, its table row; with R / (eta C / N) of each span
+    with flows, and (span, N, eta C / R) of each."""
+    rows, ratios, estimates = [], [], []
     for a, b, n in phases(flows, end):
         # The second half of each phase: R has settled after the join or departure.
         mid = (a + b) / 2
@@ -63,6 +65,8 @@ def analyze(runs: Runs, ctx: Context) -> str:
         per = [window_stat(w, f"flow{i}_send_rate_bps", mid, b) for i, (s, e) in enumerate(flows) if s <= a < e]
         if r and n:
             ratios.append(r / (ETA * CAPACITY / n))
+        if n:
+            estimates.append((f"{a:.0f} - {b:.0f} s", n, None if not r else ETA * CAPACITY / r))
         rows.append(
             [
                 f"{a:.0f} - {b:.0f} s",
@@ -76,28 +80,78 @@ def analyze(runs: Runs, ctx: Context) -> str:
                 fmt(None if agg is None else agg * payload, ".2f", 1e6),
             ]
         )
-    joins = []
+    return rows, ratios, estimates
+
+
+def _joins(
+    w: pl.DataFrame, flows: tuple[tuple[float, float], ...], packet: int
+) -> tuple[list[list[str]], list[float | None]]:
+    """Per join after the first flow, a row: the TX queue's largest backlog (packets of `packet`
+    bytes) in the 5 s before and after it, R's mean before and lowest value after, and their
+    ratio; with the ratios."""
+    joins, drops = [], []
     for k, (s, _) in enumerate(flows[1:], start=2):
         before = window_stat(w, "bottleneck_rcp_rate_bps", s - 5, s)
         low = window_stat(w, "bottleneck_rcp_rate_bps", s, s + 5, "min")
         q = window_stat(w, "bottleneck_queue_bytes", s, s + 5, "max")
         q_before = window_stat(w, "bottleneck_queue_bytes", s - 5, s, "max")
+        drops.append(None if not before or low is None else low / before)
         joins.append(
             [
                 f"A{k} at {s:.0f} s",
-                fmt(q_before, ".0f", mss + header),
-                fmt(q, ".0f", mss + header),
+                fmt(q_before, ".0f", packet),
+                fmt(q, ".0f", packet),
                 fmt(before, ".2f", 1e6),
                 fmt(low, ".2f", 1e6),
-                fmt(None if not before or low is None else low / before, ".2f"),
+                fmt(drops[-1], ".2f"),
             ]
         )
+    return joins, drops
+
+
+def _aggregate(w: pl.DataFrame, flows: tuple[tuple[float, float], ...], end: float) -> float | None:
+    """The bottleneck's mean throughput on the wire over the second halves of the spans with flows."""
     busy = [(a, b) for a, b, n in phases(flows, end) if n > 0]
     agg_all = [window_stat(w, "bottleneck_throughput_bps", (a + b) / 2, b) for a, b in busy]
     agg_all = [x for x in agg_all if x is not None]
-    agg_mean = sum(agg_all) / len(agg_all) if agg_all else None
+    return sum(agg_all) / len(agg_all) if agg_all else None
+
+
+def check_testbed(
+    ctx: Context,
+    estimates: list[tuple[str, int, float | None]],
+    halving: float | None,
+    goodput: float | None,
+) -> None:
+    """Sec. 6.1.2 (Figs. 6.7 - 6.8): C/R estimates the true N (with eta, eta C / R against N, per
+    span: `estimates` as (span, N, eta C / R)); R about halves when A2 joins (`halving`, R's lowest
+    after over its mean before); iperf's maximum about 7.5 Mb/s (`goodput`, the aggregate payload
+    rate in bit/s: the simulated hosts have none of the testbed's protocol and application overheads)."""
+    for span, n, est in estimates:
+        ctx.check("Fig. 6.7", f"eta C / R, {span} (the true N = {n})", float(n), est)
+    ctx.check("sec. 6.1.2", "R's lowest value after A2 joins / its mean before (about half)", HALF, halving)
+    ctx.check(
+        "Fig. 6.8",
+        "aggregate payload throughput, Mb/s (iperf's maximum)",
+        IPERF_MAX,
+        None if goodput is None else goodput / 1e6,
+    )
+
+
+def analyze(runs: Runs, ctx: Context) -> str:
+    seed = runs.seeds[0]
+    w = runs.wide_series("testbed", seed)
+    sc = runs.scenario("testbed", seed)
+    end = runs.window("testbed", seed)[1]
+    flows = tuple((float(f["start"]), float(f["stop"])) for f in sc["workload"][0]["flows"])
+    mss, header = int(sc["transport"]["mss"]), int(sc["transport"]["header"])
+    payload = mss / (mss + header)
+    rows, ratios, estimates = _spans(w, flows, end, payload)
+    joins, drops = _joins(w, flows, mss + header)
+    agg_mean = _aggregate(w, flows, end)
     goodput = None if agg_mean is None else agg_mean * payload
-    _plot(ctx, w, flows, end)
+    _plot(ctx, w, flows)
+    check_testbed(ctx, estimates, drops[0] if drops else None, goodput)
     return (
         "A simulated copy of the thesis's testbed (Fig. 6.6): four R-TCP hosts (A1 - A4) on 100 Mb/s send through "
         f"an RCP router's {CAPACITY / 1e6:.0f} Mb/s queue, eta = {ETA}, 25 ms each way on the bottleneck (the "
@@ -158,41 +212,34 @@ def analyze(runs: Runs, ctx: Context) -> str:
     )
 
 
-def _plot(ctx: Context, w: pl.DataFrame, flows: tuple[tuple[float, float], ...], end: float) -> None:
-    p = plt()
+def _plot(ctx: Context, w: pl.DataFrame, flows: tuple[tuple[float, float], ...]) -> None:
     t = w["time_s"]
     n_true = [sum(1 for s, e in flows if s <= x < e) for x in t.to_list()]
-    fig, axes = p.subplots(1, 3, figsize=(13, 3.5))
-    if "bottleneck_rcp_rate_bps" in w.columns:
-        axes[0].plot(t, ETA * CAPACITY / w["bottleneck_rcp_rate_bps"], label="eta C / R(t)")
-    axes[0].plot(t, n_true, "--", label="true N")
-    axes[0].set(xlabel="time (s)", ylabel="flows")
-    axes[1].plot(t, w["bottleneck_input_bps"] / 1e6, label="aggregate input")
-    axes[1].set(xlabel="time (s)", ylabel="Mb/s")
-    axes[2].plot(t, w["bottleneck_queue_bytes"] / 1e3)
-    axes[2].set(xlabel="time (s)", ylabel="TX queue (KB)")
-    for a in axes[:2]:
-        a.legend(fontsize=7)
-    fig.tight_layout()
-    fig.savefig(ctx.out / "fig6-7.png", dpi=110)
-    p.close(fig)
+    with figure(ctx, "fig6-7.png", 1, 3, figsize=(13, 3.5), dpi=110) as (_fig, axes):
+        if "bottleneck_rcp_rate_bps" in w.columns:
+            axes[0].plot(t, ETA * CAPACITY / w["bottleneck_rcp_rate_bps"], label="eta C / R(t)")
+        axes[0].plot(t, n_true, "--", label="true N")
+        axes[0].set(xlabel="time (s)", ylabel="flows")
+        axes[1].plot(t, w["bottleneck_input_bps"] / 1e6, label="aggregate input")
+        axes[1].set(xlabel="time (s)", ylabel="Mb/s")
+        axes[2].plot(t, w["bottleneck_queue_bytes"] / 1e3)
+        axes[2].set(xlabel="time (s)", ylabel="TX queue (KB)")
+        for a in axes[:2]:
+            a.legend(fontsize=7)
 
-    fig, axes = p.subplots(1, 2, figsize=(10, 3.5))
-    for i, (s, e) in enumerate(flows):
-        col = f"flow{i}_send_rate_bps"
-        if col in w.columns:
-            part = w.filter((pl.col("time_s") >= s) & (pl.col("time_s") < e))
-            axes[0].plot(part["time_s"], part[col] / 1e6, label=f"A{i + 1}")
-    axes[0].plot(t, w["bottleneck_throughput_bps"] / 1e6, "k", lw=0.8, label="aggregate (bottleneck)")
-    axes[0].set(xlabel="time (s)", ylabel="Mb/s")
-    axes[0].legend(fontsize=7)
-    if "flow0_cwnd_bytes" in w.columns:
-        part = w.filter((pl.col("time_s") >= flows[0][0]) & (pl.col("time_s") < flows[0][1]))
-        axes[1].plot(part["time_s"], part["flow0_cwnd_bytes"] / 1e3)
-    axes[1].set(xlabel="time (s)", ylabel="A1's cwnd (KB)")
-    fig.tight_layout()
-    fig.savefig(ctx.out / "fig6-8.png", dpi=110)
-    p.close(fig)
+    with figure(ctx, "fig6-8.png", 1, 2, figsize=(10, 3.5), dpi=110) as (_fig, axes):
+        for i, (s, e) in enumerate(flows):
+            col = f"flow{i}_send_rate_bps"
+            if col in w.columns:
+                part = w.filter((pl.col("time_s") >= s) & (pl.col("time_s") < e))
+                axes[0].plot(part["time_s"], part[col] / 1e6, label=f"A{i + 1}")
+        axes[0].plot(t, w["bottleneck_throughput_bps"] / 1e6, "k", lw=0.8, label="aggregate (bottleneck)")
+        axes[0].set(xlabel="time (s)", ylabel="Mb/s")
+        axes[0].legend(fontsize=7)
+        if "flow0_cwnd_bytes" in w.columns:
+            part = w.filter((pl.col("time_s") >= flows[0][0]) & (pl.col("time_s") < flows[0][1]))
+            axes[1].plot(part["time_s"], part["flow0_cwnd_bytes"] / 1e3)
+        axes[1].set(xlabel="time (s)", ylabel="A1's cwnd (KB)")
 
 
 def experiment() -> Experiment:
