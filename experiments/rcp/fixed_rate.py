@@ -60,8 +60,9 @@ def run_stats(runs: Runs, name: str, seed: int, pareto: bool) -> dict[str, float
     w = runs.series(name, seed).filter(pl.col("target") == "bottleneck").pivot("metric", index="time_s", values="value")
     w = w.sort("time_s").filter((pl.col("time_s") >= start) & (pl.col("time_s") <= end))
     dt = float(w["time_s"][1] - w["time_s"][0])
-    admitted = float(w["throughput_bps"][1:].sum()) * dt
-    carried = admitted - 8.0 * float(w["queue_bytes"][-1] - w["queue_bytes"][0])
+    # throughput_bps counts the bits a sampling interval put on the wire: their sum is what the
+    # link carried (no correction for the queue's growth, which only admitted bits would need).
+    carried = float(w["throughput_bps"][1:].sum()) * dt
     out = {
         "tau": float((sample["fct_s"] - sample["rtt_prop_s"] / 2).mean()),
         "mean": mean,
