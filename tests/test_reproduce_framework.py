@@ -32,6 +32,7 @@ def test_figure_saves_the_plot_and_closes_it_and_saves_nothing_when_the_block_fa
     from fctlab.reproduce.framework import Context, figure, plt
 
     ctx = Context(out=tmp_path, quick=True, seeds=[1])
+    open_before = plt().get_fignums()  # figures other code left open in this process
     with figure(ctx, "two.png", 1, 2, figsize=(4, 2)) as (fig, axes):
         assert len(axes) == 2
         axes[0].plot([0, 1], [1, 0])
@@ -43,4 +44,4 @@ def test_figure_saves_the_plot_and_closes_it_and_saves_nothing_when_the_block_fa
     except KeyError:
         pass
     assert not (tmp_path / "broken.png").exists()
-    assert plt().get_fignums() == [], "both figures closed"
+    assert plt().get_fignums() == open_before, "both figures closed"
