@@ -1,14 +1,15 @@
 """How the RC3 experiments compare the flow completion times of two runs (TCP's and RC3's, or
 any pair): per seed, the mean FCT over flows and over bytes and the reduction from one to the
-other (`pair_rows`); the same per flow size (`per_size`, `size_table`, `per_size_rows`); and the
-paper's table layouts (`two_way_table`, and `cut_table`: the averages as the authors' script
-took them, late flows cut)."""
+other (`pair_rows`); the same per flow size (`per_size`, `size_table`, `per_size_rows`) and per
+class of sizes (`class_reduction`); and the paper's table layouts (`two_way_table`, which also
+declares the paper's numbers of each row as checks, and `cut_table`: the averages as the authors'
+script took them, late flows cut)."""
 
 from __future__ import annotations
 
 import polars as pl
 
-from fctlab.reproduce.framework import Runs, md_table, mean_fct, mean_std, pm, reduction
+from fctlab.reproduce.framework import Context, Runs, md_table, mean_fct, mean_std, pm, reduction
 from fctlab_experiments.rc3.common import SEG
 
 
@@ -61,6 +62,17 @@ def per_size_rows(runs: Runs, base: str, names: list[str]) -> list[list[str]]:
     return [[f"{s // SEG}"] + [f"{per[n][1][i]:.1f}" for n in names] for i, s in enumerate(sizes)]
 
 
+def class_reduction(runs: Runs, a: str, b: str, low: int, high: int) -> list[float]:
+    """Per seed: the reduction (%) from run a to run b of the mean FCT over the flows of `low` to
+    `high` segments (both included), the flows of a class of sizes taken together."""
+    out = []
+    for s in runs.seeds_of(a, b):
+        fa, fb = (runs.sample(n, s).filter(pl.col("size_bytes").is_between(low * SEG, high * SEG)) for n in (a, b))
+        if fa.height and fb.height:
+            out.append(reduction(mean_fct(fa)[0], mean_fct(fb)[0]))
+    return out
+
+
 def cut_table(rows: list[tuple[str, str, str, tuple]], runs: Runs) -> str:
     """The reductions again, keeping only TCP flows done by 10 s and RC3 flows by 5 s."""
     out = []
@@ -101,12 +113,25 @@ def mean_rtt(runs: Runs, name: str) -> float:
     return float(runs.sample(name, runs.seeds[0])["rtt_prop_s"].mean())
 
 
-def two_way_table(runs: Runs, rows: list[tuple[str, str, str, tuple | None]]) -> str:
-    """The paper's table layout: per setting, regular and RC3 mean FCT over flows and bytes."""
+def two_way_table(runs: Runs, rows: list[tuple[str, str, str, tuple | None]], ctx: Context, figure: str) -> str:
+    """The paper's table layout: per setting, regular and RC3 mean FCT over flows and bytes and the
+    reductions. Each row with the paper's numbers (a tuple as in `common.FIG8`) declares them as
+    checks of `figure`: the six numbers the paper gives per setting, against fctlab's means over
+    seeds."""
     header = ["setting", "", "paper: over flows", "fctlab: over flows", "paper: over bytes", "fctlab: over bytes"]
     out = []
     for label, a, b, paper in rows:
         r = pair_rows(runs, a, b)
+        if paper is not None:
+            for i, key, quantity in (
+                (0, "a_f", "regular TCP: mean FCT over flows (s)"),
+                (1, "a_b", "regular TCP: mean FCT over bytes (s)"),
+                (2, "b_f", "RC3: mean FCT over flows (s)"),
+                (3, "b_b", "RC3: mean FCT over bytes (s)"),
+                (4, "red_f", "FCT reduction over flows (%)"),
+                (5, "red_b", "FCT reduction over bytes (%)"),
+            ):
+                ctx.check(figure, f"{label}: {quantity}", paper[i], seed_mean(r[key]))
         p = paper or (None,) * 6
         ps = lambda x: "-" if x is None else f"{x:.3f}"
         pp = lambda x: "-" if x is None else f"**{x:.2f}**"
