@@ -156,3 +156,12 @@ def test_the_index_has_a_row_per_check_and_one_per_experiment_without_checks(tmp
 def test_reproduce_refuses_what_it_cannot_do(args, says, capsys):
     assert main(args) == 2
     assert says in capsys.readouterr().err
+
+
+def test_checks_json_keeps_twelve_significant_digits_so_the_last_bits_of_a_sum_do_not_show(tmp_path):
+    a = Check("Fig. 1", "q", 4.8, 4.829830671766996)
+    b = Check("Fig. 1", "q", 4.8, 4.829830671766983)
+    checks.write(tmp_path / "a.json", [a])
+    checks.write(tmp_path / "b.json", [b])
+    assert (tmp_path / "a.json").read_bytes() == (tmp_path / "b.json").read_bytes()
+    assert checks.read(tmp_path / "a.json")[0].fctlab == 4.82983067177
