@@ -28,6 +28,7 @@ front end around it. Module map:
 | `plugins` | protocol plug-ins: Python classes loaded, Rust crates built, the examples' equivalence |
 | `check` | the conformance kit (`fctlab check`): small scenarios any protocol, built-in or plug-in, runs |
 | `bench` | the speed benchmark (`fctlab bench`) and its history |
+| `reproduce` | what the papers' experiments (folders of `experiments/`) share: runs, reports, checks, the index |
 
     >>> import fctlab
     >>> r = fctlab.run("scenario.toml", seed=1, overrides={"workload.0.load": 0.5})
