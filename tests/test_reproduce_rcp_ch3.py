@@ -15,6 +15,7 @@ import pytest
 from fctlab.reproduce import papers
 from fctlab.reproduce.framework import run_experiment
 from realcore import REPO, experiment_code, fake, paper_code  # noqa: F401  (fake: the compiled core)
+from test_reproduce_rcp_ch4 import CH4  # chapter 4's experiments, in order
 
 fig32 = experiment_code("rcp", "fig3-2")
 fig34 = experiment_code("rcp", "fig3-4")
@@ -23,22 +24,6 @@ fig378 = experiment_code("rcp", "fig3-7-8")
 fig39 = experiment_code("rcp", "fig3-9")
 differential = experiment_code("rcp", "differential")
 fixed_rate = paper_code("rcp", "fixed_rate")
-#: Chapter 4's experiments, in the thesis's order of figures, then the RC3 paper's Fig. 14(c).
-CH4 = [
-    "fig4-1",
-    "fig4-2",
-    "fig4-4-5",
-    "fig4-6-8",
-    "fig4-9",
-    "fig4-10",
-    "fig4-11-12",
-    "fig4-13",
-    "fig4-14",
-    "fig4-15-16",
-    "fig4-17-21",
-    "fig4-23-24",
-    "rc3-fig14c",
-]
 
 
 def test_data_phase_counts_flows_between_their_syn_ack_and_last_packet():
