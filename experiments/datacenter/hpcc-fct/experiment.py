@@ -29,7 +29,7 @@ from typing import Any
 
 import polars as pl
 
-from fctlab.reproduce.framework import Context, Experiment, Runs, figure, md_table
+from fctlab.reproduce.framework import Context, Experiment, Runs, figure, fmt, md_table
 from fctlab_experiments.datacenter.fabric import PROTOCOLS as DC_PROTOCOLS
 
 #: The two protocols, as overrides of the leaf-spine scenario.
@@ -129,10 +129,6 @@ def switch_queues(links: pl.DataFrame) -> tuple[float, float, float]:
     return (float(avg.quantile(0.5, "nearest")), float(avg.quantile(0.99, "nearest")), top)  # type: ignore[arg-type]
 
 
-def _fmt(x: float | None) -> str:
-    return "-" if x is None else f"{x:.2f}"
-
-
 def analyze(runs: Runs, ctx: Context) -> str:
     seed = runs.seeds[0]
     table: dict[tuple[float, bool, str], dict[str, tuple[float | None, int]]] = {}
@@ -161,7 +157,9 @@ def analyze(runs: Runs, ctx: Context) -> str:
             )
     rows = []
     for (load, incast, p), st in table.items():
-        rows.append([f"{load:g}", "yes" if incast else "no", p] + [f"{_fmt(st[b][0])} ({st[b][1]})" for b in LABELS])
+        rows.append(
+            [f"{load:g}", "yes" if incast else "no", p] + [f"{fmt(st[b][0], '.2f')} ({st[b][1]})" for b in LABELS]
+        )
         if not incast:
             rows.append([f"{load:g}", "no", f"{p}, paper"] + [f"{x:g}" for x in PAPER_P95[p][load]])
     verdicts = _verdicts(table)

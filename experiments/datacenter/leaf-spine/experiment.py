@@ -20,7 +20,7 @@ import polars as pl
 
 from fctlab.reference import ps_fct, srpt_fct
 from fctlab.reproduce.checks import ratio
-from fctlab.reproduce.framework import Context, Experiment, Runs, md_table, plt
+from fctlab.reproduce.framework import Context, Experiment, Runs, fmt, md_table, plt
 from fctlab_experiments.datacenter.fabric import BINS, LARGE, PROTOCOLS, SMALL, bin_stats, size_bin, slowdowns
 
 LOADS = [0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8]
@@ -54,10 +54,6 @@ def _ideals(runs: Runs, name: str, seed: int) -> dict[str, pl.DataFrame]:
     return out
 
 
-def _fmt(x: float | None) -> str:
-    return "-" if x is None else f"{x:.2f}"
-
-
 def analyze(runs: Runs, ctx: Context) -> str:
     seed = runs.seeds[0]
     rows = []
@@ -80,7 +76,7 @@ def analyze(runs: Runs, ctx: Context) -> str:
     for (w, load, p), st in table.items():
         rows.append(
             [w, f"{load:g}", p]
-            + [f"{_fmt(st[b][0])} / {_fmt(st[b][1])} ({st[b][2]})" for b in BINS]
+            + [f"{fmt(st[b][0], '.2f')} / {fmt(st[b][1], '.2f')} ({st[b][2]})" for b in BINS]
             + [str(incomplete.get(point_name(w, load, p), "-"))]
         )
     rank = _ranking(table)

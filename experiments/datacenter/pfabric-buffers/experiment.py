@@ -92,10 +92,6 @@ def change(value: float | None, reference: float | None) -> float | None:
     return (value - reference) / reference
 
 
-def _fmt(x: float | None) -> str:
-    return "-" if x is None else f"{x:.2f}"
-
-
 def _cell(x: float | None, ref: float | None, is_ref: bool) -> str:
     if x is None:
         return "-"
