@@ -255,8 +255,8 @@ def _parser() -> argparse.ArgumentParser:
     rp.add_argument(
         "--root",
         metavar="DIR",
-        help="the checkout whose experiments/ to run and write (default: the current directory); a paper kept as "
-        "a folder there (experiments/PAPER/paper.toml) is found in it",
+        help="the checkout whose experiments/ (its paper folders, experiments/PAPER/paper.toml) to run and write "
+        "(default: the current directory)",
     )
     rp.set_defaults(func=cmd_reproduce)
 

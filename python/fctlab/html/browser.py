@@ -85,13 +85,6 @@ def undrawn_plots(page: Any) -> list[str]:
     return page.evaluate(_UNDRAWN)
 
 
-def check(b: Any, html_file: Path) -> list[str]:
-    """Everything wrong with a report page (empty if nothing), `html_file` named in each line."""
-    with opened(b, html_file) as (page, problems):
-        problems += undrawn_plots(page)
-    return [f"{html_file}: {p}" for p in problems]
-
-
 def screenshot(page: Any, png: Path) -> Path:
     """The page's first screenful as a small palette PNG at `png`."""
     from PIL import Image
