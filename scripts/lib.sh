@@ -58,6 +58,19 @@ ensure_venv() {
     fi
 }
 
+# True when this runs as root with apt-get: missing Debian packages can then be installed.
+can_apt_install() {
+    [[ "$(id -u)" -eq 0 ]] && command -v apt-get >/dev/null 2>&1
+}
+
+# Installs Debian packages quietly: `apt_install "what for" PACKAGE...`; fails as apt-get does.
+apt_install() {
+    local why="$1"
+    shift
+    say "installing $* (Debian) $why"
+    apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "$@" >/dev/null
+}
+
 # Debian packages `fctlab emulate` uses in namespace mode (iproute2's `ip`; ethtool turns off
 # the veths' offloads for the kernel's own TCP, `stack = "linux"`), installed when missing if
 # this runs as root with apt-get; otherwise the namespace tests skip, saying why.
@@ -65,9 +78,8 @@ EMULATION_PACKAGES=(iproute2 ethtool)
 
 ensure_emulation_tools() {
     command -v ip >/dev/null 2>&1 && command -v ethtool >/dev/null 2>&1 && return
-    if [[ "$(id -u)" -eq 0 ]] && command -v apt-get >/dev/null 2>&1; then
-        say "installing ${EMULATION_PACKAGES[*]} (Debian) for fctlab emulate's network namespaces"
-        apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${EMULATION_PACKAGES[@]}" >/dev/null \
+    if can_apt_install; then
+        apt_install "for fctlab emulate's network namespaces" "${EMULATION_PACKAGES[@]}" \
             || say "could not install ${EMULATION_PACKAGES[*]}: fctlab emulate will use loopback only"
     elif ! command -v ip >/dev/null 2>&1; then
         say "\`ip\` (Debian package iproute2) is missing and this is not root: fctlab emulate will use loopback only"
@@ -81,10 +93,9 @@ ensure_emulation_tools() {
 # live traffic); otherwise the tests that need it fail and say how to install it.
 ensure_tshark() {
     command -v tshark >/dev/null 2>&1 && return
-    if [[ "$(id -u)" -eq 0 ]] && command -v apt-get >/dev/null 2>&1; then
-        say "installing tshark (Debian) for the packet capture tests"
+    if can_apt_install; then
         echo "wireshark-common wireshark-common/install-setuid boolean false" | debconf-set-selections 2>/dev/null || true
-        apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq tshark >/dev/null \
+        apt_install "for the packet capture tests" tshark \
             || say "could not install tshark: the packet capture tests will fail"
     else
         say "tshark is missing and this is not root: install it (Debian: apt-get install tshark) for the packet capture tests"
@@ -102,9 +113,8 @@ install_package() {
 # (tests/test_core_html_browser.py) open them in it, headless, and fail without it.
 ensure_browser() {
     [[ -x /usr/bin/chromium ]] && return
-    if [[ "$(id -u)" -eq 0 ]] && command -v apt-get >/dev/null 2>&1; then
-        say "installing chromium (Debian) for the browser tests of the HTML reports"
-        apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null \
+    if can_apt_install; then
+        apt_install "for the browser tests of the HTML reports" chromium \
             || say "could not install chromium: the browser tests will fail"
     else
         say "/usr/bin/chromium is missing and this is not root: the browser tests will fail (apt-get install chromium)"
