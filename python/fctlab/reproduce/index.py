@@ -25,6 +25,8 @@ from fctlab.reproduce.framework import Experiment, md_table
 
 #: Shown for an experiment without a report.
 NOT_RUN = "not run"
+#: Every status an experiment can have in the index, from best to worst.
+STATUSES = (*paper_checks.ORDER, NOT_RUN)
 #: Marks the index page, so that `fctlab pages` does not replace it with its README rendered.
 GENERATOR = '<meta name="generator" content="fctlab reproduce index">'
 
@@ -73,21 +75,19 @@ def counts(entries: list[Entry]) -> Counter:
 
 def per_paper(entries: list[Entry]) -> list[list[str]]:
     """One row per paper: its experiments, then how many have each status."""
-    order = [*paper_checks.ORDER, NOT_RUN]
     rows = []
     for paper in dict.fromkeys(e.paper for e in entries):
         c = Counter(e.status for e in entries if e.paper == paper)
-        rows.append([paper, str(sum(c.values())), *(str(c[s]) for s in order)])
+        rows.append([paper, str(sum(c.values())), *(str(c[s]) for s in STATUSES)])
     return rows
 
 
-PER_PAPER_HEADER = ["paper", "experiments", *paper_checks.ORDER, NOT_RUN]
+PER_PAPER_HEADER = ["paper", "experiments", *STATUSES]
 
 
 def _summary(entries: list[Entry]) -> str:
     c = counts(entries)
-    order = [*paper_checks.ORDER, NOT_RUN]
-    return ", ".join(f"{c[s]} {s}" for s in order if c[s]) + f" ({len(entries)} experiments)"
+    return ", ".join(f"{c[s]} {s}" for s in STATUSES if c[s]) + f" ({len(entries)} experiments)"
 
 
 INTRO = (
@@ -195,8 +195,7 @@ def page(entries: list[Entry], quick: bool) -> str:
                 f'<td>{e_(c.quantity)}</td><td class="num">{e_(c.paper_text())}</td>'
                 f'<td class="num">{e_(c.fctlab_text())}</td><td class="{c.status}">{e_(c.status)}</td></tr>'
             )
-    statuses = [*paper_checks.ORDER, NOT_RUN]
-    filters = "".join(f'<label><input type="checkbox" value="{e_(s)}" checked> {e_(s)}</label>' for s in statuses)
+    filters = "".join(f'<label><input type="checkbox" value="{e_(s)}" checked> {e_(s)}</label>' for s in STATUSES)
     mode = " Mode: quick (shortened runs, fewer seeds: not comparable to the papers)." if quick else ""
     title = "fctlab's reproductions of the papers"
     content = (
