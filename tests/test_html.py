@@ -10,6 +10,7 @@ from __future__ import annotations
 import base64
 import json
 import re
+import sys
 
 import pytest
 
@@ -149,3 +150,22 @@ def test_a_page_carries_the_plotting_script_only_when_it_has_a_plot():
     assert script not in page("tables", "<table></table>")
     spec = {"kind": "line", "title": "t", "x": "x", "y": "y", "curves": [{"label": "a", "x": [1], "y": [2]}]}
     assert script in page("a plot", plot(spec))
+
+
+@pytest.mark.parametrize("missing", ["playwright", "chromium"])
+def test_pages_screenshots_without_the_browser_is_one_line(missing, tmp_path, monkeypatch, capsys):
+    """`fctlab pages --screenshots` without Playwright (its import fails) or without Chromium: one
+    line saying what to install, exit 2, and no page written before the refusal."""
+    (tmp_path / "fig1").mkdir()
+    (tmp_path / "fig1" / "README.md").write_text("# Figure 1\n")
+    if missing == "playwright":
+        monkeypatch.setitem(sys.modules, "playwright", None)
+        monkeypatch.setitem(sys.modules, "playwright.sync_api", None)
+        says = "pip install playwright"
+    else:
+        monkeypatch.setenv("FCTLAB_CHROMIUM", str(tmp_path / "no-chromium"))
+        says = "apt-get install chromium"
+    assert main(["pages", str(tmp_path), "--screenshots"]) == 2
+    error = one_line_error(capsys)
+    assert error.startswith("error: --screenshots: ") and says in error
+    assert not (tmp_path / "fig1" / "index.html").exists()
