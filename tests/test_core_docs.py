@@ -1,5 +1,6 @@
 """The documentation runs: every TOML example in docs/scenario.md and README.md, the README's
-Python example, and the column lists of docs/results.md, checked against the compiled core.
+Python example, the column lists of docs/results.md, and the sweep files of docs/sweeps.md,
+checked against the compiled core.
 
 A TOML block with both `duration` and `topology` is a whole scenario; any other block is a
 fragment whose top-level fields replace those of a small dumbbell (FRAGMENT_BASE). Relative
@@ -118,3 +119,19 @@ def test_results_doc_types_are_the_core_column_list(table):
     want = [(name, f"{dtype}, null" if nullable else dtype) for name, dtype, nullable in COLUMNS[table]]
     assert documented_types(f"{table}.parquet") == want
     assert list(fctlab.result.TABLES[table]) == [name for name, _ in want]
+
+
+def test_the_sweep_examples_build_every_point(tmp_path):
+    """Every point of docs/sweeps.md's example sweep files is a scenario the core accepts."""
+    from fctlab.run import build
+    from fctlab.sweep import load_sweep
+    from test_sweep import doc_sweep_examples
+
+    (tmp_path / "examples").symlink_to(REPO / "examples")
+    examples = doc_sweep_examples()
+    assert examples
+    for text, _ in examples:
+        (tmp_path / "sweep.toml").write_text(text)
+        sweep = load_sweep(tmp_path / "sweep.toml")
+        for run in sweep.runs():
+            build(str(sweep.scenario), seed=run.seed, overrides=run.overrides)

@@ -10,7 +10,10 @@ from __future__ import annotations
 import base64
 import json
 import re
+import sys
+from types import SimpleNamespace
 
+import polars as pl
 import pytest
 
 from fctlab.cli import main
@@ -18,13 +21,18 @@ from fctlab.html.experiments import write_all, write_index
 from fctlab.html.figures import CDF_POINTS, thin
 from fctlab.html.markdown import markdown_html
 from fctlab.html.page import plot
-from fctlab.html.results import labels_for
+from fctlab.html.results import busiest_links, labels_for
+from fctlab.html.units import quantity
 from fctlab.result import load
 from test_cli import one_line_error
 
 PNG = base64.b64decode(
     "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg=="
 )
+
+
+#: Any number in exponent notation ("1e+04", "3.7e-4").
+EXPONENT = re.compile(r"\d[eE][+-]?\d")
 
 
 def specs_of(page: str) -> list[dict]:
@@ -143,9 +151,69 @@ def test_pages_of_a_missing_directory_is_one_line(args, tmp_path, monkeypatch, c
 
 
 def test_a_page_carries_the_plotting_script_only_when_it_has_a_plot():
-    from fctlab.html.page import asset, page, plot
+    from fctlab.html.page import page, plot, plot_script
 
-    script = asset("plot.js")
+    script = plot_script()
     assert script not in page("tables", "<table></table>")
     spec = {"kind": "line", "title": "t", "x": "x", "y": "y", "curves": [{"label": "a", "x": [1], "y": [2]}]}
     assert script in page("a plot", plot(spec))
+
+
+@pytest.mark.parametrize("missing", ["playwright", "chromium"])
+def test_pages_screenshots_without_the_browser_is_one_line(missing, tmp_path, monkeypatch, capsys):
+    """`fctlab pages --screenshots` without Playwright (its import fails) or without Chromium: one
+    line saying what to install, exit 2, and no page written before the refusal."""
+    (tmp_path / "fig1").mkdir()
+    (tmp_path / "fig1" / "README.md").write_text("# Figure 1\n")
+    if missing == "playwright":
+        monkeypatch.setitem(sys.modules, "playwright", None)
+        monkeypatch.setitem(sys.modules, "playwright.sync_api", None)
+        says = "pip install playwright"
+    else:
+        monkeypatch.setenv("FCTLAB_CHROMIUM", str(tmp_path / "no-chromium"))
+        says = "apt-get install chromium"
+    assert main(["pages", str(tmp_path), "--screenshots"]) == 2
+    error = one_line_error(capsys)
+    assert error.startswith("error: --screenshots: ") and says in error
+    assert not (tmp_path / "fig1" / "index.html").exists()
+
+
+@pytest.mark.parametrize(
+    "x, unit, text",
+    [
+        (1e10, "b/s", "10 Gb/s"),
+        (1e8, "b/s", "100 Mb/s"),
+        (2.5e-7, "s", "250 ns"),
+        (0.0123, "s", "12.3 ms"),
+        (3600.0, "s", "3600 s"),
+        (1460, "B", "1.46 kB"),
+        (999_960.0, "B", "1 MB"),
+        (0.0, "B", "0 B"),
+        (0.0003688, "B", "< 1 B"),
+        (12_345_678.0, "", "12350000"),
+        (0.00001234, "", "0.00001234"),
+    ],
+)
+def test_quantities_take_the_prefix_that_puts_them_between_1_and_1000(x, unit, text):
+    assert quantity(x, unit) == text
+
+
+def test_busiest_links_print_rates_and_queues_with_their_units():
+    """A 10 Gb/s link reads "10 Gb/s" (not "1e+04" Mb/s); a mean queue below a byte (the time
+    average of a queue empty all but a few nanoseconds) reads "< 1 B"; no cell is an exponent."""
+    links = pl.DataFrame(
+        {
+            "id": [0, 1],
+            "name": ["leaf0->spine0", "h0->leaf0"],
+            "rate_bps": [1e10, 1e8],
+            "utilization": [0.5, 0.00001234],
+            "queue_avg_bytes": [0.0003688, 45_210.0],
+            "queue_max_bytes": [1500, 1_250_000],
+            "drops_pkts": [0, 3],
+        }
+    )
+    html = busiest_links([("base", SimpleNamespace(links=links))])
+    cells = re.findall(r"<td>(.*?)</td>", html)
+    for text in ("10 Gb/s", "100 Mb/s", "&lt; 1 B", "45.21 kB", "1.5 kB", "1.25 MB", "0.00001234"):
+        assert text in cells, (text, cells)
+    assert [c for c in cells if EXPONENT.search(c)] == []

@@ -4,13 +4,19 @@ from __future__ import annotations
 
 import json
 import os
+import re
+import sys
+from pathlib import Path
 
 import polars as pl
 import pytest
 
 from conftest import write
 from fctlab.errors import ScenarioError
-from fctlab.sweep import flatten, load_sweep, point_name, run_sweep
+from fctlab.scenario import read_scenario, with_overrides
+from fctlab.sweep import FIELDS, RUN_NAME, flatten, load_sweep, point_name, run_sweep
+
+REPO = Path(__file__).resolve().parents[1]
 
 
 @pytest.fixture
@@ -71,6 +77,7 @@ def test_named_runs_and_seed_count(tmp_path, scenario_file):
         ('seeds = 1\n[[runs]]\nname = "a"\n[[runs]]\nname = "a"', "both named `a`"),
         ('seeds = 1\n[[runs]]\nname = "../up"', "directory-safe name"),
         ('seeds = 1\n[grid]\nx = [1]\n[[runs]]\nname = "a"', "either"),
+        ("seeds = 1\nruns = [1, 2]", "field `runs\\[0\\]`: expected a \\[\\[runs\\]\\] table"),
     ],
 )
 def test_sweep_file_errors(tmp_path, body, message):
@@ -171,3 +178,47 @@ def test_cached_runs_are_reused_only_with_the_same_scenario_and_build(
     rebuilt = run_sweep(grid_sweep, out, jobs=1)
     assert sum(o.skipped for o in rebuilt) == 0
     assert sum(o.skipped for o in run_sweep(grid_sweep, out, jobs=1)) == 8
+
+
+def test_cluster_without_dask_says_how_to_install_it(grid_sweep, tmp_path, monkeypatch, capsys):
+    """`--cluster` when `distributed` cannot be imported: one line naming the extra to install, exit 2."""
+    from fctlab.cli import main
+
+    monkeypatch.setitem(sys.modules, "distributed", None)
+    assert main(["sweep", str(grid_sweep), "-o", str(tmp_path / "out"), "--cluster", "local:1"]) == 2
+    lines = capsys.readouterr().err.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("error: --cluster local:1: "), lines
+    assert "pip install 'fctlab[dask]'" in lines[0]
+
+
+def sweep_file_doc() -> str:
+    """The section of docs/sweeps.md that documents the sweep file."""
+    text = (REPO / "docs" / "sweeps.md").read_text()
+    assert "\n## The sweep file\n" in text, "docs/sweeps.md has no section 'The sweep file'"
+    return text.split("\n## The sweep file\n", 1)[1].split("\n## ", 1)[0]
+
+
+def doc_sweep_examples() -> list[tuple[str, list[str]]]:
+    """(sweep file, the run directories the doc says it makes) of each example in the doc."""
+    blocks = re.findall(r"```(toml|text)\n(.*?)```", sweep_file_doc(), re.S)
+    return [(body, blocks[i + 1][1].split()) for i, (lang, body) in enumerate(blocks[:-1]) if lang == "toml"]
+
+
+def test_the_doc_lists_every_key_of_the_sweep_file():
+    """The key table of docs/sweeps.md names exactly the keys the parser takes."""
+    keys = re.findall(r"^\| `([^`]+)` \|", sweep_file_doc(), re.M)
+    assert sorted(keys) == sorted([*FIELDS, f"runs.{RUN_NAME}"])
+
+
+def test_the_doc_examples_make_the_runs_the_doc_lists(tmp_path):
+    """Each example sweep file of docs/sweeps.md parses, makes the run directories listed after it,
+    and its overrides apply to its scenario (the checkout's examples/)."""
+    examples = doc_sweep_examples()
+    assert len(examples) == 2
+    (tmp_path / "examples").symlink_to(REPO / "examples")
+    for text, listed in examples:
+        sweep = load_sweep(write(tmp_path / "sweep.toml", text))
+        assert [r.relpath for r in sweep.runs()] == listed
+        base, _ = read_scenario(sweep.scenario)
+        for _, overrides in sweep.points:
+            with_overrides(base, overrides)

@@ -453,6 +453,13 @@ def cmd_pages(args: argparse.Namespace) -> int:
     root = Path(args.dir)
     if not root.is_dir():
         raise _UsageError(f"DIR {args.dir!r}: no such directory; expected experiments/ or a directory under it")
+    if args.screenshots:
+        from fctlab.html.browser import BrowserMissing, require
+
+        try:
+            require()  # before any page is written: the whole command or nothing
+        except BrowserMissing as e:
+            raise _UsageError(f"--screenshots: {e}") from None
     written = write_all(root)
     if not written:
         raise _UsageError(f"DIR {args.dir!r}: no README.md under it; expected experiments/ or a directory under it")

@@ -73,7 +73,10 @@ class Connection:
         try:
             from distributed import Client, LocalCluster
         except ImportError:
-            raise ScenarioError(f"--cluster {address}: the Dask package `distributed` is not installed") from None
+            raise ScenarioError(
+                f"--cluster {address}: the Dask package `distributed` is not installed; "
+                "install it with `pip install 'fctlab[dask]'`"
+            ) from None
         self.address = address
         self.cluster = None
         m = _LOCAL.fullmatch(address)

@@ -1,6 +1,6 @@
 """Parameter sweeps: many runs of one scenario, one process per run, restartable.
 
-A sweep file:
+A sweep file (every key, its type and default: docs/sweeps.md, "The sweep file"):
 
     scenario = "internet2.toml"          # relative to the sweep file
     seeds = [1, 2, 3]                     # or a count: seeds = 10 means 1..10
@@ -61,6 +61,10 @@ from fctlab.procs import Interrupted, die_with_parent, terminate_pool
 from fctlab.result import coerce_values
 from fctlab.scenario import read_scenario, resolve_scenario, with_overrides
 
+#: The top-level keys of a sweep file (docs/sweeps.md lists each; tests/test_sweep.py checks it).
+FIELDS = ("scenario", "seeds", "grid", "runs")
+#: The key of a [[runs]] table that is not an override.
+RUN_NAME = "name"
 DONE_MARKER = "done.json"
 INDEX_FILE = "sweep.parquet"
 #: The summary numbers copied into done.json and the sweep index.
@@ -130,9 +134,10 @@ def load_sweep(path: str | os.PathLike) -> Sweep:
     except tomllib.TOMLDecodeError as e:
         raise ScenarioError(f"sweep {path}: TOML syntax error: {e}") from None
     where = f"sweep {path}"
-    unknown = [k for k in data if k not in ("scenario", "seeds", "grid", "runs")]
+    unknown = [k for k in data if k not in FIELDS]
     if unknown:
-        raise ScenarioError(f"{where}: field `{unknown[0]}`: unknown field; expected scenario, seeds, grid or runs")
+        expected = ", ".join(FIELDS[:-1]) + " or " + FIELDS[-1]
+        raise ScenarioError(f"{where}: field `{unknown[0]}`: unknown field; expected {expected}")
     if not isinstance(data.get("scenario"), str):
         raise ScenarioError(
             f"{where}: field `scenario`: expected a path to a scenario file, got {data.get('scenario')!r}"
@@ -196,13 +201,15 @@ def _named_points(runs: Any, where: str) -> list[tuple[str, dict[str, Any]]]:
         raise ScenarioError(f"{where}: field `runs`: expected one or more [[runs]] tables")
     points = []
     for i, run in enumerate(runs):
-        name = run.get("name")
+        if not isinstance(run, Mapping):
+            raise ScenarioError(f"{where}: field `runs[{i}]`: expected a [[runs]] table, got {run!r}")
+        name = run.get(RUN_NAME)
         if not isinstance(name, str) or not re.fullmatch(r"[A-Za-z0-9_][A-Za-z0-9_.=,+-]*", name):
             raise ScenarioError(
                 f"{where}: field `runs[{i}].name`: expected a directory-safe name "
                 f"(letters, digits, _ . = , + -), got {name!r}"
             )
-        overrides = flatten({k: v for k, v in run.items() if k != "name"})
+        overrides = flatten({k: v for k, v in run.items() if k != RUN_NAME})
         for key in overrides:
             _check_key(key, f"{where}: field `runs[{i}].{key}`")
         points.append((name, overrides))

@@ -40,9 +40,9 @@ def chromium_path() -> str:
     return os.environ.get("FCTLAB_CHROMIUM") or DEFAULT_CHROMIUM
 
 
-@contextmanager
-def browser() -> Iterator[Any]:
-    """A headless Chromium (a Playwright Browser), closed on exit."""
+def require() -> str:
+    """The Chromium executable, after checking that it and Playwright are installed; a
+    BrowserMissing saying how to install what is not."""
     exe = chromium_path()
     if not Path(exe).is_file():
         raise BrowserMissing(
@@ -50,9 +50,20 @@ def browser() -> Iterator[Any]:
             "scripts/test.sh does so as root), or point FCTLAB_CHROMIUM at a Chromium executable"
         )
     try:
-        from playwright.sync_api import sync_playwright
+        import playwright.sync_api  # noqa: F401
     except ImportError:
-        raise BrowserMissing("Playwright is not installed: `pip install playwright` (in fctlab's test extra)") from None
+        raise BrowserMissing(
+            "Playwright is not installed: `pip install playwright` (or `pip install 'fctlab[test]'`)"
+        ) from None
+    return exe
+
+
+@contextmanager
+def browser() -> Iterator[Any]:
+    """A headless Chromium (a Playwright Browser), closed on exit."""
+    exe = require()
+    from playwright.sync_api import sync_playwright
+
     with sync_playwright() as p:
         b = p.chromium.launch(executable_path=exe, args=["--no-sandbox"])
         try:

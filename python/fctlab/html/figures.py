@@ -4,7 +4,9 @@ Each function takes labelled tables, one per run, and returns the spec of one pl
 no run has anything to show), its data cut down deterministically so that a report stays small
 whatever the run's size: a CDF to at most CDF_POINTS points per curve (`analysis.ecdf`), a time
 series to at most SERIES_POINTS (the smallest and largest value of each of SERIES_POINTS / 2
-equal slices of the samples, so peaks survive).
+equal slices of the samples, so peaks survive). Axes carry their base unit ("s", "B", "b/s"),
+which the page prints with SI prefixes; a time series' curves carry their target and run as
+facets, which the page offers as selectors.
 """
 
 from __future__ import annotations
@@ -24,13 +26,15 @@ MAX_TARGETS = 10
 
 Labelled = Sequence[tuple[str, pl.DataFrame]]
 
-#: (metric, plot title, y label) of the link series and of the flow series a report plots.
+#: (metric, plot title, unit) of the link series and of the flow series a report plots.
 LINK_METRICS = [
-    ("queue_bytes", "queue", "bytes"),
-    ("throughput_bps", "throughput", "bit/s"),
-    ("drops_bytes", "drops since the start", "bytes"),
+    ("queue_bytes", "queue", "B"),
+    ("throughput_bps", "throughput", "b/s"),
+    ("drops_bytes", "drops since the start", "B"),
 ]
-FLOW_METRICS = [("cwnd_bytes", "congestion window", "bytes"), ("send_rate_bps", "sending rate", "bit/s")]
+FLOW_METRICS = [("cwnd_bytes", "congestion window", "B"), ("send_rate_bps", "sending rate", "b/s")]
+#: The facet a time series' curves are told apart by, besides the run: the sampled link or flow.
+TARGET_FACET = {**{m: "link" for m, _, _ in LINK_METRICS}, **{m: "flow" for m, _, _ in FLOW_METRICS}}
 
 
 def fct_cdf(flows: Labelled, title: str = "FCT CDF") -> dict[str, Any] | None:
@@ -44,7 +48,7 @@ def fct_cdf(flows: Labelled, title: str = "FCT CDF") -> dict[str, Any] | None:
         return None
     return {
         "title": title,
-        "x": {"label": "FCT (s)", "log": True},
+        "x": {"label": "FCT", "unit": "s", "log": True},
         "y": {"label": "fraction of flows", "min": 0, "max": 1},
         "step": True,
         "series": series,
@@ -74,7 +78,7 @@ def slowdown_bins(flows: Labelled) -> dict[str, Any] | None:
         return None
     return {
         "title": "mean slowdown (FCT / ideal FCT) by flow size",
-        "x": {"label": "flow size (bytes)", "log": True},
+        "x": {"label": "flow size", "unit": "B", "log": True},
         "y": {"label": "slowdown", "log": True},
         "markers": True,
         "series": series,
@@ -82,7 +86,9 @@ def slowdown_bins(flows: Labelled) -> dict[str, Any] | None:
 
 
 def time_series(series: Labelled, metric: str, title: str, unit: str) -> dict[str, Any] | None:
-    """One metric of the series tables over time: a curve per (run, target) that has it."""
+    """One metric of the series tables over time: a curve per (run, target) that has it, with
+    the target (link or flow) and the run as its facets."""
+    target_facet = TARGET_FACET.get(metric, "target")
     curves, left_out = [], 0
     for label, s in series:
         rows = s.filter((pl.col("metric") == metric) & pl.col("value").is_finite())
@@ -91,11 +97,24 @@ def time_series(series: Labelled, metric: str, title: str, unit: str) -> dict[st
         for target in targets[:MAX_TARGETS]:
             one = rows.filter(pl.col("target") == target)
             x, y = thin(one["time_s"].to_list(), one["value"].to_list(), SERIES_POINTS)
-            curves.append({"name": target if len(series) == 1 else f"{label}: {target}", "x": x, "y": y})
+            curves.append(
+                {
+                    "name": target if len(series) == 1 else f"{label}: {target}",
+                    "x": x,
+                    "y": y,
+                    "facets": {target_facet: str(target), "run": label},
+                }
+            )
     if not curves:
         return None
     more = f" (first {MAX_TARGETS} per run; {left_out} more not shown)" if left_out else ""
-    return {"title": title + more, "x": {"label": "time (s)"}, "y": {"label": f"{title} ({unit})"}, "series": curves}
+    return {
+        "title": title + more,
+        "x": {"label": "time", "unit": "s"},
+        "y": {"label": title, "unit": unit},
+        "facets": [target_facet, "run"],
+        "series": curves,
+    }
 
 
 def series_plots(series: Labelled) -> list[dict[str, Any]]:

@@ -1,7 +1,7 @@
 """HTML building blocks: the page and the notebook fragment around a body, plots and tables.
 
 A page is one self-contained file: the stylesheet and the plotting script (`style.css`,
-`plot.js`, shipped in this package) are inlined, and each plot's data is JSON in the plot's own
+`axes.js` and `plot.js`, shipped in this package) are inlined, and each plot's data is JSON in the plot's own
 element, so the file opens without a network. The output depends only on its inputs (no dates,
 no random ids): a report written twice from the same results is byte-identical.
 """
@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from fctlab.atomic import write_files
+from fctlab.html.units import number
 
 #: Significant digits of the numbers embedded for plots (plots need no more; files stay small).
 DIGITS = 6
@@ -25,15 +26,20 @@ DIGITS = 6
 
 @cache
 def asset(name: str) -> str:
-    """The text of one of this package's assets (`plot.js`, `style.css`)."""
+    """The text of one of this package's assets (`axes.js`, `plot.js`, `style.css`)."""
     return files("fctlab.html").joinpath(name).read_text(encoding="utf-8")
+
+
+def plot_script() -> str:
+    """The plotting script: the axes' numbers and ticks (`axes.js`), then the plots (`plot.js`)."""
+    return asset("axes.js") + asset("plot.js")
 
 
 def page(title: str, body: str, head: str = "") -> str:
     """A whole HTML document around `body`, with the style inlined, and the plotting script too
-    when `body` has a plot (a page of tables and images does without its 10 KB); `head`: more
+    when `body` has a plot (a page of tables and images does without its 24 KB); `head`: more
     elements for the head, right after the charset (so within the page's first bytes)."""
-    script = f"<script>\n{asset('plot.js')}</script>\n" if 'class="fctlab-plot"' in body else ""
+    script = f"<script>\n{plot_script()}</script>\n" if 'class="fctlab-plot"' in body else ""
     return (
         "<!DOCTYPE html>\n"
         '<html lang="en">\n<head>\n<meta charset="utf-8">\n'
@@ -46,7 +52,7 @@ def page(title: str, body: str, head: str = "") -> str:
 
 def fragment(body: str) -> str:
     """`body` as a piece of a page (a notebook output): its own style and script, all scoped."""
-    style, script = asset("style.css"), asset("plot.js")
+    style, script = asset("style.css"), plot_script()
     return f'<div class="fctlab">\n<style>\n{style}</style>\n{body}\n<script>\n{script}</script>\n</div>'
 
 
@@ -69,7 +75,7 @@ def plots(specs: Sequence[dict[str, Any]]) -> str:
 
 
 def table(header: Sequence[str], rows: Sequence[Sequence[Any]]) -> str:
-    """An HTML table; None shows as "-", floats with four significant digits."""
+    """An HTML table; None shows as "-", floats with four significant digits (never as exponents)."""
     head = "".join(f"<th>{html.escape(h)}</th>" for h in header)
     body = "\n".join("<tr>" + "".join(f"<td>{html.escape(_cell(c))}</td>" for c in r) + "</tr>" for r in rows)
     return f"<table>\n<thead><tr>{head}</tr></thead>\n<tbody>\n{body}\n</tbody>\n</table>"
@@ -79,7 +85,7 @@ def _cell(x: Any) -> str:
     if x is None:
         return "-"
     if isinstance(x, float):
-        return format(x, ".4g")
+        return number(x, 4)
     return str(x)
 
 

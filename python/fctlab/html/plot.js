@@ -2,12 +2,23 @@
  *
  * A plot is a <div class="fctlab-plot"> holding its spec as JSON in a child
  * <script type="application/json">; renderAll() draws every such div not drawn yet. A spec:
- *   {title, x: {label, log, min, max}, y: {label, log, min, max}, step, markers,
- *    series: [{name, x: [...], y: [...], text: [...] (optional, shown on hover)}]}
+ *   {title, x: {label, unit, log, min, max}, y: {label, unit, log, min, max}, step, markers,
+ *    facets: [key, ...],
+ *    series: [{name, x: [...], y: [...], text: [...] (optional, shown on hover),
+ *              facets: {key: value, ...} (optional)}]}
  * `step` draws each curve as a step function (a CDF: the value holds until the next point);
  * null values break a curve. min/max fix an axis end; otherwise it fits the visible data.
+ * `unit` is "s", "B" or "b/s" (numbers get the SI prefix that puts them between 1 and 1000:
+ * "10 Gb/s", "250 \u00b5s"), another unit or absent; axes.js formats the numbers and picks the
+ * ticks.
  *
- * Interaction: a click on a legend entry hides or shows its curve (the axes refit); hovering
+ * Every curve of a plot has its own colour and dash pattern (and marker shape): ten colours,
+ * then the same ten dashed, and so on. With two facets (the link or flow, and the run) the
+ * colour follows the first and the dash the second, so one link of two runs is one colour,
+ * solid and dashed. Each facet with two or more values gets a selector above the legend.
+ *
+ * Interaction: a click on a legend entry hides or shows its curve, a double click shows it
+ * alone (again: all); a facet's selector shows one of its values; the axes refit. Hovering
  * reads out the nearest point; dragging a rectangle zooms to it; a double click resets.
  *
  * The script may be included several times in one document (a notebook shows one fragment per
@@ -21,11 +32,16 @@
     return;
   }
 
+  const { quantity, scale, axisTicks, minorTicks } = window.fctlabAxes;  // axes.js
   const NS = "http://www.w3.org/2000/svg";
   const COLORS = ["#1f77b4", "#d62728", "#2ca02c", "#ff7f0e", "#9467bd",
                   "#8c564b", "#e377c2", "#7f7f7f", "#bcbd22", "#17becf"];
+  const DASHES = ["", "7 3", "2 2", "9 3 2 3", "4 2 1 2 1 2", "14 4"];
+  const SHAPES = 5;                                         // circle, square, triangle, diamond, down
   const W = 560, H = 340;                                   // viewBox; the SVG scales to its box
   const M = { left: 62, right: 14, top: 26, bottom: 42 };   // margins around the plot area
+  const PAD = 8;         // data stays this far inside the frame, so edge markers show whole
+  const MARKER_R = 3;
   let clipCount = 0;
 
   /** A new SVG element with attributes (and text), appended to `parent` if given. */
@@ -35,52 +51,6 @@
     if (text !== undefined) e.textContent = text;
     if (parent) parent.appendChild(e);
     return e;
-  }
-
-  /** A number as a short label: three significant digits, exponents when very large or small. */
-  function fmt(v) {
-    if (v === 0) return "0";
-    const a = Math.abs(v);
-    if (a >= 1e5 || a < 1e-3) return v.toExponential(1).replace("e+", "e").replace(".0e", "e");
-    return String(+v.toPrecision(3));
-  }
-
-  /** Maps data [lo, hi] onto pixels [a, b], linearly or by log10; `invert` goes back. */
-  function scale(lo, hi, log, a, b) {
-    const f = log ? Math.log10 : (v) => v;
-    const l = f(lo), h = f(hi), k = (b - a) / (h - l);
-    return {
-      lo: lo, hi: hi, log: log,
-      map: (v) => a + (f(v) - l) * k,
-      invert: (p) => (log ? Math.pow(10, l + (p - a) / k) : l + (p - a) / k),
-    };
-  }
-
-  /** Tick values: steps of 1, 2 or 5 x 10^k on a linear axis; powers of ten on a log axis
-   *  (with 2 and 5 between them when the axis spans two decades or less; linear steps below a
-   *  decade). */
-  function ticks(s, n) {
-    const out = [];
-    if (s.log) {
-      // Within a factor of ten or so, powers of ten leave too few ticks: use linear steps.
-      if (s.hi / s.lo < 12) return ticks({ lo: s.lo, hi: s.hi, log: false }, Math.max(3, n - 2));
-      const d0 = Math.floor(Math.log10(s.lo)), d1 = Math.ceil(Math.log10(s.hi));
-      const mults = d1 - d0 <= 2 ? [1, 2, 5] : [1];
-      const step = Math.max(1, Math.ceil((d1 - d0) / n));
-      for (let d = d0; d <= d1; d += step) {
-        for (const m of mults) {
-          const v = m * Math.pow(10, d);
-          if (v >= s.lo * (1 - 1e-9) && v <= s.hi * (1 + 1e-9)) out.push(v);
-        }
-      }
-      return out;
-    }
-    const raw = (s.hi - s.lo) / n, mag = Math.pow(10, Math.floor(Math.log10(raw)));
-    const step = [1, 2, 5, 10].map((m) => m * mag).find((x) => x >= raw);
-    for (let i = Math.ceil(s.lo / step); i * step <= s.hi + step * 1e-9; i++) {
-      out.push(+(i * step).toPrecision(12));
-    }
-    return out;
   }
 
   /** Usable values of one axis: finite, and positive on a log axis. */
@@ -100,7 +70,8 @@
     if (ax.min !== undefined && ax.min !== null) lo = ax.min;
     if (ax.max !== undefined && ax.max !== null) hi = ax.max;
     if (!(lo <= hi)) return ax.log ? [1, 10] : [0, 1];
-    if (lo === hi) return ax.log ? [lo / 2, hi * 2] : [lo - (Math.abs(lo) || 1) / 10, hi + (Math.abs(hi) || 1) / 10];
+    if (lo === hi && ax.log) return [lo / 2, hi * 2];
+    if (lo === hi) return lo === 0 ? [0, 1] : [lo - Math.abs(lo) / 10, hi + Math.abs(hi) / 10];  // all zero: no negative bytes
     return [lo, hi];
   }
 
@@ -119,84 +90,189 @@
     return d;
   }
 
-  /** Draws one plot into `div` from `spec`, with its legend and readout, and wires the mouse. */
+  /** The path of a marker of `shape` (0 circle, 1 square, 2 triangle, 3 diamond, 4 down) at (x, y). */
+  function markerPath(shape, x, y, r) {
+    const P = (dx, dy) => (x + dx).toFixed(1) + " " + (y + dy).toFixed(1);
+    switch (shape % SHAPES) {
+      case 0: return "M" + P(-r, 0) + "a" + r + " " + r + " 0 1 0 " + 2 * r + " 0a" + r + " " + r + " 0 1 0 " + -2 * r + " 0Z";
+      case 1: return "M" + P(-r * 0.9, -r * 0.9) + "H" + (x + r * 0.9).toFixed(1) + "V" + (y + r * 0.9).toFixed(1) +
+                     "H" + (x - r * 0.9).toFixed(1) + "Z";
+      case 2: return "M" + P(0, -r * 1.2) + "L" + P(r * 1.1, r * 0.8) + "L" + P(-r * 1.1, r * 0.8) + "Z";
+      case 3: return "M" + P(0, -r * 1.25) + "L" + P(r * 1.25, 0) + "L" + P(0, r * 1.25) + "L" + P(-r * 1.25, 0) + "Z";
+      default: return "M" + P(0, r * 1.2) + "L" + P(r * 1.1, -r * 0.8) + "L" + P(-r * 1.1, -r * 0.8) + "Z";
+    }
+  }
+
+  /** The distinct values of facet `key` over the series, in order of first appearance. */
+  function facetValues(spec, key) {
+    const seen = [];
+    for (const s of spec.series) {
+      const v = s.facets && s.facets[key];
+      if (v !== undefined && !seen.includes(v)) seen.push(v);
+    }
+    return seen;
+  }
+
+  /** Each series' style {color, dash, shape}, no two alike: with two facets, the colour by the
+   *  first (cycling through the ten, with a new dash for each round) and the dash by the
+   *  second; otherwise in series order, ten colours per dash pattern. */
+  function styles(spec) {
+    const C = COLORS.length;
+    let pairs = spec.series.map((_, i) => [i % C, Math.floor(i / C)]);
+    const keys = spec.facets || [];
+    if (keys.length >= 2 && spec.series.every((s) => s.facets && keys.slice(0, 2).every((k) => k in s.facets))) {
+      const a = facetValues(spec, keys[0]), b = facetValues(spec, keys[1]);
+      const rounds = Math.ceil(a.length / C);
+      const faceted = spec.series.map((s) => {
+        const i = a.indexOf(s.facets[keys[0]]), j = b.indexOf(s.facets[keys[1]]);
+        return [i % C, j * rounds + Math.floor(i / C)];
+      });
+      if (new Set(faceted.map(String)).size === faceted.length) pairs = faceted;
+    }
+    return pairs.map(([c, d]) => ({
+      color: COLORS[c],
+      dash: d < DASHES.length ? DASHES[d] : d + " 3 1 3 1 3",
+      shape: d,
+    }));
+  }
+
+  /** A legend swatch: a short stretch of the curve's line (and its marker). */
+  function swatch(style, markers) {
+    const svg = el("svg", { width: 26, height: 10, viewBox: "0 0 26 10" });
+    svg.style.verticalAlign = "middle";
+    svg.style.marginRight = "4px";
+    el("line", { x1: 1, x2: 25, y1: 5, y2: 5, stroke: style.color, "stroke-width": 2,
+                 "stroke-dasharray": style.dash }, svg);
+    if (markers) el("path", { d: markerPath(style.shape, 13, 5, MARKER_R), fill: style.color }, svg);
+    return svg;
+  }
+
+  /** Draws one plot into `div` from `spec`, with its selectors, legend and readout, and wires the mouse. */
   function draw(div, spec) {
     spec.x = spec.x || {};
     spec.y = spec.y || {};
     const hidden = spec.series.map(() => false);
+    const style = styles(spec);
+    const chosen = {};  // facet key -> the value shown ("" or absent: all)
     let zoom = null;  // {x: [lo, hi], y: [lo, hi]} while zoomed
     const clipId = "fctlab-clip-" + (++clipCount);
 
     const svg = el("svg", { viewBox: "0 0 " + W + " " + H, class: "fctlab-svg", role: "img" });
     div.appendChild(svg);
+    const selectors = document.createElement("div");
+    selectors.className = "fctlab-facets";
+    selectors.style.cssText = "font-size: 12px; padding: 2px 4px;";
     const legend = document.createElement("div");
     legend.className = "fctlab-legend";
-    div.appendChild(legend);
+    legend.style.userSelect = "none";
     const readout = document.createElement("div");
     readout.className = "fctlab-readout";
     readout.textContent = "\u00a0";
+
+    for (const key of spec.facets || []) {
+      const values = facetValues(spec, key);
+      if (values.length < 2) continue;
+      const label = document.createElement("label");
+      label.style.marginRight = "14px";
+      label.appendChild(document.createTextNode(key + " "));
+      const select = document.createElement("select");
+      select.setAttribute("data-facet", key);
+      for (const v of ["", ...values]) {
+        const o = document.createElement("option");
+        o.value = v;
+        o.textContent = v === "" ? "all" : v;
+        select.appendChild(o);
+      }
+      select.addEventListener("change", () => { chosen[key] = select.value; zoom = null; redraw(); });
+      label.appendChild(select);
+      selectors.appendChild(label);
+    }
+    if (selectors.childNodes.length) div.appendChild(selectors);
+    div.appendChild(legend);
     div.appendChild(readout);
 
-    spec.series.forEach((s, i) => {
+    /** Whether series `i` is of the facet values chosen. */
+    const selected = (i) => Object.keys(chosen).every((k) => !chosen[k] || (spec.series[i].facets || {})[k] === chosen[k]);
+    const shown = (i) => !hidden[i] && selected(i);
+
+    const items = spec.series.map((s, i) => {
       const item = document.createElement("span");
       item.className = "fctlab-legend-item";
-      item.title = "click to hide or show";
-      const swatch = document.createElement("i");
-      swatch.style.background = COLORS[i % COLORS.length];
-      item.appendChild(swatch);
+      item.title = "click: hide or show; double click: this curve alone (again: all)";
+      item.appendChild(swatch(style[i], spec.markers));
       item.appendChild(document.createTextNode(s.name));
-      item.addEventListener("click", () => {
-        hidden[i] = !hidden[i];
-        item.classList.toggle("off", hidden[i]);
+      item.addEventListener("click", () => { hidden[i] = !hidden[i]; redraw(); });
+      item.addEventListener("dblclick", () => {
+        // The two clicks before it toggled this curve twice: it is as it was.
+        const alone = spec.series.every((_, j) => j === i || !shown(j)) && shown(i);
+        spec.series.forEach((_, j) => { hidden[j] = alone ? false : j !== i; });
         redraw();
       });
       legend.appendChild(item);
+      return item;
     });
 
     let sx, sy, points;  // the current scales, and the drawn points in pixels for hovering
     const x0 = M.left, x1 = W - M.right, y0 = H - M.bottom, y1 = M.top;
 
+    /** The scale of one axis: the data's extent PAD pixels inside the frame (a zoom: the frame). */
+    function axisScale(axis, visible, a, b) {
+      const log = !!spec[axis].log, dir = b > a ? 1 : -1;
+      if (zoom) return scale(zoom[axis][0], zoom[axis][1], log, a, b);
+      const e = extent(spec, axis, visible);
+      return scale(e[0], e[1], log, a + dir * PAD, b - dir * PAD);
+    }
+
     function redraw() {
       while (svg.firstChild) svg.removeChild(svg.firstChild);
-      const visible = spec.series.filter((_, i) => !hidden[i]);
-      const xe = zoom ? zoom.x : extent(spec, "x", visible);
-      const ye = zoom ? zoom.y : extent(spec, "y", visible);
-      sx = scale(xe[0], xe[1], !!spec.x.log, x0, x1);
-      sy = scale(ye[0], ye[1], !!spec.y.log, y0, y1);
+      items.forEach((item, i) => {
+        item.style.display = selected(i) ? "" : "none";
+        item.classList.toggle("off", hidden[i]);
+      });
+      const visible = spec.series.filter((_, i) => shown(i));
+      sx = axisScale("x", visible, x0, x1);
+      sy = axisScale("y", visible, y0, y1);
+      const [xlo, xhi] = [sx.invert(x0), sx.invert(x1)];
+      const [ylo, yhi] = [sy.invert(y0), sy.invert(y1)];
+      const xt = axisTicks(sx, xlo, xhi, spec.x, true);
+      const yt = axisTicks(sy, ylo, yhi, spec.y, false);
 
       el("text", { x: W / 2, y: 16, class: "fctlab-title" }, svg, spec.title || "");
+      const minor = el("g", { class: "fctlab-minor", stroke: "#f4f4f4" }, svg);
+      if (sx.log) for (const t of minorTicks(sx, xlo, xhi)) el("line", { x1: sx.map(t), x2: sx.map(t), y1: y0, y2: y1 }, minor);
+      if (sy.log) for (const t of minorTicks(sy, ylo, yhi)) el("line", { x1: x0, x2: x1, y1: sy.map(t), y2: sy.map(t) }, minor);
       const grid = el("g", { class: "fctlab-grid" }, svg);
-      const axes = el("g", { class: "fctlab-axis" }, svg);
-      for (const t of ticks(sx, 6)) {
+      const xaxis = el("g", { class: "fctlab-axis fctlab-x" }, svg);
+      const yaxis = el("g", { class: "fctlab-axis fctlab-y" }, svg);
+      xt.t.forEach((t, i) => {
         const p = sx.map(t);
         el("line", { x1: p, x2: p, y1: y0, y2: y1 }, grid);
-        el("text", { x: p, y: y0 + 16, "text-anchor": "middle" }, axes, fmt(t));
-      }
-      for (const t of ticks(sy, 5)) {
+        el("text", { x: p, y: y0 + 16, "text-anchor": "middle" }, xaxis, xt.texts[i]);
+      });
+      yt.t.forEach((t, i) => {
         const p = sy.map(t);
         el("line", { x1: x0, x2: x1, y1: p, y2: p }, grid);
-        el("text", { x: x0 - 6, y: p + 4, "text-anchor": "end" }, axes, fmt(t));
-      }
+        el("text", { x: x0 - 6, y: p + 4, "text-anchor": "end" }, yaxis, yt.texts[i]);
+      });
       el("rect", { x: x0, y: y1, width: x1 - x0, height: y0 - y1, class: "fctlab-frame" }, svg);
-      el("text", { x: (x0 + x1) / 2, y: H - 6, "text-anchor": "middle", class: "fctlab-label" }, svg,
-         (spec.x.label || "") + (spec.x.log ? " (log)" : ""));
+      el("text", { x: (x0 + x1) / 2, y: H - 6, "text-anchor": "middle", class: "fctlab-label" }, svg, xt.label);
       el("text", { x: 14, y: (y0 + y1) / 2, "text-anchor": "middle", class: "fctlab-label",
-                   transform: "rotate(-90 14 " + (y0 + y1) / 2 + ")" }, svg,
-         (spec.y.label || "") + (spec.y.log ? " (log)" : ""));
+                   transform: "rotate(-90 14 " + (y0 + y1) / 2 + ")" }, svg, yt.label);
 
       const clip = el("clipPath", { id: clipId }, el("defs", {}, svg));
       el("rect", { x: x0, y: y1, width: x1 - x0, height: y0 - y1 }, clip);
       const curves = el("g", { "clip-path": "url(#" + clipId + ")" }, svg);
       points = [];
       spec.series.forEach((s, i) => {
-        if (hidden[i]) return;
-        const color = COLORS[i % COLORS.length];
-        el("path", { d: pathOf(s, sx, sy, spec), stroke: color, class: "fctlab-curve", "data-series": s.name }, curves);
+        if (!shown(i)) return;
+        const st = style[i];
+        el("path", { d: pathOf(s, sx, sy, spec), stroke: st.color, "stroke-dasharray": st.dash,
+                     class: "fctlab-curve", "data-series": s.name }, curves);
         for (let j = 0; j < s.x.length; j++) {
           if (!usable(s.x[j], spec.x.log) || !usable(s.y[j], spec.y.log)) continue;
           const px = sx.map(s.x[j]), py = sy.map(s.y[j]);
           points.push([px, py, i, j]);
-          if (spec.markers) el("circle", { cx: px, cy: py, r: 3, fill: color, class: "fctlab-marker" }, curves);
+          if (spec.markers) el("path", { d: markerPath(st.shape, px, py, MARKER_R), fill: st.color, class: "fctlab-marker" }, curves);
         }
       });
       hover = el("circle", { r: 4.5, class: "fctlab-hover", visibility: "hidden" }, svg);
@@ -238,10 +314,10 @@
       const s = spec.series[best[2]], j = best[3];
       hover.setAttribute("cx", best[0]);
       hover.setAttribute("cy", best[1]);
-      hover.setAttribute("stroke", COLORS[best[2] % COLORS.length]);
+      hover.setAttribute("stroke", style[best[2]].color);
       hover.setAttribute("visibility", "visible");
-      readout.textContent = s.name + ": " + (spec.x.label || "x") + " = " + fmt(s.x[j]) + ", " +
-        (spec.y.label || "y") + " = " + fmt(s.y[j]) + (s.text ? " (" + s.text[j] + ")" : "");
+      readout.textContent = s.name + ": " + (spec.x.label || "x") + " = " + quantity(s.x[j], spec.x.unit, 4) + ", " +
+        (spec.y.label || "y") + " = " + quantity(s.y[j], spec.y.unit, 4) + (s.text ? " (" + s.text[j] + ")" : "");
     }
 
     function onDown(ev) {

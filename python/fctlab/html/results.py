@@ -15,6 +15,7 @@ from pathlib import Path
 
 from fctlab.html import figures
 from fctlab.html.page import fragment, page, plots, table, write_page
+from fctlab.html.units import number, quantity
 from fctlab.result import Result, load
 
 #: Links per run in the busiest-links table.
@@ -38,33 +39,34 @@ def load_labelled(dirs: Sequence[str | os.PathLike]) -> list[tuple[str, Result]]
 
 
 def summary_table(results: Sequence[tuple[str, Result]]) -> str:
-    """One row per run: its scenario, flow counts and FCT statistics (ms)."""
+    """One row per run: its scenario, flow counts and FCT statistics, each time with its unit."""
 
-    def ms(x: float | None) -> float | None:
-        return None if x is None else x * 1e3
+    def s(x: float | None) -> str | None:
+        return None if x is None else quantity(x, "s")
 
     rows = []
     for label, r in results:
-        s = r.summary
+        summary = r.summary
         rows.append(
             [
                 label,
                 r.scenario.get("name", "-"),
-                s["flows_started"],
-                s["completed_measured"],
-                s["measured_incomplete"],
-                ms(s["mean_fct_s"]),
-                ms(s["p50_fct_s"]),
-                ms(s["p99_fct_s"]),
-                s["mean_slowdown"],
+                summary["flows_started"],
+                summary["completed_measured"],
+                summary["measured_incomplete"],
+                s(summary["mean_fct_s"]),
+                s(summary["p50_fct_s"]),
+                s(summary["p99_fct_s"]),
+                None if summary["mean_slowdown"] is None else number(summary["mean_slowdown"]),
             ]
         )
-    header = ["run", "scenario", "flows", "sample", "measured, incomplete", "mean FCT (ms)", "p50 (ms)", "p99 (ms)"]
+    header = ["run", "scenario", "flows", "sample", "measured, incomplete", "mean FCT", "p50 FCT", "p99 FCT"]
     return table([*header, "mean slowdown"], rows)
 
 
 def busiest_links(results: Sequence[tuple[str, Result]]) -> str:
-    """The links of each run with the highest utilization, with their queue and drops."""
+    """The links of each run with the highest utilization, with their queue (a time average, and
+    the largest) and drops."""
     rows = []
     for label, r in results:
         top = r.links.sort(["utilization", "id"], descending=[True, False]).head(BUSIEST)
@@ -73,14 +75,14 @@ def busiest_links(results: Sequence[tuple[str, Result]]) -> str:
                 [
                     label,
                     link["name"],
-                    link["rate_bps"] / 1e6,
-                    link["utilization"],
-                    link["queue_avg_bytes"],
-                    link["queue_max_bytes"],
+                    quantity(link["rate_bps"], "b/s"),
+                    number(link["utilization"]),
+                    quantity(link["queue_avg_bytes"], "B"),
+                    quantity(link["queue_max_bytes"], "B"),
                     link["drops_pkts"],
                 ]
             )
-    header = ["run", "link", "rate (Mb/s)", "utilization", "mean queue (B)", "max queue (B)", "drops (packets)"]
+    header = ["run", "link", "rate", "utilization", "mean queue", "max queue", "drops (packets)"]
     return table(header, rows)
 
 
