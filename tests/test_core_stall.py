@@ -12,6 +12,7 @@ import polars as pl
 import pytest
 
 import fctlab
+from fctlab import check
 from fctlab.errors import StallError
 from realcore import cli, fake, small_dumbbell  # noqa: F401  (fake: the compiled core)
 
@@ -116,3 +117,25 @@ def test_a_partitioned_run_stalls_the_same_way(laws):
     ids = [[f["flow"] for f in e.value.stall["flows"]] for e in (one, two)]
     assert ids[0] == ids[1] and ids[0]
     assert two.value.result.meta["partitions"] == 2 and "stall" in two.value.result.meta
+
+
+def test_check_says_what_failed_when_every_flow_stalled(laws):
+    verdicts = {v.check: v for v in check.run_checks(f"python:{laws}:Zero")}
+    alone = verdicts["no FCT below the flow alone"]
+    assert alone.status == check.FAIL
+    assert alone.detail.startswith("no flow completed: ") and " flows stalled, " in alone.detail, alone.detail
+    assert "window 0 B" in alone.detail
+    assert not any("0 of 0" in v.detail for v in verdicts.values())
+
+
+def test_check_says_no_flow_completed_rather_than_0_of_0(monkeypatch):
+    class Run:
+        flows = pl.DataFrame(
+            {"fct_s": [None, None], "ideal_fct_s": [0.01, 0.02]},
+            schema={"fct_s": pl.Float64, "ideal_fct_s": pl.Float64},
+        )
+
+    monkeypatch.setattr(check, "_run", lambda spec: Run())
+    ok, detail = check.check_not_below_alone(check.protocol("newreno"))
+    assert not ok
+    assert detail == "no flow completed (2 started, none finished): no FCT to compare"
