@@ -178,6 +178,12 @@ LIMIT_CASES = [
         ),
         ["workload[0]", "RC3 flow 0's 4294967295 segments (its long-lived writer's one write", "GiB of memory"],
     ),
+    # Without `stop` a long-lived flow stops at the duration: starting after it, it would send until max_time.
+    (
+        "long-lived-after-the-duration",
+        small_dumbbell(workload=[{"kind": "long_lived", "flows": [{"src": "l0", "dst": "r0", "start": "2s"}]}]),
+        ["workload[0].flows[0].start", "expected a start before the duration 0.500000000s", "without `stop`", "got 2"],
+    ),
     # Segment indices are u32: 1e15 B at MSS 1460 is 6.8e11 segments.
     (
         "flow-beyond-2-pow-32-segments",

@@ -21,7 +21,7 @@ front end around it. Module map:
 | `report` | plain-text tables for the terminal |
 | `html` | self-contained interactive HTML reports (`fctlab report`, `fctlab pages`, `Result._repr_html_`) |
 | `cli` | the `fctlab` command |
-| `errors` | `ScenarioError`: everything a user must fix (the one class to catch); `PluginError` |
+| `errors` | `ScenarioError`: everything a user must fix (the one class to catch); `PluginError`, `StallError` |
 | `values` | Python values in scenarios: numpy scalars accepted, the rest refused by field |
 | `atomic` | result files written whole or not at all |
 | `procs` | sweep workers that die with their parent and stop at once on Ctrl-C / SIGTERM |

@@ -99,6 +99,10 @@ class Simulation:
     (e.g. equal-cost paths that single-path routing leaves unused); usually empty."""
     captures: bool
     """True if the scenario asks for a packet capture (`[output.pcap]`)."""
+    stall: dict[str, Any] | None
+    """Once the run is over, if it stalled (nothing could happen any more while flows were open):
+    `time_s`, `message`, `open_flows` and `flows` (each open flow's sender state and `line`, one
+    line on it); None otherwise."""
 
     def __init__(self, scenario_json: str, base_dir: str, threads: int | None = None) -> None:
         """Validates and builds; raises ScenarioError. Relative paths start at base_dir. `threads`

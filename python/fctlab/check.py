@@ -34,7 +34,10 @@ A protocol is a built-in's name or a host law plug-in (`rust:PATH`, `python:FILE
 under fctlab's TCP); `--router KIND` puts another router law on the router ports (a queue kind or
 a router law plug-in), e.g. `fctlab check rcp --router rust:libmy_rcp.so`.
 
-A check that cannot run (the scenario is refused) fails with the error as its detail.
+A check that cannot run (the scenario is refused) fails with the error as its detail; so does a
+check whose run a plug-in stopped, and one whose run stalled (nothing could happen any more while
+flows were open: the detail counts the flows stalled and completed, and names the first). A check
+left with no flow to look at fails saying so, never with "0 of 0".
 """
 
 from __future__ import annotations
@@ -46,7 +49,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from fctlab.errors import PluginError, ScenarioError
+from fctlab.errors import PluginError, ScenarioError, StallError
 
 #: Verdicts.
 PASS, FAIL, REPORT = "pass", "FAIL", "report"
@@ -175,9 +178,12 @@ def check_one_packet_buffer(p: dict) -> tuple[bool, str]:
 
 
 def check_not_below_alone(p: dict) -> tuple[bool, str]:
-    f = _run(_base(p, _poisson(0.7))).flows.drop_nulls("fct_s")
+    flows = _run(_base(p, _poisson(0.7))).flows
+    f = flows.drop_nulls("fct_s")
+    if f.height == 0:
+        return False, f"no flow completed ({flows.height} started, none finished): no FCT to compare"
     below = f.filter(f["fct_s"] < f["ideal_fct_s"] * (1 - 1e-9))
-    return below.height == 0 and f.height > 0, f"{below.height} of {f.height} flows below their FCT alone"
+    return below.height == 0, f"{below.height} of {f.height} flows below their FCT alone"
 
 
 def check_same_bytes(p: dict) -> tuple[bool, str]:
@@ -312,9 +318,24 @@ def run_checks(name: str, router: str | None = None) -> list[Verdict]:
             ok, detail = False, f"refused: {e}"
         except PluginError as e:
             ok, detail = False, f"stopped: {e}"
+        except StallError as e:
+            ok, detail = False, stalled(e)
         status = REPORT if not counts else (PASS if ok else FAIL)
         out.append(Verdict(title, status, detail))
     return out
+
+
+def stalled(e: StallError) -> str:
+    """A stalled run's verdict detail: how many flows stalled and completed, when, the first."""
+    n = e.stall.get("open_flows", 0)
+    done = e.result.meta.get("flows_completed") if e.result is not None else None
+    if done == 0:
+        head = f"no flow completed: {n} flows stalled"
+    else:
+        head = f"{n} flows stalled" + (f" ({done} completed)" if done is not None else "")
+    lines = e.flow_lines(1)
+    first = f"; first: {lines[0]}" if lines else ""
+    return f"{head}, nothing could happen any more by t = {e.stall['time_s']:.6f} s{first}"
 
 
 def format_table(name: str, verdicts: list[Verdict]) -> str:

@@ -2,8 +2,11 @@
 
 Every user error (missing file, bad TOML, bad `--set`, a scenario the core refuses, bad
 arguments) prints one line "error: ..." on stderr and exits 2; no traceback. A sweep in which
-some runs failed exits 1 after the others finished. Ctrl-C (exit 130) and SIGTERM (exit 143)
-stop within about a second and say what was kept. Tracebacks are left for real bugs.
+some runs failed exits 1 after the others finished. A run a plug-in stopped, and a run that
+stalled (nothing could happen any more while flows were open), exit 1; a stalled run writes
+its results, prints its summary, then the error and one line per open flow (the first ten).
+Ctrl-C (exit 130) and SIGTERM (exit 143) stop within about a second and say what was kept.
+Tracebacks are left for real bugs.
 """
 
 from __future__ import annotations
@@ -16,12 +19,16 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from fctlab.atomic import write_text
-from fctlab.errors import PluginError, ScenarioError
+from fctlab.errors import PluginError, ScenarioError, StallError
 from fctlab.scenario import parse_assignment
 
 EXIT_USER_ERROR = 2
 #: Exit code of a run a plug-in stopped (its results so far kept).
 EXIT_PLUGIN_FAULT = 1
+#: Exit code of a run that stalled (its results written, complete up to the stall).
+EXIT_STALLED = 1
+#: Open flows a stalled run's error lists, one line each.
+STALL_LINES = 10
 EXIT_RUNS_FAILED = 1
 
 
@@ -353,14 +360,19 @@ def cmd_run(args: argparse.Namespace) -> int:
     from fctlab.run import run_to
 
     out = Path(args.out)
-    result = run_to(
-        args.scenario,
-        out,
-        seed=args.seed,
-        overrides=_overrides(args.sets),
-        progress=_progress_wanted(args.quiet),
-        threads=args.threads,
-    )
+    try:
+        result = run_to(
+            args.scenario,
+            out,
+            seed=args.seed,
+            overrides=_overrides(args.sets),
+            progress=_progress_wanted(args.quiet),
+            threads=args.threads,
+        )
+    except StallError as e:
+        if not args.quiet and e.result is not None:
+            print(format_summary(e.result.summary, e.result.notices))
+        raise
     if not args.quiet:
         print(format_summary(result.summary, result.notices))
         print(f"results in {out}", file=sys.stderr)
@@ -792,6 +804,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     except PluginError as e:  # a plug-in's hook failed: the run stopped, what was written is kept
         print(f"error: {_one_line(e)}", file=sys.stderr)
         return EXIT_PLUGIN_FAULT
+    except StallError as e:  # nothing could happen any more while flows were open: say which
+        print(f"error: {_one_line(e)}", file=sys.stderr)
+        for line in e.flow_lines(STALL_LINES):
+            print(f"  {line}", file=sys.stderr)
+        return EXIT_STALLED
     except Interrupted as e:  # Ctrl-C or SIGTERM, with what was kept
         print(f"error: {e.message}", file=sys.stderr)
         return e.exit_code

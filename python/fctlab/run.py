@@ -4,6 +4,11 @@ The core runs in steps of 1/200 of the scenario's horizon so that Ctrl-C and the
 get a look in between (each `run_until` call releases the GIL). After the horizon the run goes
 on until the core reports every flow done (draining), in steps of the same size.
 
+A run that stalls (nothing could happen any more while flows were still open: the core's
+`Simulation.stall`) raises `StallError` once it is over, with its Result, whose tables are
+complete up to the stall and whose notices and meta (`stall`) say so; `run_to` writes the
+results directory first.
+
 `run` returns the Result in memory; `run_to` writes the results directory as it goes, streaming
 the flows table to Parquet instead of holding it (`fctlab.stream`): what `fctlab run -o` does.
 
@@ -24,7 +29,7 @@ from pathlib import Path
 from types import ModuleType
 from typing import Any
 
-from fctlab.errors import ScenarioError
+from fctlab.errors import ScenarioError, StallError
 from fctlab.result import FLOW_SCHEMA, Result, conform, frame_of
 from fctlab.scenario import ScenarioLike, read_scenario, resolve_scenario, with_overrides
 from fctlab.values import plain
@@ -108,13 +113,17 @@ def run(
     sim, spec = build(scenario, seed=seed, overrides=overrides, threads=threads)
     _advance(sim, progress)
     raw = dict(sim.results())
+    stall = _stalled(sim, raw)
     if getattr(sim, "captures", False):
         raw["notices"] = [
             *(raw.get("notices") or ()),
             "output.pcap is written only into a results directory (`fctlab run -o`, `fctlab.run_to`): "
             "this in-memory run captured nothing",
         ]
-    return Result.from_core(raw, spec)
+    result = Result.from_core(raw, spec)
+    if stall is not None:
+        raise StallError(stall["message"], stall, result)
+    return result
 
 
 def run_to(
@@ -133,7 +142,8 @@ def run_to(
     held (`fctlab.stream`). The Result reads its flows table back from that file when asked for it.
 
     A run that fails or is interrupted keeps the rows it wrote as `outdir/flows.partial.parquet`,
-    and its error says so (`Interrupted` for Ctrl-C and SIGTERM, a note on any other error).
+    and its error says so (`Interrupted` for Ctrl-C and SIGTERM, a note on any other error). A run
+    that stalls writes the whole directory, then raises `StallError` (see the module doc).
 
     A scenario with `[output.pcap]` has its capture written by the core as the run goes, under
     the temporary name of `outdir/capture.pcapng`, renamed into place with the other files; a
@@ -160,6 +170,7 @@ def run_to(
         _advance(sim, progress, after_step=_stopping(stop, _taking(sim, put)))
         capture.finish()
         raw = sim.results()
+        stall = _stalled(sim, raw)
         put(raw.pop("flows", None))
         # The core's per-flow state (200 bytes a flow) goes before the summary scans the table.
         del sim
@@ -187,7 +198,21 @@ def run_to(
             raise Interrupted(signum, f"{getattr(e, 'message', 'interrupted')}; {kept}") from e
         e.add_note(kept)
         raise
+    if stall is not None:
+        error = StallError(stall["message"], stall, result)
+        error.add_note(f"the results, complete up to the stall, are written in {out}")
+        raise error
     return result
+
+
+def _stalled(sim: Any, raw: dict) -> dict | None:
+    """The core's record of a stall once the run is over (None if it did not stall; a stand-in
+    core may not say), also put in `raw`'s notices."""
+    stall = getattr(sim, "stall", None)
+    if stall is not None:
+        note = f"{stall['message']}; the FCT statistics leave them out, and meta's `stall` names them"
+        raw["notices"] = [*(raw.get("notices") or ()), note]
+    return stall
 
 
 class _Capture:

@@ -12,7 +12,7 @@ use fctlab_core::reference::srpt::srpt_fct as greedy_srpt_fct;
 use fctlab_core::scenario::{self, RunInfo};
 use fctlab_core::units::Time;
 use fctlab_core::world::parallel::{Engine, ParallelStats};
-use fctlab_core::world::World;
+use fctlab_core::world::{Stall, World};
 use fctlab_emu::{
     self as emu,
     control::Control,
@@ -137,6 +137,13 @@ impl Simulation {
         self.engine.open_flows()
     }
 
+    /// What stopped the run if it stalled (nothing could happen any more while flows were
+    /// open), as a dict (`stall_dict`, every open flow); None otherwise, or while it runs.
+    #[getter]
+    fn stall<'py>(&self, py: Python<'py>) -> PyResult<Option<Bound<'py, PyDict>>> {
+        self.engine.stall().map(|s| stall_dict(py, s, &self.info.node_names, usize::MAX)).transpose()
+    }
+
     /// What the build found worth telling about the run that is not an error, one sentence
     /// each (e.g. equal-cost paths single-path routing leaves unused); empty for most runs.
     #[getter]
@@ -204,8 +211,43 @@ fn results_dict<'py>(
     meta.set_item("in_network_pkts", q_pkts)?;
     meta.set_item("in_network_bytes", q_bytes)?;
     meta.set_item("version", env!("CARGO_PKG_VERSION"))?;
+    if let Some(stall) = world.stall() {
+        meta.set_item("stall", stall_dict(py, stall, &info.node_names, STALL_FLOWS_IN_META)?)?;
+    }
     out.set_item("meta", meta)?;
     out.set_item("notices", info.notices.clone())?;
+    Ok(out)
+}
+
+/// The most stalled flows a run's metadata lists (the flows table has a row for every one).
+const STALL_FLOWS_IN_META: usize = 100;
+
+/// A stall as a dict: `time_s`, `message` (one line), `open_flows` (how many), and `flows`, the
+/// first `limit` open flows by id, each with its sender's state and `line`, one line on it.
+fn stall_dict<'py>(py: Python<'py>, stall: &Stall, names: &[String], limit: usize) -> PyResult<Bound<'py, PyDict>> {
+    let out = PyDict::new(py);
+    out.set_item("time_s", stall.time.as_secs_f64())?;
+    out.set_item("message", stall.to_string())?;
+    out.set_item("open_flows", stall.flows.len())?;
+    let name = |n: u32| names.get(n as usize).cloned().unwrap_or_else(|| n.to_string());
+    let mut flows = Vec::new();
+    for f in stall.flows.iter().take(limit) {
+        let d = PyDict::new(py);
+        d.set_item("flow", f.flow)?;
+        d.set_item("src", name(f.src))?;
+        d.set_item("dst", name(f.dst))?;
+        d.set_item("size_bytes", f.size)?;
+        d.set_item("window_bytes", f.window)?;
+        d.set_item("rate_bps", f.rate_bps)?;
+        d.set_item("outstanding_bytes", f.outstanding)?;
+        d.set_item("acked_bytes", f.acked)?;
+        d.set_item("state", f.state)?;
+        d.set_item("last_event_s", f.last_event.0.as_secs_f64())?;
+        d.set_item("last_event", f.last_event.1.describe())?;
+        d.set_item("line", f.line(names))?;
+        flows.push(d);
+    }
+    out.set_item("flows", flows)?;
     Ok(out)
 }
 

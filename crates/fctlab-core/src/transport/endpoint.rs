@@ -1,6 +1,7 @@
 //! The endpoints a flow can have, as closed enums (static dispatch on the hot path).
 
 use super::cc::CongestionControl;
+use super::conn::Connection;
 use super::paced::PacedSender;
 use super::tcp::{TcpReceiver, TcpSender};
 use super::Endpoint;
@@ -39,6 +40,20 @@ impl Sender {
         match self {
             Sender::Tcp(s) => Some(s.cwnd()),
             Sender::Paced(_) => None,
+        }
+    }
+    /// The sending rate in bit/s, where the protocol paces at one its law gives.
+    pub fn paced_rate_bps(&self) -> Option<f64> {
+        match self {
+            Sender::Tcp(_) => None,
+            Sender::Paced(s) => Some(s.rate()),
+        }
+    }
+    /// The connection core under the sending loop (its state, what is outstanding).
+    pub fn connection(&self) -> &Connection {
+        match self {
+            Sender::Tcp(s) => s.connection(),
+            Sender::Paced(s) => s.connection(),
         }
     }
     /// The controller's own state variable for the series (DCTCP's alpha), named.

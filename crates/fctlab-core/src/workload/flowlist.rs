@@ -117,6 +117,17 @@ impl LongLivedSpec {
                     let e = SpecError::new("stop", format!("expected stop > start = {}, got {stop}", f.start.0));
                     return Err(e.within(&at));
                 }
+            } else if f.start.0 >= ctx.duration {
+                // Without `stop` a flow stops at the duration, which it would start after.
+                let e = SpecError::new(
+                    "start",
+                    format!(
+                        "expected a start before the duration {} for a long-lived flow without `stop` (or give it \
+                         a `stop`), got {}",
+                        ctx.duration, f.start.0
+                    ),
+                );
+                return Err(e.within(&at));
             }
             out.push(FlowArrival { start: f.start.0, src, dst, size: None, stop, entry });
         }
@@ -253,5 +264,27 @@ mod tests {
             serde_json::from_str(r#"{"flows": [{"src": "h10", "dst": "h11", "start": "3s", "stop": "1s"}]}"#).unwrap();
         let e = bad.flows(0, &topo.ctx()).unwrap_err();
         assert!(e.field == "flows[0].stop" && e.message.contains("1.000000000s"), "{e}");
+    }
+
+    #[test]
+    fn a_long_lived_flow_without_stop_must_start_before_the_duration() {
+        let topo = TestTopo::internet2(100);
+        let ctx = WorkloadCtx { duration: Time::from_secs(1), ..topo.ctx() };
+        for start in ["1s", "2s"] {
+            let late: LongLivedSpec = serde_json::from_str(&format!(
+                r#"{{"flows": [{{"src": "h10", "dst": "h11", "start": 0}}, {{"src": "h10", "dst": "h11", "start": "{start}"}}]}}"#
+            ))
+            .unwrap();
+            let e = late.flows(0, &ctx).unwrap_err();
+            assert_eq!(e.field, "flows[1].start", "{e}");
+            assert!(
+                e.message.contains("before the duration 1.000000000s") && e.message.contains("without `stop`"),
+                "{e}"
+            );
+        }
+        // With its own `stop`, a flow may start after the duration (a draining run reaches it).
+        let stopped: LongLivedSpec =
+            serde_json::from_str(r#"{"flows": [{"src": "h10", "dst": "h11", "start": "2s", "stop": "3s"}]}"#).unwrap();
+        assert_eq!(stopped.flows(0, &ctx).unwrap()[0].stop, Some(Time::from_secs(3)));
     }
 }

@@ -367,7 +367,7 @@ mod tests {
         let topo = TestTopo::internet2(20);
         let json = r#"[{"kind": "flows", "flows": [{"src": "h10", "dst": "h11", "start": "2s", "size": 5},
                                                    {"src": "h12", "dst": "h13", "start": "1s", "size": 6}]},
-                       {"kind": "long_lived", "flows": [{"src": "h14", "dst": "h15", "start": "1s"}],
+                       {"kind": "long_lived", "flows": [{"src": "h14", "dst": "h15", "start": "1s", "stop": "3s"}],
                         "transport": "xcp", "label": "long"}]"#;
         let flows = run(json, &topo).unwrap();
         let order: Vec<(usize, usize)> = flows.iter().map(|f| (f.entry, f.src)).collect();

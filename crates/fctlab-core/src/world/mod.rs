@@ -47,6 +47,9 @@ use crate::units::{Rate, Time};
 
 pub mod parallel;
 mod partition;
+pub mod stall;
+
+pub use stall::{FlowEvent, Stall, StalledFlow};
 
 /// How the flows of one workload entry are carried.
 // A run has one profile per transport, read when a flow starts: the paced variant's size (its
@@ -143,6 +146,8 @@ struct Active {
     receiver: Receiver,
     /// Earliest wake-up in the heap for [sender, receiver].
     armed: [Option<Time>; 2],
+    /// The flow's last event, for a stall's report.
+    last: (Time, FlowEvent),
 }
 
 /// Run-wide packet counters (conservation: sent = delivered + dropped + in flight + queued).
@@ -225,6 +230,11 @@ pub struct World {
     /// Where the build's plug-ins report a fault, checked after every event (None: no
     /// plug-ins, nothing checked).
     plugins: Option<&'static FaultSlot>,
+    /// Periodic events in the queue (samples and control ticks): they move no flow on, so a
+    /// queue holding only these has nothing left to do ([`stall`]).
+    periodic: usize,
+    /// What stopped the run if it stalled ([`World::stall`]).
+    stall: Option<Box<Stall>>,
 }
 
 impl World {
@@ -292,6 +302,8 @@ impl World {
             egress: Vec::new(),
             part,
             plugins: None,
+            periodic: 0,
+            stall: None,
         };
         world.schedule_first_events();
         world
@@ -306,10 +318,12 @@ impl World {
         for (i, l) in self.links.iter().enumerate() {
             if let Some(t) = l.first_tick() {
                 self.sched.push(t, Event::QdiscTick(i as u32));
+                self.periodic += 1;
             }
         }
         if let Some(first) = self.series.first_sample() {
             self.sched.push(first, Event::Sample);
+            self.periodic += 1;
         }
     }
 
@@ -488,10 +502,18 @@ impl World {
                     }
                 }
                 _ => {
+                    if self.sched.is_empty() {
+                        // Nothing can happen any more: flows still open are stuck for good, and
+                        // unless the run reached its end by time that is a stall, found after
+                        // its last event whatever `until` is.
+                        self.stop_if_stalled();
+                        if self.finished {
+                            break;
+                        }
+                    }
                     self.now = self.now.max(until);
                     self.check_finished();
                     if self.sched.is_empty() && !self.finished && self.next_plan >= self.plans.len() {
-                        // Nothing can happen any more: flows still open are stuck for good.
                         self.finished = true;
                     }
                     break;
@@ -555,18 +577,24 @@ impl World {
             Event::FlowStart => self.start_next_flow(),
             Event::Timer { flow, side } => self.on_timer(flow as usize, side as usize),
             Event::QdiscTick(l) => {
+                self.periodic -= 1;
                 let next = self.links[l as usize].tick(self.now);
                 if let Some(t) = next {
                     self.sched.push(t, Event::QdiscTick(l));
+                    self.periodic += 1;
                 }
+                self.stop_if_stalled();
             }
             Event::LinkRate => self.apply_rate_changes(),
             Event::Sample => {
+                self.periodic -= 1;
                 let flows = self.flow_samples();
                 let next = self.series.sample(self.now, &mut self.links, &flows);
                 if !self.finished {
                     self.sched.push(next, Event::Sample);
+                    self.periodic += 1;
                 }
+                self.stop_if_stalled();
             }
         }
     }
@@ -635,8 +663,10 @@ impl World {
         let Some(a) = self.active[f].as_mut() else { return };
         let mut out = std::mem::take(&mut self.out);
         if side == 1 {
+            a.last = (self.now, FlowEvent::ReceiverPacket);
             a.receiver.on_packet(self.now, &pkt, &mut out);
         } else {
+            a.last = (self.now, FlowEvent::SenderPacket);
             a.sender.on_packet(self.now, &pkt, &mut out);
         }
         self.after_endpoint(f, side, &mut out);
@@ -654,8 +684,10 @@ impl World {
         let due = if side == 0 { a.sender.poll_timeout() } else { a.receiver.poll_timeout() };
         if due.is_some_and(|t| t <= now) {
             if side == 0 {
+                a.last = (now, FlowEvent::SenderTimer);
                 a.sender.on_timeout(now, &mut out);
             } else {
+                a.last = (now, FlowEvent::ReceiverTimer);
                 a.receiver.on_timeout(now, &mut out);
             }
         }
@@ -736,7 +768,8 @@ impl World {
             let addr = flow_addr(f, plan, self.seed);
             let sender = new_sender(plan, &self.profiles[plan.profile], addr, plan.start, self.limits.duration);
             let receiver = new_receiver(plan, &self.profiles[plan.profile], addr, plan.size);
-            self.active[f] = Some(Box::new(Active { sender, receiver, armed: [None, None] }));
+            let last = (now, FlowEvent::Started);
+            self.active[f] = Some(Box::new(Active { sender, receiver, armed: [None, None], last }));
             if !self.is_local(plan.src) {
                 continue; // the receiver's side of a flow sent from another partition
             }

@@ -130,6 +130,8 @@ pub struct Parallel {
     finished: bool,
     now: Time,
     stats: ParallelStats,
+    /// What stopped the run if it stalled ([`super::stall`]).
+    stall: Option<Box<super::Stall>>,
 }
 
 /// Where a round of the window loop leaves the run.
@@ -144,6 +146,9 @@ enum Step {
     Flush(Time),
     /// The run is over.
     Finished,
+    /// Nothing can happen any more in any partition, yet flows are open (found after the last
+    /// event, at this time): the run stalled.
+    Stalled(Time),
 }
 
 impl World {
@@ -178,6 +183,7 @@ impl World {
             finished: false,
             now: Time::ZERO,
             stats,
+            stall: None,
         })
     }
 
@@ -328,6 +334,9 @@ struct Shared<'a> {
     /// running the next window could raise it between two other threads' reads, and the one
     /// that saw it would stop while the other ran on to a barrier nobody else reaches.
     faulted: Vec<AtomicBool>,
+    /// By (round parity, partition): the time of its last event if nothing there can move a
+    /// flow on ([`World::is_stuck`]), else `u64::MAX`.
+    stuck: Vec<AtomicU64>,
     /// Packets handed over, by (round parity, from partition, to partition).
     boxes: Vec<Mutex<Vec<Export>>>,
     partition: &'a Partition,
@@ -366,6 +375,7 @@ impl Parallel {
             open: (0..2 * p).map(|_| AtomicI64::new(0)).collect(),
             started: (0..2 * p).map(|_| AtomicBool::new(false)).collect(),
             faulted: (0..2 * p).map(|_| AtomicBool::new(false)).collect(),
+            stuck: (0..2 * p).map(|_| AtomicU64::new(u64::MAX)).collect(),
             boxes: (0..2 * p * p).map(|_| Mutex::new(Vec::new())).collect(),
             partition: &self.partition,
         };
@@ -410,6 +420,11 @@ impl Parallel {
                 self.finished = true;
                 let flushed = self.parts.iter().map(|w| w.now).max().unwrap_or(Time::ZERO);
                 self.now = if clock.flushing { flushed.max(clock.flush_from) } else { until.max(self.now) };
+            }
+            Step::Stalled(at) => {
+                self.finished = true;
+                self.now = at;
+                self.stall = Some(Box::new(super::stall::of_partitions(&self.parts, &self.partition.of, at)));
             }
             _ => self.now = until.max(self.now),
         }
@@ -514,6 +529,7 @@ impl Parallel {
         world.sched = sched;
         world.now = now;
         world.next_plan = world.plans.len();
+        world.stall = self.stall.take();
         world.finished = true;
     }
 }
@@ -538,6 +554,7 @@ fn worker(
         // Publish: hand over this window's packets, and what comes next here.
         for (i, w) in parts.iter_mut().enumerate() {
             let me = base + i;
+            let stuck = if w.is_stuck() { w.now.0 } else { u64::MAX };
             let mut next = w.next_time(clock.flushing);
             if !w.sched.exports.is_empty() {
                 handed += w.sched.exports.len() as u64;
@@ -557,6 +574,7 @@ fn worker(
             shared.open[slot].store(w.open_flows, Ordering::Relaxed);
             shared.started[slot].store(w.all_started_here(), Ordering::Relaxed);
             shared.faulted[slot].store(w.plugins.is_some_and(|s| s.is_raised()), Ordering::Relaxed);
+            shared.stuck[slot].store(stuck, Ordering::Relaxed);
         }
         exchange += t0.elapsed();
         shared.barrier.wait();
@@ -575,7 +593,8 @@ fn worker(
         let t = Time(shared.next[round.clone()].iter().map(|x| x.load(Ordering::Relaxed)).min().unwrap_or(u64::MAX));
         let open: i64 = shared.open[round.clone()].iter().map(|x| x.load(Ordering::Relaxed)).sum();
         let all_started = shared.started[round.clone()].iter().all(|x| x.load(Ordering::Relaxed));
-        let faulted = shared.faulted[round].iter().any(|x| x.load(Ordering::Relaxed));
+        let faulted = shared.faulted[round.clone()].iter().any(|x| x.load(Ordering::Relaxed));
+        let stuck = shared.stuck[round].iter().map(|x| x.load(Ordering::Relaxed)).max().filter(|&t| t != u64::MAX);
         clock.parity ^= 1;
         exchange += t0.elapsed();
         let limits = parts[0].limits;
@@ -583,6 +602,10 @@ fn worker(
         // the barrier, the same for all, so all stop together.
         let step = if faulted {
             Step::Finished
+        } else if let Some(last) = stuck.map(Time).filter(|&last| open > 0 && last < parts[0].end_by_time()) {
+            // Every partition is stuck (so every flow has started), flows are open, and the run
+            // has not reached its end by time: as a whole world, a stall.
+            Step::Stalled(last)
         } else {
             decide(&mut clock, t, open, all_started, until, epoch, lookahead, limits)
         };
@@ -607,7 +630,7 @@ fn worker(
                     w.now = at;
                 }
             }
-            Step::Paused | Step::Finished => {
+            Step::Paused | Step::Finished | Step::Stalled(_) => {
                 return (clock, step, handed, [busy, exchange, critical].map(|d| d.as_secs_f64()));
             }
         }
@@ -752,6 +775,11 @@ impl Engine {
     /// The fault that stopped the run, if a plug-in failed.
     pub fn plugin_fault(&self) -> Option<crate::plugin::Fault> {
         self.world.plugin_fault()
+    }
+
+    /// The stall that stopped the run, if it stalled (once the run is over).
+    pub fn stall(&self) -> Option<&super::Stall> {
+        self.world.stall()
     }
 
     /// The world: as built while a partitioned run goes on (its results come in at the end),

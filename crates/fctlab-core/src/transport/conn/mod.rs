@@ -186,6 +186,12 @@ impl Connection {
         self.segs.bytes_below(self.board.una())
     }
 
+    /// Payload bytes sent and not yet cumulatively acknowledged: those below HighData, SACKed
+    /// ones included.
+    pub fn outstanding_bytes(&self) -> u64 {
+        self.segs.bytes_below(self.nxt).saturating_sub(self.acked_bytes())
+    }
+
     /// Runs the application's writes due at `now` into the segment map; returns the segments
     /// `[first, end)` written. A long-lived writer that stops ends the stream after what the
     /// primary loop has sent.
