@@ -211,13 +211,11 @@ impl Planner<'_> {
         let fwd = self.routes.path(a.src, a.dst, hash);
         let rev = self.routes.path(a.dst, a.src, hash);
         // The initial window of a window-based sender (a paced sender has none).
-        let (mss, header, handshake, rc3, iw, app) = match &self.profiles[profile] {
-            Profile::Tcp { cfg, app } => (cfg.mss, cfg.header, true, cfg.rc3.is_some(), Some(cfg.iw), *app),
-            Profile::Paced { cfg, app, .. } => (cfg.mss, cfg.header, cfg.handshake, false, None, *app),
-            Profile::Kernel(k) => {
-                let cfg = k.planned_tcp();
-                (cfg.mss, cfg.header, true, false, Some(cfg.iw), None)
-            }
+        let (mss, header) = self.profiles[profile].packet_sizes();
+        let (handshake, rc3, iw, app) = match &self.profiles[profile] {
+            Profile::Tcp { cfg, app } => (true, cfg.rc3.is_some(), Some(cfg.iw), *app),
+            Profile::Paced { cfg, app, .. } => (cfg.handshake, false, None, *app),
+            Profile::Kernel(k) => (true, false, Some(k.planned_tcp().iw), None),
         };
         if let (Some(size), Some(AppTemplate::Scheduled { initial, chunk, .. })) = (a.size, app) {
             if set.app_writes.len() <= a.entry {
