@@ -237,8 +237,9 @@ pub fn build_spec(spec: &ScenarioSpec, base_dir: &Path) -> SpecResult<(World, Ru
         return Err(SpecError::new("max_time", format!("expected max_time >= duration ({duration}), got {max_time}")));
     }
     flows.largest_burst.add_to(&mut memory);
+    let end = outputs::RunEnd::of(duration, spec.drain, max_time);
     let series =
-        outputs::build_series(&spec.output, &topo, &links, &flows.records, spec.workload.len(), max_time, &mut memory)?;
+        outputs::build_series(&spec.output, &topo, &links, &flows.records, spec.workload.len(), end, &mut memory)?;
     let capture = outputs::build_pcap(&spec.output, &topo, &flows.records, spec.workload.len())?;
     memory.check()?;
     let packet_sizes = profiles.list.iter().map(Profile::packet_sizes).collect();
