@@ -237,6 +237,7 @@ pub fn build_spec(spec: &ScenarioSpec, base_dir: &Path) -> SpecResult<(World, Ru
         return Err(SpecError::new("max_time", format!("expected max_time >= duration ({duration}), got {max_time}")));
     }
     flows.largest_burst.add_to(&mut memory);
+    flows.add_open_flows(&topo, spec.workload.len(), &mut memory);
     let end = outputs::RunEnd::of(duration, spec.drain, max_time);
     let series =
         outputs::build_series(&spec.output, &topo, &links, &flows.records, spec.workload.len(), end, &mut memory)?;
