@@ -343,8 +343,16 @@ NON_ASCII_CASES = {
         ["line 7", "`dst`", 'got "\u0663"', "U+0663"],
     ),
     "fullwidth link count": ("topology", TOPOLOGY.replace("6 2 5", "6 2 \uff15"), ["line 1", "`link_num`", "U+FF15"]),
-    "arabic-indic rate": ("topology", TOPOLOGY.replace("40Gbps", "\u0664\u0660Gbps"), ["line 5", "`rate`", "U+0664, U+0660"]),
-    "fullwidth delay": ("topology", TOPOLOGY.replace("0.002ms", "0.\uff10\uff10\uff12ms"), ["line 5", "`delay`", "U+FF10"]),
+    "arabic-indic rate": (
+        "topology",
+        TOPOLOGY.replace("40Gbps", "\u0664\u0660Gbps"),
+        ["line 5", "`rate`", "U+0664, U+0660"],
+    ),
+    "fullwidth delay": (
+        "topology",
+        TOPOLOGY.replace("0.002ms", "0.\uff10\uff10\uff12ms"),
+        ["line 5", "`delay`", "U+FF10"],
+    ),
     "devanagari error rate": ("topology", TOPOLOGY.replace("0.002ms 0", "0.002ms \u0966"), ["`error_rate`", "U+0966"]),
     "no-break space": (
         "topology",
@@ -353,7 +361,11 @@ NON_ASCII_CASES = {
     ),
     "fullwidth size": ("flows", FLOWS.replace("4500", "\uff14\uff15\uff10\uff10"), ["line 6", "`size`", "U+FF14"]),
     "arabic-indic start": ("flows", FLOWS.replace("2.5", "\u0662.\u0665"), ["line 6", "`start_time`", "U+0662"]),
-    "arabic-indic host": ("flows", FLOWS.replace("1 0 3 100 4500", "1 \u0660 3 100 4500"), ["line 6", "`dst`", "U+0660"]),
+    "arabic-indic host": (
+        "flows",
+        FLOWS.replace("1 0 3 100 4500", "1 \u0660 3 100 4500"),
+        ["line 6", "`dst`", "U+0660"],
+    ),
 }
 
 

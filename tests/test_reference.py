@@ -269,7 +269,8 @@ def test_a_flows_table_without_packet_sizes_needs_them_given():
     them, else a one-line error naming the column and the keyword."""
     old = flows_frame([(0.0, 14_600, [0])]).drop("mss_bytes", "header_bytes")
     for fluid in (ps_fct, srpt_fct):
-        with pytest.raises(ValueError, match=rf"{fluid.__name__}: the flows table has no `mss_bytes` column .* pass mss="):
+        missing = rf"{fluid.__name__}: the flows table has no `mss_bytes` column .* pass mss="
+        with pytest.raises(ValueError, match=missing):
             fluid(old, [GBPS])
         out = fluid(old, [GBPS], mss=1460, header=40)
         assert out[f"{fluid.__name__}_s"][0] == pytest.approx(0.015 + wire_bits(14_600) / GBPS)

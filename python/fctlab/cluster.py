@@ -12,9 +12,10 @@ the sweep checks every worker's build before it submits anything. The worker run
 into a private temporary directory, reads the files back, deletes the directory and returns the
 files' bytes with the run's record. A worker killed mid-run cannot delete its directory: each
 holds a lock its process holds (`fctlab.scratch`), and the directories whose lock is free are
-removed by the next run on that machine and by every worker at the sweep's end. This process writes them under OUT with the same atomic
-protocol as a local sweep (temporary directory, `done.json` last, rename), so resume, caching
-and the index work unchanged and no shared file system is needed.
+removed by the next run on that machine and by every worker at the sweep's end. This process
+writes them under OUT with the same atomic protocol as a local sweep (temporary directory,
+`done.json` last, rename), so resume, caching and the index work unchanged and no shared file
+system is needed.
 
 A run's result depends only on its resolved scenario and seed, never on the worker that ran
 it. A worker that dies takes its runs with it: the scheduler gives them to another worker
@@ -35,7 +36,6 @@ import traceback
 import uuid
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Any
 
 from fctlab.errors import ScenarioError
