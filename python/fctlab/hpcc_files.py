@@ -661,7 +661,8 @@ def _packet_sizes(result: Any, payload: int | None, header: int | None) -> tuple
                 "`transport` or `mix`); expected payload= and header= to say which packet sizes the formula uses"
             )
     transport = spec.get("transport") or {}
-    # fctlab's defaults (crates/fctlab-core/src/protocol/tcp/params.rs), as fctlab.reference has them.
+    # fctlab's defaults (crates/fctlab-core/src/transport/tcp/config.rs). With protocol = "hpcc"
+    # `header` leaves out the INT header (added to it on the wire), as HPCC's H does.
     if payload is None:
         payload = parse_bytes(transport.get("mss", 1460), "transport.mss")
     if header is None:

@@ -339,8 +339,14 @@ fn a_series_without_draining_is_sized_against_the_runs_end() {
     // Draining, the run may go on to max_time: 3 x 10^7 samples, 78 GiB.
     let e = build(sampled_run("0.4s", "10us", true)).err().expect("refused");
     assert_eq!(e.field, "output.series.interval");
-    assert!(e.message.contains("2.103e8 series rows (7 per sample, one every 0.00001 s until max_time = 300.4 s)"), "{e}");
+    assert!(
+        e.message.contains("2.103e8 series rows (7 per sample, one every 0.00001 s until max_time = 300.4 s)"),
+        "{e}"
+    );
     // Without draining, a long run is still refused, and the message says what it was sized by.
     let e = build(sampled_run("10000s", "10us", false)).err().expect("refused");
-    assert!(e.message.contains("7.000e9 series rows (7 per sample, one every 0.00001 s until duration = 10000 s)"), "{e}");
+    assert!(
+        e.message.contains("7.000e9 series rows (7 per sample, one every 0.00001 s until duration = 10000 s)"),
+        "{e}"
+    );
 }
