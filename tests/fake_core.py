@@ -80,6 +80,8 @@ class Simulation:
                 "retx_bytes": 0,
                 "timeouts": 0,
                 "protocol": proto,
+                "mss_bytes": 1460,
+                "header_bytes": 40,
                 "workload": "long" if long_lived else "w0",
                 "measured": start >= 0.2 * self.horizon,
                 "path": [0],

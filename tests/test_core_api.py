@@ -28,6 +28,8 @@ FLOW_COLUMNS = {
     "retx_bytes": pl.Int64,
     "timeouts": pl.Int64,
     "protocol": pl.String,
+    "mss_bytes": pl.Int64,
+    "header_bytes": pl.Int64,
     "workload": pl.String,
     "measured": pl.Boolean,
     "path": pl.List(pl.Int64),

@@ -172,6 +172,30 @@ def test_headers_only_by_default_and_payload_bytes_keeps_more(tmp_path):
         assert {(int(c), int(n)) for c, n in rows} == {(66 + kept, 66 + 1460)}, d
 
 
+def test_syns_announce_each_flows_mss_and_tshark_notes_none_missing(tmp_path):
+    """SYN and SYN-ACK carry the MSS option, the flow's own `mss`: tshark's expert info used to
+    note "The SYN packet does not contain a MSS option" on every one (150 notes in a small
+    capture). Two transports, so that the option is the flow's, not a constant."""
+    spec = lossy_dumbbell(pcap={"links": ["bottleneck", "bottleneck_rev"]})
+    spec["transports"] = {"small": {"protocol": "tcp", "mss": 536}}
+    last = spec["workload"][0]["flows"].pop()  # flow 3, the last to start
+    spec["workload"].append({"kind": "flows", "transport": "small", "flows": [last]})
+    r = fctlab.run_to(spec, tmp_path)
+    assert r.flows.filter(pl.col("fct_s").is_null()).height == 0
+    cap = r.capture_file
+    assert tshark(cap, "tcp.options.mss.absent || tcp.options.mss.present", ["frame.number"]) == []
+    notes = tshark(cap, "_ws.expert.severity == note", ["_ws.expert.message"])
+    assert not [n for n in notes if "MSS" in n[0]], notes[:5]
+    mss = {}
+    for sport, dport, ack, value in tshark(
+        cap, "tcp.flags.syn == 1", ["tcp.srcport", "tcp.dstport", "tcp.flags.ack", "tcp.options.mss_val"]
+    ):
+        forward = ack in ("0", "False")
+        mss.setdefault(flow_of(sport, dport, forward), set()).add(int(value))
+    assert mss == {0: {1460}, 1: {1460}, 2: {1460}, 3: {536}}, mss
+    assert tshark(cap, "_ws.malformed || _ws.expert.severity == error", ["frame.number"]) == []
+
+
 def test_nanosecond_timestamps_and_one_interface_per_link(tmp_path):
     fctlab.run_to(lossy_dumbbell(pcap={"links": ["bottleneck", "bottleneck_rev"]}), tmp_path)
     out = subprocess.run(

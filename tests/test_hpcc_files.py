@@ -335,6 +335,57 @@ def test_malformed_flows(files, tmp_path, text, parts):
     assert "\n" not in message
 
 
+# Digits and spaces that Python's `\d`, int(), float() and str.split() take but C++'s `>>` does not.
+NON_ASCII_CASES = {
+    "arabic-indic node id": (
+        "topology",
+        TOPOLOGY.replace("5 3 25Gbps", "5 \u0663 25Gbps"),
+        ["line 7", "`dst`", 'got "\u0663"', "U+0663"],
+    ),
+    "fullwidth link count": ("topology", TOPOLOGY.replace("6 2 5", "6 2 \uff15"), ["line 1", "`link_num`", "U+FF15"]),
+    "arabic-indic rate": (
+        "topology",
+        TOPOLOGY.replace("40Gbps", "\u0664\u0660Gbps"),
+        ["line 5", "`rate`", "U+0664, U+0660"],
+    ),
+    "fullwidth delay": (
+        "topology",
+        TOPOLOGY.replace("0.002ms", "0.\uff10\uff10\uff12ms"),
+        ["line 5", "`delay`", "U+FF10"],
+    ),
+    "devanagari error rate": ("topology", TOPOLOGY.replace("0.002ms 0", "0.002ms \u0966"), ["`error_rate`", "U+0966"]),
+    "no-break space": (
+        "topology",
+        TOPOLOGY.replace("4 5 40Gbps", "4\u00a05 40Gbps"),
+        ["line 5", "expected 5 fields", "got 4", "U+00A0"],
+    ),
+    "fullwidth size": ("flows", FLOWS.replace("4500", "\uff14\uff15\uff10\uff10"), ["line 6", "`size`", "U+FF14"]),
+    "arabic-indic start": ("flows", FLOWS.replace("2.5", "\u0662.\u0665"), ["line 6", "`start_time`", "U+0662"]),
+    "arabic-indic host": (
+        "flows",
+        FLOWS.replace("1 0 3 100 4500", "1 \u0660 3 100 4500"),
+        ["line 6", "`dst`", "U+0660"],
+    ),
+}
+
+
+@pytest.mark.parametrize("which, text, parts", NON_ASCII_CASES.values(), ids=NON_ASCII_CASES.keys())
+def test_non_ascii_digits_and_spaces_are_refused(files, tmp_path, which, text, parts):
+    """HPCC's simulator reads ASCII digits only: a file that Python's Unicode-aware parsing would
+    take as the same numbers is refused, the characters named."""
+    path = write(tmp_path / f"{which}-unicode.txt", text)
+    with pytest.raises(ScenarioError) as e:
+        if which == "topology":
+            hpcc_files.read_topology(path)
+        else:
+            hpcc_files.scenario(files[0], path)
+    message = str(e.value)
+    assert message.startswith(str(path)), message
+    for part in parts:
+        assert part in message, message
+    assert "\n" not in message
+
+
 def test_missing_file(tmp_path):
     with pytest.raises(ScenarioError, match="topology file not found: .*nope.txt"):
         hpcc_files.read_topology(tmp_path / "nope.txt")

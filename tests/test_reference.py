@@ -27,7 +27,8 @@ GBPS = 1e9
 
 
 def flows_frame(rows: list[tuple[float, int, list[int]]], rtt: float = 0.01) -> pl.DataFrame:
-    """A flows table with what ps_fct and srpt_fct read: (start_s, size_bytes, path) per flow."""
+    """A flows table with what ps_fct and srpt_fct read: (start_s, size_bytes, path) per flow,
+    each in TCP's default packets (1460-byte segments, 40-byte headers)."""
     return pl.DataFrame(
         {
             "id": list(range(len(rows))),
@@ -35,6 +36,8 @@ def flows_frame(rows: list[tuple[float, int, list[int]]], rtt: float = 0.01) -> 
             "size_bytes": [r[1] for r in rows],
             "path": [r[2] for r in rows],
             "rtt_prop_s": [rtt] * len(rows),
+            "mss_bytes": [1460] * len(rows),
+            "header_bytes": [40] * len(rows),
         }
     )
 
@@ -219,3 +222,70 @@ def test_loss_probability_of_a_run_counts_its_buffer_overflows():
 
     assert loss(5) > 0.01
     assert loss(10_000) == 0.0
+
+
+def hpcc_and_tcp_mix() -> dict:
+    """Short flows on a dumbbell of HPCC switches, half of them HPCC (82-byte headers), half TCP
+    in HPCC's own packets (`fctlab hpcc run`'s 1,000-byte segments under 48-byte headers)."""
+    sizes = {"kind": "exponential", "mean": 3000}
+    return small_dumbbell(
+        queues={"router": {"kind": "hpcc", "limit": "250KB"}, "host": {"kind": "droptail", "limit": "250KB"}},
+        transports={
+            "hpcc": {"protocol": "hpcc", "line_rate": "1Gbps"},
+            "hpcc-files": {"protocol": "tcp", "mss": 1000, "header": 48},
+        },
+        workload=[
+            {"kind": "poisson", "load": 0.2, "load_on": "bottleneck", "sizes": sizes, "transport": "hpcc"},
+            {"kind": "poisson", "load": 0.2, "load_on": "bottleneck", "sizes": sizes, "transport": "hpcc-files"},
+        ],
+    )
+
+
+@pytest.mark.parametrize("name", ["ps", "srpt"])
+def test_the_references_count_each_flows_own_packets(name):
+    """Each flow's wire bits are its own transport's: with 1,460-byte segments and 40-byte headers
+    for every flow, an HPCC flow (82-byte headers) alone on its path came out below its own
+    `ideal_fct_s`, as did a flow of 1,000-byte segments. Now no flow's reference is below its
+    ideal, a flow that waited for nobody meets it, and the keywords still override."""
+    fct = {"ps": ps_fct, "srpt": srpt_fct}[name]
+    r = fctlab.run(hpcc_and_tcp_mix())
+    packets = r.flows.group_by("protocol").agg(pl.col("mss_bytes").unique(), pl.col("header_bytes").unique())
+    assert sorted(packets.rows()) == [("hpcc", [1460], [82]), ("hpcc-files", [1000], [48])]
+    ref = fct(r).join(r.flows.select("id", "size_bytes", "ideal_fct_s", "protocol"), on="id")
+    total = f"{name}_fct_s"
+    below = ref.filter(pl.col(total) < pl.col("ideal_fct_s") * (1 - 1e-9))
+    assert below.height == 0, below.head()
+    alone = ref.filter((pl.col(total) - pl.col("ideal_fct_s")).abs() < 1e-9 * pl.col("ideal_fct_s"))
+    for protocol in ("hpcc", "hpcc-files"):
+        assert alone.filter(pl.col("protocol") == protocol).height > 10, f"too few {protocol} flows met their ideal"
+    # One packet size for every flow: TCP's, as every flow used to get.
+    tcp = fct(r, mss=1460, header=40).join(ref.select("id", "ideal_fct_s", "protocol"), on="id")
+    hpcc = tcp.filter((pl.col("protocol") == "hpcc") & (pl.col(total) < pl.col("ideal_fct_s") * (1 - 1e-9)))
+    assert hpcc.height > 10, "with 40-byte headers the HPCC flows alone fall below their ideal"
+
+
+def test_a_flows_table_without_packet_sizes_needs_them_given():
+    """A table written before the flows table kept each flow's packet sizes: the keywords say
+    them, else a one-line error naming the column and the keyword."""
+    old = flows_frame([(0.0, 14_600, [0])]).drop("mss_bytes", "header_bytes")
+    for fluid in (ps_fct, srpt_fct):
+        missing = rf"{fluid.__name__}: the flows table has no `mss_bytes` column .* pass mss="
+        with pytest.raises(ValueError, match=missing):
+            fluid(old, [GBPS])
+        out = fluid(old, [GBPS], mss=1460, header=40)
+        assert out[f"{fluid.__name__}_s"][0] == pytest.approx(0.015 + wire_bits(14_600) / GBPS)
+        with pytest.raises(ValueError, match=r"header: expected a whole number of bytes >= 0, got -1"):
+            fluid(old, [GBPS], mss=1460, header=-1)
+    with pytest.raises(ValueError, match="reference_curves: the flows table has no `header_bytes`"):
+        reference_curves(old.with_columns(mss_bytes=pl.lit(1460)), GBPS, 0.5)
+
+
+def test_reference_curves_count_each_flows_own_packets():
+    """The thesis's curves count a flow of 1,000-byte segments under 48-byte headers in its own
+    packets: 10 of 1,048 bytes for 10,000 bytes."""
+    flows = flows_frame([(0.0, 10_000, [0])], rtt=0.05).with_columns(mss_bytes=pl.lit(1000), header_bytes=pl.lit(48))
+    curves = reference_curves(flows, GBPS, 0.5, iw=1)
+    assert curves["lower_bound_s"][0] == pytest.approx(0.075 + 10 * 1048 * 8 / GBPS)
+    assert curves["slow_start_s"][0] == pytest.approx(models.slow_start_fct(10, GBPS, 0.05, 1048 * 8, 1))
+    given = reference_curves(flows, GBPS, 0.5, iw=1, mss=1460, header=40)
+    assert given["lower_bound_s"][0] == pytest.approx(0.075 + wire_bits(10_000) / GBPS)

@@ -205,6 +205,9 @@ def test_a_killed_worker_loses_no_run(tmp_path, dask_cluster):
     for path in index["path"]:
         assert load(out / path).flows.height > 0
     assert not list(out.glob("*/.seed*.tmp-*")) and not list(out.glob("*/seed*.error.txt"))
+    # The killed worker's run directory (with its flows table streamed under a temporary name)
+    # is gone too: the next run on the machine, and the sweep's end, clear what a dead worker left.
+    assert not _run_tmpdirs(dask_cluster), [sorted(p.rglob("*")) for p in _run_tmpdirs(dask_cluster)]
 
 
 def test_ctrl_c_stops_a_cluster_sweep_at_once(tmp_path, dask_cluster):

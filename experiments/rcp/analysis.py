@@ -19,9 +19,9 @@ import polars as pl
 from fctlab.reference import ps_fct, reference_curves
 from fctlab.reproduce.framework import Runs, fmt
 
-#: Payload and header bytes of the thesis's 1000-byte data packets.
+#: Payload bytes of the thesis's 1000-byte data packets (under 40 bytes of headers), what sizes
+#: are counted in.
 MSS = 960
-HEADER = 40
 #: The window called "near 2,000 packets" in the reports: [1000, 3000) packets.
 NEAR_2000 = (1000, 3000)
 
@@ -41,8 +41,9 @@ def flow_table(
     (label) when given."""
     flows = runs.flows(name, seed)
     links = runs.links(name, seed)
-    ps = ps_fct(flows, links, mss=MSS, header=HEADER)
-    curves = reference_curves(flows, capacity, load, iw=iw, mss=MSS, header=HEADER).drop("size_bytes")
+    # Wire bits in each flow's own packets (the runs' 960 + 40 bytes, flows table `mss_bytes`, `header_bytes`).
+    ps = ps_fct(flows, links)
+    curves = reference_curves(flows, capacity, load, iw=iw).drop("size_bytes")
     sample = runs.sample(name, seed).join(ps, on="id").join(curves, on="id")
     if workload is not None:
         sample = sample.filter(pl.col("workload") == workload)

@@ -17,7 +17,7 @@ from fctlab_experiments.rcp.reports import Setup
 def sample(runs: Runs, name: str, setup: Setup) -> pl.DataFrame:
     """Measured completed flows with packets and the eq. 4.1 PS curve."""
     f = pl.concat([runs.sample(name, s) for s in runs.seeds_of(name)])
-    curves = reference.reference_curves(f, setup.capacity, setup.load, iw=2, mss=ra.MSS, header=40)
+    curves = reference.reference_curves(f, setup.capacity, setup.load, iw=2)
     return f.join(curves.drop("size_bytes"), on="id").with_columns(
         packets=(pl.col("size_bytes") / ra.MSS).ceil().cast(pl.Int64)
     )

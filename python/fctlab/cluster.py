@@ -10,9 +10,12 @@ applied, topohub expanded), the directory its relative paths start from, the run
 and this process's build (`sweep.build_id`). A worker refuses a run if its own build differs, and
 the sweep checks every worker's build before it submits anything. The worker runs the scenario
 into a private temporary directory, reads the files back, deletes the directory and returns the
-files' bytes with the run's record. This process writes them under OUT with the same atomic
-protocol as a local sweep (temporary directory, `done.json` last, rename), so resume, caching
-and the index work unchanged and no shared file system is needed.
+files' bytes with the run's record. A worker killed mid-run cannot delete its directory: each
+holds a lock its process holds (`fctlab.scratch`), and the directories whose lock is free are
+removed by the next run on that machine and by every worker at the sweep's end. This process
+writes them under OUT with the same atomic protocol as a local sweep (temporary directory,
+`done.json` last, rename), so resume, caching and the index work unchanged and no shared file
+system is needed.
 
 A run's result depends only on its resolved scenario and seed, never on the worker that ran
 it. A worker that dies takes its runs with it: the scheduler gives them to another worker
@@ -27,18 +30,16 @@ from __future__ import annotations
 import json
 import os
 import re
-import shutil
 import signal
-import tempfile
 import time
 import traceback
 import uuid
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Any
 
 from fctlab.errors import ScenarioError
+from fctlab.scratch import clear_abandoned, private_dir
 
 #: How long to wait for a scheduler to answer (s).
 CONNECT_TIMEOUT_S = 10
@@ -162,22 +163,21 @@ def execute_remote(
             Outcome(run, "failed", error=f"this worker runs fctlab build {mine}, the sweep {build}: not run")
         )
     stop = _stop_check(stop_event)
-    tmp = Path(tempfile.mkdtemp(prefix="fctlab-run-"))
+    clear_abandoned()  # what workers killed mid-run on this machine left
     try:
-        result = run_to(json.loads(spec_json), tmp / "run", base_dir=base_dir, stop=stop)
-        files = {
-            p.relative_to(tmp / "run").as_posix(): p.read_bytes()
-            for p in sorted((tmp / "run").rglob("*"))
-            if p.is_file()
-        }
+        with private_dir() as tmp:
+            result = run_to(json.loads(spec_json), tmp / "run", base_dir=base_dir, stop=stop)
+            files = {
+                p.relative_to(tmp / "run").as_posix(): p.read_bytes()
+                for p in sorted((tmp / "run").rglob("*"))
+                if p.is_file()
+            }
         return Shipment(Outcome(run, "done", record=done_record(run, fingerprint, result)), files)
     except Interrupted:
         return Shipment(Outcome(run, "failed", error="stopped: the sweep was interrupted"))
     except Exception as e:
         message = str(e) if isinstance(e, ScenarioError) else f"{type(e).__name__}: {e}"
         return Shipment(Outcome(run, "failed", error=message), error_text=traceback.format_exc())
-    finally:
-        shutil.rmtree(tmp, ignore_errors=True)
 
 
 def _stop_check(name: str | None) -> Callable[[], bool] | None:
@@ -249,6 +249,17 @@ def execute_on_cluster(
     except BaseException:
         _stop(client, stop_name, list(futures))
         raise
+    _clear_workers(client)
+
+
+def _clear_workers(client: Any) -> None:
+    """Has every worker remove the run directories that workers killed mid-run left on its
+    machine (`fctlab.scratch`); a worker that cannot answer is skipped (its machine's next run
+    clears them)."""
+    try:
+        client.run(clear_abandoned, on_error="ignore")
+    except Exception:
+        pass
 
 
 def _stop(client: Any, stop_name: str, futures: list) -> None:

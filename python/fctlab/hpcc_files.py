@@ -52,12 +52,17 @@ MAX_TIME_NS = 10**15
 #: the declared number of items and ignores the rest of the file.
 EXTRA_LINES = ("error", "ignore")
 
-_UINT = re.compile(r"\d+")
+# Digits are ASCII's (re.ASCII): C++'s `>>` reads no other, where Python's `\d`, int() and
+# float() would also take Arabic-Indic, fullwidth and other Unicode digits.
+_UINT = re.compile(r"\d+", re.ASCII)
 # A real number as C++'s `>> double` reads it from one token (no "inf" or "nan").
-_REAL = re.compile(r"\+?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?")
+_REAL = re.compile(r"\+?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?", re.ASCII)
 # ns-3's DataRate and Time strings: a number made of digits and dots, then a unit (see below).
-_RATE = re.compile(r"(\d+\.?\d*|\.\d+)(.*)")
-_DELAY = re.compile(r"\+?(\d+\.?\d*|\.\d+)(.*)")
+_RATE = re.compile(r"(\d+\.?\d*|\.\d+)(.*)", re.ASCII)
+_DELAY = re.compile(r"\+?(\d+\.?\d*|\.\d+)(.*)", re.ASCII)
+# The whitespace C++'s `>>` skips between fields: ASCII's (str.split would also split on
+# no-break and other Unicode spaces).
+_SPACE = re.compile(r"[ \t\n\v\f\r]+")
 
 #: ns-3's DataRate units and their multipliers, applied as ns-3 does (a double product from left
 #: to right, then truncated to whole bit/s). A number alone is a whole number of bit/s.
@@ -162,7 +167,7 @@ class _File:
         """The next non-blank line and its fields, or None at the end of the file."""
         for n, line in self._lines:
             self.last = n
-            tokens = line.split()
+            tokens = [t for t in _SPACE.split(line) if t]
             if tokens:
                 return n, tokens
         return None
@@ -171,6 +176,8 @@ class _File:
         """The one-line error: file, line, field, what was expected, what the file holds (a
         value as written, quoted; `quote=False` for a description)."""
         shown = f'"{got}"' if isinstance(got, str) and quote else str(got)
+        if isinstance(got, str):
+            shown += _non_ascii(got)
         return ScenarioError(f"{self.path} line {line}: field `{field}`: expected {expected}, got {shown}")
 
     def fields(self, line: int, tokens: list[str], names: tuple[str, ...], what: str) -> None:
@@ -178,7 +185,7 @@ class _File:
         if len(tokens) != len(names):
             raise ScenarioError(
                 f"{self.path} line {line}: {what}: expected {len(names)} fields `{' '.join(names)}`, "
-                f'got {len(tokens)}: "{" ".join(tokens)}"'
+                f'got {len(tokens)}: "{" ".join(tokens)}"{_non_ascii("".join(tokens))}'
             )
 
     def uint(self, line: int, field: str, token: str, lo: int, hi: int, what: str) -> int:
@@ -201,6 +208,15 @@ class _File:
                 f'"{" ".join(tokens)}" (HPCC\'s simulator ignores what follows the declared count; '
                 f'extra_lines="ignore" or --ignore-extra-lines does the same)'
             )
+
+
+def _non_ascii(text: str) -> str:
+    """What an error adds about a value with non-ASCII characters (an Arabic-Indic or fullwidth
+    digit, a no-break space: alike or invisible in a message), empty for ASCII text."""
+    if text.isascii():
+        return ""
+    codes = ", ".join(f"U+{ord(c):04X}" for c in dict.fromkeys(c for c in text if not c.isascii()))
+    return f" (non-ASCII characters {codes}: HPCC's simulator reads ASCII digits and spaces only)"
 
 
 def _check_extra_lines(extra_lines: str) -> None:
@@ -621,7 +637,7 @@ def scenario(
 
 
 def _node_id(name: str) -> int:
-    if not re.fullmatch(r"n\d+", name):
+    if not re.fullmatch(r"n\d+", name, re.ASCII):
         raise ScenarioError(
             f'write_fct: host "{name}" is not named n<id>; expected a run of a scenario made from HPCC files '
             f"(fctlab.hpcc_files.scenario), whose hosts are n0, n1, ..."
@@ -645,7 +661,8 @@ def _packet_sizes(result: Any, payload: int | None, header: int | None) -> tuple
                 "`transport` or `mix`); expected payload= and header= to say which packet sizes the formula uses"
             )
     transport = spec.get("transport") or {}
-    # fctlab's defaults (crates/fctlab-core/src/protocol/tcp/params.rs), as fctlab.reference has them.
+    # fctlab's defaults (crates/fctlab-core/src/transport/tcp/config.rs). With protocol = "hpcc"
+    # `header` leaves out the INT header (added to it on the wire), as HPCC's H does.
     if payload is None:
         payload = parse_bytes(transport.get("mss", 1460), "transport.mss")
     if header is None:

@@ -17,7 +17,11 @@ network were a fluid, with no slow start, no queues and no losses, shared max-mi
   what RCP should converge to (thesis sec. 3.2.1, Fig. 3.3).
 
 Wire bits of a flow of `size` payload bytes: `(size + ceil(size / mss) x header) x 8`, as the
-core's `ideal_fct_s` counts them. Rates in bit/s, times in seconds.
+core's `ideal_fct_s` counts them, with each flow's own `mss` and `header`: the flows table's
+`mss_bytes` and `header_bytes` (its transport's segment size and headers on the wire, congestion
+header included: HPCC's flows count 82 bytes, a run of HPCC's files 1,000-byte segments, each
+flow of a mix its own). The keywords `mss=` and `header=` override them for every flow. Rates in
+bit/s, times in seconds.
 """
 
 from __future__ import annotations
@@ -33,7 +37,8 @@ from fctlab.result import Result
 
 
 def wire_bits(size_bytes: int, mss: int = 1460, header: int = 40) -> float:
-    """Bits on the wire for `size_bytes` of payload in segments of `mss` with `header` bytes each."""
+    """Bits on the wire for `size_bytes` of payload in segments of `mss` with `header` bytes each
+    (the defaults: fctlab's TCP, `[transport]` without `mss` and `header`)."""
     return (size_bytes + math.ceil(size_bytes / mss) * header) * 8.0
 
 
@@ -41,16 +46,18 @@ def ps_fct(
     result_or_flows: Result | pl.DataFrame,
     links: pl.DataFrame | Sequence[float] | None = None,
     *,
-    mss: int = 1460,
-    header: int = 40,
+    mss: int | None = None,
+    header: int | None = None,
 ) -> pl.DataFrame:
     """Max-min fluid (processor-sharing) completion times of a run's finite flows.
 
     `result_or_flows` is a `Result`, or a flows table with `id`, `size_bytes`, `start_s`,
-    `rtt_prop_s` and `path`; `links` is then the links table (`id`, `rate_bps`) or the
-    capacities (bit/s) indexed by link id. Long-lived flows (size -1) are left out: the table
-    does not say when they stop. Returns one row per finite flow, by id: `id`, `ps_fluid_s`
-    (the fluid transfer alone) and `ps_fct_s` (= 1.5 x `rtt_prop_s` + `ps_fluid_s`).
+    `rtt_prop_s`, `path`, `mss_bytes` and `header_bytes`; `links` is then the links table
+    (`id`, `rate_bps`) or the capacities (bit/s) indexed by link id. Each flow's wire bits count
+    its own segments and headers (`mss_bytes`, `header_bytes`) unless `mss` / `header` give
+    one value for every flow. Long-lived flows (size -1) are left out: the table does not say
+    when they stop. Returns one row per finite flow, by id: `id`, `ps_fluid_s` (the fluid
+    transfer alone) and `ps_fct_s` (= 1.5 x `rtt_prop_s` + `ps_fluid_s`).
     """
     return _fluid("ps", result_or_flows, links, mss, header)
 
@@ -59,8 +66,8 @@ def srpt_fct(
     result_or_flows: Result | pl.DataFrame,
     links: pl.DataFrame | Sequence[float] | None = None,
     *,
-    mss: int = 1460,
-    header: int = 40,
+    mss: int | None = None,
+    header: int | None = None,
 ) -> pl.DataFrame:
     """Greedy SRPT fluid completion times (pFabric's "Ideal") of a run's finite flows.
 
@@ -78,8 +85,8 @@ def _fluid(
     kind: str,
     result_or_flows: Result | pl.DataFrame,
     links: pl.DataFrame | Sequence[float] | None,
-    mss: int,
-    header: int,
+    mss: int | None,
+    header: int | None,
 ) -> pl.DataFrame:
     """The core's `<kind>_fct` fluid ("ps" or "srpt") of the finite flows: `id`, `<kind>_fluid_s`,
     `<kind>_fct_s` (= 1.5 x `rtt_prop_s` + the fluid time)."""
@@ -95,12 +102,41 @@ def _fluid(
         raise ValueError("the flows table has no `path` column: it was written by an older fctlab; run it again")
     capacities = _capacities(links)
     finite = flows.filter(pl.col("size_bytes") >= 0).sort("id")
-    bits = [wire_bits(s, mss, header) for s in finite["size_bytes"].to_list()]
+    bits = finite.select(_wire_bits(finite, mss, header, name))["bits"].to_list()
     compute = getattr(_compiled(), name)
     fluid = compute(capacities, finite["start_s"].to_list(), bits, finite["path"].to_list())
     return finite.select("id", pl.Series(f"{kind}_fluid_s", fluid, dtype=pl.Float64)).with_columns(
         (1.5 * finite["rtt_prop_s"] + pl.col(f"{kind}_fluid_s")).alias(f"{kind}_fct_s")
     )
+
+
+def _packet_sizes(flows: pl.DataFrame, mss: int | None, header: int | None, caller: str) -> tuple[pl.Expr, pl.Expr]:
+    """Each flow's (segment, header) bytes as expressions over `flows`: its `mss_bytes` and
+    `header_bytes`, or the value given for every flow. A ValueError names the caller and says
+    what to pass when the table lacks a column (a table written before fctlab kept them)."""
+    out = []
+    for given, column, key in ((mss, "mss_bytes", "mss"), (header, "header_bytes", "header")):
+        if given is not None:
+            if isinstance(given, bool) or not isinstance(given, int) or given < (1 if key == "mss" else 0):
+                floor = "1" if key == "mss" else "0"
+                raise ValueError(f"{caller}: {key}: expected a whole number of bytes >= {floor}, got {given!r}")
+            out.append(pl.lit(given, dtype=pl.Int64))
+        elif column in flows.columns:
+            out.append(pl.col(column))
+        else:
+            raise ValueError(
+                f"{caller}: the flows table has no `{column}` column (it was written by an older fctlab): "
+                f"pass {key}= (the run's segment size and header bytes per packet), or run it again"
+            )
+    return out[0], out[1]
+
+
+def _wire_bits(flows: pl.DataFrame, mss: int | None, header: int | None, caller: str) -> pl.Expr:
+    """`bits`: each flow's wire bits, `(size + ceil(size / mss) x header) x 8` with its own
+    packet sizes (`_packet_sizes`)."""
+    m, h = _packet_sizes(flows, mss, header, caller)
+    size = pl.col("size_bytes")
+    return ((size + (size + m - 1) // m * h) * 8).cast(pl.Float64).alias("bits")
 
 
 def mg1_ps_fct(size_bits: float, capacity: float, load: float) -> float:
@@ -133,19 +169,34 @@ def mg1_ps_mean_in_system(load: float) -> float:
 
 
 def reference_curves(
-    flows: pl.DataFrame, capacity: float, load: float, *, iw: int = 1, mss: int = 1460, header: int = 40
+    flows: pl.DataFrame,
+    capacity: float,
+    load: float,
+    *,
+    iw: int = 1,
+    mss: int | None = None,
+    header: int | None = None,
 ) -> pl.DataFrame:
     """The thesis's curves for each finite flow of a flows table, one bottleneck of `capacity`
     at `load`, with RTPD = the flow's `rtt_prop_s`: `ps_curve_s` (1.5 RTPD + L / (C (1 - rho))),
     `lower_bound_s` (1.5 RTPD + L / C) and `slow_start_s` (slow start from `iw` without loss).
 
-    L counts ceil(size / mss) packets whose wire bits add up to `wire_bits(size)`."""
+    L counts ceil(size / mss) packets whose wire bits add up to `wire_bits(size, mss, header)`,
+    with each flow's `mss_bytes` and `header_bytes` unless `mss` / `header` are given."""
     _check_load(load)
     finite = flows.filter(pl.col("size_bytes") >= 0).sort("id")
+    m, h = _packet_sizes(finite, mss, header, "reference_curves")
+    sizes = finite.with_columns(m.alias("mss"), h.alias("header"))
     ps, lower, slow = [], [], []
-    for size, rtpd in zip(finite["size_bytes"].to_list(), finite["rtt_prop_s"].to_list(), strict=True):
-        pkts = math.ceil(size / mss)
-        packet_bits = wire_bits(size, mss, header) / pkts if pkts else (mss + header) * 8.0
+    for size, rtpd, mss_i, header_i in zip(
+        finite["size_bytes"].to_list(),
+        finite["rtt_prop_s"].to_list(),
+        sizes["mss"].to_list(),
+        sizes["header"].to_list(),
+        strict=True,
+    ):
+        pkts = math.ceil(size / mss_i)
+        packet_bits = wire_bits(size, mss_i, header_i) / pkts if pkts else (mss_i + header_i) * 8.0
         ps.append(models.ps_fct(pkts, capacity, rtpd, load, packet_bits))
         lower.append(models.lower_bound_fct(pkts, capacity, rtpd, packet_bits))
         slow.append(models.slow_start_fct(pkts, capacity, rtpd, packet_bits, iw))

@@ -315,3 +315,38 @@ fn a_workload_entry_can_be_sampled_by_index() {
         .collect();
     assert_eq!(sampled.len(), 2, "only the written flows: {sampled:?}");
 }
+
+/// A 0.4 s run sampled every 10 us on one link (4 rows a sample) and one flow (3 rows).
+fn sampled_run(duration: &str, interval: &str, drain: bool) -> serde_json::Value {
+    json!({
+        "duration": duration,
+        "drain": drain,
+        "topology": {"kind": "dumbbell", "hosts_per_side": 1, "bottleneck_rate": "100Mbps",
+                     "bottleneck_delay": "10ms", "access_rate": "1Gbps"},
+        "workload": [{"kind": "flows", "flows": [{"src": "l0", "dst": "r0", "start": 0, "size": "1MB"}]}],
+        "output": {"series": {"interval": interval, "links": ["bottleneck"], "flows": [0]}},
+    })
+}
+
+/// A run that does not drain ends at `duration`: its series is sized up to there, not up to
+/// `max_time` (`duration` + 300 s), which refused a 0.4 s run sampled every 10 us for 78 GiB.
+#[test]
+fn a_series_without_draining_is_sized_against_the_runs_end() {
+    let build = |s: serde_json::Value| scenario::build(&s.to_string(), Path::new("."));
+    // 4 x 10^4 samples of 7 rows: 112 MB.
+    let w = build(sampled_run("0.4s", "10us", false));
+    assert!(w.is_ok(), "{}", w.err().unwrap());
+    // Draining, the run may go on to max_time: 3 x 10^7 samples, 78 GiB.
+    let e = build(sampled_run("0.4s", "10us", true)).err().expect("refused");
+    assert_eq!(e.field, "output.series.interval");
+    assert!(
+        e.message.contains("2.103e8 series rows (7 per sample, one every 0.00001 s until max_time = 300.4 s)"),
+        "{e}"
+    );
+    // Without draining, a long run is still refused, and the message says what it was sized by.
+    let e = build(sampled_run("10000s", "10us", false)).err().expect("refused");
+    assert!(
+        e.message.contains("7.000e9 series rows (7 per sample, one every 0.00001 s until duration = 10000 s)"),
+        "{e}"
+    );
+}

@@ -81,7 +81,7 @@ def traces(runs: Runs, name: str, seed: int) -> dict[int, pl.DataFrame]:
 def flow_rows(runs: Runs, name: str, seed: int) -> pl.DataFrame:
     """The traced flows of one run: size, FCT, retransmissions, and the thesis's curves."""
     flows = runs.flows(name, seed).filter(pl.col("workload") == "w1")
-    curves = reference.reference_curves(flows, SETUP1.capacity, SETUP1.load, iw=2, mss=ra.MSS, header=40)
+    curves = reference.reference_curves(flows, SETUP1.capacity, SETUP1.load, iw=2)
     return (
         flows.join(curves.drop("size_bytes"), on="id", how="left")
         .with_columns(packets=(pl.col("size_bytes") / ra.MSS).round(0).cast(pl.Int64))

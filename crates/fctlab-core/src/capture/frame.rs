@@ -15,7 +15,8 @@
 //!   takes `ISN`), modulo 2^32, with one ISN per direction ([`isn`]); the ACK of the receiver's
 //!   last ACK covers the FIN (one more) once every byte arrived; flags SYN, ACK, FIN (the
 //!   segment ending the stream), ECE and CWR (the packet's ECN flags); options: on SYN and
-//!   SYN-ACK SACK-permitted, window scale 14 and timestamps, on the rest timestamps (TSval and
+//!   SYN-ACK the MSS (the flow's `mss`, at most 65535), SACK-permitted, window scale 14 and
+//!   timestamps, on the rest timestamps (TSval and
 //!   TSecr in microseconds of the run's clock) and the SACK blocks (RFC 2018, kind 5). The
 //!   window is the largest (65535 << 14): fctlab's receivers do not advertise one. The
 //!   checksum is correct over the whole segment (its payload is zeros beside the shim).
@@ -72,18 +73,20 @@ pub struct Framed {
     pub original: u32,
 }
 
+/// What a packet's headers need to know of its flow beyond the packet.
+#[derive(Copy, Clone, Debug, Default, PartialEq, Eq)]
+pub struct FlowFacts {
+    /// The flow's size, when known: the receiver's last ACK then covers the FIN.
+    pub stream_end: Option<u64>,
+    /// The flow's segment size, which its SYN and SYN-ACK announce (the MSS option).
+    pub mss: u32,
+}
+
 /// Writes into `buf` (cleared first) the captured bytes of `pkt`'s frame on a hop from node
 /// `from` to node `to`: the headers, the shim, and up to `keep` payload bytes. `seed` picks the
-/// ISNs; `stream_end` is the flow's size when known (for the ACK of the FIN).
-pub fn write(
-    pkt: &Packet,
-    from: u32,
-    to: u32,
-    seed: u64,
-    stream_end: Option<u64>,
-    keep: u32,
-    buf: &mut Vec<u8>,
-) -> Framed {
+/// ISNs; `flow` holds the flow's size and segment size.
+pub fn write(pkt: &Packet, from: u32, to: u32, seed: u64, flow: FlowFacts, keep: u32, buf: &mut Vec<u8>) -> Framed {
+    let stream_end = flow.stream_end;
     buf.clear();
     let forward = pkt.is_forward();
     let syn = matches!(pkt.kind, PacketKind::Syn | PacketKind::SynAck);
@@ -110,7 +113,9 @@ pub fn write(
         flags |= CWR;
     }
 
-    // TCP options: timestamps everywhere, SACK-permitted and window scale on SYNs, SACK blocks.
+    // TCP options: timestamps everywhere, MSS, SACK-permitted and window scale on SYNs, SACK
+    // blocks. Wireshark's expert info notes a SYN without MSS (RFC 9293 sec. 3.7.1: a sender
+    // without one assumes 536 bytes).
     let mut opts = [0u8; 40];
     let mut n = 0;
     let mut put = |b: &[u8]| {
@@ -118,6 +123,9 @@ pub fn write(
         n += b.len();
     };
     if syn {
+        let mss = flow.mss.min(u16::MAX as u32) as u16;
+        put(&[MSS, 4]);
+        put(&mss.to_be_bytes());
         put(&[4, 2, NOP, 3, 3, WSCALE]);
     } else {
         put(&[NOP, NOP]);
@@ -206,6 +214,8 @@ pub fn write(
 }
 
 const NOP: u8 = 1;
+/// Option kind: maximum segment size (RFC 9293 sec. 3.2).
+const MSS: u8 = 2;
 const FIN: u8 = 0x01;
 const SYN: u8 = 0x02;
 const ACK: u8 = 0x10;
@@ -247,7 +257,7 @@ mod tests {
     fn headers_carry_the_packet_and_both_checksums_verify() {
         let mut buf = Vec::new();
         let p = pkt(PacketKind::Data);
-        let f = write(&p, 5, 6, 1, None, 1460, &mut buf);
+        let f = write(&p, 5, 6, 1, facts(None), 1460, &mut buf);
         assert_eq!(f.original as usize, buf.len(), "the whole payload kept");
         assert_eq!(f.original, 14 + 20 + 32 + 1460);
         assert_eq!(&buf[0..6], &mac(6));
@@ -269,25 +279,42 @@ mod tests {
         assert_eq!(tcp[12] >> 4, 8, "data offset: 20 bytes + 12 of timestamps");
     }
 
+    /// What a test flow's headers know of it: its size, and 1460-byte segments.
+    fn facts(stream_end: Option<u64>) -> FlowFacts {
+        FlowFacts { stream_end, mss: 1460 }
+    }
+
     #[test]
-    fn a_syn_offers_sack_window_scale_and_timestamps_in_whole_words() {
+    fn a_syn_offers_its_mss_sack_window_scale_and_timestamps_in_whole_words() {
         let mut buf = Vec::new();
-        write(&pkt(PacketKind::Syn), 5, 6, 1, None, 0, &mut buf);
-        let tcp = &buf[34..];
-        assert_eq!(tcp.len(), 36);
-        assert_eq!(tcp[12] >> 4, 9);
-        assert_eq!(&tcp[20..28], &[4, 2, NOP, 3, 3, WSCALE, 8, 10]);
-        assert_eq!(tcp[13], SYN);
+        for (kind, flags) in [(PacketKind::Syn, SYN), (PacketKind::SynAck, SYN | ACK)] {
+            write(&pkt(kind), 5, 6, 1, FlowFacts { stream_end: None, mss: 960 }, 0, &mut buf);
+            let tcp = &buf[34..];
+            assert_eq!(tcp.len(), 40);
+            assert_eq!(tcp[12] >> 4, 10);
+            assert_eq!(&tcp[20..32], &[MSS, 4, 0x03, 0xC0, 4, 2, NOP, 3, 3, WSCALE, 8, 10]);
+            assert_eq!(tcp[13], flags);
+            let ip = &buf[14..34];
+            assert_eq!(u16::from_be_bytes([ip[2], ip[3]]), 20 + 40, "IPv4 total length");
+            let mut pseudo = Vec::new();
+            pseudo.extend_from_slice(&ip[12..20]);
+            pseudo.extend_from_slice(&[0, 6, 0, 40]);
+            pseudo.extend_from_slice(tcp);
+            assert_eq!(verify(&pseudo), 0, "TCP checksum with the MSS option");
+        }
+        // A segment size beyond the option's 16 bits announces the most it can.
+        write(&pkt(PacketKind::Syn), 5, 6, 1, FlowFacts { stream_end: None, mss: 1 << 20 }, 0, &mut buf);
+        assert_eq!(&buf[34 + 20..34 + 24], &[MSS, 4, 0xFF, 0xFF]);
     }
 
     #[test]
     fn a_short_capture_keeps_the_headers_and_the_shim() {
         let mut buf = Vec::new();
         let mut p = pkt(PacketKind::Data);
-        let f = write(&p, 5, 6, 1, None, 0, &mut buf);
+        let f = write(&p, 5, 6, 1, facts(None), 0, &mut buf);
         assert_eq!((buf.len(), f.original), (66, 66 + 1460));
         p.cc = CongestionHeader::RcpFeedback(RcpEcho { rate_kbps: 77 });
-        let f = write(&p, 5, 6, 1, None, 0, &mut buf);
+        let f = write(&p, 5, 6, 1, facts(None), 0, &mut buf);
         assert_eq!((buf.len(), f.original), (66 + 18, 66 + 1460), "the shim opens the payload");
         assert_eq!(&buf[66..68], &[0xFC, 0x1A]);
     }
@@ -298,7 +325,7 @@ mod tests {
         let mut p = pkt(PacketKind::Ack);
         p.cc = CongestionHeader::RcpFeedback(RcpEcho { rate_kbps: 77 });
         p.ecn = Ecn::NOT_ECT.with_ece(true);
-        let f = write(&p, 5, 6, 1, Some(4380), 0, &mut buf);
+        let f = write(&p, 5, 6, 1, facts(Some(4380)), 0, &mut buf);
         let tcp_len = 20 + 12 + 4 + 8;
         assert_eq!(f.original as usize, 14 + 20 + tcp_len + 18);
         assert_eq!(buf.len(), f.original as usize);
@@ -322,7 +349,7 @@ mod tests {
         let mut p = pkt(PacketKind::Data);
         p.len = 10;
         p.cc = CongestionHeader::RcpFeedback(RcpEcho { rate_kbps: 77 });
-        let f = write(&p, 5, 6, 1, None, 0, &mut buf);
+        let f = write(&p, 5, 6, 1, facts(None), 0, &mut buf);
         assert_eq!((buf.len(), f.original as usize), (66 + 10 + 18, 66 + 10 + 18));
         assert_eq!(&buf[76..78], &[0xFC, 0x1A]);
     }

@@ -21,6 +21,8 @@ pub mod frame;
 pub mod pcapng;
 pub mod shim;
 
+pub use frame::FlowFacts;
+
 use crate::net::link::Link;
 use crate::net::packet::Packet;
 use crate::units::Time;
@@ -103,21 +105,21 @@ impl Capture {
     }
 
     /// Records `pkt` arriving at `now` over link `link`, if that link and its flow are
-    /// captured; `stream_end` is the flow's size, when known.
+    /// captured; `flow` tells what the headers need of its flow, asked only then.
     #[inline]
-    pub fn record(&mut self, now: Time, link: u32, pkt: &Packet, stream_end: impl FnOnce() -> Option<u64>) {
+    pub fn record(&mut self, now: Time, link: u32, pkt: &Packet, flow: impl FnOnce() -> FlowFacts) {
         let k = self.interface[link as usize];
         if k == NOT_CAPTURED || (!self.flows.is_empty() && !self.flows[pkt.flow as usize]) {
             return;
         }
-        self.write(now, k, pkt, stream_end());
+        self.write(now, k, pkt, flow());
     }
 
     #[inline(never)]
-    fn write(&mut self, now: Time, k: u32, pkt: &Packet, stream_end: Option<u64>) {
+    fn write(&mut self, now: Time, k: u32, pkt: &Packet, flow: FlowFacts) {
         let Some(out) = self.out.as_mut() else { return };
         let (from, to) = self.hops[k as usize];
-        let f = frame::write(pkt, from, to, self.seed, stream_end, self.payload, &mut self.buf);
+        let f = frame::write(pkt, from, to, self.seed, flow, self.payload, &mut self.buf);
         match out.packet(k, now.ps() / 1000, &self.buf, f.original) {
             Ok(()) => self.packets += 1,
             Err(e) => {

@@ -54,6 +54,8 @@ pub const FLOW_COLUMNS: &[ColumnSpec] = &[
     col("retx_bytes", "i64"),
     col("timeouts", "i64"),
     col("protocol", "str"),
+    col("mss_bytes", "i64"),
+    col("header_bytes", "i64"),
     col("workload", "str"),
     col("measured", "bool"),
     col("path", "list[i64]"),
@@ -321,6 +323,10 @@ pub struct FlowTable {
     pub timeouts: Vec<i64>,
     /// Transport label.
     pub protocol: Texts,
+    /// Payload bytes per segment of the flow's transport.
+    pub mss_bytes: Vec<i64>,
+    /// Header bytes on the wire per data packet of the flow's transport.
+    pub header_bytes: Vec<i64>,
     /// Workload entry label.
     pub workload: Texts,
     /// Started inside the measurement window [measure_from, duration).
@@ -378,6 +384,8 @@ impl FlowTable {
             ("retx_bytes", Column::I64(self.retx_bytes)),
             ("timeouts", Column::I64(self.timeouts)),
             ("protocol", Column::Str(self.protocol)),
+            ("mss_bytes", Column::I64(self.mss_bytes)),
+            ("header_bytes", Column::I64(self.header_bytes)),
             ("workload", Column::Str(self.workload)),
             ("measured", Column::Bool(self.measured)),
             ("path", Column::Ids(self.path)),
@@ -412,6 +420,8 @@ impl FlowTable {
             self.retx_bytes.push(other.retx_bytes[i]);
             self.timeouts.push(other.timeouts[i]);
             self.protocol.push(other.protocol.get(i));
+            self.mss_bytes.push(other.mss_bytes[i]);
+            self.header_bytes.push(other.header_bytes[i]);
             self.workload.push(other.workload.get(i));
             self.measured.push(other.measured.get(i));
             let path: Vec<u32> = other.path.get(i).iter().map(|&l| l as u32).collect();
@@ -445,6 +455,8 @@ impl FlowTable {
             retx_bytes: i64s(),
             timeouts: i64s(),
             protocol: texts(),
+            mss_bytes: i64s(),
+            header_bytes: i64s(),
             workload: texts(),
             measured: Bits::default(),
             path: IdLists { offsets: offsets(), values: Vec::new() },
@@ -518,6 +530,9 @@ pub fn flow_rows(w: &World, info: &RunInfo, range: Range<usize>) -> FlowTable {
         t.retx_bytes.push(int(r.retx_bytes));
         t.timeouts.push(int(r.timeouts));
         t.protocol.push(&info.profile_labels[r.profile as usize]);
+        let (mss, header) = info.profile_packet_sizes[r.profile as usize];
+        t.mss_bytes.push(mss as i64);
+        t.header_bytes.push(header as i64);
         t.workload.push(&info.workload_labels[r.workload as usize]);
         t.measured.push(r.start >= info.measure_from && r.start < info.duration);
         t.path.push(w.path(i));

@@ -5,7 +5,10 @@
 use super::transports::ProfileChoice;
 use super::{Nodes, ScenarioSpec};
 use crate::error::{SpecError, SpecResult};
-use crate::limits::{shown, Memory, BYTES_PER_FLOW, BYTES_PER_QUEUED_SEGMENT, MAX_APP_WRITES, MAX_FLOW_SEGMENTS};
+use crate::limits::{
+    backlogged_share, shown, Memory, BYTES_PER_FLOW, BYTES_PER_OPEN_FLOW, BYTES_PER_QUEUED_SEGMENT, MAX_APP_WRITES,
+    MAX_FLOW_SEGMENTS,
+};
 use crate::metrics::{FlowRecord, PathInterner, Paths};
 use crate::routing::{flow_hash, Routes};
 use crate::topology::Topology;
@@ -76,9 +79,92 @@ pub(super) struct FlowSet {
     pub largest_burst: Burst,
     /// Per workload entry: the writes its flows' scheduled applications make.
     pub app_writes: Vec<u64>,
+    /// What the flows offer the network, for the estimate of the flows open at once.
+    pub offered: Offered,
+}
+
+/// The wire bits the finite flows offer each forward path, and when they start: from these,
+/// [`FlowSet::add_open_flows`] estimates how many flows are open at once.
+#[derive(Default)]
+pub(super) struct Offered {
+    /// By path id: wire bits of the finite flows routed over it.
+    path_bits: Vec<f64>,
+    /// The first and the last start of a finite flow.
+    span: Option<(Time, Time)>,
+}
+
+impl Offered {
+    /// Counts a finite flow of `wire` bytes starting at `start` over path `path`.
+    fn add(&mut self, path: u32, wire: u64, start: Time) {
+        let p = path as usize;
+        if self.path_bits.len() <= p {
+            self.path_bits.resize(p + 1, 0.0);
+        }
+        self.path_bits[p] += wire as f64 * 8.0;
+        self.span = Some(self.span.map_or((start, start), |(a, b)| (a.min(start), b.max(start))));
+    }
 }
 
 impl FlowSet {
+    /// Counts into `memory` the flows open at once, per workload entry of `entries`: each
+    /// long-lived flow, and of the finite flows the share their path's most loaded link cannot
+    /// have carried by the last arrival ([`backlogged_share`]: the bits its flows offer against
+    /// its rate over the time between the first and the last start). A run whose links keep up
+    /// adds nothing here; one whose flows arrive faster than the network serves them holds
+    /// them all open together.
+    pub fn add_open_flows(&self, topo: &Topology, entries: usize, memory: &mut Memory) {
+        let span = self.offered.span.map_or(0.0, |(a, b)| (b - a).as_secs_f64());
+        let mut link_bits = vec![0.0f64; topo.links.len()];
+        for (p, &bits) in self.offered.path_bits.iter().enumerate() {
+            for &l in self.paths.get(p as u32) {
+                link_bits[l as usize] += bits;
+            }
+        }
+        // Each path's share left open, and the link that leaves it.
+        let worst: Vec<(f64, u32)> = (0..self.offered.path_bits.len())
+            .map(|p| {
+                let share = |&l: &u32| {
+                    let link = &topo.links[l as usize];
+                    (backlogged_share(link_bits[l as usize], link.rate.0 as f64 * span), l)
+                };
+                self.paths.get(p as u32).iter().map(share).fold((0.0, 0), |a, b| if b.0 > a.0 { b } else { a })
+            })
+            .collect();
+        let mut open = vec![(0.0f64, 0u64, None::<(f64, u32)>); entries];
+        for r in &self.records {
+            let e = &mut open[r.workload as usize];
+            if r.size.is_none() {
+                e.1 += 1;
+            } else if let Some(&(share, l)) = worst.get(r.path as usize) {
+                e.0 += share;
+                if share > 0.0 && e.2.is_none_or(|(s, _)| share > s) {
+                    e.2 = Some((share, l));
+                }
+            }
+        }
+        for (i, &(finite, long_lived, link)) in open.iter().enumerate() {
+            let n = finite.ceil() as u64 + long_lived;
+            if n == 0 {
+                continue;
+            }
+            let why = match link {
+                Some(_) if span == 0.0 => " (they all start at the same time)".to_string(),
+                Some((_, l)) => {
+                    let link = &topo.links[l as usize];
+                    let rho = link_bits[l as usize] / (link.rate.0 as f64 * span);
+                    format!(
+                        " (link \"{}\" is offered {} times what it carries between the first and the last start, \
+                         so they wait for it)",
+                        link.name,
+                        shown(((rho * 10.0).round() / 10.0).max(1.0))
+                    )
+                }
+                None => " (long-lived)".to_string(),
+            };
+            memory.add(format!("workload[{i}]"), format!("about {n} flows open at once{why}"), n, BYTES_PER_OPEN_FLOW);
+        }
+    }
+
     /// Refuses a run whose scheduled applications would make more than [`MAX_APP_WRITES`]
     /// writes, naming the workload entry with the most, and the estimate.
     pub fn check_app_writes(&self) -> SpecResult<()> {
@@ -175,6 +261,7 @@ impl Planner<'_> {
             paths: Paths::default(),
             largest_burst: Burst::default(),
             app_writes: Vec::new(),
+            offered: Offered::default(),
         };
         let mut paths = PathInterner::default();
         // Taken from the end, so that the vector shrinks: last start first.
@@ -211,13 +298,11 @@ impl Planner<'_> {
         let fwd = self.routes.path(a.src, a.dst, hash);
         let rev = self.routes.path(a.dst, a.src, hash);
         // The initial window of a window-based sender (a paced sender has none).
-        let (mss, header, handshake, rc3, iw, app) = match &self.profiles[profile] {
-            Profile::Tcp { cfg, app } => (cfg.mss, cfg.header, true, cfg.rc3.is_some(), Some(cfg.iw), *app),
-            Profile::Paced { cfg, app, .. } => (cfg.mss, cfg.header, cfg.handshake, false, None, *app),
-            Profile::Kernel(k) => {
-                let cfg = k.planned_tcp();
-                (cfg.mss, cfg.header, true, false, Some(cfg.iw), None)
-            }
+        let (mss, header) = self.profiles[profile].packet_sizes();
+        let (handshake, rc3, iw, app) = match &self.profiles[profile] {
+            Profile::Tcp { cfg, app } => (true, cfg.rc3.is_some(), Some(cfg.iw), *app),
+            Profile::Paced { cfg, app, .. } => (cfg.handshake, false, None, *app),
+            Profile::Kernel(k) => (true, false, Some(k.planned_tcp().iw), None),
         };
         if let (Some(size), Some(AppTemplate::Scheduled { initial, chunk, .. })) = (a.size, app) {
             if set.app_writes.len() <= a.entry {
@@ -257,7 +342,11 @@ impl Planner<'_> {
             profile,
             workload: a.entry,
         });
-        set.records.push(record(a, profile, rtt_prop, ideal, paths.intern(fwd)));
+        let path = paths.intern(fwd);
+        if let Some(size) = a.size {
+            set.offered.add(path, size + segments * header as u64, a.start);
+        }
+        set.records.push(record(a, profile, rtt_prop, ideal, path));
         Ok(())
     }
 }

@@ -51,7 +51,7 @@ use crate::routing::{flow_hash, Routes, DENSE_LIMIT};
 use crate::topology::{NodeKind, Topology, TopologySpec};
 use crate::units::Time;
 use crate::workload::{FlowArrival, WorkloadEntry};
-use crate::world::{RunLimits, World};
+use crate::world::{Profile, RunLimits, World};
 use flows::Planner;
 use serde::Deserialize;
 use std::collections::BTreeMap;
@@ -168,6 +168,9 @@ pub struct RunInfo {
     /// Protocol label of each profile: derived for the default transport ("tcp-newreno-iw4"),
     /// the name for named transports.
     pub profile_labels: Vec<String>,
+    /// (payload, header) bytes of each profile's data packets ([`Profile::packet_sizes`]): the
+    /// flows table's `mss_bytes` and `header_bytes`.
+    pub profile_packet_sizes: Vec<(u32, u32)>,
     /// Label of each workload entry.
     pub workload_labels: Vec<String>,
     /// Start of the measurement window.
@@ -234,11 +237,14 @@ pub fn build_spec(spec: &ScenarioSpec, base_dir: &Path) -> SpecResult<(World, Ru
         return Err(SpecError::new("max_time", format!("expected max_time >= duration ({duration}), got {max_time}")));
     }
     flows.largest_burst.add_to(&mut memory);
+    flows.add_open_flows(&topo, spec.workload.len(), &mut memory);
+    let end = outputs::RunEnd::of(duration, spec.drain, max_time);
     let series =
-        outputs::build_series(&spec.output, &topo, &links, &flows.records, spec.workload.len(), max_time, &mut memory)?;
+        outputs::build_series(&spec.output, &topo, &links, &flows.records, spec.workload.len(), end, &mut memory)?;
     let capture = outputs::build_pcap(&spec.output, &topo, &flows.records, spec.workload.len())?;
     memory.check()?;
-    let mut info = RunInfo::of(spec, &topo, nodes.names, profiles.labels);
+    let packet_sizes = profiles.list.iter().map(Profile::packet_sizes).collect();
+    let mut info = RunInfo::of(spec, &topo, nodes.names, profiles.labels, packet_sizes);
     info.notices = notices;
     let is_host = topo.nodes.iter().map(|n| n.kind == NodeKind::Host).collect();
     let limits = RunLimits { duration, drain: spec.drain, max_time };
@@ -342,8 +348,14 @@ impl Nodes {
 }
 
 impl RunInfo {
-    /// The names and labels of a built scenario.
-    fn of(spec: &ScenarioSpec, topo: &Topology, node_names: Vec<String>, profile_labels: Vec<String>) -> RunInfo {
+    /// The names, labels and packet sizes of a built scenario.
+    fn of(
+        spec: &ScenarioSpec,
+        topo: &Topology,
+        node_names: Vec<String>,
+        profile_labels: Vec<String>,
+        profile_packet_sizes: Vec<(u32, u32)>,
+    ) -> RunInfo {
         let workload_labels = spec
             .workload
             .iter()
@@ -355,6 +367,7 @@ impl RunInfo {
             link_delays: topo.links.iter().map(|l| l.delay).collect(),
             node_names,
             profile_labels,
+            profile_packet_sizes,
             workload_labels,
             measure_from: spec.measure_from.map_or(Time::ZERO, |t| t.0),
             duration: spec.duration.0,

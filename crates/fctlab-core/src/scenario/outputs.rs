@@ -64,15 +64,15 @@ pub struct SeriesSpec {
 }
 
 /// Build step: the series recorder of `output` (none without `[output.series]`), its rows
-/// counted into `memory` for a run of `max_time` with the flows of `records`, from `entries`
-/// workload entries.
+/// counted into `memory` for a run that ends by `end` (its latest end: [`RunEnd`]) with the
+/// flows of `records`, from `entries` workload entries.
 pub(super) fn build_series(
     output: &OutputSpec,
     topo: &Topology,
     links: &[Link],
     records: &[FlowRecord],
     entries: usize,
-    max_time: Time,
+    end: RunEnd,
     memory: &mut Memory,
 ) -> SpecResult<SeriesRecorder> {
     let Some(s) = &output.series else {
@@ -93,7 +93,7 @@ pub(super) fn build_series(
         ls.push((id as u32, name.clone()));
         rows_per_sample += ROWS_PER_LINK + links[id].law_metric_count() as u64;
     }
-    add_series_memory(s, rows_per_sample, max_time, memory);
+    add_series_memory(s, rows_per_sample, end, memory);
     Ok(SeriesRecorder::new(s.interval.0, ls, sampled))
 }
 
@@ -176,16 +176,39 @@ fn chosen_flows(
     Ok(out)
 }
 
-/// Counts the series rows sampled every `s.interval` until `max_time` into `memory`.
-fn add_series_memory(s: &SeriesSpec, rows_per_sample: u64, max_time: Time, memory: &mut Memory) {
-    let samples = max_time.ps() / s.interval.0.ps();
+/// The latest time a run can end, and the field that says so: `max_time` for a run that
+/// drains (it may stop sooner, when every flow completed, but nothing says when), `duration`
+/// for one that does not (it stops there: `world::RunLimits`).
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub(super) struct RunEnd {
+    /// The time.
+    pub at: Time,
+    /// `"max_time"` or `"duration"`.
+    pub field: &'static str,
+}
+
+impl RunEnd {
+    /// The end of a run of `duration` that drains (`drain`) until at most `max_time`.
+    pub fn of(duration: Time, drain: bool, max_time: Time) -> RunEnd {
+        if drain {
+            RunEnd { at: max_time, field: "max_time" }
+        } else {
+            RunEnd { at: duration.min(max_time), field: "duration" }
+        }
+    }
+}
+
+/// Counts the series rows sampled every `s.interval` until the run's `end` into `memory`.
+fn add_series_memory(s: &SeriesSpec, rows_per_sample: u64, end: RunEnd, memory: &mut Memory) {
+    let samples = end.at.ps() / s.interval.0.ps();
     memory.add(
         "output.series.interval",
         format!(
-            "{:.3e} series rows ({rows_per_sample} per sample, one every {} s until max_time = {} s)",
+            "{:.3e} series rows ({rows_per_sample} per sample, one every {} s until {} = {} s)",
             samples as f64 * rows_per_sample as f64,
             shown(s.interval.0.as_secs_f64()),
-            shown(max_time.as_secs_f64())
+            end.field,
+            shown(end.at.as_secs_f64())
         ),
         samples.saturating_mul(rows_per_sample),
         BYTES_PER_SERIES_ROW,

@@ -26,7 +26,7 @@
 //! bindings, the tests), and a queue owned by the emulator would have to be passed through
 //! the handler of every event.
 
-use crate::capture::{Capture, CapturePlan};
+use crate::capture::{Capture, CapturePlan, FlowFacts};
 use crate::metrics::flows::PacketCounts;
 use crate::metrics::series::FlowSample;
 use crate::metrics::{FlowRecord, Paths, SeriesRecorder};
@@ -91,6 +91,20 @@ impl Profile {
             }
             Profile::Paced { cfg, .. } => cfg.law.label(),
             Profile::Kernel(k) => format!("linux-{}", k.cc),
+        }
+    }
+
+    /// The (payload, header) bytes of this profile's data packets: `mss`, and the headers on
+    /// the wire its sender puts on each (its congestion header included; a paced sender's
+    /// fallback to TCP sends fewer).
+    pub fn packet_sizes(&self) -> (u32, u32) {
+        match self {
+            Profile::Tcp { cfg, .. } => (cfg.mss, cfg.header),
+            Profile::Paced { cfg, .. } => (cfg.mss, cfg.header),
+            Profile::Kernel(k) => {
+                let cfg = k.planned_tcp();
+                (cfg.mss, cfg.header)
+            }
         }
     }
 
@@ -608,8 +622,14 @@ impl World {
         let (Some(c), Some(pkt)) = (self.capture.as_deref_mut(), self.links[l as usize].head_in_flight()) else {
             return;
         };
-        let records = &self.records;
-        c.record(self.now, l, pkt, || records.get(pkt.flow as usize).and_then(|r| r.size));
+        let (records, profiles) = (&self.records, &self.profiles);
+        c.record(self.now, l, pkt, || {
+            let r = records.get(pkt.flow as usize);
+            FlowFacts {
+                stream_end: r.and_then(|r| r.size),
+                mss: r.map_or(0, |r| profiles[r.profile as usize].packet_sizes().0),
+            }
+        });
     }
 
     /// What the series read of each sampled flow's sender (None: not active).

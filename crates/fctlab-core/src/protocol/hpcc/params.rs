@@ -69,9 +69,11 @@ impl HpccKeys {
 
 impl ProtocolKeys for HpccKeys {
     fn profile(&self, c: Common) -> SpecResult<Profile> {
-        // The INT header (2 bytes and five 8-byte records, the paper's) rides on TCP/IP's.
+        // The INT header (2 bytes and five 8-byte records, the paper's) rides on TCP/IP's, which
+        // `header` gives (docs/scenario.md, HPCC: "added to `header`"): HPCC's own packets are
+        // 48 bytes of headers without it (`fctlab.hpcc_files.HEADER`), 90 with it.
         let cfg = TcpConfig {
-            header: c.header.unwrap_or(TcpConfig::default().header + HPCC_HEADER),
+            header: c.header.unwrap_or(TcpConfig::default().header) + HPCC_HEADER,
             cc: CcConfig::Hpcc(self.config()?),
             ..c.cfg
         };

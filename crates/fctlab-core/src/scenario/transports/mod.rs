@@ -247,6 +247,7 @@ mod tests {
     use super::super::KernelStack;
     use super::*;
     use crate::transport::tcp::TcpConfig;
+    use crate::units::Time;
     use crate::world::Profile;
 
     fn table(json: serde_json::Value) -> TransportTable {
@@ -307,5 +308,43 @@ mod tests {
         assert_eq!(cfg.fallback.map(|f| f.header), Some(d.header));
         let Profile::Tcp { cfg, .. } = profile(serde_json::json!({"protocol": "rc3"}), None).unwrap() else { panic!() };
         assert_eq!(cfg.rc3, Some(crate::protocol::rc3::Rc3Config::default()));
+    }
+
+    /// docs/scenario.md, HPCC: the INT header is "added to `header`", so HPCC's own 48-byte
+    /// headers (`fctlab hpcc run`) become 90 on the wire, not 48.
+    #[test]
+    fn hpccs_int_header_is_added_to_the_header_given() {
+        let header = |t: serde_json::Value| match profile(t, None).unwrap() {
+            Profile::Tcp { cfg, .. } => cfg.header,
+            _ => panic!("HPCC is window-based"),
+        };
+        let hpcc = crate::protocol::HPCC_HEADER;
+        assert_eq!(header(serde_json::json!({"protocol": "hpcc", "line_rate": "10Gbps"})), 40 + hpcc);
+        assert_eq!(header(serde_json::json!({"protocol": "hpcc", "line_rate": "10Gbps", "header": 48})), 48 + hpcc);
+        // A default transport's header reaches a named HPCC transport the same way.
+        let base = serde_json::json!({"header": 48});
+        let Profile::Tcp { cfg, .. } =
+            profile(serde_json::json!({"protocol": "hpcc", "line_rate": "10Gbps"}), Some(base)).unwrap()
+        else {
+            panic!()
+        };
+        assert_eq!(cfg.header, 48 + hpcc);
+    }
+
+    /// `min_rto` without `initial_rto` lowers the first timeout with it, in both senders.
+    #[test]
+    fn a_min_rto_alone_sets_the_initial_rto_of_both_senders() {
+        let ms = Time::from_ms;
+        let Profile::Tcp { cfg, .. } = profile(serde_json::json!({"min_rto": "1ms"}), None).unwrap() else { panic!() };
+        assert_eq!((cfg.initial_rto, cfg.min_rto), (ms(5), ms(1)));
+        let Profile::Tcp { cfg, .. } = profile(serde_json::json!({}), None).unwrap() else { panic!() };
+        assert_eq!(cfg.initial_rto, Time::from_secs(1));
+        let rcp = serde_json::json!({"protocol": "rcp", "min_rto": "2ms"});
+        let Profile::Paced { cfg, .. } = profile(rcp, None).unwrap() else { panic!() };
+        assert_eq!((cfg.initial_rto, cfg.min_rto), (ms(10), ms(2)));
+        let Profile::Paced { cfg, .. } = profile(serde_json::json!({"protocol": "rcp"}), None).unwrap() else {
+            panic!()
+        };
+        assert_eq!(cfg.initial_rto, ms(500));
     }
 }

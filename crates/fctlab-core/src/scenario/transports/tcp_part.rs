@@ -171,6 +171,27 @@ pub struct TcpPart {
     pub app: Option<AppSpec>,
 }
 
+/// The RTO before the first RTT sample (the SYN's timeout): `initial_rto` if given; else, if
+/// `min_rto` is given, [`INITIAL_RTO_PER_MIN_RTO`] x `min_rto`, at most `default` and at least
+/// `min_rto`; else `default` (1 s, RFC 6298 sec. 2.1; a paced sender's 500 ms).
+///
+/// RFC 6298 keeps the first timeout no shorter than the floor every later RTO obeys (sec. 2.1
+/// and 2.4: both 1 s), and TCP's defaults here (1 s over a 200 ms floor, Linux's) keep it five
+/// floors long: a scenario that lowers the floor for a fabric of microsecond round trips lowers
+/// the first timeout with it, instead of leaving a lost SYN waiting a whole second, and setting
+/// `min_rto` to its default changes nothing.
+pub fn initial_rto(given: Option<Time>, min_rto: Option<Time>, default: Time) -> Time {
+    match (given, min_rto) {
+        (Some(t), _) => t,
+        (None, Some(floor)) => floor.max(default.min(Time(floor.ps().saturating_mul(INITIAL_RTO_PER_MIN_RTO)))),
+        (None, None) => default,
+    }
+}
+
+/// The derived `initial_rto` in floors (`min_rto`): TCP's default initial RTO over its default
+/// floor, 1 s / 200 ms.
+pub const INITIAL_RTO_PER_MIN_RTO: u64 = 5;
+
 /// What a protocol builds its profile from: the TCP part applied to TCP's defaults, and what
 /// the user gave where a protocol has defaults of its own.
 #[derive(Clone, Debug)]
@@ -184,6 +205,8 @@ pub struct Common {
     pub iw: Option<u32>,
     /// `initial_rto`, if given.
     pub initial_rto: Option<Time>,
+    /// `min_rto`, if given.
+    pub min_rto: Option<Time>,
     /// The application, None for bulk.
     pub app: Option<AppTemplate>,
     /// The build's plug-ins (`transport.cc = "rust:..."`).
@@ -204,7 +227,7 @@ impl TcpPart {
             iw: self.iw.map_or(d.iw, |w| w.0),
             initial_ssthresh: self.ssthresh.map_or(d.initial_ssthresh, |b| b.0),
             rwnd: self.rwnd.map_or(d.rwnd, |b| b.0),
-            initial_rto: self.initial_rto.map_or(d.initial_rto, |t| t.0),
+            initial_rto: initial_rto(self.initial_rto.map(|t| t.0), self.min_rto.map(|t| t.0), d.initial_rto),
             min_rto: self.min_rto.map_or(d.min_rto, |t| t.0),
             max_rto: self.max_rto.map_or(d.max_rto, |t| t.0),
             rto_granularity: self.rto_granularity.map_or(d.rto_granularity, |t| t.0),
@@ -219,6 +242,7 @@ impl TcpPart {
             header: self.header.map(|h| h.0),
             iw: self.iw.map(|w| w.0),
             initial_rto: self.initial_rto.map(|t| t.0),
+            min_rto: self.min_rto.map(|t| t.0),
             app: self.app()?,
             plugins: plugins.clone(),
         })
@@ -254,12 +278,32 @@ impl Common {
         let paced = PacedConfig {
             mss: self.cfg.mss,
             header,
-            initial_rto: self.initial_rto.unwrap_or(Time::from_ms(500)),
+            initial_rto: initial_rto(self.initial_rto, self.min_rto, Time::from_ms(500)),
             min_rto: self.cfg.min_rto,
             law,
             handshake,
             fallback: fallback.map(|f| TcpConfig { header: tcp_header, ..f }),
         };
         Profile::Paced { cfg: paced, rx: TcpConfig { header, ..self.cfg }, app: self.app }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_initial_rto_follows_a_lowered_floor_within_the_default_and_the_floor() {
+        let (ms, us) = (Time::from_ms, Time::from_us);
+        let tcp = Time::from_secs(1);
+        assert_eq!(initial_rto(None, None, tcp), tcp);
+        assert_eq!(initial_rto(Some(ms(3)), Some(ms(1)), tcp), ms(3), "given, kept");
+        assert_eq!(initial_rto(None, Some(ms(1)), tcp), ms(5));
+        assert_eq!(initial_rto(None, Some(us(45)), tcp), us(225));
+        assert_eq!(initial_rto(None, Some(ms(200)), tcp), tcp, "the default floor: the default");
+        assert_eq!(initial_rto(None, Some(ms(500)), tcp), tcp, "at most the default...");
+        assert_eq!(initial_rto(None, Some(Time::from_secs(2)), tcp), Time::from_secs(2), "...and at least the floor");
+        assert_eq!(initial_rto(None, Some(ms(200)), ms(500)), ms(500), "a paced sender's default");
+        assert_eq!(initial_rto(None, Some(Time::MAX), tcp), Time::MAX, "no overflow");
     }
 }
