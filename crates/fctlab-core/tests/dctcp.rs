@@ -63,13 +63,42 @@ fn two_dctcp_flows_hold_the_queue_in_the_band_of_the_analysis() {
     assert!(q.iter().all(|&x| x > 0.0), "the queue never drains");
     let link = &w.links[BOTTLENECK];
     assert_eq!(link.stats.drops_pkts, 0, "marks, not drops");
-    // alpha settles near the analysis's sqrt(2 / W*), W* = (C x RTT + K) / N.
-    let alpha: Vec<f64> =
-        series_rows(&w, "dctcp_alpha", "flow0").into_iter().filter(|&(t, _)| t > 0.05).map(|(_, a)| a).collect();
-    let mean = alpha.iter().sum::<f64>() / alpha.len() as f64;
-    let analysis = (2.0 / ((bdp + 40.0) / 2.0)).sqrt();
-    eprintln!("alpha mean {mean:.3}, analysis {analysis:.3}");
-    assert!((mean - analysis).abs() < 0.35 * analysis, "alpha {mean} against {analysis}");
+    // alpha against the analysis: `the_marked_fraction_and_alpha_follow_the_analysis`.
+}
+
+/// Sec. 3.3, eq. (7): N synchronized flows mark one window of data in each sawtooth, so the
+/// fraction of packets marked, and alpha with it, is alpha ~ sqrt(2 / W*), W* = (C x RTT + K) / N.
+/// Two long flows at 10 Gb/s, RTT 100 us, K = 65 (the paper's K at 10 Gb/s): C x RTT = 83.3
+/// packets, W* = 74.2, sqrt(2 / W*) = 0.164 (the exact root of alpha^2 (1 - alpha/4) =
+/// (2W* + 1) / (W* + 1)^2 before that approximation is 0.166).
+///
+/// The tolerance, 10%, is the analysis's own resolution rather than a fit: the marked span of a
+/// cycle is one round trip only to within a packet of each flow (the queue crosses K, and the
+/// reaction reaches it, at packet boundaries: 1 / W* = 1.3% of the span), the approximation
+/// sqrt(2 / W*) is 1% from its exact root, and the fluid model's round trip is one number
+/// where a packet's varies with the queue across the sawtooth by A / (C x RTT + K) = 8%.
+/// A second reduction in the same window (two per sawtooth) takes alpha to about
+/// sqrt(1 / W*) = 0.71 of the analysis, well outside.
+#[test]
+fn the_marked_fraction_and_alpha_follow_the_analysis() {
+    let (n, k, warm, secs) = (2, 65.0, 0.05, 0.2);
+    let mut spec = long_flows(n, "10Gbps", step(65), json!({"cc": "dctcp", "iw": 10}), secs);
+    spec["output"]["series"]["flows"] = json!([0, 1]);
+    let w = run(spec);
+    let bdp = 10e9 * 100e-6 / (PKT * 8.0);
+    let analysis = (2.0 / ((bdp + k) / n as f64)).sqrt();
+    let after = |metric: &str, target: &str| -> Vec<f64> {
+        series_rows(&w, metric, target).into_iter().filter(|&(t, _)| t > warm).map(|(_, v)| v).collect()
+    };
+    // Packets the bottleneck sent after the warm-up, from its throughput samples (20 us apart).
+    let sent = after("throughput_bps", "bottleneck").iter().sum::<f64>() * 20e-6 / (PKT * 8.0);
+    let marks = after("ecn_marks", "bottleneck");
+    let marked = (marks[marks.len() - 1] - marks[0]) / sent;
+    let mean = |v: Vec<f64>| v.iter().sum::<f64>() / v.len() as f64;
+    let alpha = (mean(after("dctcp_alpha", "flow0")) + mean(after("dctcp_alpha", "flow1"))) / 2.0;
+    eprintln!("marked fraction {marked:.3}, mean alpha {alpha:.3}, analysis sqrt(2 / W*) {analysis:.3}");
+    assert!((marked - analysis).abs() <= 0.10 * analysis, "marked fraction {marked:.3} against {analysis:.3}");
+    assert!((alpha - analysis).abs() <= 0.10 * analysis, "mean alpha {alpha:.3} against {analysis:.3}");
 }
 
 /// A drop-tail TCP fills the buffer; DCTCP at the same port keeps the queue near K and the
