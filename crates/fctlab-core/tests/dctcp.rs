@@ -66,13 +66,13 @@ fn two_dctcp_flows_hold_the_queue_in_the_band_of_the_analysis() {
     // alpha against the analysis: `the_marked_fraction_and_alpha_follow_the_analysis`.
 }
 
-/// Sec. 3.3, eq. (7): N synchronized flows mark one window of data in each sawtooth, so the
+/// Sec. 3.3: N synchronized flows mark one window of data in each sawtooth, so the
 /// fraction of packets marked, and alpha with it, is alpha ~ sqrt(2 / W*), W* = (C x RTT + K) / N.
 /// Two long flows at 10 Gb/s, RTT 100 us, K = 65 (the paper's K at 10 Gb/s): C x RTT = 83.3
 /// packets, W* = 74.2, sqrt(2 / W*) = 0.164.
 ///
 /// The tolerance is the analysis's own resolution at this W* ([`SawtoothQueue::alpha_tolerance`],
-/// 8.7%): sqrt(2 / W*) is 1.1% from the exact root of (7) (0.166); (7) holds alpha constant
+/// 8.7%): sqrt(2 / W*) is 1.1% from the exact root (0.166); the analysis holds alpha constant
 /// where DCTCP's moving average (g = 1/16) cuts at its trough, which over a sawtooth of 5.7
 /// windows raises the marked fraction by 6.2%; and a flow's marked span is one window to within
 /// a packet, 1 / W* = 1.3%. A second reduction in the same window (two per sawtooth) takes the
@@ -89,8 +89,9 @@ fn the_marked_fraction_and_alpha_follow_the_analysis() {
     let after = |metric: &str, target: &str| -> Vec<f64> {
         series_rows(&w, metric, target).into_iter().filter(|&(t, _)| t > warm).map(|(_, v)| v).collect()
     };
-    // Packets the bottleneck sent after the warm-up, from its throughput samples (20 us apart).
-    let sent = after("throughput_bps", "bottleneck").iter().sum::<f64>() * 20e-6 / (PKT * 8.0);
+    // Packets the bottleneck sent between the first sample after the warm-up and the last, from
+    // its throughput samples (20 us apart, each the rate over the interval before it).
+    let sent = after("throughput_bps", "bottleneck")[1..].iter().sum::<f64>() * 20e-6 / (PKT * 8.0);
     let marks = after("ecn_marks", "bottleneck");
     let marked = (marks[marks.len() - 1] - marks[0]) / sent;
     let mean = |v: Vec<f64>| v.iter().sum::<f64>() / v.len() as f64;

@@ -5,15 +5,15 @@
 //! threshold at
 //!
 //! ```text
-//!        W* = (C x RTT + K) / N
-//! (7)    alpha^2 (1 - alpha/4) = (2 W* + 1) / (W* + 1)^2,   alpha ~ sqrt(2 / W*)
-//! (8)    D = (W* + 1) alpha / 2                    the cut per flow = the sawtooth's period in RTTs
-//! (9)    A = N D ~ (1/2) sqrt(2 N (C x RTT + K))
-//! (11)   Q_max = K + N,   Q_min = Q_max - A
+//! W*     = (C x RTT + K) / N
+//! alpha:   alpha^2 (1 - alpha/4) = (2 W* + 1) / (W* + 1)^2,   alpha ~ sqrt(2 / W*)
+//! D      = (W* + 1) alpha / 2           each flow's cut = the sawtooth's period in RTTs
+//! A      = N D ~ (1/2) sqrt(2 N (C x RTT + K))
+//! Q_max  = K + N,   Q_min = Q_max - A
 //! ```
 //!
-//! The analysis takes alpha as constant over a sawtooth. DCTCP's alpha is the moving average (1)
-//! of the per-window fraction F, so in steady state it rises by g (1 - alpha) once per sawtooth,
+//! The analysis takes alpha as constant over a sawtooth. DCTCP's alpha is the moving average
+//! of the per-window fraction F (`host.rs`, eq. 1), so in steady state it rises by g (1 - alpha) once per sawtooth,
 //! in the window that carries the marks, and decays by (1 - g) in each of the other D - 1; the
 //! cut comes at the first marked ACK, before that window's update, so it uses alpha at its
 //! trough,
@@ -22,10 +22,10 @@
 //!        alpha_cut = g (1 - g)^(D-1) / (1 - (1 - g)^D),   D = (W* + 1) alpha_cut / 2
 //! ```
 //!
-//! and with one marked window in D the marked fraction is 1 / D, above (7)'s alpha where the
+//! and with one marked window in D the marked fraction is 1 / D, above the analysis's alpha where the
 //! sawtooth lasts several windows (+6% at W* = 74 with g = 1/16), about equal to it at a few.
-//! [`SawtoothQueue::alpha_tolerance`] adds that to the other two approximations of (7): its
-//! square root, and windows counted in whole packets.
+//! [`SawtoothQueue::alpha_tolerance`] adds that to the analysis's other two approximations of
+//! alpha: the square root, and windows counted in whole packets.
 
 /// The shape of the queue under N identical long-lived DCTCP flows (sec. 3.3), in packets:
 /// `bdp` = C x RTT in packets, `k` the marking threshold.
@@ -33,13 +33,13 @@
 pub struct SawtoothQueue {
     /// W* = (C x RTT + K) / N: the window at which the queue reaches K.
     pub w_star: f64,
-    /// Q_max = K + N: the queue when the windows reach W* + 1 (11).
+    /// Q_max = K + N: the queue when the windows reach W* + 1.
     pub q_max: f64,
-    /// A = N D = (1/2) sqrt(2 N (C x RTT + K)): the amplitude of the oscillation (9).
+    /// A = N D = (1/2) sqrt(2 N (C x RTT + K)): the amplitude of the oscillation.
     pub amplitude: f64,
     /// Q_min = Q_max - A.
     pub q_min: f64,
-    /// T_C = D = (1/2) sqrt(2 (C x RTT + K) / N): the period, in round-trip times (10).
+    /// T_C = D = (1/2) sqrt(2 (C x RTT + K) / N): the period, in round-trip times.
     pub period_rtts: f64,
 }
 
@@ -62,12 +62,12 @@ impl SawtoothQueue {
         bdp / 7.0
     }
 
-    /// (7)'s approximation: alpha ~ sqrt(2 / W*).
+    /// The analysis's alpha ~ sqrt(2 / W*).
     pub fn alpha(&self) -> f64 {
         (2.0 / self.w_star).sqrt()
     }
 
-    /// (7) before its approximation: the root in (0, 1] of alpha^2 (1 - alpha/4) =
+    /// The analysis's alpha before its approximation: the root in (0, 1] of alpha^2 (1 - alpha/4) =
     /// (2 W* + 1) / (W* + 1)^2 (1 where there is none, W* below about 1.4: every packet marked).
     pub fn alpha_exact(&self) -> f64 {
         let w = self.w_star;
@@ -76,7 +76,7 @@ impl SawtoothQueue {
     }
 
     /// The marked fraction 1 / D when the cut uses the trough of DCTCP's moving average with
-    /// weight `g` (module docs), where (7) holds alpha constant.
+    /// weight `g` (module docs), where the analysis holds alpha constant.
     pub fn alpha_ewma(&self, g: f64) -> f64 {
         let half = (self.w_star + 1.0) / 2.0;
         let trough = |d: f64| g * (1.0 - g).powf(d - 1.0) / (1.0 - (1.0 - g).powf(d));
@@ -135,7 +135,7 @@ mod tests {
         assert!(worst > -1.0 && worst < 2.0, "{worst}");
     }
 
-    /// (7): the exact root solves the cubic and nears sqrt(2 / W*) as W* grows; below W* of
+    /// The exact root solves the cubic and nears sqrt(2 / W*) as W* grows; below W* of
     /// about 1.4 there is none and every packet is marked.
     #[test]
     fn the_exact_alpha_solves_the_cubic() {
