@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import math
 
+import polars as pl
 import pytest
 
 import fctlab
@@ -141,3 +142,39 @@ def test_a_named_transport_inherits_dctcps_constants_only_if_it_runs_dctcp():
     s["transports"]["reno"]["dctcp_g"] = 0.1
     with pytest.raises(ScenarioError, match=r"`transports.reno.dctcp_g`: set, but only"):
         fctlab.run(s)
+
+
+def test_the_analysis_resolves_alpha_as_the_core_does():
+    # The core's numbers (`protocol::dctcp::analysis` tests): two flows at 10 Gb/s, K = 65.
+    a = dctcp.sawtooth(2, 10e9, 65)
+    assert a["w_star"] == pytest.approx(74.17, abs=0.01)
+    assert a["alpha_ewma"] == pytest.approx(0.1764, abs=1e-3), "the cut at alpha's trough: 6% above the exact root"
+    assert a["tolerance"] == pytest.approx(0.087, abs=1e-3)
+    assert a["amplitude_ewma"] == pytest.approx(2 / a["alpha_ewma"])
+    # Ten flows: a sawtooth of under three windows, where the moving average changes nothing.
+    ten = dctcp.sawtooth(10, 10e9, 65)
+    assert ten["alpha_ewma"] == pytest.approx(ten["alpha_root"], rel=0.01)
+    assert ten["tolerance"] == pytest.approx(1 / ten["w_star"], abs=0.01)
+
+
+def test_queue_stats_count_marks_over_the_packets_sent():
+    # Three samples 10 us apart at 1.2 Gb/s: one 1,500-byte packet in each interval; the marks
+    # go 4 -> 5 -> 5 over the two intervals after the first sample, two packets sent.
+    wide = pl.DataFrame(
+        {
+            "time_s": [0.0, 1e-5, 2e-5],
+            "bottleneck_queue_bytes": [3000.0, 4500.0, 1500.0],
+            "bottleneck_throughput_bps": [1.2e9, 1.2e9, 1.2e9],
+            "bottleneck_ecn_marks": [4.0, 5.0, 5.0],
+            "flow0_dctcp_alpha": [0.2, 0.2, 0.2],
+            "flow1_dctcp_alpha": [0.4, 0.4, 0.4],
+            "flow0_acked_bytes": [0.0, 1000.0, 3000.0],
+            "flow1_acked_bytes": [0.0, 500.0, 1000.0],
+        }
+    )
+    m = dctcp.queue_stats(wide, 2, 2.4e9)
+    assert (m["min"], m["max"], m["mean"]) == (1.0, 3.0, 2.0)
+    assert m["marked"] == pytest.approx(1 / 2)
+    assert m["alpha"] == pytest.approx(0.3), "each flow's mean, then the mean over flows"
+    assert m["util"] == pytest.approx(0.5)
+    assert (m["share_min"], m["share_max"]) == (pytest.approx(0.5), pytest.approx(1.5))

@@ -84,6 +84,15 @@ def analyze_convergence(runs: Runs, ctx: Context) -> str:
         + "\n\n| paper (sec. 4.2) | fctlab |\n|---|---|\n"
         + "| DCTCP converges quickly to the fair share, as TCP does, and all flows get their share | "
         + f"Jain's index >= {worst:.3f} in every phase |\n"
+        + (
+            "\nWith "
+            + " and ".join(sorted({f"{n}" for n, j, _ in got["dctcp"] if j < 0.95}))
+            + " flows DCTCP's index is below 0.95: the flows settle into unequal shares that a deterministic run "
+            "with equal round trips does not even out (`dctcp-queue` shows the same at 1 Gb/s, N = 2, K = 20, its "
+            "flows' shares column).\n"
+            if worst < 0.95
+            else ""
+        )
         + f"\nTimeouts: DCTCP {timeouts['dctcp']}, NewReno {timeouts['newreno']}. A NewReno flow whose first packets "
         "meet a full drop-tail buffer waits out RFC 6298's initial RTO of 1 s (no RTT sample yet), and one that times "
         "out later waits at least the 200 ms minimum RTO, two thirds of a phase at this RTT of 100 us: it sits at zero "

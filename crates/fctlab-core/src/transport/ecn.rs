@@ -8,8 +8,13 @@
 //! | [`EcnMode::Dctcp`] (RFC 8257) | all, ACKs and SYNs included (Linux) | exactly the CE of the packets the ACK covers (`protocol/dctcp/echo.rs`) | DCTCP's cwnd (1 - alpha/2) |
 //!
 //! In either mode the sender reduces at most once per window of data: after a reduction (or
-//! a loss recovery) it ignores ECE until everything then outstanding is acknowledged, and it
-//! sets CWR on the first new data packet after the reduction (sec. 6.1.2). Sender and
+//! a loss recovery) it ignores ECE until an ACK covers data sent after it, and it sets CWR on
+//! the first new data packet after the reduction (sec. 6.1.2). The ACK of exactly what was
+//! outstanding at the reduction still belongs to the reduced window (its last packet, sent
+//! before the reduction, was marked in the same congestion): ns-2's `seqno > recover_`, Linux's
+//! CWR state left only once snd_una is past high_seq. Taking that ACK's ECE as a new signal
+//! cuts twice per sawtooth, and DCTCP's alpha falls to about sqrt(1 / W*) instead of sec. 3.3's
+//! sqrt(2 / W*). Sender and
 //! receiver are both configured from the scenario, so there is no negotiation on the SYN.
 //!
 //! [`CongestionControl::on_ecn_echo`]: crate::transport::cc::CongestionControl::on_ecn_echo
@@ -35,8 +40,8 @@ pub struct EcnSender {
     mode: EcnMode,
     /// CWR goes on the next new data packet.
     cwr_pending: bool,
-    /// No reduction until the cumulative ACK reaches this byte (the highest byte sent at the
-    /// last reduction).
+    /// No reduction until the cumulative ACK reaches this byte: one past the highest byte sent
+    /// at the last reduction (0: none yet).
     hold_until: u64,
     /// Reductions made for ECE.
     pub reductions: u64,
@@ -76,16 +81,17 @@ impl EcnSender {
     }
 
     /// An ACK with ECE arrived, the cumulative ACK at `una`: true if the window is to be
-    /// reduced now (the last reduction's window is acknowledged and no loss recovery runs).
+    /// reduced now (the ACK covers data sent after the last reduction and no loss recovery
+    /// runs).
     #[inline]
     pub fn may_reduce(&self, una: u64, recovering: bool) -> bool {
         !recovering && una >= self.hold_until
     }
 
     /// The window was reduced with `high` the highest byte sent: hold further reductions
-    /// until it is acknowledged; `for_ece` counts it as an ECN reduction and sets CWR.
+    /// until an ACK goes past it; `for_ece` counts it as an ECN reduction and sets CWR.
     pub fn reduced(&mut self, high: u64, for_ece: bool) {
-        self.hold_until = self.hold_until.max(high);
+        self.hold_until = self.hold_until.max(high + 1);
         if for_ece && self.is_on() {
             self.reductions += 1;
             self.cwr_pending = true;
@@ -163,12 +169,29 @@ mod tests {
         assert!(s.may_reduce(0, false));
         s.reduced(10_000, true);
         assert!(!s.may_reduce(9_999, false), "once per window");
-        assert!(s.may_reduce(10_000, false));
-        assert!(!s.may_reduce(10_000, true), "not during a loss recovery");
+        assert!(s.may_reduce(11_000, false));
+        assert!(!s.may_reduce(11_000, true), "not during a loss recovery");
         assert_eq!(s.data(true), Ecn::NOT_ECT, "CWR waits for new data");
         assert!(s.data(false).cwr());
         assert!(!s.data(false).cwr(), "CWR once");
         assert_eq!(s.reductions, 1);
+    }
+
+    /// Sec. 6.1.2 as ns-2 (`seqno > recover_`) and Linux (CWR ends once snd_una is past
+    /// high_seq) apply it: bytes 0..10,000 were sent when the window was reduced, so the ACK
+    /// of exactly those bytes still answers for the reduced window, the last packet sent before
+    /// the reduction with it; its ECE is not a new signal. Only an ACK that covers data sent
+    /// after the reduction may reduce again.
+    #[test]
+    fn the_ack_of_the_last_packet_before_a_reduction_does_not_reduce_again() {
+        let mut s = EcnSender::new(EcnMode::Dctcp);
+        s.reduced(10_000, true);
+        assert!(!s.may_reduce(10_000, false), "the reduced window's own last ACK");
+        assert!(s.may_reduce(10_001, false), "an ACK of data sent after the reduction");
+        // A loss recovery holds the same way (the window it reduced is everything sent before).
+        s.reduced(20_000, false);
+        assert!(!s.may_reduce(20_000, false));
+        assert!(s.may_reduce(21_460, false));
     }
 
     #[test]
