@@ -489,6 +489,14 @@ mod tests {
         let f = p.fault.fault().unwrap();
         assert_eq!(f.hook, "header");
         assert!(f.message.contains("field cc.cwnd"), "{}", f.message);
+        // An infinite window or feedback is refused as NaN is.
+        for words in [[f32::INFINITY.to_bits(), 0, 0], [0, 0, f32::INFINITY.to_bits()]] {
+            let p = plugin(Header { tag: 3, words });
+            let cc = PluginCc::new(HostPlugin(p), init(1));
+            assert_eq!(cc.header(&st(), ctx), CongestionHeader::None);
+            let f = p.fault.fault().expect("+inf refused");
+            assert!(f.message.contains("field cc.cwnd") || f.message.contains("field cc.feedback"), "{}", f.message);
+        }
         // A valid one crosses unchanged, a plug-in's own tag with any words.
         let xcp = CongestionHeader::Xcp(XcpHeader { cwnd: 1e4, rtt_us: 5, feedback: 0.5 });
         let p = plugin(to_plugin(xcp));
