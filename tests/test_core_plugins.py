@@ -6,6 +6,7 @@ keep the rows already written; a library of another API version, or none at all,
 from __future__ import annotations
 
 import json
+import re
 import subprocess
 import textwrap
 from pathlib import Path
@@ -195,6 +196,152 @@ def test_a_rust_panic_is_contained_and_named(tmp_path):
         fctlab.run(small_dumbbell(transport={"cc": f"rust:{lib}"}))
     msg = str(e.value)
     assert "failed in on_ack for flow 7 at t = " in msg and msg.endswith("index out of range in flow 7")
+
+
+WRAPPING_RS = """
+use fctlab_plugin::{HostInit, HostLaw, Ps, Window};
+
+pub struct Wrapping;
+
+impl HostLaw for Wrapping {
+    fn new(_init: &HostInit) -> Result<Self, String> {
+        Ok(Wrapping)
+    }
+    fn on_ack(&mut self, w: &mut Window, _now: Ps, acked: u64, _srtt: Option<Ps>) {
+        w.cwnd += acked.min(w.abc);
+    }
+    fn on_congestion(&mut self, w: &mut Window, _now: Ps, _flight: u64) {
+        // A decrease written as a difference of unsigned integers: it wraps to about 2^64.
+        w.cwnd = w.cwnd.wrapping_sub(10 * w.cwnd);
+    }
+}
+
+fctlab_plugin::export_plugin!(name = "wrapping", host = Wrapping);
+"""
+
+WRAPPING_PY = """
+class Wrapping:
+    def __init__(self, conn):
+        pass
+
+    def on_ack(self, w, now, acked, srtt):
+        w.cwnd += min(acked, w.abc)
+
+    def on_congestion(self, w, now, flight):
+        w.cwnd = WINDOW
+"""
+
+
+def test_a_window_beyond_the_bounds_stops_the_run_naming_the_field_for_rust_and_python(tmp_path):
+    """A Rust law whose decrease wraps to about 2^64 ran on (it retransmitted most of its flow);
+    the same law in Python was refused by a conversion error naming no field. Both are now the
+    plug-in's fault, naming the hook, the flow and the field, and so is a window above 2^50 B."""
+    lib = plugins.build(_crate(tmp_path / "wrapping", WRAPPING_RS), quiet=True)
+    with pytest.raises(PluginError) as e:
+        fctlab.run(_tcp(f"rust:{lib}"))
+    msg = str(e.value)
+    assert re.search(r"failed in on_congestion for flow \d+ at t = [\d.]+ s: cwnd = 18446744073\d{9} B: ", msg), msg
+    assert "expected at most 2^50 B (1.1e15 B)" in msg and "went below zero" in msg
+    for i, (window, expected) in enumerate([
+        ("w.cwnd - 10 * w.cwnd", r"ValueError: cwnd = -\d+: expected bytes >= 0"),
+        ("2 ** 50 + 1", r"ValueError: cwnd = 1125899906842625 B: expected at most 2\^50 B"),
+        ("2 ** 64", r"ValueError: cwnd = 18446744073709551616 B: expected at most 2\^50 B"),
+        ("float('nan')", r"ValueError: cwnd = nan: expected a finite number of bytes"),
+        ("'10'", r"TypeError: cwnd = '10': expected a number of bytes"),
+    ]):
+        law = tmp_path / f"wrapping{i}.py"  # a file of its own: a loaded class is kept per file
+        law.write_text(WRAPPING_PY.replace("WINDOW", window))
+        with pytest.raises(PluginError) as e:
+            fctlab.run(_tcp(f"python:{law}:Wrapping"))
+        msg = str(e.value)
+        assert "failed in on_congestion for flow" in msg and re.search(expected, msg), (window, msg)
+        assert f"wrapping{i}.py, line 10, in on_congestion)" in msg, msg
+
+
+FLOAT_DECREASE = """
+class Decrease:
+    def __init__(self, conn):
+        pass
+
+    def on_ack(self, w, now, acked, srtt):
+        if w.cwnd < w.ssthresh:
+            w.cwnd += min(acked, w.abc)
+        else:
+            w.cwnd += w.mss * w.mss / w.cwnd  # a float: rounded down
+
+    def on_congestion(self, w, now, flight):
+        w.ssthresh = max(w.cwnd * 0.7, 2 * w.mss)  # the usual multiplicative decrease
+        w.cwnd = w.ssthresh
+"""
+
+
+def test_a_python_law_may_set_the_window_to_floats_which_are_rounded_down(tmp_path):
+    """`w.ssthresh = w.cwnd * 0.7` failed with "'float' object cannot be interpreted as an
+    integer", naming neither the field nor the rule: a float is now rounded down to whole bytes,
+    the same run as the law written with integer division."""
+    floats = tmp_path / "floats.py"
+    floats.write_text(FLOAT_DECREASE)
+    ints = tmp_path / "ints.py"
+    ints.write_text(
+        FLOAT_DECREASE.replace("w.mss * w.mss / w.cwnd", "w.mss * w.mss // w.cwnd").replace(
+            "w.cwnd * 0.7", "w.cwnd * 7 // 10"
+        )
+    )
+    a = fctlab.run(_tcp(f"python:{floats}:Decrease")).flows
+    assert a["retx_bytes"].sum() > 0, "losses call on_congestion"
+    _same_flows(a, fctlab.run(_tcp(f"python:{ints}:Decrease")).flows)
+    # The pacing rate, too, may be a float (bit/s, rounded down); 0 is refused naming it.
+    paced = FLOAT_DECREASE.replace("        pass", "        self.pacing_rate = RATE", 1)
+    assert a["fct_s"].min() < 14600 * 8 / 1e6
+    for rate in ("1e6", "0"):
+        law = tmp_path / f"paced_{rate}.py"
+        law.write_text(paced.replace("RATE", rate))
+        if rate != "0":
+            flows = fctlab.run(_tcp(f"python:{law}:Decrease")).flows
+            assert flows["fct_s"].min() > 14600 * 8 / 1e6, "paced at 1 Mb/s"
+        else:
+            expected = r"failed in pacing_rate for flow 0 at t = [\d.]+ s: pacing_rate = 0 bit/s: expected 1 bit/s to 1e15"
+            with pytest.raises(PluginError, match=expected):
+                fctlab.run(_tcp(f"python:{law}:Decrease"))
+
+
+XCP_INF = """
+import struct
+
+class Stamps:
+    def __init__(self, conn):
+        pass
+
+    def on_ack(self, w, now, acked, srtt):
+        w.cwnd += min(acked, w.abc)
+
+    def on_congestion(self, w, now, flight):
+        w.cwnd = max(flight // 2, 2 * w.mss)
+
+    def header(self, w, kind, srtt, sent_bytes):
+        if kind != "data":
+            return None
+        bits = struct.unpack("<I", struct.pack("<f", VALUE))[0]
+        return (3, WORDS)  # XCP's forward header: cwnd, RTT (us), feedback
+"""
+
+
+@pytest.mark.parametrize(
+    ("value", "words", "field"),
+    [
+        ("float('inf')", "bits, 0, 0", "cc.cwnd"),
+        ("float('nan')", "bits, 0, 0", "cc.cwnd"),
+        ("float('inf')", "1000, 0, bits", "cc.feedback"),
+        ("-float('inf')", "1000, 0, bits", "cc.feedback"),
+    ],
+)
+def test_an_infinite_xcp_field_written_by_a_plugin_is_refused_as_nan_is(tmp_path, value, words, field):
+    law = tmp_path / "stamps.py"
+    law.write_text(XCP_INF.replace("VALUE", value).replace("WORDS", words))
+    with pytest.raises(PluginError) as e:
+        fctlab.run(_tcp(f"python:{law}:Stamps"))
+    msg = str(e.value)
+    assert "failed in header for flow" in msg and f"was refused: field {field}" in msg, msg
 
 
 def test_a_library_built_against_another_api_version_is_refused_naming_both(tmp_path):
