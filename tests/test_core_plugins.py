@@ -258,6 +258,42 @@ def test_a_window_beyond_the_bounds_stops_the_run_naming_the_field_for_rust_and_
         assert f"wrapping{i}.py, line 10, in on_congestion)" in msg, msg
 
 
+def test_a_huge_legal_window_on_a_long_lived_flow_sends_a_bounded_burst(tmp_path):
+    """A window of 2^64 - 1 on a long-lived flow used to queue packets without bound inside one
+    event (about 1 GB/s) until "memory allocation of 2147483648 bytes failed". 2^64 - 1 is now
+    refused (above); the largest legal window, 2^50 B, runs under a 3 GiB address-space limit:
+    the sender keeps at most 2^20 segments in flight, so its host's NIC never holds more."""
+    import resource
+    import subprocess
+    import sys
+
+    huge = WRAPPING_PY.replace("WINDOW", "2 ** 50").replace("w.cwnd += min(acked, w.abc)", "w.cwnd = 2 ** 50")
+    (tmp_path / "huge.py").write_text(huge)
+    spec = small_dumbbell(
+        duration="200ms",
+        transport={"cc": "python:huge.py:Wrapping"},
+        workload=[{"kind": "long_lived", "flows": [{"src": "l0", "dst": "r0", "start": 0}]}],
+    )
+    (tmp_path / "s.json").write_text(json.dumps(spec))
+
+    def limit() -> None:
+        resource.setrlimit(resource.RLIMIT_AS, (3 << 30, 3 << 30))
+
+    done = subprocess.run(
+        [sys.executable, "-m", "fctlab.cli", "run", "s.json", "-o", "out", "-q"],
+        capture_output=True,
+        text=True,
+        cwd=tmp_path,
+        timeout=300,
+        preexec_fn=limit,
+    )
+    assert done.returncode == 0, done.stderr[-2000:]
+    links = pl.read_parquet(tmp_path / "out" / "links.parquet")
+    nic = links.filter(pl.col("name") == "l0->rl")
+    cap = (1 << 20) * (1460 + 40)
+    assert cap * 0.99 < nic["queue_max_bytes"].item() <= cap, "the burst reached the cap and no more"
+
+
 FLOAT_DECREASE = """
 class Decrease:
     def __init__(self, conn):
