@@ -45,7 +45,9 @@ def test_newreno_as_a_rust_and_a_python_plugin_gives_the_builtins_flows_bit_for_
     for spelling in (template, PY_NEWRENO):
         flows = fctlab.run(_tcp(spelling)).flows
         _same_flows(builtin, flows)
-    assert fctlab.run(_tcp(template)).flows["protocol"][0] == "tcp-rs-fctlab_template-iw4"
+    # Labelled by the name the plug-in exports (`export_plugin!(name = "template")`), not by
+    # its file (libfctlab_template.so); a Python one by its class.
+    assert fctlab.run(_tcp(template)).flows["protocol"][0] == "tcp-rs-template-iw4"
     assert fctlab.run(_tcp(PY_NEWRENO)).flows["protocol"][0] == "tcp-py-newreno-iw4"
 
 

@@ -211,6 +211,7 @@ struct Hooks {
 /// A class in a Python file.
 struct PyLibrary {
     class: Py<PyAny>,
+    name: String,
     hooks: Hooks,
 }
 
@@ -242,11 +243,14 @@ pub fn load(file: &Path, class: &str) -> Result<Box<dyn Library>, String> {
                 "class {class} has neither a host law's hooks (on_ack and on_congestion) nor a router law's (on_departure)"
             ));
         }
-        Ok(Box::new(PyLibrary { class: cls.unbind(), hooks }) as Box<dyn Library>)
+        Ok(Box::new(PyLibrary { class: cls.unbind(), name: class.to_string(), hooks }) as Box<dyn Library>)
     })
 }
 
 impl Library for PyLibrary {
+    fn name(&self) -> String {
+        self.name.clone()
+    }
     fn host(&self) -> Option<&dyn HostFactory> {
         (self.hooks.on_ack && self.hooks.on_congestion).then_some(self as &dyn HostFactory)
     }

@@ -90,6 +90,9 @@ pub trait DynRouter: Send + Sync {
 
 /// A loaded library: the laws it has.
 pub trait Library: Send + Sync {
+    /// The name its author gave it: a Rust library's `export_plugin!(name = ...)`, a Python
+    /// plug-in's class (empty: none).
+    fn name(&self) -> String;
     /// Its host law, if it has one.
     fn host(&self) -> Option<&dyn HostFactory>;
     /// Its router law, if it has one.
@@ -217,11 +220,16 @@ impl Plugin {
         self.fault.raise(Fault { plugin: self.spec.clone(), hook, flow, link, time: None, message });
     }
 
-    /// A short name for labels: `py-` and the Python class, or `rs-` and the library's file
-    /// name without `lib` and its extension.
+    /// A short name for labels (the flows table's `protocol` column): `py-` and the Python
+    /// class, or `rs-` and the name the library exports (`export_plugin!(name = "vegas")`), the
+    /// name its author chose; the library's file name without `lib` and its extension if it
+    /// exports none.
     pub fn short_name(&self) -> String {
+        let name = self.lib.name();
         match self.spec.strip_prefix("python:") {
-            Some(rest) => format!("py-{}", rest.rsplit(':').next().unwrap_or(rest)),
+            Some(rest) if name.is_empty() => format!("py-{}", rest.rsplit(':').next().unwrap_or(rest)),
+            Some(_) => format!("py-{name}"),
+            None if !name.is_empty() => format!("rs-{name}"),
             None => {
                 let path = self.spec.strip_prefix("rust:").unwrap_or(&self.spec);
                 let file = path.rsplit('/').next().unwrap_or(path);
@@ -432,6 +440,9 @@ mod tests {
     }
 
     impl Library for FlakyLib {
+        fn name(&self) -> String {
+            "Flaky".into()
+        }
         fn host(&self) -> Option<&dyn HostFactory> {
             Some(self)
         }
