@@ -23,6 +23,16 @@ use pyo3::prelude::*;
 use pyo3::types::{PyBool, PyDict};
 use std::path::Path;
 
+/// The API crate's files (path in the crate, text) as this core was built against them:
+/// `fctlab plugin new` copies them beside a new plug-in when no checkout of fctlab holds the
+/// crate, so that the plug-in builds anywhere, against the API version this core loads.
+pub const API_SOURCES: [(&str, &str); 4] = [
+    ("Cargo.toml", include_str!("../../fctlab-plugin/Cargo.toml")),
+    ("README.md", include_str!("../../fctlab-plugin/README.md")),
+    ("src/lib.rs", include_str!("../../fctlab-plugin/src/lib.rs")),
+    ("src/abi.rs", include_str!("../../fctlab-plugin/src/abi.rs")),
+];
+
 /// The window a host law hook may change (`w.cwnd`, `w.ssthresh` in bytes; set to any number,
 /// rounded down to whole bytes).
 #[pyclass(module = "fctlab._core", name = "Window")]
