@@ -260,6 +260,15 @@ def test_a_window_beyond_the_bounds_stops_the_run_naming_the_field_for_rust_and_
         msg = str(e.value)
         assert "failed in on_congestion for flow" in msg and re.search(expected, msg), (window, msg)
         assert f"wrapping{i}.py, line 10, in on_congestion)" in msg, msg
+    # A loss reaction that leaves ssthresh at "no threshold" (2^64 - 1): the default
+    # on_recovery_end (cwnd = ssthresh) used to give the connection a window of 2^64 - 1 bytes.
+    law = tmp_path / "no_ssthresh.py"
+    law.write_text(WRAPPING_PY.replace("WINDOW", "max(flight // 2, 2 * w.mss)"))
+    with pytest.raises(PluginError) as e:
+        fctlab.run(_tcp(f"python:{law}:Wrapping"))
+    msg = str(e.value)
+    assert re.search(r"failed in on_recovery_end for flow \d+ at t = [\d.]+ s: cwnd = 18446744073709551615 B: ", msg)
+    assert "the default on_recovery_end, cwnd = ssthresh, after a loss reaction that left ssthresh unset" in msg
 
 
 def test_a_huge_legal_window_on_a_long_lived_flow_sends_a_bounded_burst(tmp_path):
@@ -356,7 +365,8 @@ class Stamps:
         w.cwnd += min(acked, w.abc)
 
     def on_congestion(self, w, now, flight):
-        w.cwnd = max(flight // 2, 2 * w.mss)
+        w.ssthresh = max(flight // 2, 2 * w.mss)
+        w.cwnd = w.ssthresh
 
     def header(self, w, kind, srtt, sent_bytes):
         if kind != "data":

@@ -95,7 +95,7 @@ fn window_field(field: &str, v: &Bound<'_, PyAny>) -> PyResult<u64> {
         Whole::Value(n) => bounds::window_field(field, n).map_err(PyValueError::new_err),
         Whole::TooLarge => {
             let shown = v.repr().map_or_else(|_| "?".to_string(), |r| r.to_string());
-            Err(PyValueError::new_err(bounds::window_too_large(field, &shown, false)))
+            Err(PyValueError::new_err(bounds::window_too_large(field, &shown, bounds::Cause::None)))
         }
     }
 }

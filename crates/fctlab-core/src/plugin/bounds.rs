@@ -40,16 +40,40 @@ pub fn window_field(field: &str, value: u64) -> Result<u64, String> {
     if value <= MAX_WINDOW || (field == "ssthresh" && value == u64::MAX) {
         Ok(value)
     } else {
-        Err(window_too_large(field, &value.to_string(), value > 1 << 63))
+        let cause = match value {
+            u64::MAX => Cause::NoThreshold,
+            v if v > 1 << 63 => Cause::Wrapped,
+            _ => Cause::None,
+        };
+        Err(window_too_large(field, &value.to_string(), cause))
     }
 }
 
-/// The reason a window field of `shown` bytes (above [`MAX_WINDOW`]) is refused; `wrapped` adds
-/// the usual cause of a value near 2^64.
-pub fn window_too_large(field: &str, shown: &str, wrapped: bool) -> String {
+/// What a window above [`MAX_WINDOW`] usually comes from, for its message.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum Cause {
+    /// Nothing to say.
+    None,
+    /// Near 2^64: a difference that went below zero.
+    Wrapped,
+    /// Exactly 2^64 - 1: ssthresh's "no threshold", copied into cwnd.
+    NoThreshold,
+}
+
+/// The reason a window field of `shown` bytes (above [`MAX_WINDOW`]) is refused, with its
+/// usual `cause`.
+pub fn window_too_large(field: &str, shown: &str, cause: Cause) -> String {
     let none = if field == "ssthresh" { ", or 2^64 - 1 for no threshold" } else { "" };
-    let cause =
-        if wrapped { " (a value near 2^64 is a difference of unsigned integers that went below zero)" } else { "" };
+    let cause = match cause {
+        Cause::None => "",
+        Cause::NoThreshold if field == "cwnd" => {
+            " (2^64 - 1 is ssthresh's \"no threshold\": cwnd usually gets it from the default on_recovery_end, cwnd = \
+             ssthresh, after a loss reaction that left ssthresh unset)"
+        }
+        Cause::Wrapped | Cause::NoThreshold => {
+            " (a value near 2^64 is a difference of unsigned integers that went below zero)"
+        }
+    };
     format!("{field} = {shown} B: expected at most {MAX_WINDOW_SHOWN}{none}{cause}")
 }
 
@@ -86,7 +110,8 @@ mod tests {
             "cwnd = 18446744073709420216 B: expected at most 2^50 B (1.1e15 B) (a value near 2^64 is a difference of \
              unsigned integers that went below zero)"
         );
-        assert!(window_field("cwnd", u64::MAX).is_err());
+        let e = window_field("cwnd", u64::MAX).unwrap_err();
+        assert!(e.contains("the default on_recovery_end, cwnd = ssthresh"), "{e}");
         let e = window_field("ssthresh", MAX_WINDOW + 1).unwrap_err();
         assert!(e.starts_with("ssthresh = 1125899906842625 B: expected at most") && e.contains("no threshold"), "{e}");
         assert!(!e.contains("below zero"), "{e}");
