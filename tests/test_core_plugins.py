@@ -6,6 +6,7 @@ keep the rows already written; a library of another API version, or none at all,
 from __future__ import annotations
 
 import json
+import re
 import subprocess
 import textwrap
 from pathlib import Path
@@ -44,7 +45,9 @@ def test_newreno_as_a_rust_and_a_python_plugin_gives_the_builtins_flows_bit_for_
     for spelling in (template, PY_NEWRENO):
         flows = fctlab.run(_tcp(spelling)).flows
         _same_flows(builtin, flows)
-    assert fctlab.run(_tcp(template)).flows["protocol"][0] == "tcp-rs-fctlab_template-iw4"
+    # Labelled by the name the plug-in exports (`export_plugin!(name = "template")`), not by
+    # its file (libfctlab_template.so); a Python one by its class.
+    assert fctlab.run(_tcp(template)).flows["protocol"][0] == "tcp-rs-template-iw4"
     assert fctlab.run(_tcp(PY_NEWRENO)).flows["protocol"][0] == "tcp-py-newreno-iw4"
 
 
@@ -197,6 +200,200 @@ def test_a_rust_panic_is_contained_and_named(tmp_path):
     assert "failed in on_ack for flow 7 at t = " in msg and msg.endswith("index out of range in flow 7")
 
 
+WRAPPING_RS = """
+use fctlab_plugin::{HostInit, HostLaw, Ps, Window};
+
+pub struct Wrapping;
+
+impl HostLaw for Wrapping {
+    fn new(_init: &HostInit) -> Result<Self, String> {
+        Ok(Wrapping)
+    }
+    fn on_ack(&mut self, w: &mut Window, _now: Ps, acked: u64, _srtt: Option<Ps>) {
+        w.cwnd += acked.min(w.abc);
+    }
+    fn on_congestion(&mut self, w: &mut Window, _now: Ps, _flight: u64) {
+        // A decrease written as a difference of unsigned integers: it wraps to about 2^64.
+        w.cwnd = w.cwnd.wrapping_sub(10 * w.cwnd);
+    }
+}
+
+fctlab_plugin::export_plugin!(name = "wrapping", host = Wrapping);
+"""
+
+WRAPPING_PY = """
+class Wrapping:
+    def __init__(self, conn):
+        pass
+
+    def on_ack(self, w, now, acked, srtt):
+        w.cwnd += min(acked, w.abc)
+
+    def on_congestion(self, w, now, flight):
+        w.cwnd = WINDOW
+"""
+
+
+def test_a_window_beyond_the_bounds_stops_the_run_naming_the_field_for_rust_and_python(tmp_path):
+    """A Rust law whose decrease wraps to about 2^64 ran on (it retransmitted most of its flow);
+    the same law in Python was refused by a conversion error naming no field. Both are now the
+    plug-in's fault, naming the hook, the flow and the field, and so is a window above 2^50 B."""
+    lib = plugins.build(_crate(tmp_path / "wrapping", WRAPPING_RS), quiet=True)
+    with pytest.raises(PluginError) as e:
+        fctlab.run(_tcp(f"rust:{lib}"))
+    msg = str(e.value)
+    assert re.search(r"failed in on_congestion for flow \d+ at t = [\d.]+ s: cwnd = 18446744073\d{9} B: ", msg), msg
+    assert "expected at most 2^50 B (1.1e15 B)" in msg and "went below zero" in msg
+    for i, (window, expected) in enumerate(
+        [
+            ("w.cwnd - 10 * w.cwnd", r"ValueError: cwnd = -\d+: expected bytes >= 0"),
+            ("2 ** 50 + 1", r"ValueError: cwnd = 1125899906842625 B: expected at most 2\^50 B"),
+            ("2 ** 64", r"ValueError: cwnd = 18446744073709551616 B: expected at most 2\^50 B"),
+            ("float('nan')", r"ValueError: cwnd = nan: expected a finite number of bytes"),
+            ("'10'", r"TypeError: cwnd = '10': expected a number of bytes"),
+        ]
+    ):
+        law = tmp_path / f"wrapping{i}.py"  # a file of its own: a loaded class is kept per file
+        law.write_text(WRAPPING_PY.replace("WINDOW", window))
+        with pytest.raises(PluginError) as e:
+            fctlab.run(_tcp(f"python:{law}:Wrapping"))
+        msg = str(e.value)
+        assert "failed in on_congestion for flow" in msg and re.search(expected, msg), (window, msg)
+        assert f"wrapping{i}.py, line 10, in on_congestion)" in msg, msg
+    # A loss reaction that leaves ssthresh at "no threshold" (2^64 - 1): the default
+    # on_recovery_end (cwnd = ssthresh) used to give the connection a window of 2^64 - 1 bytes.
+    law = tmp_path / "no_ssthresh.py"
+    law.write_text(WRAPPING_PY.replace("WINDOW", "max(flight // 2, 2 * w.mss)"))
+    with pytest.raises(PluginError) as e:
+        fctlab.run(_tcp(f"python:{law}:Wrapping"))
+    msg = str(e.value)
+    assert re.search(r"failed in on_recovery_end for flow \d+ at t = [\d.]+ s: cwnd = 18446744073709551615 B: ", msg)
+    assert "the default on_recovery_end, cwnd = ssthresh, after a loss reaction that left ssthresh unset" in msg
+
+
+def test_a_huge_legal_window_on_a_long_lived_flow_sends_a_bounded_burst(tmp_path):
+    """A window of 2^64 - 1 on a long-lived flow used to queue packets without bound inside one
+    event (about 1 GB/s) until "memory allocation of 2147483648 bytes failed". 2^64 - 1 is now
+    refused (above); the largest legal window, 2^50 B, runs under a 3 GiB address-space limit:
+    the sender keeps at most 2^20 segments in flight, so its host's NIC never holds more."""
+    import resource
+    import subprocess
+    import sys
+
+    huge = WRAPPING_PY.replace("WINDOW", "2 ** 50").replace("w.cwnd += min(acked, w.abc)", "w.cwnd = 2 ** 50")
+    (tmp_path / "huge.py").write_text(huge)
+    spec = small_dumbbell(
+        duration="200ms",
+        transport={"cc": "python:huge.py:Wrapping"},
+        workload=[{"kind": "long_lived", "flows": [{"src": "l0", "dst": "r0", "start": 0}]}],
+    )
+    (tmp_path / "s.json").write_text(json.dumps(spec))
+
+    def limit() -> None:
+        resource.setrlimit(resource.RLIMIT_AS, (3 << 30, 3 << 30))
+
+    done = subprocess.run(
+        [sys.executable, "-m", "fctlab.cli", "run", "s.json", "-o", "out", "-q"],
+        capture_output=True,
+        text=True,
+        cwd=tmp_path,
+        timeout=300,
+        preexec_fn=limit,
+    )
+    assert done.returncode == 0, done.stderr[-2000:]
+    links = pl.read_parquet(tmp_path / "out" / "links.parquet")
+    nic = links.filter(pl.col("name") == "l0->rl")
+    cap = (1 << 20) * (1460 + 40)
+    assert cap * 0.99 < nic["queue_max_bytes"].item() <= cap, "the burst reached the cap and no more"
+
+
+FLOAT_DECREASE = """
+class Decrease:
+    def __init__(self, conn):
+        pass
+
+    def on_ack(self, w, now, acked, srtt):
+        if w.cwnd < w.ssthresh:
+            w.cwnd += min(acked, w.abc)
+        else:
+            w.cwnd += w.mss * w.mss / w.cwnd  # a float: rounded down
+
+    def on_congestion(self, w, now, flight):
+        w.ssthresh = max(w.cwnd * 0.7, 2 * w.mss)  # the usual multiplicative decrease
+        w.cwnd = w.ssthresh
+"""
+
+
+def test_a_python_law_may_set_the_window_to_floats_which_are_rounded_down(tmp_path):
+    """`w.ssthresh = w.cwnd * 0.7` failed with "'float' object cannot be interpreted as an
+    integer", naming neither the field nor the rule: a float is now rounded down to whole bytes,
+    the same run as the law written with integer division."""
+    floats = tmp_path / "floats.py"
+    floats.write_text(FLOAT_DECREASE)
+    ints = tmp_path / "ints.py"
+    ints.write_text(
+        FLOAT_DECREASE.replace("w.mss * w.mss / w.cwnd", "w.mss * w.mss // w.cwnd").replace(
+            "w.cwnd * 0.7", "w.cwnd * 7 // 10"
+        )
+    )
+    a = fctlab.run(_tcp(f"python:{floats}:Decrease")).flows
+    assert a["retx_bytes"].sum() > 0, "losses call on_congestion"
+    _same_flows(a, fctlab.run(_tcp(f"python:{ints}:Decrease")).flows)
+    # The pacing rate, too, may be a float (bit/s, rounded down); 0 is refused naming it.
+    paced = FLOAT_DECREASE.replace("        pass", "        self.pacing_rate = RATE", 1)
+    assert a["fct_s"].min() < 14600 * 8 / 1e6
+    for rate in ("1e6", "0"):
+        law = tmp_path / f"paced_{rate}.py"
+        law.write_text(paced.replace("RATE", rate))
+        if rate != "0":
+            flows = fctlab.run(_tcp(f"python:{law}:Decrease")).flows
+            assert flows["fct_s"].min() > 14600 * 8 / 1e6, "paced at 1 Mb/s"
+        else:
+            expected = r"failed in pacing_rate for flow 0 at t = [\d.]+ s: pacing_rate = 0 bit/s: expected 1 bit/s"
+            with pytest.raises(PluginError, match=expected):
+                fctlab.run(_tcp(f"python:{law}:Decrease"))
+
+
+XCP_INF = """
+import struct
+
+class Stamps:
+    def __init__(self, conn):
+        pass
+
+    def on_ack(self, w, now, acked, srtt):
+        w.cwnd += min(acked, w.abc)
+
+    def on_congestion(self, w, now, flight):
+        w.ssthresh = max(flight // 2, 2 * w.mss)
+        w.cwnd = w.ssthresh
+
+    def header(self, w, kind, srtt, sent_bytes):
+        if kind != "data":
+            return None
+        bits = struct.unpack("<I", struct.pack("<f", VALUE))[0]
+        return (3, WORDS)  # XCP's forward header: cwnd, RTT (us), feedback
+"""
+
+
+@pytest.mark.parametrize(
+    ("value", "words", "field"),
+    [
+        ("float('inf')", "bits, 0, 0", "cc.cwnd"),
+        ("float('nan')", "bits, 0, 0", "cc.cwnd"),
+        ("float('inf')", "1000, 0, bits", "cc.feedback"),
+        ("-float('inf')", "1000, 0, bits", "cc.feedback"),
+    ],
+)
+def test_an_infinite_xcp_field_written_by_a_plugin_is_refused_as_nan_is(tmp_path, value, words, field):
+    law = tmp_path / "stamps.py"
+    law.write_text(XCP_INF.replace("VALUE", value).replace("WORDS", words))
+    with pytest.raises(PluginError) as e:
+        fctlab.run(_tcp(f"python:{law}:Stamps"))
+    msg = str(e.value)
+    assert "failed in header for flow" in msg and f"was refused: field {field}" in msg, msg
+
+
 def test_a_library_built_against_another_api_version_is_refused_naming_both(tmp_path):
     src = tmp_path / "old.c"
     src.write_text("unsigned int fctlab_plugin_api_version(void) { return 999; }\n")
@@ -248,6 +445,50 @@ def test_plugin_build_prints_the_spelling_and_refuses_a_folder_without_a_crate(t
     assert 'cc = "rust:' in done.stdout and "libfctlab_template.so" in done.stdout
     done = cli("plugin", "build", str(tmp_path))
     assert done.returncode == 2 and "no Cargo.toml" in done.stderr and "Traceback" not in done.stderr
+
+
+def test_plugin_new_writes_a_crate_that_builds_outside_the_repository_against_this_checkout(tmp_path):
+    """The API crate was reachable only from a checkout (the template's relative path): `fctlab
+    plugin new` writes a crate depending on this checkout's API crate by absolute path, which
+    builds in a folder outside the repository and runs as NewReno, labelled by the name given."""
+    folder = tmp_path / "elsewhere" / "my_cc"
+    done = cli("plugin", "new", "elsewhere/my_cc", "--name", "mine", cwd=tmp_path)
+    assert done.returncode == 0, done.stderr
+    assert f"by absolute path ({REPO / 'crates' / 'fctlab-plugin'})" in done.stdout, done.stdout
+    assert "build it with: fctlab plugin build elsewhere/my_cc" in done.stdout
+    assert f'fctlab-plugin = {{ path = "{REPO / "crates" / "fctlab-plugin"}" }}' in (folder / "Cargo.toml").read_text()
+    built = cli("plugin", "build", "elsewhere/my_cc", cwd=tmp_path)
+    assert built.returncode == 0, built.stderr
+    lib = folder / "target" / "release" / "libmy_cc.so"
+    assert f"built {lib}" in built.stdout
+    flows = fctlab.run(_tcp(f"rust:{lib}")).flows
+    _same_flows(fctlab.run(_tcp("newreno")).flows, flows)
+    assert flows["protocol"][0] == "tcp-rs-mine-iw4"
+    # Never over a crate, nor with a name a crate cannot take: one line, exit 2.
+    for args, expected in [
+        (["elsewhere/my_cc"], "not an empty folder"),
+        (["9lives"], "'9lives' cannot name a crate"),
+        (["ok", "--name", 'a"b'], "--name 'a\"b': expected letters, digits"),
+    ]:
+        done = cli("plugin", "new", *args, cwd=tmp_path)
+        assert done.returncode == 2 and expected in done.stderr and "Traceback" not in done.stderr, done.stderr
+        assert len(done.stderr.strip().splitlines()) == 1, done.stderr
+
+
+def test_plugin_new_without_a_checkout_copies_the_api_crate_into_the_crate(tmp_path, monkeypatch):
+    """Installed without a checkout, the crate gets a copy of the API crate this core was built
+    against (kept in the core): it builds anywhere, and the copy is the repository's crate."""
+    monkeypatch.setattr(plugins, "api_crate_of_checkout", lambda: None)
+    made = plugins.new_crate(tmp_path / "standalone")
+    assert made.copied and made.api == tmp_path / "standalone" / "fctlab-plugin" and made.name == "standalone"
+    api = REPO / "crates" / "fctlab-plugin"
+    ours = sorted(str(f.relative_to(api)) for f in api.rglob("*") if f.is_file() and "target" not in f.parts)
+    copied = sorted(str(f.relative_to(made.api)) for f in made.api.rglob("*") if f.is_file())
+    assert copied == ours, "every file of the API crate is kept in the core"
+    assert all((made.api / f).read_text() == (api / f).read_text() for f in ours)
+    assert 'fctlab-plugin = { path = "fctlab-plugin" }' in (made.folder / "Cargo.toml").read_text()
+    lib = plugins.build(made.folder, quiet=True)
+    assert fctlab.run(_tcp(f"rust:{lib}")).flows["protocol"][0] == "tcp-rs-standalone-iw4"
 
 
 def test_plugins_in_a_partitioned_run_give_the_same_bytes_on_one_and_two_threads_and_stop_together(template, tmp_path):

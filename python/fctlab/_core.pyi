@@ -28,6 +28,9 @@ COLUMNS: dict[str, list[tuple[str, str, bool]]]
 
 #: The Rust plug-in API version this core loads (`crates/fctlab-plugin`).
 PLUGIN_API_VERSION: int
+#: The files of the API crate this core was built against: {path in the crate: text}
+#: (`fctlab plugin new` copies them beside a plug-in when no checkout holds the crate).
+PLUGIN_API_SOURCES: dict[str, str]
 
 def decode_header(tag: int, words: tuple[int, int, int]) -> tuple[int, int, int, int]:
     """A congestion header as fctlab reads it off the wire: (tag, w0, w1, w2) if accepted;

@@ -329,8 +329,18 @@ def _parser() -> argparse.ArgumentParser:
     hr.add_argument("-q", "--quiet", action="store_true", help="no progress bar, no summary")
     hr.set_defaults(func=cmd_hpcc_run)
 
-    pl = sub.add_parser("plugin", help="build a Rust protocol plug-in (a crate against fctlab-plugin)")
+    pl = sub.add_parser("plugin", help="write or build a Rust protocol plug-in (a crate against fctlab-plugin)")
     pl_sub = pl.add_subparsers(dest="plugin_command", required=True, metavar="COMMAND")
+    pn = pl_sub.add_parser(
+        "new",
+        help="write a Rust plug-in crate in DIR (new or empty): a NewReno host law against this fctlab's API crate, "
+        "which builds from any folder",
+    )
+    pn.add_argument("folder", metavar="DIR", help="the new crate's folder; its name is the crate's (e.g. my_cc)")
+    pn.add_argument(
+        "--name", help="the name the law exports, its label in the flows table (default: the folder's name)"
+    )
+    pn.set_defaults(func=cmd_plugin_new)
     pb = pl_sub.add_parser("build", help="cargo build --release the plug-in crate in DIR; print the spelling to use")
     pb.add_argument("folder", metavar="DIR", help="the plug-in crate's folder (e.g. examples/plugins/template)")
     pb.set_defaults(func=cmd_plugin_build)
@@ -682,6 +692,31 @@ def cmd_check(args: argparse.Namespace) -> int:
         write_text(args.report, check.format_markdown(results, args.router))
     failed = any(v.status == check.FAIL for verdicts in results.values() for v in verdicts)
     return EXIT_RUNS_FAILED if failed else 0
+
+
+def cmd_plugin_new(args: argparse.Namespace) -> int:
+    """`fctlab plugin new DIR`: write the crate, say what it depends on and what to do next."""
+    from fctlab import plugins
+
+    try:
+        made = plugins.new_crate(args.folder, args.name)
+    except plugins.PluginBuildError as e:
+        raise _UsageError(str(e)) from e
+    shown = args.folder.rstrip("/") or "."
+    print(f'wrote {shown}/Cargo.toml and {shown}/src/lib.rs: a NewReno host law exported as "{made.name}"')
+    if made.copied:
+        print(
+            f"its API crate is a copy in {shown}/fctlab-plugin (this fctlab was not installed from a checkout): the "
+            "crate builds in any folder, on any machine; an fctlab of another plug-in API refuses its library naming "
+            "both versions: then write a new crate with that fctlab's `fctlab plugin new` and move your law into it"
+        )
+    else:
+        print(
+            f"its API crate is this fctlab's checkout's, by absolute path ({made.api}): the crate builds in any "
+            "folder while the checkout is there"
+        )
+    print(f"build it with: fctlab plugin build {shown}")
+    return 0
 
 
 def cmd_plugin_build(args: argparse.Namespace) -> int:

@@ -9,15 +9,19 @@ A scenario names a plug-in where it names a built-in protocol part:
   table's other keys are its parameters.
 
 The core calls `load_class` when it builds a scenario that names a Python plug-in;
-`docs/extending.md` is the tutorial and the reference of the hooks.
+`new_crate` writes a Rust plug-in's crate (`fctlab plugin new`) against the API crate of this
+fctlab, and `build` builds one (`fctlab plugin build`). `docs/extending.md` is the tutorial and
+the reference of the hooks.
 """
 
 from __future__ import annotations
 
 import importlib.util
 import json
+import re
 import subprocess
 import sys
+from dataclasses import dataclass
 from pathlib import Path
 
 
@@ -83,6 +87,162 @@ def build(folder: str | Path, quiet: bool = False) -> Path:
     if not lib.is_file():
         raise PluginBuildError(f"cargo built {folder} but {lib} is not there")
     return lib
+
+
+# ------------------------------------------------------------------------------------------------
+# A new plug-in crate: `fctlab plugin new`.
+
+#: What a crate's (and an exported) name may hold: it becomes the package, the library's file
+#: (`lib<name>.so`) and the flows table's label.
+_NAME = re.compile(r"[A-Za-z][A-Za-z0-9_-]*")
+
+#: The API crate's folder in a checkout, relative to its root.
+API_CRATE = Path("crates") / "fctlab-plugin"
+
+#: The new crate's law: NewReno's window, the same arithmetic as the built-in `cc = "newreno"`
+#: (and as the template's `newreno.rs`), so a first run gives the built-in's FCTs.
+_LIB_RS = """//! {name}: an fctlab host law plug-in, written by `fctlab plugin new`. It starts as NewReno's
+//! window (RFC 5681, RFC 6582), the arithmetic of fctlab's built-in `cc = "newreno"` with
+//! HyStart off, so a first run gives the built-in's flow completion times: change the hooks.
+//! docs/extending.md (in fctlab's repository) lists every hook, the router law's too.
+
+use fctlab_plugin::{{HostInit, HostLaw, Ps, Window}};
+
+/// The law of one connection; it holds no state of its own: the window is all NewReno needs.
+pub struct Law;
+
+impl HostLaw for Law {{
+    fn new(_init: &HostInit) -> Result<Self, String> {{
+        Ok(Law)
+    }}
+
+    fn on_ack(&mut self, w: &mut Window, _now: Ps, acked: u64, _srtt: Option<Ps>) {{
+        if acked == 0 {{
+            return;
+        }}
+        if w.in_slow_start() {{
+            // RFC 5681 eq. 2 with appropriate byte counting (RFC 3465 sec. 2.2).
+            w.cwnd += acked.min(w.abc);
+        }} else {{
+            // RFC 5681 eq. 3: at least one byte.
+            w.cwnd += (w.mss * w.mss / w.cwnd).max(1);
+        }}
+    }}
+
+    fn on_congestion(&mut self, w: &mut Window, _now: Ps, flight: u64) {{
+        // RFC 5681 eq. 4.
+        w.ssthresh = (flight / 2).max(2 * w.mss);
+        w.cwnd = w.ssthresh;
+    }}
+}}
+
+// The name is the plug-in's label in the flows table (`tcp-rs-{name}-iw10`).
+fctlab_plugin::export_plugin!(name = "{name}", host = Law);
+"""
+
+_CARGO_TOML = """# An fctlab protocol plug-in, written by `fctlab plugin new`. Build it with
+# `fctlab plugin build {folder}` (or `cargo build --release`), and name the library it prints in a
+# scenario: transport.cc = "rust:{folder}/target/release/lib{lib}{suffix}".
+[package]
+name = "{package}"
+version = "0.1.0"
+edition = "2021"
+publish = false
+
+[lib]
+crate-type = ["cdylib"]
+
+[dependencies]
+# {api_note}
+fctlab-plugin = {{ path = {api_path} }}
+
+[profile.release]
+opt-level = 3
+lto = "thin"
+codegen-units = 4
+
+# Not a member of any enclosing workspace: a plug-in builds on its own.
+[workspace]
+"""
+
+
+@dataclass(frozen=True)
+class NewCrate:
+    """What `new_crate` wrote."""
+
+    folder: Path
+    #: The name its law exports (its label in the flows table).
+    name: str
+    #: The API crate it depends on.
+    api: Path
+    #: True if `api` is a copy inside the crate (no checkout of fctlab holds the API crate).
+    copied: bool
+
+
+def api_crate_of_checkout() -> Path | None:
+    """The API crate of the checkout this fctlab runs from (an editable install), if it holds
+    one of the API version the core loads."""
+    from fctlab.run import core
+
+    root = Path(__file__).resolve().parents[2]
+    abi = root / API_CRATE / "src" / "abi.rs"
+    if not abi.is_file():
+        return None
+    version = re.search(r"pub const API_VERSION: u32 = (\d+);", abi.read_text())
+    if version is None or int(version.group(1)) != core().PLUGIN_API_VERSION:
+        return None
+    return root / API_CRATE
+
+
+def new_crate(folder: str | Path, name: str | None = None, api: Path | None = None) -> NewCrate:
+    """Writes a plug-in crate in `folder` (new or empty): Cargo.toml, and src/lib.rs with a
+    NewReno host law exported as `name` (default: the folder's name). The crate depends on the
+    API crate `api`, by default the one of the checkout this fctlab runs from, by absolute path;
+    without a checkout, on a copy of the API crate this core was built against, written into
+    `folder/fctlab-plugin`. Either way it builds from any folder. PluginBuildError if the folder
+    is not empty or a name is not one a crate can take."""
+    from fctlab.run import core
+
+    folder = Path(folder).resolve()
+    package = folder.name
+    if not _NAME.fullmatch(package):
+        raise PluginBuildError(
+            f"{folder}: {package!r} cannot name a crate (expected letters, digits, - and _, starting with a letter, "
+            "e.g. my_cc)"
+        )
+    name = package if name is None else name
+    if not _NAME.fullmatch(name):
+        raise PluginBuildError(
+            f"--name {name!r}: expected letters, digits, - and _, starting with a letter (it labels the flows)"
+        )
+    if folder.exists() and (not folder.is_dir() or any(folder.iterdir())):
+        raise PluginBuildError(f"{folder}: not an empty folder (fctlab plugin new writes a crate into a new folder)")
+    api = api if api is not None else api_crate_of_checkout()
+    copied = api is None
+    if copied:
+        api = folder / "fctlab-plugin"
+        for path, text in sorted(core().PLUGIN_API_SOURCES.items()):
+            (api / path).parent.mkdir(parents=True, exist_ok=True)
+            (api / path).write_text(text)
+        api_note = (
+            f"A copy of the API crate of fctlab's plug-in API {core().PLUGIN_API_VERSION} (this fctlab was not "
+            "installed from a checkout)."
+        )
+        api_path = json.dumps("fctlab-plugin")
+    else:
+        api_note = "The API crate of the fctlab checkout that wrote this file, by absolute path."
+        api_path = json.dumps(str(api))
+    lib = package.replace("-", "_")
+    suffix = ".dylib" if sys.platform == "darwin" else ".so"
+    (folder / "src").mkdir(parents=True, exist_ok=True)
+    (folder / "Cargo.toml").write_text(
+        _CARGO_TOML.format(
+            folder=package, package=package, lib=lib, suffix=suffix, api_note=api_note, api_path=api_path
+        )
+    )
+    (folder / "src" / "lib.rs").write_text(_LIB_RS.format(name=name))
+    (folder / ".gitignore").write_text("/target\n")
+    return NewCrate(folder, name, Path(api), copied)
 
 
 # ------------------------------------------------------------------------------------------------

@@ -659,6 +659,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(decode_header, m)?)?;
     m.add("PluginError", m.py().get_type::<PluginError>())?;
     m.add("PLUGIN_API_VERSION", fctlab_core::plugin::API_VERSION)?;
+    m.add("PLUGIN_API_SOURCES", plugin::API_SOURCES.into_iter().collect::<std::collections::BTreeMap<_, _>>())?;
     m.add_class::<Simulation>()?;
     m.add_class::<Emulation>()?;
     m.add_class::<PyKernelLink>()?;

@@ -6,26 +6,42 @@
 //! takes the GIL (the run releases it) and is given reused `Window`, `Port` and `Packet`
 //! objects whose fields it may set. A hook the class does not define keeps fctlab's default,
 //! decided once at load. An exception is the fault's message, with the file and line it came
-//! from. `docs/extending.md` is the reference of the hooks.
+//! from. The window's fields and the pacing rate take any number: an int as it is, a float
+//! rounded down to a whole byte or bit per second; a negative, NaN or infinite value, or one
+//! beyond `fctlab_core::plugin::bounds`, raises an exception naming the field at the line that
+//! set it. `docs/extending.md` is the reference of the hooks.
 
+use fctlab_core::plugin::bounds;
 use fctlab_core::plugin::{
     DynHost, DynRouter, Header, HostFactory, HostInit, HostTraits, Library, PacketView, PluginRttSample, Port,
     RouterFactory, SendCtx, Window,
 };
 use fctlab_core::units::Time;
+use pyo3::exceptions::{PyTypeError, PyValueError};
 use pyo3::intern;
 use pyo3::prelude::*;
-use pyo3::types::PyDict;
+use pyo3::types::{PyBool, PyDict};
 use std::path::Path;
 
-/// The window a host law hook may change (`w.cwnd`, `w.ssthresh` in bytes).
+/// The API crate's files (path in the crate, text) as this core was built against them:
+/// `fctlab plugin new` copies them beside a new plug-in when no checkout of fctlab holds the
+/// crate, so that the plug-in builds anywhere, against the API version this core loads.
+pub const API_SOURCES: [(&str, &str); 4] = [
+    ("Cargo.toml", include_str!("../../fctlab-plugin/Cargo.toml")),
+    ("README.md", include_str!("../../fctlab-plugin/README.md")),
+    ("src/lib.rs", include_str!("../../fctlab-plugin/src/lib.rs")),
+    ("src/abi.rs", include_str!("../../fctlab-plugin/src/abi.rs")),
+];
+
+/// The window a host law hook may change (`w.cwnd`, `w.ssthresh` in bytes; set to any number,
+/// rounded down to whole bytes).
 #[pyclass(module = "fctlab._core", name = "Window")]
 pub struct PyWindow {
     /// Congestion window, bytes.
-    #[pyo3(get, set)]
+    #[pyo3(get)]
     cwnd: u64,
     /// Slow-start threshold, bytes (2**64 - 1: unlimited).
-    #[pyo3(get, set)]
+    #[pyo3(get)]
     ssthresh: u64,
     /// Maximum segment size, bytes.
     #[pyo3(get)]
@@ -35,8 +51,67 @@ pub struct PyWindow {
     abc: u64,
 }
 
+/// A number a hook gave, in whole units: an int as it is, a float rounded down.
+enum Whole {
+    Value(u64),
+    /// 2^64 or more.
+    TooLarge,
+}
+
+/// `v` (what a hook gave for `field`) in whole `unit`s; a Python exception naming the field if
+/// it is not a number, or is negative, NaN or infinite.
+fn whole(field: &str, unit: &str, v: &Bound<'_, PyAny>) -> PyResult<Whole> {
+    let shown = || v.repr().map_or_else(|_| "?".to_string(), |r| r.to_string());
+    let negative = || PyValueError::new_err(format!("{field} = {}: expected {unit} >= 0", shown()));
+    if v.is_instance_of::<PyBool>() {
+        return Err(PyTypeError::new_err(format!("{field} = {}: expected a number of {unit}", shown())));
+    }
+    if let Ok(n) = v.extract::<u64>() {
+        return Ok(Whole::Value(n));
+    }
+    if v.hasattr(intern!(v.py(), "__index__"))? {
+        // An integer outside u64: negative, or 2^64 or more.
+        return if v.lt(0)? { Err(negative()) } else { Ok(Whole::TooLarge) };
+    }
+    let x: f64 = v.extract().map_err(|_| {
+        PyTypeError::new_err(format!(
+            "{field} = {}: expected a number of {unit} (an int, or a float rounded down)",
+            shown()
+        ))
+    })?;
+    if x.is_nan() || x == f64::INFINITY {
+        return Err(PyValueError::new_err(format!("{field} = {}: expected a finite number of {unit}", shown())));
+    }
+    if x < 0.0 {
+        return Err(negative());
+    }
+    // 2^64 as a float: the first value a u64 cannot hold.
+    Ok(if x >= 18_446_744_073_709_551_616.0 { Whole::TooLarge } else { Whole::Value(x.floor() as u64) })
+}
+
+/// `v` as the window field `field`, checked against the bounds of every plug-in's window.
+fn window_field(field: &str, v: &Bound<'_, PyAny>) -> PyResult<u64> {
+    match whole(field, "bytes", v)? {
+        Whole::Value(n) => bounds::window_field(field, n).map_err(PyValueError::new_err),
+        Whole::TooLarge => {
+            let shown = v.repr().map_or_else(|_| "?".to_string(), |r| r.to_string());
+            Err(PyValueError::new_err(bounds::window_too_large(field, &shown, bounds::Cause::None)))
+        }
+    }
+}
+
 #[pymethods]
 impl PyWindow {
+    #[setter]
+    fn set_cwnd(&mut self, v: &Bound<'_, PyAny>) -> PyResult<()> {
+        self.cwnd = window_field("cwnd", v)?;
+        Ok(())
+    }
+    #[setter]
+    fn set_ssthresh(&mut self, v: &Bound<'_, PyAny>) -> PyResult<()> {
+        self.ssthresh = window_field("ssthresh", v)?;
+        Ok(())
+    }
     /// True while cwnd < ssthresh.
     fn in_slow_start(&self) -> bool {
         self.cwnd < self.ssthresh
@@ -146,6 +221,7 @@ struct Hooks {
 /// A class in a Python file.
 struct PyLibrary {
     class: Py<PyAny>,
+    name: String,
     hooks: Hooks,
 }
 
@@ -177,11 +253,14 @@ pub fn load(file: &Path, class: &str) -> Result<Box<dyn Library>, String> {
                 "class {class} has neither a host law's hooks (on_ack and on_congestion) nor a router law's (on_departure)"
             ));
         }
-        Ok(Box::new(PyLibrary { class: cls.unbind(), hooks }) as Box<dyn Library>)
+        Ok(Box::new(PyLibrary { class: cls.unbind(), name: class.to_string(), hooks }) as Box<dyn Library>)
     })
 }
 
 impl Library for PyLibrary {
+    fn name(&self) -> String {
+        self.name.clone()
+    }
     fn host(&self) -> Option<&dyn HostFactory> {
         (self.hooks.on_ack && self.hooks.on_congestion).then_some(self as &dyn HostFactory)
     }
@@ -293,10 +372,12 @@ impl DynHost for PyHost {
     fn traits(&self) -> Result<HostTraits, String> {
         Python::attach(|py| {
             let law = self.law.bind(py);
+            // Its bounds are checked by the core (`bounds::pacing_rate`), as a Rust law's are.
             let pacing = match law.getattr_opt("pacing_rate").map_err(|e| message(py, e))? {
-                Some(v) if !v.is_none() => {
-                    v.extract::<u64>().map_err(|_| format!("pacing_rate is {v}, expected None or bit/s as an int"))?
-                }
+                Some(v) if !v.is_none() => match whole("pacing_rate", "bit/s", &v).map_err(|e| message(py, e))? {
+                    Whole::Value(n) if n != u64::MAX => n,
+                    _ => return Err(bounds::pacing_rate_refused(&v.to_string())),
+                },
                 _ => u64::MAX,
             };
             let reacts = match law.getattr_opt("reacts_to_loss").map_err(|e| message(py, e))? {

@@ -127,6 +127,14 @@ impl Instance {
 }
 
 impl Library for Dylib {
+    fn name(&self) -> String {
+        if self.desc.name.is_null() {
+            return String::new();
+        }
+        // SAFETY: the descriptor's name is a static &str of the library (`export_plugin!`).
+        let bytes = unsafe { std::slice::from_raw_parts(self.desc.name, self.desc.name_len) };
+        String::from_utf8_lossy(bytes).into_owned()
+    }
     fn host(&self) -> Option<&dyn HostFactory> {
         (!self.desc.host.is_null()).then_some(self as &dyn HostFactory)
     }

@@ -2,10 +2,14 @@
 //!
 //! The window crosses as the API's [`Window`] (the same four fields as
 //! [`CcState`]), headers as their wire form ([`super::to_plugin`], [`super::from_plugin`]: a
-//! header fctlab would refuse from the wire is refused here too, as a fault). After a fault
-//! the law is not called again: the connection keeps its window until the event loop stops.
+//! header fctlab would refuse from the wire is refused here too, as a fault), and the window a
+//! hook leaves and the pacing rate are checked against [`super::bounds`] (outside them: a
+//! fault). After a fault the law is not called again: the connection keeps its window until
+//! the event loop stops.
 
-use super::{from_plugin, to_plugin, DynHost, HostPlugin, HostTraits, Plugin, PluginRttSample, SendCtx, Window};
+use super::{
+    bounds, from_plugin, to_plugin, DynHost, HostPlugin, HostTraits, Plugin, PluginRttSample, SendCtx, Window,
+};
 use crate::net::packet::{CongestionHeader, PacketKind};
 use crate::protocol::cubic::RttSample;
 use crate::transport::cc::{CcState, CongestionControl, Feedback, HeaderCtx};
@@ -32,6 +36,21 @@ fn window(st: &CcState) -> Window {
     Window { cwnd: st.cwnd, ssthresh: st.ssthresh, mss: st.mss, abc: st.abc }
 }
 
+/// The window a hook left, refused if outside [`super::bounds`].
+fn checked(w: &Window) -> Result<(), String> {
+    bounds::window_field("cwnd", w.cwnd)?;
+    bounds::window_field("ssthresh", w.ssthresh)?;
+    Ok(())
+}
+
+/// The law's pacing rate, if any, refused if outside [`super::bounds`].
+fn pacing(t: HostTraits) -> Result<(), String> {
+    if t.pacing_rate_bps != NO_TIME {
+        bounds::pacing_rate(t.pacing_rate_bps)?;
+    }
+    Ok(())
+}
+
 fn back(st: &mut CcState, w: Window) {
     st.cwnd = w.cwnd;
     st.ssthresh = w.ssthresh;
@@ -43,16 +62,20 @@ impl PluginCc {
     pub fn new(plugin: HostPlugin, init: HostInit) -> PluginCc {
         let p = plugin.0;
         let made = p.host().create(&init).and_then(|law| law.traits().map(|t| (law, t)));
-        match made {
-            Ok((law, traits)) => PluginCc { plugin: p, law: Some(law), flow: init.flow, traits },
-            Err(msg) => {
-                p.fail("new", Some(init.flow), None, msg);
-                PluginCc { plugin: p, law: None, flow: init.flow, traits: HostTraits::default() }
-            }
-        }
+        let (hook, msg) = match made {
+            Ok((law, traits)) => match pacing(traits) {
+                Ok(()) => return PluginCc { plugin: p, law: Some(law), flow: init.flow, traits },
+                Err(msg) => ("pacing_rate", msg),
+            },
+            Err(msg) => ("new", msg),
+        };
+        p.fail(hook, Some(init.flow), None, msg);
+        let traits = HostTraits { pacing_rate_bps: NO_TIME, ..HostTraits::default() };
+        PluginCc { plugin: p, law: None, flow: init.flow, traits }
     }
 
-    /// Runs `hook` on the window; a failure raises the fault and leaves `st` as it was.
+    /// Runs `hook` on the window; a failure, or a window outside [`super::bounds`], raises
+    /// the fault and leaves `st` as it was.
     #[inline(never)]
     fn call<T: Default>(
         &mut self,
@@ -62,7 +85,7 @@ impl PluginCc {
     ) -> T {
         let Some(law) = self.law.as_deref_mut() else { return T::default() };
         let mut w = window(st);
-        match hook(law, &mut w) {
+        match hook(law, &mut w).and_then(|v| checked(&w).map(|()| v)) {
             Ok(v) => {
                 back(st, w);
                 v

@@ -13,19 +13,21 @@
 //! | file | what it holds |
 //! |---|---|
 //! | this file | the spelling, the [`Loader`] of one build, the [`Fault`] a plug-in raises, the traits both kinds of library implement |
+//! | `bounds.rs` | the values a host law may give (window, pacing rate), for both kinds of library |
 //! | `dylib.rs` | Rust plug-ins: dlopen, the version check, calls through the vtables |
 //! | `host.rs` | [`PluginCc`]: a host law plug-in as a [`crate::transport::cc::CongestionControl`] (the registry's `Controller::Plugin`) |
 //! | `router.rs` | [`PluginLaw`]: a router law plug-in as a [`crate::qdisc::law::RouterLaw`] (the registry's `Law::Plugin`) |
 //!
 //! Faults stay contained. A hook that fails (a Rust panic, caught in the library; a Python
-//! exception) leaves the connection or port as it was, and raises the build's [`FaultSlot`]
-//! with the plug-in, the hook, the flow (or link) and the message. The event loop checks the
-//! slot after each event of a run that has plug-ins, stamps the simulated time and stops;
-//! [`crate::world::World::plugin_fault`] gives the fault to the caller, which keeps the results
-//! already written. A loaded library is never unloaded (its code may still be referenced by
+//! exception; a window or rate outside `bounds.rs`) leaves the connection or port as it was,
+//! and raises the build's [`FaultSlot`] with the plug-in, the hook, the flow (or link) and the
+//! message. The event loop checks the slot after each event of a run that has plug-ins, stamps
+//! the simulated time and stops; [`crate::world::World::plugin_fault`] gives the fault to the
+//! caller, which keeps the results already written. A loaded library is never unloaded (its code may still be referenced by
 //! a law), and each build leaks its few plug-in handles (`&'static`, so configurations that
 //! name them stay `Copy`).
 
+pub mod bounds;
 pub mod dylib;
 pub mod host;
 pub mod router;
@@ -88,6 +90,9 @@ pub trait DynRouter: Send + Sync {
 
 /// A loaded library: the laws it has.
 pub trait Library: Send + Sync {
+    /// The name its author gave it: a Rust library's `export_plugin!(name = ...)`, a Python
+    /// plug-in's class (empty: none).
+    fn name(&self) -> String;
     /// Its host law, if it has one.
     fn host(&self) -> Option<&dyn HostFactory>;
     /// Its router law, if it has one.
@@ -215,11 +220,16 @@ impl Plugin {
         self.fault.raise(Fault { plugin: self.spec.clone(), hook, flow, link, time: None, message });
     }
 
-    /// A short name for labels: `py-` and the Python class, or `rs-` and the library's file
-    /// name without `lib` and its extension.
+    /// A short name for labels (the flows table's `protocol` column): `py-` and the Python
+    /// class, or `rs-` and the name the library exports (`export_plugin!(name = "vegas")`), the
+    /// name its author chose; the library's file name without `lib` and its extension if it
+    /// exports none.
     pub fn short_name(&self) -> String {
+        let name = self.lib.name();
         match self.spec.strip_prefix("python:") {
-            Some(rest) => format!("py-{}", rest.rsplit(':').next().unwrap_or(rest)),
+            Some(rest) if name.is_empty() => format!("py-{}", rest.rsplit(':').next().unwrap_or(rest)),
+            Some(_) => format!("py-{name}"),
+            None if !name.is_empty() => format!("rs-{name}"),
             None => {
                 let path = self.spec.strip_prefix("rust:").unwrap_or(&self.spec);
                 let file = path.rsplit('/').next().unwrap_or(path);
@@ -363,11 +373,18 @@ mod tests {
     use crate::net::packet::{XcpHeader, PLUGIN_TAGS};
     use crate::transport::cc::{CcState, CongestionControl, HeaderCtx};
 
-    /// A host law that panics (here: returns Err) on its `fail_at`-th ACK and stamps `header`.
+    /// A host law that panics (here: returns Err) on its `fail_at`-th ACK and stamps `header`;
+    /// `congestion` is its loss reaction, `pacing` its pacing rate.
     struct Flaky {
         acks: u32,
         fail_at: u32,
         header: Header,
+        congestion: fn(&mut Window),
+        pacing: u64,
+    }
+
+    fn one_mss(w: &mut Window) {
+        w.cwnd = w.mss;
     }
 
     impl DynHost for Flaky {
@@ -380,7 +397,7 @@ mod tests {
             Ok(())
         }
         fn on_congestion(&mut self, w: &mut Window, _: Time, _: u64) -> Result<(), String> {
-            w.cwnd = w.mss;
+            (self.congestion)(w);
             Ok(())
         }
         fn on_timeout(&mut self, _: &mut Window, _: Time, _: u64) -> Result<(), String> {
@@ -402,12 +419,14 @@ mod tests {
             Ok(false)
         }
         fn traits(&self) -> Result<HostTraits, String> {
-            Ok(HostTraits { wants_rtt_samples: false, reacts_to_loss: true, pacing_rate_bps: u64::MAX })
+            Ok(HostTraits { wants_rtt_samples: false, reacts_to_loss: true, pacing_rate_bps: self.pacing })
         }
     }
 
     struct FlakyLib {
         header: Header,
+        congestion: fn(&mut Window),
+        pacing: u64,
     }
 
     impl HostFactory for FlakyLib {
@@ -415,11 +434,15 @@ mod tests {
             if init.flow == 99 {
                 return Err("no law for flow 99".into());
             }
-            Ok(Box::new(Flaky { acks: 0, fail_at: 2, header: self.header }))
+            let (header, congestion, pacing) = (self.header, self.congestion, self.pacing);
+            Ok(Box::new(Flaky { acks: 0, fail_at: 2, header, congestion, pacing }))
         }
     }
 
     impl Library for FlakyLib {
+        fn name(&self) -> String {
+            "Flaky".into()
+        }
         fn host(&self) -> Option<&dyn HostFactory> {
             Some(self)
         }
@@ -429,9 +452,13 @@ mod tests {
     }
 
     fn plugin(header: Header) -> &'static Plugin {
+        law(FlakyLib { header, congestion: one_mss, pacing: u64::MAX })
+    }
+
+    fn law(lib: FlakyLib) -> &'static Plugin {
         Box::leak(Box::new(Plugin {
             spec: "python:flaky.py:Flaky".into(),
-            lib: Box::new(FlakyLib { header }),
+            lib: Box::new(lib),
             fault: Box::leak(Box::default()),
         }))
     }
@@ -468,6 +495,48 @@ mod tests {
     }
 
     #[test]
+    fn a_window_beyond_the_bounds_is_a_fault_naming_the_field_and_is_not_taken() {
+        fn wraps(w: &mut Window) {
+            w.cwnd = w.cwnd.wrapping_sub(10 * w.cwnd);
+        }
+        fn huge_ssthresh(w: &mut Window) {
+            w.ssthresh = bounds::MAX_WINDOW + 1;
+        }
+        fn at_the_bounds(w: &mut Window) {
+            (w.cwnd, w.ssthresh) = (bounds::MAX_WINDOW, u64::MAX);
+        }
+        for (congestion, field) in
+            [(wraps as fn(&mut Window), "cwnd = 18446744073709515616 B"), (huge_ssthresh, "ssthresh")]
+        {
+            let p = law(FlakyLib { header: Header::NONE, congestion, pacing: u64::MAX });
+            let mut cc = PluginCc::new(HostPlugin(p), init(5));
+            let mut s = st();
+            cc.on_congestion(&mut s, Time::from_ms(7), 4000);
+            assert_eq!((s.cwnd, s.ssthresh), (4000, u64::MAX), "the window is left as it was");
+            let f = p.fault.fault().expect("a fault");
+            assert_eq!((f.hook, f.flow), ("on_congestion", Some(5)));
+            assert!(f.message.starts_with(field) && f.message.contains("expected at most 2^50 B"), "{}", f.message);
+        }
+        let p = law(FlakyLib { header: Header::NONE, congestion: at_the_bounds, pacing: u64::MAX });
+        let mut s = st();
+        PluginCc::new(HostPlugin(p), init(5)).on_congestion(&mut s, Time::ZERO, 4000);
+        assert_eq!((s.cwnd, s.ssthresh), (bounds::MAX_WINDOW, u64::MAX));
+        assert!(!p.fault.is_raised());
+    }
+
+    #[test]
+    fn a_pacing_rate_beyond_the_bounds_is_a_fault_of_the_new_connection() {
+        for bps in [0, bounds::MAX_PACING_RATE + 1] {
+            let p = law(FlakyLib { header: Header::NONE, congestion: one_mss, pacing: bps });
+            let cc = PluginCc::new(HostPlugin(p), init(8));
+            assert_eq!(cc.pacing_rate(), None);
+            let f = p.fault.fault().expect("a fault");
+            assert_eq!((f.hook, f.flow), ("pacing_rate", Some(8)));
+            assert!(f.message.starts_with(&format!("pacing_rate = {bps} bit/s: expected")), "{}", f.message);
+        }
+    }
+
+    #[test]
     fn a_law_that_cannot_be_made_is_a_fault_of_hook_new() {
         let p = plugin(Header::NONE);
         let mut cc = PluginCc::new(HostPlugin(p), init(99));
@@ -489,6 +558,14 @@ mod tests {
         let f = p.fault.fault().unwrap();
         assert_eq!(f.hook, "header");
         assert!(f.message.contains("field cc.cwnd"), "{}", f.message);
+        // An infinite window or feedback is refused as NaN is.
+        for words in [[f32::INFINITY.to_bits(), 0, 0], [0, 0, f32::INFINITY.to_bits()]] {
+            let p = plugin(Header { tag: 3, words });
+            let cc = PluginCc::new(HostPlugin(p), init(1));
+            assert_eq!(cc.header(&st(), ctx), CongestionHeader::None);
+            let f = p.fault.fault().expect("+inf refused");
+            assert!(f.message.contains("field cc.cwnd") || f.message.contains("field cc.feedback"), "{}", f.message);
+        }
         // A valid one crosses unchanged, a plug-in's own tag with any words.
         let xcp = CongestionHeader::Xcp(XcpHeader { cwnd: 1e4, rtt_us: 5, feedback: 0.5 });
         let p = plugin(to_plugin(xcp));

@@ -242,10 +242,23 @@ pub(crate) fn unused_zero(w: &[u32]) -> Result<(), &'static str> {
     }
 }
 
-/// A float field: any value but NaN (infinity means "no rate yet" in JetMax and PIQI-RCP).
-pub(crate) fn float(bits: u32, name: &'static str) -> Result<f32, &'static str> {
+/// A float field that holds a number (XCP's window and feedback, JetMax's interval): NaN and
+/// both infinities are refused (an infinite window or feedback would become a window of
+/// 2^64 - 1 bytes at the sender).
+pub(crate) fn finite(bits: u32, name: &'static str) -> Result<f32, &'static str> {
     let x = f32::from_bits(bits);
-    if x.is_nan() {
+    if x.is_finite() {
+        Ok(x)
+    } else {
+        Err(name)
+    }
+}
+
+/// A rate field (JetMax's and PIQI-RCP's): a number, or +infinity for "no rate yet", which
+/// their senders read as no limit; NaN and -infinity are refused.
+pub(crate) fn rate_or_infinite(bits: u32, name: &'static str) -> Result<f32, &'static str> {
+    let x = f32::from_bits(bits);
+    if x.is_nan() || x == f32::NEG_INFINITY {
         Err(name)
     } else {
         Ok(x)
@@ -269,7 +282,7 @@ pub fn header_to_wire(h: CongestionHeader) -> (u8, Words) {
 }
 
 /// The congestion header of wire tag `tag` and words `w`; Err names the field refused (an
-/// unknown tag, a NaN, a non-zero unused word).
+/// unknown tag, a NaN, an infinite window or feedback, a non-zero unused word).
 pub fn header_from_wire(tag: u8, w: Words) -> Result<CongestionHeader, &'static str> {
     match tag {
         0 => unused_zero(&w).map(|_| CongestionHeader::None),
@@ -706,6 +719,22 @@ mod tests {
         assert_eq!(header_from_wire(pfabric::header::TAG, [1, 2, 0]), Err("cc"));
         assert_eq!(header_from_wire(0, [0, 1, 0]), Err("cc"));
         assert_eq!(header_from_wire(xcp::header::TAG, [f32::NAN.to_bits(), 0, 0]), Err("cc.cwnd"));
+        // Non-finite numbers are refused as NaN is, but where infinity means "no rate yet".
+        for x in [f32::INFINITY, f32::NEG_INFINITY] {
+            assert_eq!(header_from_wire(xcp::header::TAG, [x.to_bits(), 0, 0]), Err("cc.cwnd"));
+            assert_eq!(header_from_wire(xcp::header::TAG, [0, 0, x.to_bits()]), Err("cc.feedback"));
+            assert_eq!(header_from_wire(xcp::header::TAG_ECHO, [x.to_bits(), 0, 0]), Err("cc.feedback"));
+            assert_eq!(header_from_wire(jetmax::header::TAG, [0, 0, x.to_bits()]), Err("cc.ipi"));
+        }
+        for tag in [jetmax::header::TAG, jetmax::header::TAG_ECHO] {
+            assert_eq!(header_from_wire(tag, [0, f32::NEG_INFINITY.to_bits(), 0]), Err("cc.rate"));
+            assert_eq!(header_from_wire(tag, [0, f32::NAN.to_bits(), 0]), Err("cc.rate"));
+            assert!(header_from_wire(tag, [0, f32::INFINITY.to_bits(), 0]).is_ok(), "no rate yet");
+        }
+        for tag in [piqi::header::TAG, piqi::header::TAG_ECHO] {
+            assert_eq!(header_from_wire(tag, [f32::NEG_INFINITY.to_bits(), 0, 0]), Err("cc.rate"));
+            assert!(header_from_wire(tag, [f32::INFINITY.to_bits(), 0, 0]).is_ok(), "no rate yet");
+        }
         assert_eq!(header_from_wire(rcp::header::TAG_ECHO, [1, 2, 0]), Err("cc"));
     }
 

@@ -5,7 +5,7 @@
 //! wire encoding, three 32-bit words (RT and RS share the first).
 
 use crate::net::packet::CongestionHeader;
-use crate::protocol::{float, unused_zero, Words};
+use crate::protocol::{finite, rate_or_infinite, unused_zero, Words};
 
 /// JetMax's RT / RS value for "no router yet" (router ids on JetMax paths are below it).
 pub const JETMAX_NO_ROUTER: u16 = u16::MAX;
@@ -65,14 +65,17 @@ pub fn from_wire(tag: u8, w: Words) -> Result<CongestionHeader, &'static str> {
         Ok(CongestionHeader::JetMax(JetMaxHeader {
             rt: (w[0] >> 16) as u16,
             rs: w[0] as u16,
-            rate: float(w[1], "cc.rate")?,
-            ipi: float(w[2], "cc.ipi")?,
+            rate: rate_or_infinite(w[1], "cc.rate")?,
+            ipi: finite(w[2], "cc.ipi")?,
         }))
     } else {
         unused_zero(&w[2..])?;
         if w[0] & 0xFFFF != 0 {
             return Err("cc");
         }
-        Ok(CongestionHeader::JetMaxFeedback(JetMaxEcho { rs: (w[0] >> 16) as u16, rate: float(w[1], "cc.rate")? }))
+        Ok(CongestionHeader::JetMaxFeedback(JetMaxEcho {
+            rs: (w[0] >> 16) as u16,
+            rate: rate_or_infinite(w[1], "cc.rate")?,
+        }))
     }
 }

@@ -5,7 +5,7 @@
 //! encoding, three 32-bit words.
 
 use crate::net::packet::CongestionHeader;
-use crate::protocol::{float, Words};
+use crate::protocol::{rate_or_infinite, Words};
 
 /// PIQI-RCP's forward header (seed 003 sec. III-E): the smallest rate a router on the path
 /// gave so far, the control interval it was computed in, and that router's id.
@@ -55,7 +55,7 @@ pub fn to_wire(h: CongestionHeader) -> Option<(u8, Words)> {
 
 /// The header of tag `tag` (one of PIQI-RCP's) from its words; Err names the field refused.
 pub fn from_wire(tag: u8, w: Words) -> Result<CongestionHeader, &'static str> {
-    let (rate, interval, id) = (float(w[0], "cc.rate")?, w[1], w[2]);
+    let (rate, interval, id) = (rate_or_infinite(w[0], "cc.rate")?, w[1], w[2]);
     Ok(if tag == TAG {
         CongestionHeader::Piqi(PiqiHeader { rate, interval, id })
     } else {

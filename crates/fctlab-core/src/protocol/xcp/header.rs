@@ -4,7 +4,7 @@
 //! 32-bit words.
 
 use crate::net::packet::CongestionHeader;
-use crate::protocol::{float, unused_zero, Words};
+use crate::protocol::{finite, unused_zero, Words};
 
 /// XCP's forward header: the sender's window and RTT, and the window change routers allow.
 #[derive(Copy, Clone, Debug, PartialEq)]
@@ -51,12 +51,12 @@ pub fn to_wire(h: CongestionHeader) -> Option<(u8, Words)> {
 pub fn from_wire(tag: u8, w: Words) -> Result<CongestionHeader, &'static str> {
     if tag == TAG {
         Ok(CongestionHeader::Xcp(XcpHeader {
-            cwnd: float(w[0], "cc.cwnd")?,
+            cwnd: finite(w[0], "cc.cwnd")?,
             rtt_us: w[1],
-            feedback: float(w[2], "cc.feedback")?,
+            feedback: finite(w[2], "cc.feedback")?,
         }))
     } else {
         unused_zero(&w[1..])?;
-        Ok(CongestionHeader::XcpFeedback(XcpEcho { feedback: float(w[0], "cc.feedback")? }))
+        Ok(CongestionHeader::XcpFeedback(XcpEcho { feedback: finite(w[0], "cc.feedback")? }))
     }
 }

@@ -8,7 +8,7 @@
 //! | `hook.rs` | the window loop's one plug-in point (RC3's low-priority loop) |
 //! | `nextseg.rs` | NextSeg rules (3) and (4) of fast recovery: the tail of a window (RFC 6675 sec. 4) |
 //! | `pacer.rs` | the pacing clock of paced senders (R-TCP): one packet per `wire bits / rate` |
-//! | `sender.rs` | the window loop: cwnd, NextSeg rules (3)-(4), fast recovery, reaction to timeouts |
+//! | `sender.rs` | the window loop: cwnd, NextSeg rules (3)-(4), fast recovery, reaction to timeouts; the most segments in flight |
 //! | `receiver.rs` | cumulative ACK, SACK blocks most recent first, delayed ACKs |
 
 pub mod config;
@@ -20,4 +20,4 @@ pub mod sender;
 
 pub use config::TcpConfig;
 pub use receiver::TcpReceiver;
-pub use sender::TcpSender;
+pub use sender::{TcpSender, MAX_FLIGHT_SEGMENTS};

@@ -23,6 +23,19 @@ use crate::units::Time;
 
 pub use crate::transport::conn::SenderStats;
 
+/// The most segments a sender keeps in flight (RFC 6675 `pipe`), whatever its window allows,
+/// unless its initial window is larger: 2^20.
+///
+/// A window is a number a controller computes, and a plug-in's may be anything up to
+/// [`crate::plugin::bounds::MAX_WINDOW`]: without this bound, a window of 2^50 bytes on a
+/// long-lived flow sends without end inside one event, every packet queued at the host's NIC
+/// (about 300 bytes each, [`crate::limits::BYTES_PER_QUEUED_SEGMENT`]). With it, one event
+/// sends at most 2^20 packets, and a flow holds at most about 320 MB at its host. It never binds
+/// a real TCP's window at an MSS of 1,024 bytes or more: RFC 7323's window scale caps a
+/// receive window at 2^30 bytes. (The build's memory estimate counts an initial window on its
+/// own, so a larger one is kept.)
+pub const MAX_FLIGHT_SEGMENTS: u64 = 1 << 20;
+
 /// Loss-recovery state (ns-3's Open / Recovery / Loss).
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
 enum Recovery {
@@ -80,6 +93,9 @@ pub struct TcpSender {
     timeouts_in_row: u32,
     /// Probe mode ([`CongestionControl::probe_after_timeouts`]): timeouts send probes, not data.
     probing: bool,
+    /// The most bytes in flight whatever cwnd says: [`MAX_FLIGHT_SEGMENTS`] (or the initial
+    /// window, if larger) segments.
+    flight_cap: u64,
 }
 
 impl TcpSender {
@@ -109,6 +125,7 @@ impl TcpSender {
             hook: cfg.rc3.map(|c| Rc3Hook::new(c, cfg.prio)),
             timeouts_in_row: 0,
             probing: false,
+            flight_cap: MAX_FLIGHT_SEGMENTS.max(cfg.iw as u64) * cfg.mss as u64,
         }
     }
 
@@ -323,18 +340,20 @@ impl TcpSender {
         self.tail.rule4(&self.conn.board, self.conn.nxt).map(|i| NextSeg::Rescue(i, point))
     }
 
-    /// RFC 6675 sec. 5 step (C): send while cwnd - pipe >= 1 SMSS, choosing by NextSeg().
-    /// SACKed data is skipped. A paced sender also waits for its clock: what the window
-    /// allows leaves one packet per gap. What it sends arms the timer if it is off (RFC 6298
-    /// sec. 5.1).
+    /// RFC 6675 sec. 5 step (C): send while cwnd - pipe >= 1 SMSS, choosing by NextSeg(),
+    /// and never more than [`MAX_FLIGHT_SEGMENTS`] in flight. SACKed data is skipped. A paced
+    /// sender also waits for its clock: what the window allows leaves one packet per gap. What
+    /// it sends arms the timer if it is off (RFC 6298 sec. 5.1).
     fn send_more(&mut self, now: Time, out: &mut Vec<Packet>) {
         let mss = self.cfg.mss as u64;
+        // No hook runs in the loop: the window is the same for every packet it sends.
+        let window = self.cc.cwnd.min(self.flight_cap);
         let mut sent = false;
         if let Some(p) = &mut self.pacer {
             p.begin_pass();
         }
         loop {
-            if (self.conn.board.pipe() as u64 + 1) * mss > self.cc.cwnd {
+            if (self.conn.board.pipe() as u64 + 1) * mss > window {
                 break;
             }
             let Some(next) = self.next_seg() else { break };
@@ -643,6 +662,34 @@ pub(crate) mod tests {
         s.on_timeout(at, &mut out);
         assert_eq!(out.iter().map(|p| p.len).collect::<Vec<_>>(), [mss]);
         assert_eq!(s.stats().timeouts, 8);
+    }
+
+    /// A window far beyond any path (a plug-in's may be up to 2^50 bytes) on a long-lived flow:
+    /// one event sends up to MAX_FLIGHT_SEGMENTS in flight, not without end, and ACKs keep it
+    /// there.
+    #[test]
+    fn a_huge_window_sends_at_most_the_flight_cap_in_one_event() {
+        let cfg = TcpConfig { mss: MSS as u32, iw: 4, ..TcpConfig::default() };
+        let addr = FlowAddr { flow: 0, src: 0, dst: 1, hash: 0 };
+        let mut s = TcpSender::new(cfg, addr, App::LongLived { stop: Time::from_secs(100) }, Time::ZERO);
+        let mut out = Vec::new();
+        s.start(Time::ZERO, &mut out);
+        let mut synack = addr.reverse(PacketKind::SynAck, Time::from_ms(10));
+        synack.ts_echo = Time::ZERO;
+        s.cc.cwnd = crate::plugin::bounds::MAX_WINDOW;
+        out.clear();
+        s.on_packet(Time::from_ms(10), &synack, &mut out);
+        assert_eq!(out.len() as u64, MAX_FLIGHT_SEGMENTS);
+        assert_eq!(s.scoreboard().pipe() as u64, MAX_FLIGHT_SEGMENTS);
+        // An ACK of two segments lets two more leave.
+        assert_eq!(feed(&mut s, &ack(2, &[], 0)), [MAX_FLIGHT_SEGMENTS, MAX_FLIGHT_SEGMENTS + 1]);
+        // An initial window above the cap is sent whole (the build's memory estimate counts it).
+        let cfg = TcpConfig { iw: MAX_FLIGHT_SEGMENTS as u32 + 3, ..cfg };
+        let mut s = TcpSender::new(cfg, addr, App::LongLived { stop: Time::from_secs(100) }, Time::ZERO);
+        s.start(Time::ZERO, &mut out);
+        out.clear();
+        s.on_packet(Time::from_ms(10), &synack, &mut out);
+        assert_eq!(out.len() as u64, MAX_FLIGHT_SEGMENTS + 3);
     }
 
     /// Segments 0..10 in flight (IW 10, nothing more to send); 0, 7 and 9 are lost.
