@@ -45,8 +45,10 @@ use crate::transport::tcp::{TcpConfig, TcpReceiver, TcpSender};
 use crate::transport::{Endpoint, FlowAddr};
 use crate::units::{Rate, Time};
 
+mod barrier;
 pub mod parallel;
 mod partition;
+mod pool;
 
 /// How the flows of one workload entry are carried.
 // A run has one profile per transport, read when a flow starts: the paced variant's size (its
@@ -88,6 +90,21 @@ impl Profile {
             }
             Profile::Paced { cfg, .. } => cfg.law.label(),
             Profile::Kernel(k) => format!("linux-{}", k.cc),
+        }
+    }
+
+    /// The fewest bytes a packet of this profile's flows has on the wire: its smallest header
+    /// (a pure ACK or a SYN has nothing else), whichever endpoint sends it, the TCP a paced
+    /// sender falls back to included (its packets lack the congestion header). A partitioned
+    /// run's lookahead rests on it ([`parallel`]).
+    pub fn smallest_packet(&self) -> u32 {
+        match self {
+            Profile::Tcp { cfg, .. } => cfg.header,
+            Profile::Paced { cfg, rx, .. } => {
+                let fallback = cfg.fallback.map_or(u32::MAX, |f| f.header);
+                cfg.header.min(rx.header).min(fallback)
+            }
+            Profile::Kernel(k) => k.planned_tcp().header,
         }
     }
 
