@@ -254,3 +254,41 @@ def test_bad_parallel_tables_are_refused_naming_the_field(parallel, field, text)
 def test_threads_must_be_a_whole_number():
     with pytest.raises(ScenarioError, match="threads: expected a whole number from 1 to 1024, got 0"):
         fctlab.run(fat_tree(2), threads=0)
+
+
+def test_partitions_beyond_the_memory_are_refused_not_aborted(tmp_path):
+    """A leaf-spine of 900,000 hosts asked for 100 partitions (9 used: one per leaf) needs 0.6 GiB
+    per partition beside the whole network: under a 6 GiB address-space limit `fctlab validate`
+    refuses it with the estimate, naming parallel.partitions (it aborted on an allocation, and
+    needed more than 12 GiB with its 91 empty partitions)."""
+    flows = [
+        {"src": f"h{i * 100_000}", "dst": f"h{(i + 4) % 9 * 100_000 + 5}", "start": 0, "size": 1000} for i in range(9)
+    ]
+    spec = {
+        "duration": "1ms",
+        "topology": {"kind": "leaf_spine", "hosts_per_leaf": 100_000},
+        "workload": [{"kind": "flows", "flows": flows}],
+        "parallel": {"partitions": 100},
+    }
+    path = tmp_path / "big.json"
+    path.write_text(json.dumps(spec))
+
+    def limit() -> None:
+        import resource
+
+        resource.setrlimit(resource.RLIMIT_AS, (6 << 30, 6 << 30))
+
+    env = {k: v for k, v in os.environ.items() if k != "FCTLAB_CORE"}
+    done = subprocess.run(
+        [sys.executable, "-m", "fctlab.cli", "validate", str(path)],
+        capture_output=True,
+        text=True,
+        timeout=300,
+        env=env,
+        preexec_fn=limit,  # noqa: PLW1509
+    )
+    assert done.returncode == 2, done.stderr
+    line = done.stderr.strip()
+    assert len(line.splitlines()) == 1 and "Traceback" not in line, line
+    assert "parallel.partitions" in line and "9 partitions, each with its copy of the 1800072 links" in line, line
+    assert "under its address-space limit of 6.0 GiB" in line, line

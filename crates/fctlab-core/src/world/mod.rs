@@ -819,6 +819,11 @@ impl World {
         self.profiles.get(self.plans.get(f)?.profile)?.kernel_stack()
     }
 
+    /// Nodes of the network.
+    pub fn node_count(&self) -> usize {
+        self.is_host.len()
+    }
+
     /// Whether node `n` is a host.
     pub fn is_host(&self, n: usize) -> bool {
         self.is_host.get(n).copied().unwrap_or(false)

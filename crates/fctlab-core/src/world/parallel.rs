@@ -162,13 +162,19 @@ impl World {
 
     /// Cuts this world as `partition` says ([`World::into_partitions`]).
     fn into_partition(&mut self, partition: Partition, threads: usize) -> Result<Parallel, ParallelError> {
+        self.check_can_cut(threads)?;
+        Ok(self.cut(partition, threads))
+    }
+
+    /// Why this world cannot be cut to run on `threads` threads, if it cannot.
+    fn check_can_cut(&self, threads: usize) -> Result<(), ParallelError> {
         if threads == 0 {
             return Err(ParallelError::new("parallel.threads", "expected a whole number >= 1, got 0"));
         }
         if self.external || self.sched.popped() > 0 {
             return Err(ParallelError::new("parallel", "a partitioned run must start from a world that has not run"));
         }
-        Ok(self.cut(partition, threads))
+        Ok(())
     }
 
     /// Cuts this world as `partition` says, to run on `threads` threads (at most one per
@@ -665,7 +671,10 @@ impl Layout {
 pub struct Engine {
     world: World,
     parallel: Option<Parallel>,
-    /// A partitioned run's figures, once it is over.
+    /// The cut of a partitioned run and its threads, until its first step cuts the world (so
+    /// that building a run to validate it costs no partition).
+    pending: Option<(Partition, usize)>,
+    /// A partitioned run's figures: those known before it runs, then the final ones.
     stats: Option<ParallelStats>,
     layout: Layout,
 }
@@ -699,17 +708,25 @@ impl Engine {
         cores: usize,
     ) -> Result<Engine, ParallelError> {
         let mut layout = Layout { partitions_asked: partitions, partitions: 1, threads_asked, threads: 1, cores };
-        let mut parallel = None;
+        let (mut pending, mut stats) = (None, None);
         if partitions > 1 {
             let partition = world.partition(partitions)?;
             if partition.count > 1 {
-                let p = world.into_partition(partition, threads)?;
-                layout.partitions = p.stats.partitions;
-                layout.threads = p.stats.threads;
-                parallel = Some(p);
+                world.check_can_cut(threads)?;
+                layout.partitions = partition.count;
+                layout.threads = threads.clamp(1, partition.count);
+                stats = Some(ParallelStats {
+                    partitions: partition.count,
+                    partitions_asked: partition.asked,
+                    threads: layout.threads,
+                    lookahead: partition.lookahead,
+                    work: partition.work.clone(),
+                    ..ParallelStats::default()
+                });
+                pending = Some((partition, threads));
             }
         }
-        Ok(Engine { world, parallel, stats: None, layout })
+        Ok(Engine { world, parallel: None, pending, stats, layout })
     }
 
     /// The partitions and threads asked for and used.
@@ -728,6 +745,9 @@ impl Engine {
     /// a partitioned run are busy ([`Parallel::run_until_polling`]); a whole world runs on the
     /// caller's thread and never asks.
     pub fn run_until_polling(&mut self, until: Time, go_on: &mut dyn FnMut() -> bool) -> Result<bool, Stopped> {
+        if let Some((partition, threads)) = self.pending.take() {
+            self.parallel = Some(self.world.cut(partition, threads));
+        }
         let Some(p) = self.parallel.as_mut() else { return Ok(self.world.run_until(until)) };
         if !p.run_until_polling(until, go_on)? {
             return Ok(false);
@@ -757,7 +777,7 @@ impl Engine {
 
     /// The world, to start or end its capture: None while a partitioned run goes on.
     pub fn world_mut(&mut self) -> Option<&mut World> {
-        self.parallel.is_none().then_some(&mut self.world)
+        (self.parallel.is_none() && self.pending.is_none()).then_some(&mut self.world)
     }
 
     /// The world, to hand to what reads a finished run.
@@ -857,6 +877,20 @@ mod tests {
             Ok(_) => assert_eq!(asked, 0, "no poll, the run was quicker"),
             Err(e) => panic!("{e}"),
         }
+    }
+
+    /// The memory estimate of a partitioned run (`limits::partition_memory`) counts at least
+    /// what a partition copies of the network.
+    #[test]
+    fn the_memory_estimate_covers_what_a_partition_copies() {
+        use crate::limits::{BYTES_PER_PARTITION_FLOW, BYTES_PER_PARTITION_LINK};
+        use std::mem::size_of;
+        assert!(BYTES_PER_PARTITION_LINK >= size_of::<crate::net::link::Link>() as u64);
+        let flow = size_of::<super::super::FlowPlan>()
+            + size_of::<crate::metrics::FlowRecord>()
+            + size_of::<PacketCounts>()
+            + size_of::<Option<Box<super::super::Active>>>();
+        assert!(BYTES_PER_PARTITION_FLOW >= flow as u64, "{flow} bytes a flow");
     }
 
     /// One step after another costs no thread start: a step with nothing to run before the
