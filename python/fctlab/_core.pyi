@@ -22,6 +22,8 @@ def router_cost(law: str, packets: int) -> float:
 PROTOCOLS: list[dict[str, Any]]
 #: The ports `router_cost` times: "droptail" (the baseline) and the explicit router laws.
 ROUTER_LAWS: list[str]
+#: The most partitions a run may be cut into (`parallel.partitions`), and so the most threads.
+MAX_PARTITIONS: int
 
 #: The result columns of every table: {table: [(name, dtype, nullable), ...]}.
 COLUMNS: dict[str, list[tuple[str, str, bool]]]
@@ -106,13 +108,18 @@ class Simulation:
     """Once the run is over, if it stalled (nothing could happen any more while flows were open):
     `time_s`, `message`, `open_flows` and `flows` (each open flow's sender state and `line`, one
     line on it); None otherwise."""
+    parallel: dict[str, Any]
+    """How the run is laid out: `partitions` and `threads` used, `partitions_asked`,
+    `threads_asked` (None: the default), `cores`, and `notice` (one line saying what the run uses
+    instead of what was asked, and why; None when it uses what was asked)."""
 
     def __init__(self, scenario_json: str, base_dir: str, threads: int | None = None) -> None:
         """Validates and builds; raises ScenarioError. Relative paths start at base_dir. `threads`
         runs a scenario cut into partitions (`parallel`) on that many threads (same results)."""
     def run_until(self, t: float) -> bool:
         """Advances to simulated time t (s) with the GIL released; True once finished. Raises
-        PluginError if a plug-in failed."""
+        PluginError if a plug-in failed. A partitioned run looks for signals while it runs and
+        raises the handler's exception (KeyboardInterrupt for Ctrl-C), the run then over."""
     def start_capture(self, path: str) -> None:
         """Starts writing the scenario's packet capture (pcapng) to a new file at `path`, before
         the run; nothing without `[output.pcap]`. OSError if the file cannot be written."""

@@ -15,7 +15,7 @@ import argparse
 import json
 import os
 import sys
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 
 from fctlab.atomic import write_text
@@ -41,14 +41,31 @@ class _Parser(argparse.ArgumentParser):
         raise _UsageError(f"{message} (see `{self.prog} --help`)")
 
 
-def _count(text: str) -> int:
-    try:
-        n = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a whole number >= 1, got {text!r}") from None
-    if n < 1:
-        raise argparse.ArgumentTypeError(f"expected a whole number >= 1, got {n}")
-    return n
+def _whole(low: int, high: int, shown_high: str | None = None) -> Callable[[str], int]:
+    """An argparse type: a whole number from `low` to `high` (`shown_high`: how the message writes
+    `high`). A value the core would take in a 64-bit integer is bounded here, so that no flag
+    overflows into it."""
+    accepted = f"a whole number from {low} to {shown_high or high}"
+
+    def whole(text: str) -> int:
+        try:
+            n = int(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"expected {accepted}, got {text!r}") from None
+        if not low <= n <= high:
+            raise argparse.ArgumentTypeError(f"expected {accepted}, got {n}")
+        return n
+
+    return whole
+
+
+#: A count the core takes as a 64-bit integer (packets, packet-hops).
+_count = _whole(1, 2**63 - 1, "2^63 - 1")
+#: A seed: the core's u64.
+_seed = _whole(0, 2**64 - 1, "2^64 - 1")
+#: Threads of a partitioned run: at most one per partition (`fctlab.run.MAX_THREADS`, the core's
+#: most partitions; kept here so that parsing the command line needs no core).
+_threads = _whole(1, 1024)
 
 
 def _jobs(text: str) -> int:
@@ -94,7 +111,7 @@ def _parser() -> argparse.ArgumentParser:
 
     def scenario_args(sp: argparse.ArgumentParser) -> None:
         sp.add_argument("scenario", metavar="SCENARIO", help="scenario file (.toml or .json)")
-        sp.add_argument("--seed", type=int, help="override the scenario's seed")
+        sp.add_argument("--seed", type=_seed, help="override the scenario's seed")
         sp.add_argument(
             "--set",
             dest="sets",
@@ -110,10 +127,11 @@ def _parser() -> argparse.ArgumentParser:
     r.add_argument("-q", "--quiet", action="store_true", help="no progress bar, no summary")
     r.add_argument(
         "--threads",
-        type=_count,
+        type=_threads,
         metavar="N",
         help="threads for a scenario cut into partitions (its [parallel] table); the results are the same on "
-        "any number (default: the table's threads, else one per partition up to the cores)",
+        "any number (default: the table's threads, else one per partition up to the cores); a run uses at "
+        "most one per partition and one per core, and says so when it uses fewer than asked",
     )
     r.set_defaults(func=cmd_run)
 
@@ -306,7 +324,7 @@ def _parser() -> argparse.ArgumentParser:
         help="transport fields as a TOML inline table, e.g. '{cc = \"dctcp\", iw = 10}', over the default "
         "(fctlab's TCP with HPCC's packets: mss = 1000, header = 48)",
     )
-    hr.add_argument("--seed", type=int, help="the run's seed (default 1)")
+    hr.add_argument("--seed", type=_seed, help="the run's seed (default 1)")
     hr.add_argument(
         "--set",
         dest="sets",
@@ -378,6 +396,7 @@ def cmd_run(args: argparse.Namespace) -> int:
             overrides=_overrides(args.sets),
             progress=_progress_wanted(args.quiet),
             threads=args.threads,
+            notify=lambda notice: print(f"note: {notice}", file=sys.stderr),
         )
     except StallError as e:
         if not args.quiet and e.result is not None:

@@ -38,6 +38,9 @@ from fctlab.values import plain
 STEPS_PER_HORIZON = 200
 #: Step (s) when a scenario reports no horizon.
 _FALLBACK_STEP = 1e-3
+#: Most threads a run may be asked for: the core's most partitions (`parallel.partitions`), since
+#: a run uses at most one thread per partition.
+MAX_THREADS = 1024
 
 
 def _import_core() -> ModuleType | None:
@@ -95,8 +98,8 @@ def build(
     spec, base_dir = prepare(scenario, seed=seed, overrides=overrides, base_dir=base_dir)
     if threads is None:
         return core().Simulation(json.dumps(spec), base_dir), spec
-    if isinstance(threads, bool) or not isinstance(threads, int) or threads < 1:
-        raise ScenarioError(f"threads: expected a whole number >= 1, got {threads!r}")
+    if isinstance(threads, bool) or not isinstance(threads, int) or not 1 <= threads <= MAX_THREADS:
+        raise ScenarioError(f"threads: expected a whole number from 1 to {MAX_THREADS}, got {threads!r}")
     return core().Simulation(json.dumps(spec), base_dir, threads), spec
 
 
@@ -136,6 +139,7 @@ def run_to(
     threads: int | None = None,
     base_dir: str | os.PathLike | None = None,
     stop: Callable[[], bool] | None = None,
+    notify: Callable[[str], None] | None = None,
 ) -> Result:
     """Runs a scenario and writes its results directory `outdir`: the files `run(...).write(outdir)`
     writes, byte for byte, but with the flows table streamed to Parquet as flows finish instead of
@@ -148,12 +152,18 @@ def run_to(
     A scenario with `[output.pcap]` has its capture written by the core as the run goes, under
     the temporary name of `outdir/capture.pcapng`, renamed into place with the other files; a
     failed run keeps the packets it captured as `outdir/capture.partial.pcapng`.
+
+    `notify` is given, before the run starts, the line saying that the run uses fewer partitions
+    or threads than it was asked for, and why (`Simulation.parallel["notice"]`), if there is one.
     """
     from fctlab import result as results
     from fctlab.atomic import temp_name
     from fctlab.stream import PARTIAL_NAME, FlowSink
 
     sim, spec = build(scenario, seed=seed, overrides=overrides, threads=threads, base_dir=base_dir)
+    notice = (getattr(sim, "parallel", None) or {}).get("notice")
+    if notify is not None and notice:
+        notify(notice)
     if not str(outdir).strip():
         raise ScenarioError("results directory: expected a path, got an empty string")
     out = Path(outdir)

@@ -11,7 +11,7 @@ use fctlab_core::reference::ps::{max_min_fct, PsFlow};
 use fctlab_core::reference::srpt::srpt_fct as greedy_srpt_fct;
 use fctlab_core::scenario::{self, RunInfo};
 use fctlab_core::units::Time;
-use fctlab_core::world::parallel::{Engine, ParallelStats};
+use fctlab_core::world::parallel::{Engine, Layout, ParallelStats, Stopped};
 use fctlab_core::world::{Stall, World};
 use fctlab_emu::{
     self as emu,
@@ -58,20 +58,37 @@ struct Simulation {
 #[pymethods]
 impl Simulation {
     /// Validates and builds the scenario (JSON text); relative paths resolve against `base_dir`.
-    /// `threads` overrides the scenario's `parallel.threads` (results do not depend on it).
+    /// `threads` overrides the scenario's `parallel.threads` (results do not depend on it); a
+    /// run uses at most one thread per partition and per core (`parallel` tells what it uses).
     #[new]
     #[pyo3(signature = (scenario_json, base_dir, threads=None))]
     fn new(scenario_json: &str, base_dir: &str, threads: Option<usize>) -> PyResult<Simulation> {
-        let (world, info) =
-            scenario::build(scenario_json, Path::new(base_dir)).map_err(|e| ScenarioError::new_err(e.to_string()))?;
+        let (world, info) = scenario::build(scenario_json, Path::new(base_dir))
+            .map_err(|e| plugin::take_interrupt().unwrap_or_else(|| ScenarioError::new_err(e.to_string())))?;
         scenario::refuse_in_simulation(&world).map_err(|e| ScenarioError::new_err(e.to_string()))?;
         if threads == Some(0) {
             return Err(PyValueError::new_err("threads: expected a whole number >= 1, got 0"));
         }
-        let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
-        let threads = threads.or(info.threads).unwrap_or(info.partitions.min(cores));
-        let engine = Engine::new(world, info.partitions, threads).map_err(|e| ScenarioError::new_err(e.to_string()))?;
+        let asked = threads.or(info.threads);
+        let engine =
+            Engine::for_run(world, info.partitions, asked).map_err(|e| ScenarioError::new_err(e.to_string()))?;
         Ok(Simulation { engine, info, wall_s: 0.0, flows: FlowStream::default() })
+    }
+
+    /// How the run is laid out: `partitions` and `threads` used, `partitions_asked`,
+    /// `threads_asked` (None: the default), `cores`, and `notice`, one line saying what the run
+    /// uses instead of what was asked and why (None when it uses what was asked).
+    #[getter]
+    fn parallel<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
+        let l = self.engine.layout();
+        let d = PyDict::new(py);
+        d.set_item("partitions", l.partitions)?;
+        d.set_item("partitions_asked", l.partitions_asked)?;
+        d.set_item("threads", l.threads)?;
+        d.set_item("threads_asked", l.threads_asked)?;
+        d.set_item("cores", l.cores)?;
+        d.set_item("notice", l.notice())?;
+        Ok(d)
     }
 
     /// True if the scenario asks for a packet capture (`[output.pcap]`).
@@ -107,16 +124,38 @@ impl Simulation {
     }
 
     /// Runs up to simulated time `t` seconds with the GIL released; True once the run is over.
-    /// Raises `PluginError` if a plug-in failed.
+    /// Raises `PluginError` if a plug-in failed, but a KeyboardInterrupt a hook raised (a signal
+    /// arrived while it ran) as itself. A partitioned run runs on threads of its own
+    /// while this thread looks for signals every few milliseconds, as the Python between two
+    /// steps does: a signal handler's exception (KeyboardInterrupt for Ctrl-C) stops the run
+    /// and is raised here, even while the partitions are held in a blocked plug-in hook.
     fn run_until(&mut self, py: Python<'_>, t: f64) -> PyResult<bool> {
         let engine = &mut self.engine;
         let t0 = Instant::now();
-        let done = py.detach(|| engine.run_until(Time::from_secs_f64(t.max(0.0))));
+        let mut signalled: Option<PyErr> = None;
+        let done = py.detach(|| {
+            let mut go_on = || match Python::attach(|py| py.check_signals()) {
+                Ok(()) => true,
+                Err(e) => {
+                    signalled = Some(e);
+                    false
+                }
+            };
+            engine.run_until_polling(Time::from_secs_f64(t.max(0.0)), &mut go_on)
+        });
         self.wall_s += t0.elapsed().as_secs_f64();
+        if let Some(e) = signalled.or_else(plugin::take_interrupt) {
+            return Err(e);
+        }
         if let Some(fault) = self.engine.plugin_fault() {
             return Err(PluginError::new_err(fault.to_string()));
         }
-        Ok(done)
+        match done {
+            Ok(done) => Ok(done),
+            // Interrupted only by a signal, whose exception is raised above.
+            Err(Stopped::Interrupted) => Err(pyo3::exceptions::PyKeyboardInterrupt::new_err("interrupted")),
+            Err(e @ Stopped::Causality(_)) => Err(ScenarioError::new_err(e.to_string())),
+        }
     }
 
     /// Current simulated time, s.
@@ -164,8 +203,10 @@ impl Simulation {
     /// yet handed over by `take_flows` (every row if it was never called).
     fn results<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
         let out = results_dict(py, self.engine.world(), &self.info, self.wall_s, &self.flows)?;
+        let meta = out.get_item("meta")?.expect("meta").cast_into::<PyDict>()?;
+        layout_meta(&meta, self.engine.layout())?;
         if let Some(stats) = self.engine.parallel_stats() {
-            parallel_meta(&out.get_item("meta")?.expect("meta").cast_into::<PyDict>()?, stats)?;
+            parallel_meta(&meta, stats)?;
         }
         Ok(out)
     }
@@ -249,6 +290,19 @@ fn stall_dict<'py>(py: Python<'py>, stall: &Stall, names: &[String], limit: usiz
     }
     out.set_item("flows", flows)?;
     Ok(out)
+}
+
+/// What a run asked to be cut into, and what it used, in its metadata: nothing for a run that
+/// asked for neither partitions nor threads.
+fn layout_meta(meta: &Bound<'_, PyDict>, l: Layout) -> PyResult<()> {
+    if l.partitions_asked == 1 && l.threads_asked.is_none() {
+        return Ok(());
+    }
+    meta.set_item("partitions", l.partitions)?;
+    meta.set_item("partitions_asked", l.partitions_asked)?;
+    meta.set_item("threads", l.threads)?;
+    meta.set_item("threads_asked", l.threads_asked)?;
+    Ok(())
 }
 
 /// A partitioned run's figures, in its metadata.
@@ -669,6 +723,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(router_cost, m)?)?;
     m.add("ROUTER_LAWS", fctlab_core::qdisc::cost::LAWS.to_vec())?;
     m.add("PROTOCOLS", protocols(m.py())?)?;
+    m.add("MAX_PARTITIONS", fctlab_core::world::parallel::MAX_PARTITIONS)?;
     m.add("ScenarioError", m.py().get_type::<ScenarioError>())?;
     m.add("COLUMNS", columns(m.py())?)?;
     Ok(())

@@ -181,8 +181,25 @@ fn secs(t: Time) -> f64 {
     t.as_secs_f64()
 }
 
+/// The first KeyboardInterrupt a hook raised (a signal handler's exception: Ctrl-C, or SIGTERM
+/// under `fctlab.procs.stop_signals`), kept to be raised again by the run instead of the
+/// plug-in fault it also causes: a signal is not the plug-in's failure.
+static INTERRUPT: std::sync::Mutex<Option<PyErr>> = std::sync::Mutex::new(None);
+
+/// The KeyboardInterrupt a hook raised since the last call, if one did ([`INTERRUPT`]).
+pub fn take_interrupt() -> Option<PyErr> {
+    INTERRUPT.lock().unwrap_or_else(|e| e.into_inner()).take()
+}
+
 /// The message of an exception: its type and text, and where in the user's code it was raised.
+/// A KeyboardInterrupt is also kept for [`take_interrupt`].
 fn message(py: Python<'_>, e: PyErr) -> String {
+    if e.is_instance_of::<pyo3::exceptions::PyKeyboardInterrupt>(py) {
+        let mut kept = INTERRUPT.lock().unwrap_or_else(|e| e.into_inner());
+        if kept.is_none() {
+            *kept = Some(e.clone_ref(py));
+        }
+    }
     let what = e.value(py).repr().map(|r| r.to_string()).unwrap_or_else(|_| "an exception".into());
     let text = match e.value(py).str() {
         Ok(s) if !s.to_string().is_empty() => {

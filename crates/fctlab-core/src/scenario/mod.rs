@@ -267,8 +267,13 @@ pub fn build_spec(spec: &ScenarioSpec, base_dir: &Path) -> SpecResult<(World, Ru
         if p.threads == Some(0) {
             return Err(SpecError::new("parallel.threads", "expected a whole number >= 1, got 0"));
         }
-        // The cut is checked here, so that validating a scenario finds what running it would.
-        world.partition(p.partitions as usize).map_err(|e| SpecError::new(e.field, e.msg))?;
+        // The cut is checked here, so that validating a scenario finds what running it would,
+        // and so is the memory its partitions take beside the whole network.
+        let cut = world.partition(p.partitions as usize).map_err(|e| SpecError::new(e.field, e.msg))?;
+        let mut memory = Memory::new();
+        let (links, nodes, flows) = (world.links.len() as u64, world.node_count() as u64, world.plans().len() as u64);
+        crate::limits::partition_memory(&mut memory, cut.count as u64, links, nodes, flows);
+        memory.check()?;
     }
     Ok((world, info))
 }

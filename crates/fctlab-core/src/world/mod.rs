@@ -45,8 +45,10 @@ use crate::transport::tcp::{TcpConfig, TcpReceiver, TcpSender};
 use crate::transport::{Endpoint, FlowAddr};
 use crate::units::{Rate, Time};
 
+mod barrier;
 pub mod parallel;
 mod partition;
+mod pool;
 pub mod stall;
 
 pub use stall::{FlowEvent, Stall, StalledFlow};
@@ -105,6 +107,21 @@ impl Profile {
                 let cfg = k.planned_tcp();
                 (cfg.mss, cfg.header)
             }
+        }
+    }
+
+    /// The fewest bytes a packet of this profile's flows has on the wire: its smallest header
+    /// (a pure ACK or a SYN has nothing else), whichever endpoint sends it, the TCP a paced
+    /// sender falls back to included (its packets lack the congestion header). A partitioned
+    /// run's lookahead rests on it ([`parallel`]).
+    pub fn smallest_packet(&self) -> u32 {
+        match self {
+            Profile::Tcp { cfg, .. } => cfg.header,
+            Profile::Paced { cfg, rx, .. } => {
+                let fallback = cfg.fallback.map_or(u32::MAX, |f| f.header);
+                cfg.header.min(rx.header).min(fallback)
+            }
+            Profile::Kernel(k) => k.planned_tcp().header,
         }
     }
 
@@ -853,6 +870,11 @@ impl World {
     /// The kernel stack that runs flow `f` (its profile is [`Profile::Kernel`]), if any.
     pub fn kernel_stack(&self, f: usize) -> Option<&KernelStack> {
         self.profiles.get(self.plans.get(f)?.profile)?.kernel_stack()
+    }
+
+    /// Nodes of the network.
+    pub fn node_count(&self) -> usize {
+        self.is_host.len()
     }
 
     /// Whether node `n` is a host.

@@ -34,14 +34,14 @@
 
 use super::partition;
 pub use super::partition::Partition;
+use super::pool::{Figures, Pool};
 use super::{Counters, World};
 use crate::metrics::flows::PacketCounts;
 use crate::metrics::SeriesRecorder;
 use crate::net::link::Role;
-use crate::sched::{Export, Scheduler};
+use crate::sched::Scheduler;
 use crate::units::Time;
-use std::sync::atomic::{AtomicBool, AtomicI64, AtomicU64, AtomicUsize, Ordering};
-use std::sync::{Arc, Condvar, Mutex};
+use std::sync::Arc;
 
 /// The most partitions a run may be cut into.
 pub const MAX_PARTITIONS: usize = 1024;
@@ -93,6 +93,9 @@ impl std::error::Error for ParallelError {}
 pub struct ParallelStats {
     /// Partitions.
     pub partitions: usize,
+    /// Partitions the scenario asked for: more than [`ParallelStats::partitions`] when the
+    /// cut could not give each a router (the others would have been empty).
+    pub partitions_asked: usize,
     /// Threads that ran them.
     pub threads: usize,
     /// The lookahead, the longest a window can be.
@@ -116,31 +119,34 @@ pub struct ParallelStats {
     pub critical_s: Vec<f64>,
 }
 
-/// A world cut into partitions, run in windows on several threads.
+/// A world cut into partitions, run in windows on several threads (kept for the whole run:
+/// [`super::pool`]).
 pub struct Parallel {
-    parts: Vec<World>,
-    partition: Partition,
-    threads: usize,
-    /// Windows never cross a multiple of this; a draining run ends on one.
-    epoch: Time,
-    /// Every event before this has run.
-    done_before: Time,
-    /// Draining is over: only link events run, until the network is empty.
-    flushing: bool,
+    partition: Arc<Partition>,
+    pool: Pool,
+    limits: super::RunLimits,
+    /// What every thread agreed on at the end of the last step.
+    clock: Clock,
+    /// The earliest event pending anywhere when the last step paused.
+    next_event: Time,
+    /// By partition, at the end of the last step.
+    figures: Vec<Figures>,
     finished: bool,
+    stopped: Option<Stopped>,
     now: Time,
     stats: ParallelStats,
-    /// What stopped the run if it stalled ([`super::stall`]).
-    stall: Option<Box<super::Stall>>,
+    /// When the run stalled, if it did ([`super::stall`]): the stalled flows are read from the
+    /// partitions' worlds once the threads hand them back ([`Parallel::finish_into`]).
+    stalled_at: Option<Time>,
 }
 
 /// Where a round of the window loop leaves the run.
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
-enum Step {
+pub(super) enum Step {
     /// Run every event before this time.
     Window(Time),
-    /// Every event due by the caller's time has run.
-    Paused,
+    /// Every event due by the caller's time has run; the earliest pending is at this time.
+    Paused(Time),
     /// Every flow is complete and every event before this epoch's end has run: let the
     /// network empty.
     Flush(Time),
@@ -156,35 +162,58 @@ impl World {
     /// ([`Parallel`]); the world keeps what it was built with, less its links, until
     /// [`Parallel::finish_into`] puts the run's results back.
     pub fn into_partitions(&mut self, partitions: usize, threads: usize) -> Result<Parallel, ParallelError> {
+        let partition = self.partition(partitions)?;
+        self.into_partition(partition, threads)
+    }
+
+    /// Cuts this world as `partition` says ([`World::into_partitions`]).
+    fn into_partition(&mut self, partition: Partition, threads: usize) -> Result<Parallel, ParallelError> {
+        self.check_can_cut(threads)?;
+        Ok(self.cut(partition, threads))
+    }
+
+    /// Why this world cannot be cut to run on `threads` threads, if it cannot.
+    fn check_can_cut(&self, threads: usize) -> Result<(), ParallelError> {
         if threads == 0 {
             return Err(ParallelError::new("parallel.threads", "expected a whole number >= 1, got 0"));
         }
         if self.external || self.sched.popped() > 0 {
             return Err(ParallelError::new("parallel", "a partitioned run must start from a world that has not run"));
         }
-        let partition = self.partition(partitions)?;
-        let parts = (0..partitions).map(|q| self.partition_world(&partition, q as u16)).collect();
+        Ok(())
+    }
+
+    /// Cuts this world as `partition` says, to run on `threads` threads (at most one per
+    /// partition).
+    fn cut(&mut self, partition: Partition, threads: usize) -> Parallel {
+        let p = partition.count;
+        let parts: Vec<World> = (0..p).map(|q| self.partition_world(&partition, q as u16)).collect();
         self.links = Vec::new();
         let epoch = partition.lookahead.max(Time::from_ms(1));
+        let figures = parts.iter().map(|w| Figures { open_flows: w.open_flows, ..Figures::default() }).collect();
+        let partition = Arc::new(partition);
+        let pool = Pool::start(parts, threads, partition.clone(), epoch);
         let stats = ParallelStats {
-            partitions,
-            threads: threads.min(partitions),
+            partitions: p,
+            partitions_asked: partition.asked,
+            threads: pool.threads(),
             lookahead: partition.lookahead,
             work: partition.work.clone(),
             ..ParallelStats::default()
         };
-        Ok(Parallel {
-            parts,
+        Parallel {
             partition,
-            threads: threads.min(partitions),
-            epoch,
-            done_before: Time::ZERO,
-            flushing: false,
+            pool,
+            limits: self.limits,
+            clock: Clock::default(),
+            next_event: Time::ZERO,
+            figures,
             finished: false,
+            stopped: None,
             now: Time::ZERO,
             stats,
-            stall: None,
-        })
+            stalled_at: None,
+        }
     }
 
     /// How `partitions` partitions would cut this world, or why they cannot.
@@ -211,7 +240,7 @@ impl World {
                 ),
             ));
         }
-        let min_wire = self.profiles.iter().map(min_header).min().unwrap_or(40).max(1);
+        let min_wire = self.profiles.iter().map(super::Profile::smallest_packet).min().unwrap_or(40).max(1);
         let fastest = |l: usize| {
             let changes = self.rate_changes.iter().filter(|c| c.link as usize == l).map(|c| c.rate.0);
             changes.fold(self.links[l].rate.0, u64::max)
@@ -274,13 +303,13 @@ impl World {
     }
 
     /// The earliest pending event (only link events while flushing), or `Time::MAX`.
-    fn next_time(&mut self, flushing: bool) -> Time {
+    pub(super) fn next_time(&mut self, flushing: bool) -> Time {
         let t = if flushing { self.sched.peek_near_time() } else { self.sched.peek_time() };
         t.unwrap_or(Time::MAX)
     }
 
     /// Runs every event before `end` (only link events while flushing).
-    fn run_window(&mut self, end: Time, flushing: bool) {
+    pub(super) fn run_window(&mut self, end: Time, flushing: bool) {
         let last = Time(end.0 - 1);
         let watch = self.plugins.is_some();
         if flushing {
@@ -304,131 +333,149 @@ impl World {
     }
 
     /// Whether every flow starting here has started.
-    fn all_started_here(&self) -> bool {
+    pub(super) fn all_started_here(&self) -> bool {
         self.plan_id(self.next_plan).is_none()
     }
 }
 
-/// The smallest header an endpoint of `profile` puts on a packet.
-fn min_header(profile: &super::Profile) -> u32 {
-    match profile {
-        super::Profile::Tcp { cfg, .. } => cfg.header,
-        super::Profile::Paced { cfg, rx, .. } => cfg.header.min(rx.header),
-        super::Profile::Kernel(k) => k.planned_tcp().header,
-    }
-}
-
-/// What the threads share during one call of [`Parallel::run_until`].
-struct Shared<'a> {
-    barrier: SpinBarrier,
-    /// By (round parity, partition): its earliest pending event or packet handed over. Each
-    /// figure is written for round parity k and read after the barrier; a thread writes the
-    /// same parity again only past the next barrier, when every thread has read it.
-    next: Vec<AtomicU64>,
-    /// By (round parity, partition): [`World::open_flows`]'s signed count.
-    open: Vec<AtomicI64>,
-    /// By (round parity, partition): every flow starting there has started.
-    started: Vec<AtomicBool>,
-    /// By (round parity, partition): a plug-in had failed when the partition's window ended.
-    /// The fault flag itself is shared and live: read after the barrier, a thread already
-    /// running the next window could raise it between two other threads' reads, and the one
-    /// that saw it would stop while the other ran on to a barrier nobody else reaches.
-    faulted: Vec<AtomicBool>,
-    /// By (round parity, partition): the time of its last event if nothing there can move a
-    /// flow on ([`World::is_stuck`]), else `u64::MAX`.
-    stuck: Vec<AtomicU64>,
-    /// Packets handed over, by (round parity, from partition, to partition).
-    boxes: Vec<Mutex<Vec<Export>>>,
-    partition: &'a Partition,
-}
-
-impl Shared<'_> {
-    fn mailbox(&self, parity: usize, from: usize, to: usize) -> &Mutex<Vec<Export>> {
-        let p = self.partition.count;
-        &self.boxes[(parity * p + from) * p + to]
-    }
-}
-
 /// The state every thread keeps alike: each decides the next step from the same shared figures.
-#[derive(Copy, Clone, Debug)]
-struct Clock {
-    done_before: Time,
-    flushing: bool,
-    flush_from: Time,
-    parity: usize,
-    windows: u64,
+#[derive(Copy, Clone, Debug, Default)]
+pub(super) struct Clock {
+    /// Every event before this has run.
+    pub(super) done_before: Time,
+    /// Draining is over: only link events run, until the network is empty.
+    pub(super) flushing: bool,
+    pub(super) flush_from: Time,
+    /// Which half of the shared slots this round writes.
+    pub(super) parity: usize,
+    /// Windows run so far.
+    pub(super) windows: u64,
 }
+
+/// A packet handed over that arrived before the end of a window its partition had already run:
+/// a lookahead that was too long. Never expected: the run stops rather than give results that
+/// differ from what its partitions define.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub struct Violation {
+    /// The link it crossed.
+    pub link: u32,
+    /// Its arrival at the far end.
+    pub at: Time,
+    /// Every event before this had run at the far end.
+    pub window_end: Time,
+    /// Its size on the wire, bytes.
+    pub wire: u32,
+    /// The run's lookahead.
+    pub lookahead: Time,
+}
+
+/// Why a partitioned run stopped before its end.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum Stopped {
+    /// The caller asked it to (a signal): it cannot go on.
+    Interrupted,
+    /// A packet crossed a cut faster than the lookahead allows ([`Violation`]).
+    Causality(Violation),
+}
+
+impl std::fmt::Display for Stopped {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Stopped::Interrupted => write!(f, "interrupted"),
+            Stopped::Causality(v) => write!(
+                f,
+                "field `parallel.partitions`: a packet of {} B on link {} arrived at {} s, before the end of \
+                 the window its partition had already run ({} s): the lookahead of {} s is longer than this \
+                 packet takes across the cut, so the partitioned run would not be the model it defines; the \
+                 run is stopped (a fault of fctlab: please report it; partitions = 1 runs the scenario whole)",
+                v.wire,
+                v.link,
+                v.at.as_secs_f64(),
+                v.window_end.as_secs_f64(),
+                v.lookahead.as_secs_f64()
+            ),
+        }
+    }
+}
+
+impl std::error::Error for Stopped {}
 
 impl Parallel {
     /// Runs every event up to and including `until` (as [`World::run_until`]); true once the
-    /// run is over.
+    /// run is over. Panics if the run stops short ([`Parallel::run_until_polling`]).
     pub fn run_until(&mut self, until: Time) -> bool {
-        if self.finished {
-            return true;
+        self.run_until_polling(until, &mut || true).unwrap_or_else(|e| panic!("{e}"))
+    }
+
+    /// Runs every event up to and including `until`; true once the run is over. While the
+    /// partitions run, `go_on()` is asked every few milliseconds ([`super::pool::POLL`]): on
+    /// false the run stops (`Stopped::Interrupted`) without waiting for the threads, which may
+    /// be held in a plug-in's hook. A packet crossing a cut faster than the lookahead stops it
+    /// too (`Stopped::Causality`). A stopped run cannot go on.
+    pub fn run_until_polling(&mut self, until: Time, go_on: &mut dyn FnMut() -> bool) -> Result<bool, Stopped> {
+        if let Some(stopped) = self.stopped {
+            return Err(stopped);
         }
-        let limits = self.parts[0].limits;
+        if self.finished {
+            return Ok(true);
+        }
+        let limits = self.limits;
         let until = until.min(limits.max_time).min(if limits.drain { Time::MAX } else { limits.duration });
-        let p = self.partition.count;
-        let shared = Shared {
-            barrier: SpinBarrier::new(self.threads),
-            next: (0..2 * p).map(|_| AtomicU64::new(0)).collect(),
-            open: (0..2 * p).map(|_| AtomicI64::new(0)).collect(),
-            started: (0..2 * p).map(|_| AtomicBool::new(false)).collect(),
-            faulted: (0..2 * p).map(|_| AtomicBool::new(false)).collect(),
-            stuck: (0..2 * p).map(|_| AtomicU64::new(u64::MAX)).collect(),
-            boxes: (0..2 * p * p).map(|_| Mutex::new(Vec::new())).collect(),
-            partition: &self.partition,
+        let end = limits.max_time.min(if limits.drain { Time::MAX } else { limits.duration });
+        // Nothing is pending before `until` anywhere (the last step paused before the earliest
+        // pending event, and nothing ran since): the threads would only agree to pause again.
+        if !self.clock.flushing && until < self.next_event && until < end {
+            self.now = until.max(self.now);
+            return Ok(false);
+        }
+        let Some(ran) = self.pool.run(until, self.clock, go_on) else {
+            self.stopped = Some(Stopped::Interrupted);
+            return Err(Stopped::Interrupted);
         };
-        let clock = Clock {
-            done_before: self.done_before,
-            flushing: self.flushing,
-            flush_from: self.now,
-            parity: 0,
-            windows: 0,
-        };
-        let epoch = self.epoch;
-        let per_thread = p.div_ceil(self.threads);
-        let (end, handed, times) = std::thread::scope(|s| {
-            let shared = &shared;
-            let mut handles = Vec::new();
-            for (i, chunk) in self.parts.chunks_mut(per_thread).enumerate() {
-                let base = i * per_thread;
-                handles.push(s.spawn(move || worker(chunk, base, shared, clock, until, epoch)));
-            }
-            let results: Vec<(Clock, Step, u64, [f64; 3])> =
-                handles.into_iter().map(|h| h.join().expect("a partition's thread panicked")).collect();
-            let handed = results.iter().map(|r| r.2).sum::<u64>();
-            let times: Vec<[f64; 3]> = results.iter().map(|r| r.3).collect();
-            ((results[0].0, results[0].1), handed, times)
-        });
-        let (clock, step) = end;
-        self.stats.busy_s.resize(times.len(), 0.0);
-        self.stats.exchange_s.resize(times.len(), 0.0);
-        self.stats.critical_s.resize(times.len(), 0.0);
-        for (i, [busy, exchange, critical]) in times.into_iter().enumerate() {
+        let (clock, step) = (ran[0].clock, ran[0].step);
+        let threads = ran.len();
+        self.stats.busy_s.resize(threads, 0.0);
+        self.stats.exchange_s.resize(threads, 0.0);
+        self.stats.critical_s.resize(threads, 0.0);
+        let mut figures = Vec::with_capacity(self.figures.len());
+        let mut violation: Option<Violation> = None;
+        for (i, r) in ran.into_iter().enumerate() {
+            let [busy, exchange, critical] = r.times;
             self.stats.busy_s[i] += busy;
             self.stats.exchange_s[i] += exchange;
             self.stats.critical_s[i] += critical;
+            self.stats.handed_over += r.handed;
+            figures.extend(r.figures);
+            violation = match (violation, r.violation) {
+                (Some(a), Some(b)) => Some(if b.at < a.at { b } else { a }),
+                (a, b) => a.or(b),
+            };
         }
-        self.stats.events = self.parts.iter().map(|w| w.events()).collect();
-        self.stats.windows += clock.windows;
-        self.stats.handed_over += handed;
-        self.done_before = clock.done_before;
-        self.flushing = clock.flushing;
+        self.figures = figures;
+        self.stats.events = self.figures.iter().map(|f| f.events).collect();
+        self.stats.windows = clock.windows;
+        self.clock = clock;
+        if let Step::Paused(next) = step {
+            self.next_event = next;
+        }
         match step {
             Step::Finished => {
                 self.finished = true;
-                let flushed = self.parts.iter().map(|w| w.now).max().unwrap_or(Time::ZERO);
+                let flushed = self.figures.iter().map(|f| f.now).max().unwrap_or(Time::ZERO);
                 self.now = if clock.flushing { flushed.max(clock.flush_from) } else { until.max(self.now) };
             }
             Step::Stalled(at) => {
                 self.finished = true;
                 self.now = at;
-                self.stall = Some(Box::new(super::stall::of_partitions(&self.parts, &self.partition.of, at)));
+                self.stalled_at = Some(at);
             }
             _ => self.now = until.max(self.now),
         }
-        self.finished
+        if let Some(v) = violation {
+            self.stopped = Some(Stopped::Causality(v));
+            return Err(Stopped::Causality(v));
+        }
+        Ok(self.finished)
     }
 
     /// Runs to the end.
@@ -443,17 +490,17 @@ impl Parallel {
 
     /// Flows started and not yet complete, over all partitions.
     pub fn open_flows(&self) -> usize {
-        self.parts.iter().map(|w| w.open_flows).sum::<i64>().max(0) as usize
+        self.figures.iter().map(|f| f.open_flows).sum::<i64>().max(0) as usize
     }
 
     /// Packet-hops so far, over all partitions.
     pub fn packet_hops(&self) -> u64 {
-        self.parts.iter().map(|w| w.counters.packet_hops).sum()
+        self.figures.iter().map(|f| f.packet_hops).sum()
     }
 
     /// Events processed so far, over all partitions.
     pub fn events(&self) -> u64 {
-        self.parts.iter().map(|w| w.events()).sum()
+        self.figures.iter().map(|f| f.events).sum()
     }
 
     /// True once the run is over.
@@ -473,32 +520,35 @@ impl Parallel {
 
     /// Puts the run's results into `world` (the world [`World::into_partitions`] was called
     /// on): its links, the flows' records, the counters, the time; the world is then finished,
-    /// as after [`World::run_until`] returned true.
-    pub fn finish_into(mut self, world: &mut World) {
+    /// as after [`World::run_until`] returned true. The partitions' threads hand their worlds
+    /// back and exit.
+    pub fn finish_into(self, world: &mut World) {
         let now = self.now;
-        for w in &mut self.parts {
+        let mut parts = self.pool.into_worlds();
+        let stall = self.stalled_at.map(|at| Box::new(super::stall::of_partitions(&parts, &self.partition.of, at)));
+        for w in &mut parts {
             w.now = now;
             w.close();
         }
         let of = &self.partition.of;
-        let n_links = self.parts[0].links.len();
+        let n_links = parts[0].links.len();
         let mut links = Vec::with_capacity(n_links);
         for l in 0..n_links {
             let (from, to) = {
-                let link = &self.parts[0].links[l];
+                let link = &parts[0].links[l];
                 (of[link.from as usize] as usize, of[link.to as usize] as usize)
             };
-            let stand_in = self.parts[from].links[l].stand_in();
-            let mut own = std::mem::replace(&mut self.parts[from].links[l], stand_in);
+            let stand_in = parts[from].links[l].stand_in();
+            let mut own = std::mem::replace(&mut parts[from].links[l], stand_in);
             if from != to {
-                own.join_far_end(&mut self.parts[to].links[l]);
+                own.join_far_end(&mut parts[to].links[l]);
             }
             links.push(own);
         }
         world.links = links;
         for (f, rec) in world.records.iter_mut().enumerate() {
             let (s, d) = (of[rec.src as usize] as usize, of[rec.dst as usize] as usize);
-            let (sent, got) = (&self.parts[s].records[f], &self.parts[d].records[f]);
+            let (sent, got) = (&parts[s].records[f], &parts[d].records[f]);
             rec.finish = got.finish;
             rec.delivered = got.delivered;
             rec.first_write = got.first_write;
@@ -508,11 +558,11 @@ impl Parallel {
         }
         for (f, n) in world.packet_counts.iter_mut().enumerate() {
             let (s, d) = (of[world.records[f].src as usize] as usize, of[world.records[f].dst as usize] as usize);
-            let (sent, got) = (&self.parts[s].packet_counts[f], &self.parts[d].packet_counts[f]);
+            let (sent, got) = (&parts[s].packet_counts[f], &parts[d].packet_counts[f]);
             *n = PacketCounts { sack_acks: got.sack_acks, ..*sent };
         }
         let mut c = Counters::default();
-        for w in &self.parts {
+        for w in &parts {
             let x = &w.counters;
             c.sent_pkts += x.sent_pkts;
             c.sent_bytes += x.sent_bytes;
@@ -523,124 +573,21 @@ impl Parallel {
             c.packet_hops += x.packet_hops;
         }
         world.counters = c;
-        world.open_flows = self.parts.iter().map(|w| w.open_flows).sum();
+        world.open_flows = parts.iter().map(|w| w.open_flows).sum();
         let mut sched = Scheduler::new();
-        sched.add_popped(self.events());
+        sched.add_popped(parts.iter().map(|w| w.events()).sum());
         world.sched = sched;
         world.now = now;
         world.next_plan = world.plans.len();
-        world.stall = self.stall.take();
+        world.stall = stall;
         world.finished = true;
-    }
-}
-
-/// One thread's loop: rounds of publish, barrier, take what was handed over, decide, run.
-fn worker(
-    parts: &mut [World],
-    base: usize,
-    shared: &Shared,
-    mut clock: Clock,
-    until: Time,
-    epoch: Time,
-) -> (Clock, Step, u64, [f64; 3]) {
-    let of = &shared.partition.of;
-    let p = shared.partition.count;
-    let lookahead = shared.partition.lookahead;
-    let mut handed = 0u64;
-    let zero = std::time::Duration::ZERO;
-    let (mut busy, mut exchange, mut critical) = (zero, zero, zero);
-    loop {
-        let t0 = std::time::Instant::now();
-        // Publish: hand over this window's packets, and what comes next here.
-        for (i, w) in parts.iter_mut().enumerate() {
-            let me = base + i;
-            let stuck = if w.is_stuck() { w.now.0 } else { u64::MAX };
-            let mut next = w.next_time(clock.flushing);
-            if !w.sched.exports.is_empty() {
-                handed += w.sched.exports.len() as u64;
-                next = w.sched.exports.iter().fold(next, |t, e| t.min(e.0));
-                // By destination partition, each link's packets kept in wire order (a stable
-                // sort), then one mailbox lock per destination.
-                let to_of = |e: &Export| of[w.links[e.1 as usize].to as usize];
-                w.sched.exports.sort_by_key(to_of);
-                for same in w.sched.exports.chunk_by(|a, b| to_of(a) == to_of(b)) {
-                    let to = to_of(&same[0]) as usize;
-                    shared.mailbox(clock.parity, me, to).lock().expect("mailbox").extend_from_slice(same);
-                }
-                w.sched.exports.clear();
-            }
-            let slot = clock.parity * p + me;
-            shared.next[slot].store(next.0, Ordering::Relaxed);
-            shared.open[slot].store(w.open_flows, Ordering::Relaxed);
-            shared.started[slot].store(w.all_started_here(), Ordering::Relaxed);
-            shared.faulted[slot].store(w.plugins.is_some_and(|s| s.is_raised()), Ordering::Relaxed);
-            shared.stuck[slot].store(stuck, Ordering::Relaxed);
-        }
-        exchange += t0.elapsed();
-        shared.barrier.wait();
-        let t0 = std::time::Instant::now();
-        // Take in the packets handed over to this thread's partitions, in partition order.
-        for (i, w) in parts.iter_mut().enumerate() {
-            let me = base + i;
-            for from in 0..p {
-                let mut inbox = shared.mailbox(clock.parity, from, me).lock().expect("mailbox");
-                for (at, l, pkt) in inbox.drain(..) {
-                    w.links[l as usize].import(l, at, pkt, &mut w.sched);
-                }
-            }
-        }
-        let round = clock.parity * p..(clock.parity + 1) * p;
-        let t = Time(shared.next[round.clone()].iter().map(|x| x.load(Ordering::Relaxed)).min().unwrap_or(u64::MAX));
-        let open: i64 = shared.open[round.clone()].iter().map(|x| x.load(Ordering::Relaxed)).sum();
-        let all_started = shared.started[round.clone()].iter().all(|x| x.load(Ordering::Relaxed));
-        let faulted = shared.faulted[round.clone()].iter().any(|x| x.load(Ordering::Relaxed));
-        let stuck = shared.stuck[round].iter().map(|x| x.load(Ordering::Relaxed)).max().filter(|&t| t != u64::MAX);
-        clock.parity ^= 1;
-        exchange += t0.elapsed();
-        let limits = parts[0].limits;
-        // A plug-in failed in the last window: every thread reads the flags published before
-        // the barrier, the same for all, so all stop together.
-        let step = if faulted {
-            Step::Finished
-        } else if let Some(last) = stuck.map(Time).filter(|&last| open > 0 && last < parts[0].end_by_time()) {
-            // Every partition is stuck (so every flow has started), flows are open, and the run
-            // has not reached its end by time: as a whole world, a stall.
-            Step::Stalled(last)
-        } else {
-            decide(&mut clock, t, open, all_started, until, epoch, lookahead, limits)
-        };
-        match step {
-            Step::Window(end) => {
-                let mut longest = zero;
-                for w in parts.iter_mut() {
-                    let t0 = std::time::Instant::now();
-                    w.run_window(end, clock.flushing);
-                    let took = t0.elapsed();
-                    busy += took;
-                    longest = longest.max(took);
-                }
-                critical += longest;
-                clock.done_before = end;
-                clock.windows += 1;
-            }
-            Step::Flush(at) => {
-                clock.flushing = true;
-                clock.flush_from = at;
-                for w in parts.iter_mut() {
-                    w.now = at;
-                }
-            }
-            Step::Paused | Step::Finished | Step::Stalled(_) => {
-                return (clock, step, handed, [busy, exchange, critical].map(|d| d.as_secs_f64()));
-            }
-        }
     }
 }
 
 /// The next step, from the figures every thread reads alike: `t` the earliest pending event
 /// anywhere, `open` the flows open, `all_started` whether every flow has started.
 #[allow(clippy::too_many_arguments)]
-fn decide(
+pub(super) fn decide(
     clock: &mut Clock,
     t: Time,
     open: i64,
@@ -670,70 +617,66 @@ fn decide(
     }
     if t > until {
         let end = limits.max_time.min(if limits.drain { Time::MAX } else { limits.duration });
-        return if until >= end { Step::Finished } else { Step::Paused };
+        return if until >= end { Step::Finished } else { Step::Paused(t) };
     }
     let next_epoch = Time((t.0 / epoch.0).saturating_add(1).saturating_mul(epoch.0));
     let end = t.0.saturating_add(lookahead.0).min(next_epoch.0).min(until.0.saturating_add(1));
     Step::Window(Time(end))
 }
 
-/// A barrier for a few threads that spin a while, then sleep: a window is often shorter than
-/// putting a thread to sleep and waking it costs, so a waiter first spins; but when there are
-/// more threads than free cores, the thread everyone waits for may need the core a spinner
-/// holds, so after [`SpinBarrier::SPINS`] a waiter sleeps on a condition variable. The last
-/// thread to arrive wakes the sleepers (a lock and a notify only when one sleeps).
-struct SpinBarrier {
-    n: usize,
-    arrived: AtomicUsize,
-    generation: AtomicUsize,
-    sleepers: AtomicUsize,
-    lock: Mutex<()>,
-    wake: Condvar,
+/// The cores this process may run threads on.
+pub fn cores() -> usize {
+    std::thread::available_parallelism().map_or(1, |n| n.get())
 }
 
-impl SpinBarrier {
-    /// Spins before sleeping: a few microseconds, about what a sleep and a wake-up cost.
-    const SPINS: u32 = 4_000;
+/// How a run is laid out: the partitions and threads asked for, and those used.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub struct Layout {
+    /// Partitions the scenario asks for (1 without a `parallel` table).
+    pub partitions_asked: usize,
+    /// Partitions the run is cut into: at most one per router with its hosts (the cut leaves
+    /// none empty); 1 is the whole network in one event loop.
+    pub partitions: usize,
+    /// Threads asked for (None: the default, one per partition up to the cores).
+    pub threads_asked: Option<usize>,
+    /// Threads that run the partitions.
+    pub threads: usize,
+    /// The cores this process may use ([`cores`]).
+    pub cores: usize,
+}
 
-    fn new(n: usize) -> SpinBarrier {
-        SpinBarrier {
-            n,
-            arrived: AtomicUsize::new(0),
-            generation: AtomicUsize::new(0),
-            sleepers: AtomicUsize::new(0),
-            lock: Mutex::new(()),
-            wake: Condvar::new(),
+impl Layout {
+    /// One line saying what the run uses instead of what was asked, and why; None when it uses
+    /// what was asked (or the default).
+    pub fn notice(&self) -> Option<String> {
+        let mut said = Vec::new();
+        if self.partitions < self.partitions_asked {
+            let empty = self.partitions_asked - self.partitions;
+            said.push(format!(
+                "parallel.partitions = {} asked for, {} used: the cut gives every partition a router with its \
+                 hosts, and this network has no more to give (the other {empty} would be empty)",
+                self.partitions_asked, self.partitions
+            ));
         }
-    }
-
-    fn wait(&self) {
-        if self.n == 1 {
-            return;
-        }
-        let gen = self.generation.load(Ordering::Acquire);
-        if self.arrived.fetch_add(1, Ordering::AcqRel) + 1 == self.n {
-            self.arrived.store(0, Ordering::Relaxed);
-            // SeqCst pairs with the sleeper's: either it sees the new generation before it
-            // sleeps, or this thread sees it counted and takes the lock to wake it.
-            self.generation.fetch_add(1, Ordering::SeqCst);
-            if self.sleepers.load(Ordering::SeqCst) > 0 {
-                let _guard = self.lock.lock().unwrap_or_else(|e| e.into_inner());
-                self.wake.notify_all();
+        match self.threads_asked {
+            Some(t) if self.partitions == 1 && t > 1 => said.push(format!(
+                "threads = {t} asked for, 1 used: the scenario is not cut into partitions (no [parallel] table, \
+                 or partitions = 1), so it runs whole, as one event loop; a [parallel] table with partitions = N \
+                 cuts it, a model of its own (docs/parallel.md)"
+            )),
+            Some(t) if self.threads < t => {
+                let mut why = Vec::new();
+                if self.partitions < t {
+                    why.push(format!("one per partition ({})", self.partitions));
+                }
+                if self.cores < t {
+                    why.push(format!("one per core ({} available)", self.cores));
+                }
+                said.push(format!("threads = {t} asked for, {} used: at most {}", self.threads, why.join(" and ")));
             }
-            return;
+            _ => {}
         }
-        for _ in 0..Self::SPINS {
-            if self.generation.load(Ordering::Acquire) != gen {
-                return;
-            }
-            std::hint::spin_loop();
-        }
-        let mut guard = self.lock.lock().unwrap_or_else(|e| e.into_inner());
-        self.sleepers.fetch_add(1, Ordering::SeqCst);
-        while self.generation.load(Ordering::SeqCst) == gen {
-            guard = self.wake.wait(guard).unwrap_or_else(|e| e.into_inner());
-        }
-        self.sleepers.fetch_sub(1, Ordering::SeqCst);
+        (!said.is_empty()).then(|| format!("parallel: {}", said.join("; ")))
     }
 }
 
@@ -742,29 +685,92 @@ impl SpinBarrier {
 pub struct Engine {
     world: World,
     parallel: Option<Parallel>,
-    /// A partitioned run's figures, once it is over.
+    /// The cut of a partitioned run and its threads, until its first step cuts the world (so
+    /// that building a run to validate it costs no partition).
+    pending: Option<(Partition, usize)>,
+    /// A partitioned run's figures: those known before it runs, then the final ones.
     stats: Option<ParallelStats>,
+    layout: Layout,
 }
 
 impl Engine {
-    /// Runs `world` whole (`partitions` = 1) or cut into `partitions` on `threads` threads.
-    pub fn new(mut world: World, partitions: usize, threads: usize) -> Result<Engine, ParallelError> {
-        let parallel = if partitions == 1 { None } else { Some(world.into_partitions(partitions, threads)?) };
-        Ok(Engine { world, parallel, stats: None })
+    /// Runs `world` whole (`partitions` = 1) or cut into `partitions` on exactly `threads`
+    /// threads (at most one per partition), however many cores there are.
+    pub fn new(world: World, partitions: usize, threads: usize) -> Result<Engine, ParallelError> {
+        if threads == 0 {
+            return Err(ParallelError::new("parallel.threads", "expected a whole number >= 1, got 0"));
+        }
+        Engine::laid_out(world, partitions, Some(threads), threads, cores())
+    }
+
+    /// Runs `world` as a user asks for it: `partitions` as its `parallel` table says (1
+    /// without), on `threads` threads (None: one per partition), at most one per partition and
+    /// one per core ([`cores`]). [`Engine::layout`] tells what was used.
+    pub fn for_run(world: World, partitions: usize, threads: Option<usize>) -> Result<Engine, ParallelError> {
+        if threads == Some(0) {
+            return Err(ParallelError::new("parallel.threads", "expected a whole number >= 1, got 0"));
+        }
+        let cores = cores();
+        Engine::laid_out(world, partitions, threads, threads.unwrap_or(usize::MAX).min(cores), cores)
+    }
+
+    fn laid_out(
+        world: World,
+        partitions: usize,
+        threads_asked: Option<usize>,
+        threads: usize,
+        cores: usize,
+    ) -> Result<Engine, ParallelError> {
+        let mut layout = Layout { partitions_asked: partitions, partitions: 1, threads_asked, threads: 1, cores };
+        let (mut pending, mut stats) = (None, None);
+        if partitions > 1 {
+            let partition = world.partition(partitions)?;
+            if partition.count > 1 {
+                world.check_can_cut(threads)?;
+                layout.partitions = partition.count;
+                layout.threads = threads.clamp(1, partition.count);
+                stats = Some(ParallelStats {
+                    partitions: partition.count,
+                    partitions_asked: partition.asked,
+                    threads: layout.threads,
+                    lookahead: partition.lookahead,
+                    work: partition.work.clone(),
+                    ..ParallelStats::default()
+                });
+                pending = Some((partition, threads));
+            }
+        }
+        Ok(Engine { world, parallel: None, pending, stats, layout })
+    }
+
+    /// The partitions and threads asked for and used.
+    pub fn layout(&self) -> Layout {
+        self.layout
     }
 
     /// Runs every event up to and including `until`; true once the run is over. A partitioned
-    /// run puts its results into the world when it ends.
+    /// run puts its results into the world when it ends. Panics if a partitioned run stops
+    /// short (a packet across a cut faster than the lookahead: [`Stopped::Causality`]).
     pub fn run_until(&mut self, until: Time) -> bool {
-        let Some(p) = self.parallel.as_mut() else { return self.world.run_until(until) };
-        if !p.run_until(until) {
-            return false;
+        self.run_until_polling(until, &mut || true).unwrap_or_else(|e| panic!("{e}"))
+    }
+
+    /// [`Engine::run_until`], asking `go_on()` every few milliseconds while the partitions of
+    /// a partitioned run are busy ([`Parallel::run_until_polling`]); a whole world runs on the
+    /// caller's thread and never asks.
+    pub fn run_until_polling(&mut self, until: Time, go_on: &mut dyn FnMut() -> bool) -> Result<bool, Stopped> {
+        if let Some((partition, threads)) = self.pending.take() {
+            self.parallel = Some(self.world.cut(partition, threads));
+        }
+        let Some(p) = self.parallel.as_mut() else { return Ok(self.world.run_until(until)) };
+        if !p.run_until_polling(until, go_on)? {
+            return Ok(false);
         }
         if let Some(p) = self.parallel.take() {
             self.stats = Some(p.stats().clone());
             p.finish_into(&mut self.world);
         }
-        true
+        Ok(true)
     }
 
     /// Runs to the end.
@@ -790,7 +796,7 @@ impl Engine {
 
     /// The world, to start or end its capture: None while a partitioned run goes on.
     pub fn world_mut(&mut self) -> Option<&mut World> {
-        self.parallel.is_none().then_some(&mut self.world)
+        (self.parallel.is_none() && self.pending.is_none()).then_some(&mut self.world)
     }
 
     /// The world, to hand to what reads a finished run.
@@ -821,5 +827,109 @@ impl Engine {
     /// A partitioned run's figures (so far, or final); None for a whole world.
     pub fn parallel_stats(&self) -> Option<&ParallelStats> {
         self.parallel.as_ref().map(|p| p.stats()).or(self.stats.as_ref())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::path::Path;
+
+    /// RCP's small flows on a dumbbell whose bottleneck has no delay, with no RCP router: the
+    /// flows fall back to TCP and send 41-51 B packets across the cut.
+    fn rcp_falling_back() -> World {
+        let json = r#"{"seed": 5, "duration": "0.3s",
+            "topology": {"kind": "dumbbell", "hosts_per_side": 4, "bottleneck_rate": "1Mbps",
+                         "bottleneck_delay": "0ms", "access_rate": "100Mbps"},
+            "transport": {"protocol": "rcp"},
+            "workload": [{"kind": "poisson", "rate": 400, "sizes": {"kind": "uniform", "min": 1, "max": 11}}]}"#;
+        crate::scenario::build(json, Path::new(".")).unwrap_or_else(|e| panic!("{e}")).0
+    }
+
+    /// A lookahead longer than a packet takes across the cut (RCP's 52 B at 1 Mb/s, where its
+    /// fallback sends 41-51 B) is caught where the packet comes in: the run stops with
+    /// `Stopped::Causality`, naming the packet and the window, instead of running an event in
+    /// its past.
+    #[test]
+    fn a_packet_arriving_inside_a_window_already_run_stops_the_run() {
+        let mut world = rcp_falling_back();
+        let mut partition = world.partition(2).unwrap_or_else(|e| panic!("{e}"));
+        assert_eq!(partition.lookahead, Time::from_us(320), "40 B at 1 Mb/s");
+        partition.lookahead = Time::from_us(416);
+        let mut p = world.into_partition(partition, 2).unwrap_or_else(|e| panic!("{e}"));
+        let stopped = loop {
+            match p.run_until_polling(Time::MAX, &mut || true) {
+                Ok(true) => break None,
+                Ok(false) => {}
+                Err(e) => break Some(e),
+            }
+        };
+        let Some(Stopped::Causality(v)) = stopped else { panic!("expected a causality error, got {stopped:?}") };
+        assert!(v.at < v.window_end && v.wire < 52, "{v:?}");
+        let msg = Stopped::Causality(v).to_string();
+        assert!(msg.contains("parallel.partitions") && msg.contains("before the end of the window"), "{msg}");
+        assert_eq!(
+            p.run_until_polling(Time::MAX, &mut || true),
+            Err(Stopped::Causality(v)),
+            "a stopped run stays stopped"
+        );
+    }
+
+    /// A caller that asks to stop gets `Stopped::Interrupted` back within a poll or two, and the
+    /// run stays stopped; dropping it then ends its threads.
+    #[test]
+    fn a_caller_can_stop_a_partitioned_run() {
+        let mut world = rcp_falling_back();
+        let mut p = world.into_partitions(2, 2).unwrap_or_else(|e| panic!("{e}"));
+        let mut asked = 0;
+        let mut stop_at_once = || {
+            asked += 1;
+            false
+        };
+        // A whole run takes longer than a poll on this machine only sometimes: stop at the
+        // first poll, or finish before any.
+        match p.run_until_polling(Time::MAX, &mut stop_at_once) {
+            Err(Stopped::Interrupted) => {
+                assert_eq!(asked, 1);
+                assert_eq!(p.run_until_polling(Time::MAX, &mut || true), Err(Stopped::Interrupted));
+            }
+            Ok(_) => assert_eq!(asked, 0, "no poll, the run was quicker"),
+            Err(e) => panic!("{e}"),
+        }
+    }
+
+    /// The memory estimate of a partitioned run (`limits::partition_memory`) counts at least
+    /// what a partition copies of the network.
+    #[test]
+    fn the_memory_estimate_covers_what_a_partition_copies() {
+        use crate::limits::{BYTES_PER_PARTITION_FLOW, BYTES_PER_PARTITION_LINK};
+        use std::mem::size_of;
+        assert!(BYTES_PER_PARTITION_LINK >= size_of::<crate::net::link::Link>() as u64);
+        let flow = size_of::<super::super::FlowPlan>()
+            + size_of::<crate::metrics::FlowRecord>()
+            + size_of::<PacketCounts>()
+            + size_of::<Option<Box<super::super::Active>>>();
+        assert!(BYTES_PER_PARTITION_FLOW >= flow as u64, "{flow} bytes a flow");
+    }
+
+    /// One step after another costs no thread start: a step with nothing to run before the
+    /// caller's time is answered without waking the partitions' threads.
+    #[test]
+    fn steps_with_nothing_due_do_not_wake_the_threads() {
+        let mut world = rcp_falling_back();
+        let mut p = world.into_partitions(2, 2).unwrap_or_else(|e| panic!("{e}"));
+        assert!(!p.run_until(Time::from_ms(1)));
+        let next = p.next_event;
+        let windows = p.stats().windows;
+        assert!(next > Time::from_ms(1) && next < Time::MAX, "{next:?}");
+        // 1,000 steps of 1 ns before the next event: none runs a window.
+        for k in 1..=1000 {
+            let t = Time::from_ms(1) + Time(k * 1000);
+            if t >= next {
+                break;
+            }
+            assert!(!p.run_until(t));
+        }
+        assert_eq!(p.stats().windows, windows);
     }
 }

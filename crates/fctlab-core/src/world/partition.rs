@@ -26,8 +26,10 @@ use crate::units::Time;
 pub struct Partition {
     /// By node id: its partition.
     pub of: Vec<u16>,
-    /// Number of partitions.
+    /// Number of partitions, none of them empty.
     pub count: usize,
+    /// Partitions asked for: more than `count` when the cut could not give each a router.
+    pub asked: usize,
     /// The least time between a packet entering a link across partitions and its arrival at
     /// the far end: the link's delay plus the serialization of the smallest packet at the
     /// link's fastest rate. `Time::MAX` when no link crosses.
@@ -36,7 +38,9 @@ pub struct Partition {
     pub work: Vec<u64>,
 }
 
-/// Splits the nodes into `count` partitions (see the module doc). `flows` gives, per planned
+/// Splits the nodes into `count` partitions (see the module doc), or fewer where some would be
+/// left empty (a partition gets at least one router): those are dropped and the rest numbered
+/// in order. `flows` gives, per planned
 /// flow, (source node, its size in bytes if finite, the links of its forward path);
 /// `min_wire` is the smallest packet any endpoint sends, in bytes; `fastest(l)` the highest
 /// rate link `l` ever serializes at, bit/s.
@@ -145,6 +149,33 @@ pub fn choose<'a>(
         }
     }
 
+    // Drop empty partitions: more partitions than routers with hosts leaves some without a
+    // router, and a thread would cross every barrier for nothing there.
+    let mut new_id = vec![u16::MAX; count];
+    let mut used = 0usize;
+    for &q in &of {
+        if new_id[q as usize] == u16::MAX {
+            new_id[q as usize] = 0;
+        }
+    }
+    for id in new_id.iter_mut() {
+        if *id == 0 {
+            *id = used as u16;
+            used += 1;
+        }
+    }
+    let asked = count;
+    let count = used.max(1);
+    for q in of.iter_mut() {
+        *q = new_id[*q as usize];
+    }
+    let mut work = vec![0u64; count];
+    for (q, l) in load.iter().enumerate() {
+        if new_id[q] != u16::MAX {
+            work[new_id[q] as usize] += l;
+        }
+    }
+
     let lookahead = links
         .iter()
         .enumerate()
@@ -155,7 +186,7 @@ pub fn choose<'a>(
         })
         .min()
         .unwrap_or(Time::MAX);
-    Partition { of, count, lookahead, work: load }
+    Partition { of, count, asked, lookahead, work }
 }
 
 #[cfg(test)]
@@ -206,6 +237,23 @@ mod tests {
         }
         // 1 us of delay plus 40 bytes at 1 Gb/s (320 ns).
         assert_eq!(p.lookahead, Time(1_320_000));
+    }
+
+    /// More partitions than access routers: the cut keeps only those it can fill, one edge
+    /// switch (with its hosts) at least in each, and numbers them from 0.
+    #[test]
+    fn partitions_beyond_the_routers_are_dropped() {
+        let (links, hosts) = fat_tree_links(4);
+        let host_ids: Vec<usize> = (0..hosts.len()).filter(|&v| hosts[v]).collect();
+        let flows: Vec<(usize, Option<u64>, &[u32])> = host_ids.iter().map(|&h| (h, Some(1000), &[][..])).collect();
+        let p = choose(&links, &hosts, flows.iter().copied(), 1024, 40, |_| 1_000_000_000);
+        assert_eq!((p.count, p.asked), (8, 1024), "one partition per edge switch of a k = 4 fat tree");
+        let mut seen = vec![0usize; p.count];
+        for &q in &p.of {
+            seen[q as usize] += 1;
+        }
+        assert!(seen.iter().all(|&n| n > 0), "no partition is empty: {seen:?}");
+        assert_eq!(p.work.len(), p.count);
     }
 
     /// One partition: nothing crosses, no lookahead limit.
