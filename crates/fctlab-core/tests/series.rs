@@ -316,7 +316,7 @@ fn a_workload_entry_can_be_sampled_by_index() {
     assert_eq!(sampled.len(), 2, "only the written flows: {sampled:?}");
 }
 
-/// A 0.4 s run sampled every 10 us on one link (4 rows a sample) and one flow (3 rows).
+/// A run sampled every `interval` on one link (5 rows a sample) and one flow (4 rows).
 fn sampled_run(duration: &str, interval: &str, drain: bool) -> serde_json::Value {
     json!({
         "duration": duration,
@@ -333,20 +333,20 @@ fn sampled_run(duration: &str, interval: &str, drain: bool) -> serde_json::Value
 #[test]
 fn a_series_without_draining_is_sized_against_the_runs_end() {
     let build = |s: serde_json::Value| scenario::build(&s.to_string(), Path::new("."));
-    // 4 x 10^4 samples of 7 rows: 112 MB.
+    // 4 x 10^4 samples of 9 rows: 144 MB.
     let w = build(sampled_run("0.4s", "10us", false));
     assert!(w.is_ok(), "{}", w.err().unwrap());
-    // Draining, the run may go on to max_time: 3 x 10^7 samples, 78 GiB.
+    // Draining, the run may go on to max_time: 3 x 10^7 samples of 9 rows, 100 GiB.
     let e = build(sampled_run("0.4s", "10us", true)).err().expect("refused");
     assert_eq!(e.field, "output.series.interval");
     assert!(
-        e.message.contains("2.103e8 series rows (7 per sample, one every 0.00001 s until max_time = 300.4 s)"),
+        e.message.contains("2.704e8 series rows (9 per sample") && e.message.contains("until max_time = 300.4 s)"),
         "{e}"
     );
     // Without draining, a long run is still refused, and the message says what it was sized by.
     let e = build(sampled_run("10000s", "10us", false)).err().expect("refused");
     assert!(
-        e.message.contains("7.000e9 series rows (7 per sample, one every 0.00001 s until duration = 10000 s)"),
+        e.message.contains("9.000e9 series rows (9 per sample") && e.message.contains("until duration = 10000 s)"),
         "{e}"
     );
 }
