@@ -163,11 +163,11 @@ impl World {
     /// [`Parallel::finish_into`] puts the run's results back.
     pub fn into_partitions(&mut self, partitions: usize, threads: usize) -> Result<Parallel, ParallelError> {
         let partition = self.partition(partitions)?;
-        self.into_partition(partition, threads)
+        self.cut_checked(partition, threads)
     }
 
-    /// Cuts this world as `partition` says ([`World::into_partitions`]).
-    fn into_partition(&mut self, partition: Partition, threads: usize) -> Result<Parallel, ParallelError> {
+    /// Cuts this world as `partition` says, if it can be ([`World::into_partitions`]).
+    fn cut_checked(&mut self, partition: Partition, threads: usize) -> Result<Parallel, ParallelError> {
         self.check_can_cut(threads)?;
         Ok(self.cut(partition, threads))
     }
@@ -856,7 +856,7 @@ mod tests {
         let mut partition = world.partition(2).unwrap_or_else(|e| panic!("{e}"));
         assert_eq!(partition.lookahead, Time::from_us(320), "40 B at 1 Mb/s");
         partition.lookahead = Time::from_us(416);
-        let mut p = world.into_partition(partition, 2).unwrap_or_else(|e| panic!("{e}"));
+        let mut p = world.cut_checked(partition, 2).unwrap_or_else(|e| panic!("{e}"));
         let stopped = loop {
             match p.run_until_polling(Time::MAX, &mut || true) {
                 Ok(true) => break None,
