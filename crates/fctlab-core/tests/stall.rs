@@ -77,6 +77,9 @@ impl HostFactory for Lib {
 }
 
 impl Library for Lib {
+    fn name(&self) -> String {
+        if self.odd_stall { "OddZero" } else { "Reno" }.into()
+    }
     fn host(&self) -> Option<&dyn HostFactory> {
         Some(self)
     }
