@@ -13,7 +13,14 @@
 //! time: nothing another partition does in the window can reach them before its end. At the
 //! window's end they exchange the packets handed over, and a barrier starts the next round. So
 //! a window costs one barrier, and the run scales while a window holds much more work than a
-//! barrier costs (`docs/parallel.md` has the measurements and a model).
+//! barrier costs (`docs/parallel.md` has the measurements and a model). A packet taken in that
+//! arrives before the end of the windows already run is refused: the run stops with
+//! [`Stopped::Causality`], never silently.
+//!
+//! **Threads** ([`super::pool`]) are started with the run and kept to its end; the caller's
+//! thread only hands out steps and waits, asking its caller whether to go on
+//! ([`Parallel::run_until_polling`]). [`Engine`] chooses what a run uses ([`Layout`]): the
+//! partitions the cut can fill, at most one thread per partition and per core.
 //!
 //! **Same bytes on any number of threads.** A partitioned run is defined by its partitions, not
 //! by its threads: the threads only share out the partitions, and each partition runs its
@@ -728,7 +735,7 @@ impl Engine {
             if partition.count > 1 {
                 world.check_can_cut(threads)?;
                 layout.partitions = partition.count;
-                layout.threads = threads.clamp(1, partition.count);
+                layout.threads = super::pool::threads_used(threads, partition.count);
                 stats = Some(ParallelStats {
                     partitions: partition.count,
                     partitions_asked: partition.asked,
@@ -896,6 +903,14 @@ mod tests {
             Ok(_) => assert_eq!(asked, 0, "no poll, the run was quicker"),
             Err(e) => panic!("{e}"),
         }
+    }
+
+    /// Threads share partitions out in equal runs: never more threads than runs.
+    #[test]
+    fn threads_used_are_the_runs_of_partitions() {
+        use super::super::pool::threads_used;
+        assert_eq!([1, 2, 3, 4, 5, 9].map(|t| threads_used(t, 5)), [1, 2, 3, 3, 5, 5]);
+        assert_eq!(threads_used(2, 4), 2);
     }
 
     /// The memory estimate of a partitioned run (`limits::partition_memory`) counts at least

@@ -116,12 +116,20 @@ pub(super) struct Pool {
     abandoned: bool,
 }
 
+/// The threads that run `partitions` partitions when `threads` are asked for: each an equal run
+/// of consecutive partitions, so at most one per partition (5 partitions on 4 threads: runs of
+/// 2, 2 and 1, three threads).
+pub(super) fn threads_used(threads: usize, partitions: usize) -> usize {
+    let per_thread = partitions.div_ceil(threads.clamp(1, partitions.max(1)));
+    partitions.div_ceil(per_thread.max(1)).max(1)
+}
+
 impl Pool {
     /// Starts `threads` threads, each owning an equal run of `parts` (one partition each,
     /// by partition index).
     pub(super) fn start(parts: Vec<World>, threads: usize, partition: Arc<Partition>, epoch: Time) -> Pool {
         let p = partition.count;
-        let threads = threads.clamp(1, p);
+        let threads = threads_used(threads, p);
         let shared = Arc::new(Shared {
             barrier: Barrier::new(threads),
             next: (0..2 * p).map(|_| AtomicU64::new(0)).collect(),
