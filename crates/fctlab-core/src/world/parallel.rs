@@ -660,9 +660,9 @@ impl Layout {
         if self.partitions < self.partitions_asked {
             let empty = self.partitions_asked - self.partitions;
             said.push(format!(
-                "parallel.partitions = {} asked for, {} used: the cut gives every partition a router with its \
-                 hosts, and this network has no more to give (the other {empty} would be empty)",
-                self.partitions_asked, self.partitions
+                "parallel.partitions = {} asked for, {} used: the cut gives routers, each with its hosts, to \
+                 only {} of them (by the work of the flows crossing them); the other {empty} would be empty",
+                self.partitions_asked, self.partitions, self.partitions
             ));
         }
         match self.threads_asked {
