@@ -31,8 +31,9 @@ def _fig615_points(scale: float) -> dict[str, dict[str, Any]]:
             return [{"src": FIG615_FLOWS[i][0], "dst": FIG615_FLOWS[i][1], "start": 0.0} for i in ids]
 
         tcp = [i for i in range(6) if i not in rcp]
-        # A workload entry needs a flow: an empty class gets a flow that starts after the end.
-        never = [{"src": "s0", "dst": "d0", "start": 1e6 * scale}]
+        # A workload entry needs a flow: an empty class gets a flow that starts after the end
+        # (the run does not drain, so it never starts); a long-lived flow past the end needs a stop.
+        never = [{"src": "s0", "dst": "d0", "start": 1e6 * scale, "stop": 2e6 * scale}]
         out[name] = {
             "duration": 100.0 * scale,
             "workload.0.flows": flows(rcp) or never,

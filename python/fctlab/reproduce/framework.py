@@ -394,8 +394,19 @@ def _run_analysis(
 
 
 def _scaled_times(spec: Mapping[str, Any], factor: float) -> dict[str, Any]:
-    """Overrides that multiply a scenario's duration, measure_from and max_time by `factor`."""
-    return {k: parse_time(spec[k], k) * factor for k in ("duration", "measure_from", "max_time") if k in spec}
+    """Overrides that multiply a scenario's duration, measure_from and max_time by `factor`, and
+    the start and stop of every listed flow with them (a flow must still start before the end)."""
+    out = {k: parse_time(spec[k], k) * factor for k in ("duration", "measure_from", "max_time") if k in spec}
+    for i, entry in enumerate(spec.get("workload", [])):
+        flows = entry.get("flows") if isinstance(entry, Mapping) else None
+        if not isinstance(flows, list) or not all(isinstance(f, Mapping) for f in flows):
+            continue
+        scaled = [
+            {**f, **{k: parse_time(f[k], f"workload[{i}].flows.{k}") * factor for k in ("start", "stop") if k in f}}
+            for f in flows
+        ]
+        out[f"workload.{i}.flows"] = scaled
+    return out
 
 
 def run_paper(
