@@ -394,18 +394,25 @@ def _run_analysis(
 
 
 def _scaled_times(spec: Mapping[str, Any], factor: float) -> dict[str, Any]:
-    """Overrides that multiply a scenario's duration, measure_from and max_time by `factor`, and
-    the start and stop of every listed flow with them (a flow must still start before the end)."""
+    """Overrides that multiply a scenario's duration, measure_from and max_time by `factor`. A
+    long-lived flow without `stop` that would then start at or after the shortened duration (a
+    scenario refuses it) gets a stop past its start, as a flow the shortened run ends before."""
     out = {k: parse_time(spec[k], k) * factor for k in ("duration", "measure_from", "max_time") if k in spec}
+    if "duration" not in out:
+        return out
+    end = out["duration"]
     for i, entry in enumerate(spec.get("workload", [])):
-        flows = entry.get("flows") if isinstance(entry, Mapping) else None
+        if not isinstance(entry, Mapping) or entry.get("kind") != "long_lived":
+            continue
+        flows = entry.get("flows")
         if not isinstance(flows, list) or not all(isinstance(f, Mapping) for f in flows):
             continue
-        scaled = [
-            {**f, **{k: parse_time(f[k], f"workload[{i}].flows.{k}") * factor for k in ("start", "stop") if k in f}}
-            for f in flows
+        starts = [parse_time(f.get("start", 0), f"workload[{i}].flows.start") for f in flows]
+        if all("stop" in f or t < end for f, t in zip(flows, starts)):
+            continue
+        out[f"workload.{i}.flows"] = [
+            f if "stop" in f or t < end else {**f, "stop": 2 * t + 1} for f, t in zip(flows, starts)
         ]
-        out[f"workload.{i}.flows"] = scaled
     return out
 
 
