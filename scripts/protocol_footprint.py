@@ -15,10 +15,13 @@ import re
 import subprocess
 import sys
 
-# What names each protocol's code: its types (by prefix) and constants.
+# What names each protocol's code: its types (by prefix), constants, and paths into its folder.
 PROTOCOLS = {
     "NewReno": (r"\bNewReno\b", "newreno"),
     "CUBIC": (r"\bCubic\w*|\bHyStart\w*", "cubic"),
+    "DCTCP": (r"\bDctcp\w*", "dctcp"),
+    "pFabric": (r"\bPFabric\w*", "pfabric"),
+    "HPCC": (r"\bHpcc\w*|\bHPCC_\w+|\bIntHop\b|\bIntStack\b", "hpcc"),
     "RC3": (r"\bRc3\w*|\bRlpLoop\b|\.rc3\b|\brc3\s*:", "rc3"),
     "RCP": (r"\bRcp\w*|\bRCP_HEADER\b", "rcp"),
     "R-TCP": (r"\bRtcp\w*", "rtcp"),
@@ -26,7 +29,8 @@ PROTOCOLS = {
     "JetMax": (r"\bJet[Mm]ax\w*|\bJETMAX_\w+", "jetmax"),
     "PIQI-RCP": (r"\bPiqi\w*|\bPIQI_\w+", "piqi"),
 }
-REGISTRY = ("protocol/mod.rs", "protocol/keys.rs", "protocol/tcp.rs")
+# The registry: the table of protocols and the files that expand it or list the modules.
+REGISTRY = ("protocol/registry.rs", "protocol/mod.rs", "protocol/keys.rs", "protocol/tcp.rs")
 
 
 def git(*args: str) -> str:
@@ -51,7 +55,8 @@ def footprint(rev: str) -> dict[str, tuple[int, int, list[str]]]:
     texts = {f: code(git("show", f"{rev}:{f}")) for f in files}
     out = {}
     for name, (pattern, folder) in PROTOCOLS.items():
-        hits = sorted(f for f, t in texts.items() if re.search(pattern, t))
+        names = rf"{pattern}|\bprotocol::{folder}\b"
+        hits = sorted(f for f, t in texts.items() if re.search(names, t))
         inside = [f for f in hits if f"/protocol/{folder}/" in f or f.endswith(REGISTRY)]
         # Other protocols' folders that use this one (XCP's reaction to loss is NewReno's)
         # are not places a change to it must edit.
