@@ -1,5 +1,5 @@
-"""fctlab.models' RCP-thesis curves (eq. 3.5, Appendix A's 'U' curve) and fctlab.reference's
-max-min water-filling: closed-form identities and limits each must meet."""
+"""The RCP thesis's curves (experiments/rcp/models.py: eq. 3.5, Appendix A's 'U' curve, M/M/1/K)
+and fctlab.reference's max-min water-filling: closed-form identities and limits each must meet."""
 
 from __future__ import annotations
 
@@ -7,8 +7,10 @@ import math
 
 import pytest
 
-from fctlab import models
 from fctlab.reference import max_min_rates
+from realcore import paper_code
+
+models = paper_code("rcp", "models")
 
 C = 150e6
 PKT = 8000.0
