@@ -1,6 +1,6 @@
 """fctlab.reference: the processor-sharing and greedy-SRPT fluids of a run's own flows (through the
-compiled core's `ps_fct` and `srpt_fct`), the flows table's `path` column they rely on, and the
-M/G/1-PS closed forms."""
+compiled core's `ps_fct` and `srpt_fct`), the flows table's `path` column they rely on, the
+M/G/1-PS closed forms, and the max-min rates of long-lived flows (water-filling)."""
 
 from __future__ import annotations
 
@@ -12,6 +12,7 @@ import pytest
 
 import fctlab
 from fctlab.reference import (
+    max_min_rates,
     mg1_ps_fct,
     mg1_ps_mean_fct,
     ps_afct_with_setup,
@@ -290,3 +291,21 @@ def test_reference_curves_count_each_flows_own_packets():
     assert curves["slow_start_s"][0] == pytest.approx(slow_start_curve(10, GBPS, 0.05, 1048 * 8, 1))
     given = reference_curves(flows, GBPS, 0.5, iw=1, mss=1460, header=40)
     assert given["lower_bound_s"][0] == pytest.approx(0.075 + wire_bits(10_000) / GBPS)
+
+
+def test_max_min_rates_of_fig_3_3():
+    """Fig. 3.3: 4 flows bottlenecked at an 80 Mb/s link B then crossing the 400 Mb/s link C,
+    8 flows on link C alone: B gets 20 Mb/s each, A (400 - 80) / 8 = 40."""
+    paths = [["linkB", "linkC"]] * 4 + [["linkC"]] * 8
+    rates = max_min_rates(paths, {"linkB": 80e6, "linkC": 400e6, "access": 1e9})
+    assert rates[:4] == pytest.approx([20e6] * 4)
+    assert rates[4:] == pytest.approx([40e6] * 8)
+
+
+def test_max_min_rates_of_a_parking_lot():
+    """A long flow over two 10 Mb/s hops with one cross flow on the first and two on the second:
+    the second hop gives 10/3 each; the first hop's cross flow takes what is left (20/3)."""
+    rates = max_min_rates([["h0", "h1"], ["h0"], ["h1"], ["h1"]], {"h0": 10e6, "h1": 10e6})
+    assert rates == pytest.approx([10e6 / 3, 20e6 / 3, 10e6 / 3, 10e6 / 3])
+    with pytest.raises(ValueError, match="no capacity-limited link"):
+        max_min_rates([["elsewhere"]], {"h0": 1e6})
