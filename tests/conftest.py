@@ -1,32 +1,15 @@
-"""Every test runs against the fake core (tests/fake_core.py), never a built `fctlab._core`."""
+"""Every test runs against the fake core (tests/fake_core.py), never a built `fctlab._core`:
+the autouse fixture `fake` of shared_fixtures.py, which each paper's tests
+(experiments/<paper>/tests/conftest.py) take too. Test modules import helpers from
+shared_fixtures.py, not from a conftest.py: every folder of tests has one, all named `conftest`."""
 
 from __future__ import annotations
 
-import importlib
-import textwrap
 from pathlib import Path
 
 import pytest
 
-import fake_core
-
-
-@pytest.fixture(autouse=True)
-def fake(monkeypatch: pytest.MonkeyPatch):
-    """Installs the fake core in-process and, via FCTLAB_CORE, in any spawned worker."""
-    # `fctlab.run` the attribute is the function; the module is reached through importlib.
-    monkeypatch.setattr(importlib.import_module("fctlab.run"), "_core", fake_core)
-    monkeypatch.setenv("FCTLAB_CORE", "fake_core")
-    for calls in fake_core.CALLS.values():
-        calls.clear()
-    return fake_core
-
-
-def write(path: Path, text: str) -> Path:
-    """Writes dedented text to path (parents created) and returns the path."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(textwrap.dedent(text).lstrip())
-    return path
+from shared_fixtures import fake, write  # noqa: F401  (fake: autouse)
 
 
 @pytest.fixture

@@ -1,7 +1,8 @@
-"""Shared pieces of the tests that run the compiled core (tests/test_core_*.py).
+"""Shared pieces of the tests that run the compiled core (tests/test_core_*.py, and the papers'
+tests in experiments/<paper>/tests/), and of those that load a paper's code.
 
-conftest.py installs the fake core for every test through an autouse fixture named `fake`;
-a test module that does `from realcore import fake` replaces that fixture with the one below,
+Every conftest.py installs the fake core for every test through an autouse fixture named `fake`
+(shared_fixtures.py); a test module that does `from realcore import fake` replaces that fixture with the one below,
 which makes sure the real `fctlab._core` is the one in use. A missing core is an error, not a
 skip: these tests are the proof that the built package works.
 """

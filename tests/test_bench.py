@@ -10,10 +10,10 @@ from pathlib import Path
 
 import pytest
 
-from conftest import write
 from fctlab import bench as b
 from fctlab.cli import main
 from fctlab.errors import ScenarioError
+from shared_fixtures import write
 
 REPO = Path(__file__).resolve().parents[1]
 DUMBBELL = REPO / "examples" / "dumbbell-pareto.toml"

@@ -5,8 +5,8 @@ from __future__ import annotations
 import importlib
 import json
 
-from conftest import write
 from fctlab.cli import main
+from shared_fixtures import write
 
 
 def one_line_error(capsys) -> str:

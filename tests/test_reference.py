@@ -1,6 +1,6 @@
 """fctlab.reference: the processor-sharing and greedy-SRPT fluids of a run's own flows (through the
-compiled core's `ps_fct` and `srpt_fct`), the flows table's `path` column they rely on, and the
-M/G/1-PS closed forms."""
+compiled core's `ps_fct` and `srpt_fct`), the flows table's `path` column they rely on, the
+M/G/1-PS closed forms, and the max-min rates of long-lived flows (water-filling)."""
 
 from __future__ import annotations
 
@@ -11,13 +11,15 @@ import polars as pl
 import pytest
 
 import fctlab
-from fctlab import models
 from fctlab.reference import (
+    max_min_rates,
     mg1_ps_fct,
     mg1_ps_mean_fct,
     ps_afct_with_setup,
+    ps_curve,
     ps_fct,
     reference_curves,
+    slow_start_curve,
     srpt_fct,
     wire_bits,
 )
@@ -134,7 +136,7 @@ def test_closed_forms_agree_with_the_models_curve():
         [0.075 + mg1_ps_fct(wire_bits(14_600), GBPS, 0.8), 0.075 + mg1_ps_fct(wire_bits(1000), GBPS, 0.8)]
     )
     # 10 packets from iw 1: ceil(log2(11)) = 4 rounds + 1/2.
-    assert curves["slow_start_s"][0] == pytest.approx(models.slow_start_fct(10, GBPS, 0.05, 1500 * 8, 1))
+    assert curves["slow_start_s"][0] == pytest.approx(slow_start_curve(10, GBPS, 0.05, 1500 * 8, 1))
     assert curves["slow_start_s"][0] == pytest.approx(4.5 * 0.05 + 10 * 1500 * 8 / GBPS)
     assert curves["lower_bound_s"][1] == pytest.approx(0.075 + 1040 * 8 / GBPS)
     with pytest.raises(ValueError, match="load"):
@@ -200,7 +202,7 @@ def test_eq_6_1_is_two_rtts_plus_the_ps_mean():
     # 100 Mb/s, RTT 80 ms, load 0.68, E[L] = 20 packets of 8000 bits: 0.16 s + 160,000 / 32e6 s.
     assert ps_afct_with_setup(160_000.0, 100e6, 0.68, 0.08) == pytest.approx(0.16 + 0.005)
     # Half a round trip more than chapter 4's 1.5-RTPD curve for the same mean size.
-    assert ps_afct_with_setup(8e5, 1e9, 0.5, 0.1) - models.ps_fct(100, 1e9, 0.1, 0.5, 8000.0) == pytest.approx(0.05)
+    assert ps_afct_with_setup(8e5, 1e9, 0.5, 0.1) - ps_curve(100, 1e9, 0.1, 0.5, 8000.0) == pytest.approx(0.05)
     with pytest.raises(ValueError, match="load"):
         ps_afct_with_setup(1.0, 1.0, 1.0, 0.1)
     with pytest.raises(ValueError, match="rtt"):
@@ -286,6 +288,24 @@ def test_reference_curves_count_each_flows_own_packets():
     flows = flows_frame([(0.0, 10_000, [0])], rtt=0.05).with_columns(mss_bytes=pl.lit(1000), header_bytes=pl.lit(48))
     curves = reference_curves(flows, GBPS, 0.5, iw=1)
     assert curves["lower_bound_s"][0] == pytest.approx(0.075 + 10 * 1048 * 8 / GBPS)
-    assert curves["slow_start_s"][0] == pytest.approx(models.slow_start_fct(10, GBPS, 0.05, 1048 * 8, 1))
+    assert curves["slow_start_s"][0] == pytest.approx(slow_start_curve(10, GBPS, 0.05, 1048 * 8, 1))
     given = reference_curves(flows, GBPS, 0.5, iw=1, mss=1460, header=40)
     assert given["lower_bound_s"][0] == pytest.approx(0.075 + wire_bits(10_000) / GBPS)
+
+
+def test_max_min_rates_of_fig_3_3():
+    """Fig. 3.3: 4 flows bottlenecked at an 80 Mb/s link B then crossing the 400 Mb/s link C,
+    8 flows on link C alone: B gets 20 Mb/s each, A (400 - 80) / 8 = 40."""
+    paths = [["linkB", "linkC"]] * 4 + [["linkC"]] * 8
+    rates = max_min_rates(paths, {"linkB": 80e6, "linkC": 400e6, "access": 1e9})
+    assert rates[:4] == pytest.approx([20e6] * 4)
+    assert rates[4:] == pytest.approx([40e6] * 8)
+
+
+def test_max_min_rates_of_a_parking_lot():
+    """A long flow over two 10 Mb/s hops with one cross flow on the first and two on the second:
+    the second hop gives 10/3 each; the first hop's cross flow takes what is left (20/3)."""
+    rates = max_min_rates([["h0", "h1"], ["h0"], ["h1"], ["h1"]], {"h0": 10e6, "h1": 10e6})
+    assert rates == pytest.approx([10e6 / 3, 20e6 / 3, 10e6 / 3, 10e6 / 3])
+    with pytest.raises(ValueError, match="no capacity-limited link"):
+        max_min_rates([["elsewhere"]], {"h0": 1e6})

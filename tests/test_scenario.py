@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import pytest
 
-from conftest import write
 from fctlab.errors import ScenarioError
 from fctlab.scenario import load_scenario, parse_assignment, read_scenario, resolve_scenario, with_overrides
+from shared_fixtures import write
 
 
 def test_reads_toml_with_base_dir_of_the_file(scenario_file):

@@ -11,10 +11,10 @@ from pathlib import Path
 import polars as pl
 import pytest
 
-from conftest import write
 from fctlab.errors import ScenarioError
 from fctlab.scenario import read_scenario, with_overrides
 from fctlab.sweep import FIELDS, RUN_NAME, flatten, load_sweep, point_name, run_sweep
+from shared_fixtures import write
 
 REPO = Path(__file__).resolve().parents[1]
 

@@ -6,10 +6,10 @@ import itertools
 
 import pytest
 
-from conftest import write
 from fctlab.errors import ScenarioError
 from fctlab.scenario import load_scenario, resolve_scenario, with_overrides
 from fctlab.topology import SECONDS_PER_KM, expand_topohub, mean_rtt
+from shared_fixtures import write
 
 ABILENE = {
     "kind": "topohub",

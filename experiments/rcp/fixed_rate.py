@@ -16,8 +16,8 @@ from __future__ import annotations
 
 import polars as pl
 
-from fctlab import models
 from fctlab.reproduce.framework import Context, Runs, figure, mean_std, pm
+from fctlab_experiments.rcp import models
 from fctlab_experiments.rcp.analysis import MSS
 
 #: Link rate of Figs. 3.6 - 3.8, bit/s.

@@ -2,7 +2,7 @@
 compute them: App. E's link and (alpha, beta) grid, the settling rule, a model's region run as
 continuous equations, the linear analysis's verdict on the grid, and a row's settled alphas.
 
-Models and verdicts come from `fctlab.stability.fluid`; the continuous equations run by Heun's
+Models and verdicts come from `experiments/rcp/stability/fluid.py`; the continuous equations run by Heun's
 method, 25 steps per round trip.
 """
 
@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from fctlab.stability import fluid, linear
+from fctlab_experiments.rcp.stability import fluid, linear
 
 #: App. E's link.
 APP_E = fluid.Link()

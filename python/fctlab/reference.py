@@ -11,8 +11,8 @@ network were a fluid, with no slow start, no queues and no losses, shared max-mi
   departure the active flows, fewest bits left first, each take what their path's links have
   left (core, `reference::srpt`); `srpt_fct_s = 1.5 x rtt_prop_s + srpt_fluid_s`.
 - M/G/1-PS closed forms for one link (with the RCP thesis's eq. 6.1, `ps_afct_with_setup`),
-  and the thesis's curves per flow (`reference_curves`),
-  built on `fctlab.models` (ps_fct, lower_bound_fct, slow_start_fct).
+  and the thesis's curves per flow (`reference_curves`), each a closed form of a flow's
+  packets (`ps_curve`, `lower_bound_curve`, `slow_start_curve`).
 - `max_min_rates(paths, capacities)`: the max-min fair rates of long-lived flows (water-filling),
   what RCP should converge to (thesis sec. 3.2.1, Fig. 3.3).
 
@@ -32,7 +32,6 @@ from collections.abc import Sequence
 
 import polars as pl
 
-from fctlab import models
 from fctlab.result import Result
 
 
@@ -168,6 +167,22 @@ def mg1_ps_mean_in_system(load: float) -> float:
     return load / (1.0 - load)
 
 
+def ps_curve(size_pkts: float, capacity: float, rtpd: float, load: float, packet_bits: float) -> float:
+    """Processor sharing on one link, the RCP thesis's curve: 1.5 RTPD + L / (C (1 - rho))."""
+    return 1.5 * rtpd + size_pkts * packet_bits / (capacity * (1.0 - load))
+
+
+def lower_bound_curve(size_pkts: float, capacity: float, rtpd: float, packet_bits: float) -> float:
+    """No flow can beat 1.5 RTPD + L / C."""
+    return 1.5 * rtpd + size_pkts * packet_bits / capacity
+
+
+def slow_start_curve(size_pkts: float, capacity: float, rtpd: float, packet_bits: float, iw: int = 1) -> float:
+    """TCP without loss, the RCP thesis's form: (ceil(log2(L/i + 1)) + 1/2) RTPD + L/C."""
+    rounds = math.ceil(math.log2(size_pkts / iw + 1.0))
+    return (rounds + 0.5) * rtpd + size_pkts * packet_bits / capacity
+
+
 def reference_curves(
     flows: pl.DataFrame,
     capacity: float,
@@ -197,9 +212,9 @@ def reference_curves(
     ):
         pkts = math.ceil(size / mss_i)
         packet_bits = wire_bits(size, mss_i, header_i) / pkts if pkts else (mss_i + header_i) * 8.0
-        ps.append(models.ps_fct(pkts, capacity, rtpd, load, packet_bits))
-        lower.append(models.lower_bound_fct(pkts, capacity, rtpd, packet_bits))
-        slow.append(models.slow_start_fct(pkts, capacity, rtpd, packet_bits, iw))
+        ps.append(ps_curve(pkts, capacity, rtpd, load, packet_bits))
+        lower.append(lower_bound_curve(pkts, capacity, rtpd, packet_bits))
+        slow.append(slow_start_curve(pkts, capacity, rtpd, packet_bits, iw))
     return finite.select("id", "size_bytes").with_columns(
         ps_curve_s=pl.Series(ps, dtype=pl.Float64),
         lower_bound_s=pl.Series(lower, dtype=pl.Float64),

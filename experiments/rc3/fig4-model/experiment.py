@@ -1,10 +1,10 @@
-"""RC3 paper Fig. 4: the performance model of sec. 3 alone (`fctlab.models`), RC3 against larger
-initial windows; no runs."""
+"""RC3 paper Fig. 4: the performance model of sec. 3 alone (`experiments/rc3/models.py`), RC3
+against larger initial windows; no runs."""
 
 from __future__ import annotations
 
-from fctlab.models import larger_iw_model_reduction, rc3_model_reduction
 from fctlab.reproduce.framework import Context, Experiment, Runs, md_table, plt
+from fctlab_experiments.rc3.models import larger_iw_model_reduction, rc3_model_reduction
 
 
 def analyze(runs: Runs, ctx: Context) -> str:
@@ -46,8 +46,8 @@ def analyze(runs: Runs, ctx: Context) -> str:
     ]
     ctx.check("Fig. 4", "IW 10 or IW 50's reduction over RC3's, largest over sizes (ratio)", (None, 1.0), max(ratios))
     return (
-        "The performance model of sec. 3 (`fctlab.models`): FCT reduction against flow size for RC3 and for "
-        "larger initial windows, at BW = 1 Gb/s, utilization u = 0.3, RTT = 40 ms, baseline IW 4. TCP spends "
+        "The performance model of sec. 3 (`experiments/rc3/models.py`): FCT reduction against flow size for RC3 "
+        "and for larger initial windows, at BW = 1 Gb/s, utilization u = 0.3, RTT = 40 ms, baseline IW 4. TCP spends "
         "log2(min(N, A x RTT)/i) round trips in slow start (A = (1 - u) BW); RC3 sends the whole flow at A. "
         "The paper gives Fig. 4 as a curve without numbers; its stated shape is what the plot shows: no gain "
         "up to the initial window, a peak near N = A x RTT, then a decline as 1/N; a larger initial window "

@@ -8,10 +8,10 @@ from typing import Any
 
 import polars as pl
 
-from fctlab.models import rc3_model_reduction
 from fctlab.reproduce.framework import Context, Experiment, Runs, figure, md_table, reduction
 from fctlab_experiments.rc3.common import FIG8, QUICK, RC3, SEG, TCP, merged
 from fctlab_experiments.rc3.comparison import cut_table, mean_rtt, per_size, size_table, two_way_table
+from fctlab_experiments.rc3.models import rc3_model_reduction
 
 #: Fig. 7 (sec. 5.1.1): "for all but the smallest flows, we see gains of 40-75%" (%).
 FIG7_GAINS = (40.0, 75.0)

@@ -1,5 +1,5 @@
 """The RCP thesis, chapter 5 (stability), Fig. 5.2 (sec. 5.1, Apps. C and D): the linear stable
-(alpha, beta) region by the Bode criterion and by the Nyquist test (`fctlab.stability.linear`),
+(alpha, beta) region by the Bode criterion and by the Nyquist test (`experiments/rcp/stability/linear.py`),
 App. D's example at beta = 0.3 and the region's edges, with Fig. D.1's Nyquist curves. Analytic,
 no runs (`analysis_only`): `--quick` uses a coarser grid.
 """
@@ -11,7 +11,7 @@ import math
 import numpy as np
 
 from fctlab.reproduce.framework import Context, Experiment, Runs, analysis_only, figure, md_table
-from fctlab.stability import linear
+from fctlab_experiments.rcp.stability import linear
 
 #: App. D's example: the Nyquist crossings A and B for beta = 0.3, and the alphas they give.
 THESIS_A, THESIS_B = -2.91, -0.696
@@ -117,7 +117,7 @@ def analyze_fig52(runs: Runs, ctx: Context) -> str:
     return (
         "The linearized loop of eq. 5.7, G(s) = e^(-s d0) (alpha s d0 + beta) / (s d0)^2, in frequencies "
         "normalized by d0 (so C, N and d0 drop out, as the thesis says). Three computations, each independent "
-        "of the others (`fctlab.stability.linear`):\n\n"
+        "of the others (`experiments/rcp/stability/linear.py`):\n\n"
         "- **Bode** (eqs. 5.9 - 5.12, App. C): stable iff the gain crossover w_z (eq. 5.10) comes before the "
         "phase crossover w_c (eq. 5.11, which exists only for alpha / beta > 1, eq. 5.12). Where the two meet, "
         "|G| = 1 and tan w = w alpha / beta give the boundary in closed form, alpha = w sin w, beta = w^2 cos w "

@@ -14,10 +14,10 @@ import numpy as np
 
 from fctlab.reproduce.checks import ratio
 from fctlab.reproduce.framework import Context, Experiment, Runs, figure, fmt, md_table
-from fctlab.stability import linear
 from fctlab_experiments.rcp import settling as st
 from fctlab_experiments.rcp.long_flows import ab, long_flows
 from fctlab_experiments.rcp.settling import link_series
+from fctlab_experiments.rcp.stability import linear
 
 #: Fig. 5.3's schedule at full scale (s): 5 flows at 0, 5 more at JOIN, the first 5 leave at
 #: LEAVE, the run ends at END. RTT 100 ms: phases of 150, 250 and 200 RTTs (the thesis's 40,
@@ -173,7 +173,7 @@ def analyze_fig5_3(runs: Runs, ctx: Context) -> str:
         f"{st.Q_STABLE} bandwidth-delay products; a point is stable when all three phases are. An unstable loop "
         "keeps R swinging between its floor and C and the queue filling and emptying, far outside both bounds.\n\n"
         "Region: `S` stable in simulation, `u` not; `*` marks the points the linearized model (Fig. 5.2, Nyquist "
-        "with the exact delay, `fctlab.stability.linear`) calls stable.\n\n"
+        "with the exact delay, `experiments/rcp/stability/linear.py`) calls stable.\n\n"
         + region
         + "\n\nbeta = 0.6 (the thesis's Fig. 5.3 example): R swing / queue peak (BDPs) per phase.\n\n"
         + md_table(["alpha", "verdict", "5 flows", "10 flows", "5 flows again", "linear model"], rows06)

@@ -2,7 +2,7 @@
 stable region of eqs. 5.1 - 5.4, its independence of C, d0 and N, and Figs. E.1 - E.2's
 trajectories. Analytic, no runs (`analysis_only`): `--quick` uses a coarser grid.
 
-Models and verdicts come from `fctlab.stability.fluid`. Eqs. 5.1 - 5.4 run two ways: as the
+Models and verdicts come from `experiments/rcp/stability/fluid.py`. Eqs. 5.1 - 5.4 run two ways: as the
 router's sampled law (forward Euler with App. E's control interval T = 10 ms) and as the
 continuous equations (Heun, 25 steps per round trip; `fluid_regions`).
 """
@@ -15,8 +15,8 @@ import numpy as np
 
 from fctlab.reproduce.checks import ratio
 from fctlab.reproduce.framework import Context, Experiment, Runs, analysis_only, figure, md_table, plt
-from fctlab.stability import fluid, linear
 from fctlab_experiments.rcp.fluid_regions import APP_E, CONTINUOUS, continuous, edge, linear_stable, setup
+from fctlab_experiments.rcp.stability import fluid, linear
 
 #: App. E's variations of C (bit/s; "56 Kbps" in ch. 5, "5.6Kbps" in App. E), d0 (s) and N.
 CAPACITIES = (56e3, 2.5e9, 10e9, 1000e9)
@@ -233,8 +233,9 @@ def analyze_fig54(runs: Runs, ctx: Context) -> str:
         f"{rule.band:.0%} of C d0 over the last {rule.window:.0f} round trips of {rule.horizon:.0f}, "
         "**oscillating** when it is not and its rate keeps crossing C / N without the deviation shrinking by "
         "10% since half the horizon (a limit cycle), and **converging** otherwise (still on its way). A pair's "
-        "verdict is its worst trajectory's. Two integrations (`fctlab.stability.fluid`): the **sampled law**, "
-        "one Euler step per control interval T = 10 ms (App. E's T; this is the router's update itself), and "
+        "verdict is its worst trajectory's. Two integrations (`experiments/rcp/stability/fluid.py`): the "
+        "**sampled law**, one Euler step per control interval T = 10 ms (App. E's T; this is the router's "
+        "update itself), and "
         f"the **continuous** equations by Heun's method with {CONTINUOUS} steps per round trip (200 give the "
         "same verdicts).\n\n"
         'Settled alphas per beta (Fig. 5.4: the stable region lies "to the left of the solid lines"; a range '

@@ -1,6 +1,6 @@
 """The RCP thesis's sec. 5.2, Fig. 5.5: the switched SYSTEM 1 (eq. 5.14) against its linearization
 (eq. 5.15), and the two (alpha, beta) pairs the text discusses, run in every model
-`fctlab.stability.fluid` has. Analytic, no runs (`analysis_only`): `--quick` uses a coarser grid.
+`experiments/rcp/stability/fluid.py` has. Analytic, no runs (`analysis_only`): `--quick` uses a coarser grid.
 """
 
 from __future__ import annotations
@@ -11,8 +11,8 @@ import numpy as np
 
 from fctlab.reproduce.checks import ratio
 from fctlab.reproduce.framework import Context, Experiment, Runs, analysis_only, figure, md_table
-from fctlab.stability import fluid, linear
 from fctlab_experiments.rcp.fluid_regions import APP_E, CONTINUOUS, continuous, edge, linear_stable, setup
+from fctlab_experiments.rcp.stability import fluid, linear
 
 #: The pairs of sec. 5.2's text.
 FIG55_PAIRS = ((0.8, 0.55), (1.4, 0.3))
@@ -156,8 +156,8 @@ def analyze_fig55(runs: Runs, ctx: Context) -> str:
         "than the linear one (Fig. 5.5, left). fctlab runs both systems as continuous delay equations (Heun, "
         f"{CONTINUOUS} steps per round trip) on App. E's link and states, with Fig. 5.4's verdicts "
         f"({rule.horizon:.0f} round trips; settled = within {rule.band:.0%} over the last {rule.window:.0f}).\n\n"
-        "The linear analysis (`fctlab.stability.linear`; the rightmost root s of eq. D.1, in units of 1 / d0, "
-        "is the growth rate of the loop's slowest oscillation):\n\n"
+        "The linear analysis (`experiments/rcp/stability/linear.py`; the rightmost root s of eq. D.1, in units "
+        "of 1 / d0, is the growth rate of the loop's slowest oscillation):\n\n"
         + md_table(["pair", "Bode / Nyquist", "Re(s) d0", "period (round trips)"], analysis)
         + "\n\nThe two pairs in every model (verdict over App. E's six states; the deviation max(|y / C - 1|, "
         "|q| / C d0) at its peak in the last window, and its growth per round trip between the windows ending "

@@ -9,9 +9,9 @@ differences from the thesis's simulations are `buffer_reports`'.
 
 from __future__ import annotations
 
-from fctlab import models
 from fctlab.reproduce.checks import ratio
 from fctlab.reproduce.framework import Context, Experiment, Runs
+from fctlab_experiments.rcp import models
 from fctlab_experiments.rcp.buffer_reports import DIFFERENCES, increase, pct, plot_sweep, sweep_table
 from fctlab_experiments.rcp.buffers import FEW_BUFFERS, WARMUP, Point, buffer_sweep, measure_all
 from fctlab_experiments.rcp.reports import CLOSE_TO_PS
@@ -128,7 +128,7 @@ def analyze_fig6_23_24(runs: Runs, ctx: Context, grid: dict[str, Point]) -> str:
         f"BDP. Fig. 6.23: Pareto sizes of mean {LARGE_L} packets (1.7 BDP), arrivals for 300 s x 0.68 / load (as "
         f"many flows at every load); Fig. 6.24: every flow {SMALL_L} packets, arrivals for 20 s. The thesis "
         "compares small flows with an M/M/1/B-FCFS queue: the dotted lines are M/M/1/K's blocking probability "
-        "(`fctlab.models.mm1k_loss`, K = buffer + 1) at the data packets' load, a rough reference since RCP's "
+        "(`experiments/rcp/models.py`, K = buffer + 1) at the data packets' load, a rough reference since RCP's "
         "packets come paced in flows of five after a SYN, not as a Poisson stream.\n\n"
         + "| thesis (sec. 6.3.1) | fctlab |\n|---|---|\n"
         + f"| Fig. 6.23 (large flows): AFCT follows PS with large buffers, shifted by up to 50% with very small "

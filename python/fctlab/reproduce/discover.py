@@ -9,6 +9,7 @@ directory, each experiment's code beside its scenarios and its report.
         dctcp-queue/              an experiment
           experiment.py           `experiment()`, returning its `framework.Experiment`
           README.md, *.png, checks.json, index.html, index.png      its report
+        tests/                    its tests (pytest's `testpaths`; not an experiment: not listed)
 
 `paper.toml` holds `title` (a line) and `experiments` (the folder names, in order); the papers
 come in the order `experiments/papers.toml` lists (`papers = [...]`), then any others by name. Each

@@ -12,7 +12,8 @@ and the interval of stable alpha for a beta. `fluid` runs the nonlinear model an
 switched and linear systems as delay differential equations and gives App. E's verdict
 (settled, converging, oscillating) on each (alpha, beta).
 
-The reports built on these are the RCP paper's experiments `experiments/rcp/fig5-2/experiment.py`
-(Fig. 5.2), `fig5-4/experiment.py` and `fig5-5/experiment.py` (Figs. 5.4, 5.5; the regions they
-share in `experiments/rcp/fluid_regions.py`).
+The reports built on these are this paper's experiments `fig5-2` (Fig. 5.2), `fig5-3` (the
+simulated region beside the linear one), `fig5-4` and `fig5-5` (Figs. 5.4, 5.5; the regions they
+share in `fluid_regions.py`), which import it as `fctlab_experiments.rcp.stability`
+(`fctlab.reproduce.discover`).
 """

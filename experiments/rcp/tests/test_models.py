@@ -1,5 +1,5 @@
-"""fctlab.models' RCP-thesis curves (eq. 3.5, Appendix A's 'U' curve) and fctlab.reference's
-max-min water-filling: closed-form identities and limits each must meet."""
+"""The RCP thesis's curves (experiments/rcp/models.py: eq. 3.5, Appendix A's 'U' curve, M/M/1/K):
+closed-form identities and limits each must meet."""
 
 from __future__ import annotations
 
@@ -7,8 +7,9 @@ import math
 
 import pytest
 
-from fctlab import models
-from fctlab.reference import max_min_rates
+from realcore import paper_code
+
+models = paper_code("rcp", "models")
 
 C = 150e6
 PKT = 8000.0
@@ -65,24 +66,6 @@ def test_u_curve_model_has_its_minimum_below_the_link_rate():
 def test_bad_fraction_is_refused():
     with pytest.raises(ValueError, match="small_fraction"):
         models.fixed_rate_duration(C, C, LAM, MEAN, SECOND, 1.0)
-
-
-def test_max_min_rates_of_fig_3_3():
-    """Fig. 3.3: 4 flows bottlenecked at an 80 Mb/s link B then crossing the 400 Mb/s link C,
-    8 flows on link C alone: B gets 20 Mb/s each, A (400 - 80) / 8 = 40."""
-    paths = [["linkB", "linkC"]] * 4 + [["linkC"]] * 8
-    rates = max_min_rates(paths, {"linkB": 80e6, "linkC": 400e6, "access": 1e9})
-    assert rates[:4] == pytest.approx([20e6] * 4)
-    assert rates[4:] == pytest.approx([40e6] * 8)
-
-
-def test_max_min_rates_of_a_parking_lot():
-    """A long flow over two 10 Mb/s hops with one cross flow on the first and two on the second:
-    the second hop gives 10/3 each; the first hop's cross flow takes what is left (20/3)."""
-    rates = max_min_rates([["h0", "h1"], ["h0"], ["h1"], ["h1"]], {"h0": 10e6, "h1": 10e6})
-    assert rates == pytest.approx([10e6 / 3, 20e6 / 3, 10e6 / 3, 10e6 / 3])
-    with pytest.raises(ValueError, match="no capacity-limited link"):
-        max_min_rates([["elsewhere"]], {"h0": 1e6})
 
 
 def test_mm1k_loss_by_hand_and_at_its_limits():

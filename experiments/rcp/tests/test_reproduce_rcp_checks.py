@@ -10,10 +10,10 @@ import pytest
 
 from fctlab.reproduce.checks import MATCH, MISS
 from fctlab.reproduce.framework import Context
-from fctlab.stability import fluid
 from realcore import experiment_code, paper_code
 
 rr = paper_code("rcp", "reports")
+fluid = paper_code("rcp", "stability.fluid")
 
 
 @pytest.fixture

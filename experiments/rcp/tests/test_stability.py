@@ -1,4 +1,4 @@
-"""fctlab.stability against the RCP thesis's sec. 5.1 - 5.2 and Apps. C - E."""
+"""experiments/rcp/stability against the RCP thesis's sec. 5.1 - 5.2 and Apps. C - E."""
 
 from __future__ import annotations
 
@@ -7,7 +7,10 @@ import math
 import numpy as np
 import pytest
 
-from fctlab.stability import fluid, linear
+from realcore import paper_code
+
+fluid = paper_code("rcp", "stability.fluid")
+linear = paper_code("rcp", "stability.linear")
 
 # ---------------------------------------------------------------------------------------------
 # Linear analysis (sec. 5.1.1, Apps. C, D)
