@@ -507,7 +507,7 @@ def cmd_pages(args: argparse.Namespace) -> int:
     print(f"wrote {len(written)} index.html under {root}", file=sys.stderr)
     if args.screenshots:
         from fctlab.html.browser import screenshot_all
-        from fctlab.reproduce.index import is_index_page
+        from fctlab.html.experiments import is_index_page
 
         # The index of every experiment is not rewritten here (`fctlab reproduce index`), but shown.
         shots = screenshot_all(written + [p for p in [root / "index.html"] if is_index_page(p)])
