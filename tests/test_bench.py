@@ -1,4 +1,4 @@
-"""fctlab.bench: the benchmark history, the comparison with its last entry, the instruction count
+"""fctlab.tools.bench: the benchmark history, the comparison with its last entry, the instruction count
 when its tools are missing or fail, and the benchmark scenarios' generators (fake core)."""
 
 from __future__ import annotations
@@ -11,9 +11,9 @@ from pathlib import Path
 import pytest
 
 from conftest import write
-from fctlab import bench as b
 from fctlab.cli import main
 from fctlab.errors import ScenarioError
+from fctlab.tools import bench as b
 
 REPO = Path(__file__).resolve().parents[1]
 DUMBBELL = REPO / "examples" / "dumbbell-pareto.toml"

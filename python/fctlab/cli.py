@@ -384,8 +384,8 @@ def _progress_wanted(quiet: bool) -> bool:
 
 def cmd_run(args: argparse.Namespace) -> int:
     """`fctlab run`: run, write OUT, print the summary."""
-    from fctlab.report import format_summary
     from fctlab.run import run_to
+    from fctlab.tools.report import format_summary
 
     out = Path(args.out)
     try:
@@ -411,7 +411,7 @@ def cmd_run(args: argparse.Namespace) -> int:
 def cmd_emulate(args: argparse.Namespace) -> int:
     """`fctlab emulate`: emulate, write OUT, print the summary and each process's CPU load."""
     from fctlab.emulate import emulate
-    from fctlab.report import format_summary, table
+    from fctlab.tools.report import format_summary, table
 
     result = emulate(
         args.scenario,
@@ -438,8 +438,8 @@ def cmd_emulate(args: argparse.Namespace) -> int:
 
 def cmd_summary(args: argparse.Namespace) -> int:
     """`fctlab summary`: the summary of a results directory, recomputed from flows.parquet."""
-    from fctlab.report import format_summary
     from fctlab.result import load
+    from fctlab.tools.report import format_summary
 
     result = load(args.out)
     print(json.dumps(result.summary, indent=2) if args.json else format_summary(result.summary, result.notices))
@@ -449,8 +449,8 @@ def cmd_summary(args: argparse.Namespace) -> int:
 def cmd_compare(args: argparse.Namespace) -> int:
     """`fctlab compare`: reductions of mean FCT from A to B."""
     from fctlab.analysis import compare
-    from fctlab.report import format_compare
     from fctlab.result import load
+    from fctlab.tools.report import format_compare
 
     c = compare(load(args.a).flows, load(args.b).flows)
     print(json.dumps(c, indent=2) if args.json else format_compare(c, args.a, args.b))
@@ -517,7 +517,7 @@ def cmd_pages(args: argparse.Namespace) -> int:
 
 def cmd_sweep(args: argparse.Namespace) -> int:
     """`fctlab sweep`: every run of a sweep file; exit 1 if any failed."""
-    from fctlab.sweep import INDEX_FILE, load_sweep, run_sweep
+    from fctlab.tools.sweep import INDEX_FILE, load_sweep, run_sweep
 
     def sweep(client: object = None) -> list:
         return run_sweep(
@@ -533,7 +533,7 @@ def cmd_sweep(args: argparse.Namespace) -> int:
         spec = args.sweep
         outcomes = sweep()
     else:
-        from fctlab.cluster import Connection, check_address
+        from fctlab.tools.cluster import Connection, check_address
 
         check_address(args.cluster)
         if args.jobs is not None and not args.cluster.startswith("local"):
@@ -554,7 +554,7 @@ def cmd_sweep(args: argparse.Namespace) -> int:
 
 
 def cmd_bench(args: argparse.Namespace) -> int:
-    from fctlab import bench as b
+    from fctlab.tools import bench as b
 
     # The options of the scenario benchmark, which --routers does not take.
     scenario_options = {
@@ -593,7 +593,7 @@ def cmd_bench(args: argparse.Namespace) -> int:
         if not Path(p).is_file():
             raise FileNotFoundError(f"scenario file not found: {p}")
     if any("scenarios/plugins/" in p for p in paths):
-        from fctlab import plugins
+        from fctlab.tools import plugins
 
         try:
             plugins.build(b.PLUGIN_TEMPLATE, quiet=True)  # the library the plug-in scenarios name
@@ -626,7 +626,7 @@ def cmd_bench(args: argparse.Namespace) -> int:
 
 
 def _bench_routers(args: argparse.Namespace) -> int:
-    from fctlab import router_cost
+    from fctlab.tools import router_cost
 
     if args.scenarios:
         raise _UsageError("field `SCENARIO`: --routers times the router laws, not scenarios; give no scenario")
@@ -698,7 +698,7 @@ def cmd_reproduce(args: argparse.Namespace) -> int:
 
 def cmd_check(args: argparse.Namespace) -> int:
     """`fctlab check`: the conformance battery's table per protocol; exit 1 if a check failed."""
-    from fctlab import check
+    from fctlab.tools import check
 
     names = list(args.protocols) or [p["name"] for p in check.protocols()]
     for name in names:
@@ -715,7 +715,7 @@ def cmd_check(args: argparse.Namespace) -> int:
 
 def cmd_plugin_new(args: argparse.Namespace) -> int:
     """`fctlab plugin new DIR`: write the crate, say what it depends on and what to do next."""
-    from fctlab import plugins
+    from fctlab.tools import plugins
 
     try:
         made = plugins.new_crate(args.folder, args.name)
@@ -740,7 +740,7 @@ def cmd_plugin_new(args: argparse.Namespace) -> int:
 
 def cmd_plugin_build(args: argparse.Namespace) -> int:
     """`fctlab plugin build DIR`: build the crate, print the library and how to name it."""
-    from fctlab import plugins
+    from fctlab.tools import plugins
 
     try:
         lib = plugins.build(args.folder)
@@ -757,7 +757,7 @@ def cmd_plugin_build(args: argparse.Namespace) -> int:
 
 def cmd_plugin_equivalence(args: argparse.Namespace) -> int:
     """`fctlab plugin equivalence`: the report; exit 1 if a flows table differs."""
-    from fctlab import plugins
+    from fctlab.tools import plugins
 
     try:
         report, identical = plugins.equivalence(args.root, progress=_progress_wanted(args.quiet))
@@ -786,9 +786,9 @@ def _transport_table(text: str | None) -> dict | None:
 
 def cmd_hpcc_run(args: argparse.Namespace) -> int:
     """`fctlab hpcc run`: the scenario of two HPCC files, run into OUT, plus OUT/fct.txt."""
-    from fctlab import hpcc_files
-    from fctlab.report import format_summary
     from fctlab.run import run_to
+    from fctlab.tools import hpcc_files
+    from fctlab.tools.report import format_summary
 
     extra = "ignore" if args.ignore_extra_lines else "error"
     spec = hpcc_files.scenario(args.topology, args.flows, transport=_transport_table(args.transport), extra_lines=extra)

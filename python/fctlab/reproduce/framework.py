@@ -40,7 +40,7 @@ from fctlab.quantity import parse_time
 from fctlab.reproduce import checks as paper_checks
 from fctlab.reproduce.checks import Check, PaperValue
 from fctlab.scenario import read_scenario, with_overrides
-from fctlab.sweep import Sweep, run_sweep
+from fctlab.tools.sweep import Sweep, run_sweep
 
 
 @dataclass

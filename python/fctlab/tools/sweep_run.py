@@ -1,6 +1,6 @@
 """One run of a sweep: what it is (`RunSpec`), what became of it (`Outcome`), the record its
 `done.json` keeps, and the build it ran on. What a sweep run in this process
-(`fctlab.sweep`) and one run by a Dask worker (`fctlab.cluster`) share; it imports
+(`fctlab.tools.sweep`) and one run by a Dask worker (`fctlab.tools.cluster`) share; it imports
 neither of them.
 """
 

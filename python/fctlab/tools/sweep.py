@@ -32,7 +32,7 @@ within about a second, keeping every finished run, and workers die with their pa
 OUTDIR/<name>/seed<N>.error.txt and does not stop the others. At the end OUTDIR/sweep.parquet
 indexes every run (overrides, seed, status, key summary numbers). With a `distributed.Client`
 (`run_sweep(client=)`, `fctlab sweep --cluster`) the runs go to a Dask cluster's workers and
-their files come back to be written here the same way (`fctlab.cluster`, docs/sweeps.md).
+their files come back to be written here the same way (`fctlab.tools.cluster`, docs/sweeps.md).
 """
 
 from __future__ import annotations
@@ -59,7 +59,7 @@ from fctlab.errors import ScenarioError
 from fctlab.procs import Interrupted, die_with_parent, terminate_pool
 from fctlab.result import coerce_values
 from fctlab.scenario import read_scenario, resolve_scenario, with_overrides
-from fctlab.sweep_run import KEY_NUMBERS, Outcome, RunSpec, build_id, done_record
+from fctlab.tools.sweep_run import KEY_NUMBERS, Outcome, RunSpec, build_id, done_record
 
 #: The top-level keys of a sweep file (docs/sweeps.md lists each; tests/test_sweep.py checks it).
 FIELDS = ("scenario", "seeds", "grid", "runs")
@@ -229,7 +229,7 @@ def run_sweep(
     """Runs every not-yet-done run (in `jobs` processes; 1 = in this process); writes the index.
 
     With `client`, a `distributed.Client`, the runs go to that Dask cluster's workers instead
-    (`jobs` is then ignored) and their results come back to be written here (`fctlab.cluster`).
+    (`jobs` is then ignored) and their results come back to be written here (`fctlab.tools.cluster`).
     """
     if not isinstance(sweep, Sweep):
         sweep = load_sweep(sweep)
@@ -287,7 +287,7 @@ def run_sweep(
     tasks = [(str(sweep.scenario), r, str(out), fingerprints[r.relpath], sweep.emulation) for r in pending]
     try:
         if client is not None:
-            from fctlab import cluster
+            from fctlab.tools import cluster
 
             cluster.check_builds(client, build_id())
             base_dir = str(Path(sweep.scenario).resolve().parent)
@@ -414,7 +414,7 @@ def _write_error(final: Path, spec: RunSpec, text: str) -> None:
 
 
 def install(shipment: Any, outdir: str | os.PathLike) -> Outcome:
-    """Writes a run a Dask worker sent back (`fctlab.cluster.Shipment`) into its directory,
+    """Writes a run a Dask worker sent back (`fctlab.tools.cluster.Shipment`) into its directory,
     atomically, as `execute` does; returns its outcome."""
     o = shipment.outcome
     final = Path(outdir) / o.run.relpath

@@ -2,7 +2,7 @@
 
 `fctlab sweep SWEEP -o OUT --cluster local[:N]` starts a Dask `LocalCluster` of N worker
 processes (one thread each) for the sweep; `--cluster tcp://HOST:PORT` uses a running scheduler
-and its workers. In Python, `fctlab.sweep.run_sweep(sweep, out, client=client)` takes a
+and its workers. In Python, `fctlab.tools.sweep.run_sweep(sweep, out, client=client)` takes a
 `distributed.Client`. See docs/sweeps.md.
 
 What travels: each task carries one run's resolved scenario as JSON (overrides and seed
@@ -40,7 +40,7 @@ from typing import Any
 
 from fctlab.errors import ScenarioError
 from fctlab.scratch import clear_abandoned, private_dir
-from fctlab.sweep_run import Outcome, build_id, done_record
+from fctlab.tools.sweep_run import Outcome, build_id, done_record
 
 #: How long to wait for a scheduler to answer (s).
 CONNECT_TIMEOUT_S = 10

@@ -128,7 +128,7 @@ def measure_one(path: str) -> dict:
 
 def run_in_subprocess(path: str) -> dict:
     """Runs `measure_one(path)` in a fresh interpreter."""
-    out = subprocess.run([sys.executable, "-m", "fctlab.bench", path], capture_output=True, text=True)
+    out = subprocess.run([sys.executable, "-m", "fctlab.tools.bench", path], capture_output=True, text=True)
     if out.returncode != 0:
         why = out.stderr.strip().splitlines()[-1:] or [
             f"killed by signal {-out.returncode}" if out.returncode < 0 else f"exit code {out.returncode}"
