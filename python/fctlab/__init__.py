@@ -1,7 +1,8 @@
 """fctlab: a deterministic packet-level simulator for flow-completion-time (FCT) studies.
 
 The simulation runs in the compiled core (`fctlab._core`, Rust via PyO3); this package is the
-front end around it, in four layers, each importing only from itself and the layers before it:
+front end around it, in four layers, each importing only from itself and the layers before it
+(`tests/test_python_layers.py` holds the rule):
 
 1. the API, the modules directly under `fctlab` (and `emulate`, `html`): build and run a
    scenario, read and analyse its results, render them. What a user's script or notebook calls,
@@ -10,7 +11,7 @@ front end around it, in four layers, each importing only from itself and the lay
    conformance kit, the benchmarks, plug-in crates, HPCC's files, terminal tables), each a user of
    the API (module map in `fctlab.tools`);
 3. `fctlab.reproduce`: what the papers' experiments (`experiments/`) share, on top of sweeps;
-4. `fctlab.cli`: the `fctlab` command.
+4. `fctlab.cli`: the `fctlab` command, one module per subcommand.
 
 Module map:
 
@@ -35,7 +36,7 @@ Module map:
 | `plugins` | protocol plug-ins: a Python plug-in's class loaded (the core calls it) |
 | `tools` | sweeps (`sweep`, `cluster`), `check`, `bench`, `router_cost`, plug-in crates, `hpcc_files`, `report` |
 | `reproduce` | what the papers' experiments (folders of `experiments/`) share: runs, reports, checks, the index |
-| `cli` | the `fctlab` command (`fctlab.cli.main`) |
+| `cli` | the `fctlab` command (`fctlab.cli.main`), one module per subcommand |
 
     >>> import fctlab
     >>> r = fctlab.run("scenario.toml", seed=1, overrides={"workload.0.load": 0.5})

@@ -1,6 +1,6 @@
 """The tools around the API: what the `fctlab` command's subcommands do beyond running and
 reading a scenario. Each imports the API (`fctlab.run`, `fctlab.result`, ...) and other tools,
-never the other way round.
+never the other way round (`tests/test_python_layers.py` holds the rule).
 
 | module | what it holds |
 |---|---|
