@@ -8,6 +8,8 @@ from __future__ import annotations
 import importlib.util
 from pathlib import Path
 
+from realcore import fake  # noqa: F401  (the compiled core: the plug-in API version the checkout must match)
+
 ROOT = Path(__file__).resolve().parents[1]
 PACKAGE = ROOT / "python" / "fctlab"
 
@@ -53,3 +55,16 @@ def test_the_api_imports_no_tool():
     tools = {src for src in graph if layer(src) == LAYERS["tools"]}
     assert tools, "no module under fctlab/tools found"
     assert sorted((src, dst) for src in api for dst in graph[src] if layer(dst) > 0) == []
+
+
+def test_tools_that_find_the_checkout_from_their_own_file_find_it(monkeypatch, tmp_path):
+    """A tool's file sits one folder deeper than the API's: the checkout it was installed from is
+    still found from it (from any current directory) when fctlab runs from this checkout."""
+    import fctlab
+    from fctlab.tools import bench, plugins
+
+    if not Path(fctlab.__file__).resolve().is_relative_to(PACKAGE):
+        return  # installed as a wheel (scripts/test.sh): no checkout to find
+    monkeypatch.chdir(tmp_path)
+    assert bench.source_root() == ROOT
+    assert plugins.api_crate_of_checkout() == ROOT / plugins.API_CRATE

@@ -288,7 +288,7 @@ def instruction_tool() -> tuple[str | None, str]:
 def source_root() -> Path | None:
     """The repository fctlab was installed from (editable install), else the current directory
     if it is one; None when neither holds the core's crate."""
-    here = Path(__file__).resolve().parents[2]
+    here = Path(__file__).resolve().parents[3]  # python/fctlab/tools/<this file> in a checkout
     for root in (here, Path.cwd()):
         if (root / "crates" / "fctlab-core" / "Cargo.toml").is_file():
             return root

@@ -161,7 +161,7 @@ def api_crate_of_checkout() -> Path | None:
     one of the API version the core loads."""
     from fctlab.run import core
 
-    root = Path(__file__).resolve().parents[2]
+    root = Path(__file__).resolve().parents[3]  # python/fctlab/tools/<this file> in a checkout
     abi = root / API_CRATE / "src" / "abi.rs"
     if not abi.is_file():
         return None
