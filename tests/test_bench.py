@@ -1,4 +1,4 @@
-"""fctlab.bench: the benchmark history, the comparison with its last entry, the instruction count
+"""fctlab.tools.bench: the benchmark history, the comparison with its last entry, the instruction count
 when its tools are missing or fail, and the benchmark scenarios' generators (fake core)."""
 
 from __future__ import annotations
@@ -10,9 +10,9 @@ from pathlib import Path
 
 import pytest
 
-from fctlab import bench as b
 from fctlab.cli import main
 from fctlab.errors import ScenarioError
+from fctlab.tools import bench as b
 from shared_fixtures import write
 
 REPO = Path(__file__).resolve().parents[1]

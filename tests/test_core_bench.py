@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from fctlab import bench as b
+from fctlab.tools import bench as b
 from realcore import cli, fake, small_dumbbell  # noqa: F401  (fake: the compiled core)
 
 

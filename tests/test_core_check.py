@@ -1,12 +1,12 @@
-"""The conformance kit (`fctlab check`, python/fctlab/check.py): every built-in protocol passes its
+"""The conformance kit (`fctlab check`, python/fctlab/tools/check.py): every built-in protocol passes its
 battery; a failing check is reported as such; an unknown protocol is a clear error."""
 
 from __future__ import annotations
 
 import pytest
 
-from fctlab import check
 from fctlab.errors import ScenarioError
+from fctlab.tools import check
 from realcore import cli, fake  # noqa: F401  (fake: the compiled core)
 
 NAMES = [p["name"] for p in check.protocols()]

@@ -127,7 +127,7 @@ def test_results_doc_types_are_the_core_column_list(table):
 def test_the_sweep_examples_build_every_point(tmp_path):
     """Every point of docs/sweeps.md's example sweep files is a scenario the core accepts."""
     from fctlab.run import build
-    from fctlab.sweep import load_sweep
+    from fctlab.tools.sweep import load_sweep
     from test_sweep import doc_sweep_examples
 
     (tmp_path / "examples").symlink_to(REPO / "examples")

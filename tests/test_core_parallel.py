@@ -17,6 +17,7 @@ import pytest
 
 import fctlab
 from fctlab import cli as fctlab_cli
+from fctlab.cli.options import UsageError
 from fctlab.errors import ScenarioError
 from fctlab.run import MAX_THREADS, core
 from realcore import cli, fake, wait_for  # noqa: F401  (fake: the compiled core)
@@ -93,11 +94,11 @@ def test_every_integer_flag_into_the_core_is_bounded():
     """--packets and --instructions-hops reach the core as 64-bit counts, --seed as its u64, and
     --threads is bounded by the most partitions: each one's type refuses what would overflow."""
     for flag, beyond in [("--packets", 2**63), ("--instructions-hops", 2**63)]:
-        with pytest.raises(fctlab_cli._UsageError, match=f"{flag}: expected a whole number from 1 to 2\\^63 - 1"):
-            fctlab_cli._parser().parse_args(["bench", flag, str(beyond)])
+        with pytest.raises(UsageError, match=f"{flag}: expected a whole number from 1 to 2\\^63 - 1"):
+            fctlab_cli.parser().parse_args(["bench", flag, str(beyond)])
     assert MAX_THREADS == core().MAX_PARTITIONS
-    with pytest.raises(fctlab_cli._UsageError, match=f"from 1 to {MAX_THREADS}, got {MAX_THREADS + 1}"):
-        fctlab_cli._parser().parse_args(["run", "s.toml", "-o", "out", "--threads", str(MAX_THREADS + 1)])
+    with pytest.raises(UsageError, match=f"from 1 to {MAX_THREADS}, got {MAX_THREADS + 1}"):
+        fctlab_cli.parser().parse_args(["run", "s.toml", "-o", "out", "--threads", str(MAX_THREADS + 1)])
     with pytest.raises(ScenarioError, match=f"from 1 to {MAX_THREADS}, got {2**64}"):
         fctlab.run(fat_tree(2), threads=2**64)
 

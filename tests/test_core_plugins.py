@@ -1,4 +1,5 @@
-"""Protocol plug-ins (crates/fctlab-core/src/plugin/, crates/fctlab-plugin, python/fctlab/plugins.py):
+"""Protocol plug-ins (crates/fctlab-core/src/plugin/, crates/fctlab-plugin, python/fctlab/plugins.py and
+tools/plugins.py):
 a host law or router law in the user's own folder, in Rust or Python, gives the built-in's results
 when it copies it; faults stop the run naming the plug-in, the hook, the flow and the time, and
 keep the rows already written; a library of another API version, or none at all, is refused."""
@@ -15,8 +16,8 @@ import polars as pl
 import pytest
 
 import fctlab
-from fctlab import check, plugins
 from fctlab.errors import PluginError, ScenarioError
+from fctlab.tools import check, plugins
 from realcore import REPO, cli, fake, small_dumbbell  # noqa: F401  (fake: the compiled core)
 
 PY_NEWRENO = f"python:{REPO / 'examples/plugins/newreno.py'}:NewReno"
@@ -451,7 +452,7 @@ def test_plugin_new_writes_a_crate_that_builds_outside_the_repository_against_th
     """The API crate was reachable only from a checkout (the template's relative path): `fctlab
     plugin new` writes a crate depending on this checkout's API crate by absolute path, which
     builds in a folder outside the repository and runs as NewReno, labelled by the name given."""
-    from fctlab.plugins import api_crate_of_checkout, new_crate
+    from fctlab.tools.plugins import api_crate_of_checkout, new_crate
 
     folder = tmp_path / "elsewhere" / "my_cc"
     checkout = REPO / "crates" / "fctlab-plugin"

@@ -10,7 +10,7 @@ from realcore import cli, fake  # noqa: F401  (fake: the compiled core)
 
 
 def test_every_law_is_timed_beside_the_papers_operation_counts(tmp_path: Path):
-    from fctlab import router_cost
+    from fctlab.tools import router_cost
 
     rows = router_cost.measure(packets=5_000, repeat=1)
     assert [r["law"] for r in rows] == ["droptail", "xcp", "rcp", "jetmax", "piqi", "hpcc"]

@@ -12,8 +12,8 @@ import polars as pl
 import pytest
 
 import fctlab
-from fctlab import check
 from fctlab.errors import StallError
+from fctlab.tools import check
 from realcore import cli, fake, small_dumbbell  # noqa: F401  (fake: the compiled core)
 
 LAWS = """

@@ -94,7 +94,7 @@ def test_the_sawtooth_of_the_analysis_by_hand():
 
 @pytest.mark.parametrize("name, router", [("dctcp", "red"), ("newreno", "red"), ("cubic", "step")])
 def test_the_marking_queues_pass_the_conformance_kit(name, router):
-    from fctlab import check
+    from fctlab.tools import check
 
     verdicts = check.run_checks(name, router=router)
     failed = [f"{v.check}: {v.detail}" for v in verdicts if v.status == check.FAIL]

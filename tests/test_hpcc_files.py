@@ -1,4 +1,4 @@
-"""fctlab.hpcc_files: HPCC's ns-3 topology and flow files run through the compiled core, and the
+"""fctlab.tools.hpcc_files: HPCC's ns-3 topology and flow files run through the compiled core, and the
 run written back as HPCC's fct.txt, every field checked against values worked out by hand."""
 
 from __future__ import annotations
@@ -11,8 +11,8 @@ import polars as pl
 import pytest
 
 import fctlab
-from fctlab import hpcc_files
 from fctlab.errors import ScenarioError
+from fctlab.tools import hpcc_files
 from realcore import REPO, cli, fake  # noqa: F401  (fake: the compiled core, not conftest's stand-in)
 
 # Hosts 0 and 1 on switch 4, hosts 2 and 3 on switch 5; the switches joined at 40 Gb/s. The

@@ -5,8 +5,8 @@ from __future__ import annotations
 from pathlib import Path
 
 import fctlab
-from fctlab import check
 from fctlab._core import PROTOCOLS
+from fctlab.tools import check
 from realcore import fake, paper_code  # noqa: F401  (the compiled core)
 
 ROOT = Path(__file__).resolve().parents[1]

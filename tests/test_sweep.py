@@ -1,4 +1,4 @@
-"""fctlab.sweep: expansion, skip of finished runs, failures that do not lose other runs."""
+"""fctlab.tools.sweep: expansion, skip of finished runs, failures that do not lose other runs."""
 
 from __future__ import annotations
 
@@ -13,7 +13,7 @@ import pytest
 
 from fctlab.errors import ScenarioError
 from fctlab.scenario import read_scenario, with_overrides
-from fctlab.sweep import FIELDS, RUN_NAME, flatten, load_sweep, point_name, run_sweep
+from fctlab.tools.sweep import FIELDS, RUN_NAME, flatten, load_sweep, point_name, run_sweep
 from shared_fixtures import write
 
 REPO = Path(__file__).resolve().parents[1]
@@ -174,7 +174,7 @@ def test_cached_runs_are_reused_only_with_the_same_scenario_and_build(
     assert any("8 earlier runs are stale" in m for m in messages)
 
     # A new build of the core: the same.
-    monkeypatch.setattr("fctlab.sweep.build_id", lambda: "another-build")
+    monkeypatch.setattr("fctlab.tools.sweep.build_id", lambda: "another-build")
     rebuilt = run_sweep(grid_sweep, out, jobs=1)
     assert sum(o.skipped for o in rebuilt) == 0
     assert sum(o.skipped for o in run_sweep(grid_sweep, out, jobs=1)) == 8

@@ -20,11 +20,11 @@ from pathlib import Path
 import polars as pl
 import pytest
 
-from fctlab import cluster
 from fctlab.cli import main
 from fctlab.errors import ScenarioError
 from fctlab.result import load
-from fctlab.sweep import build_id, run_sweep
+from fctlab.tools import cluster
+from fctlab.tools.sweep import build_id, run_sweep
 from realcore import fake, small_dumbbell, wait_for  # noqa: F401  (fake: the compiled core)
 
 distributed = pytest.importorskip("distributed")

@@ -1,7 +1,19 @@
 """fctlab: a deterministic packet-level simulator for flow-completion-time (FCT) studies.
 
 The simulation runs in the compiled core (`fctlab._core`, Rust via PyO3); this package is the
-front end around it. Module map:
+front end around it, in four layers, each importing only from itself and the layers before it
+(`tests/test_python_layers.py` holds the rule):
+
+1. the API, the modules directly under `fctlab` (and `emulate`, `html`): build and run a
+   scenario, read and analyse its results, render them. What a user's script or notebook calls,
+   and what the core calls back (`plugins.load_class`);
+2. `fctlab.tools`: the work of the commands around the API (sweeps and their clusters, the
+   conformance kit, the benchmarks, plug-in crates, HPCC's files, terminal tables), each a user of
+   the API (module map in `fctlab.tools`);
+3. `fctlab.reproduce`: what the papers' experiments (`experiments/`) share, on top of sweeps;
+4. `fctlab.cli`: the `fctlab` command, one module per subcommand.
+
+Module map:
 
 | module | what it holds |
 |---|---|
@@ -15,20 +27,16 @@ front end around it. Module map:
 | `result` | `Result` (flows/links/series DataFrames, meta, scenario), `load()`, Parquet I/O |
 | `analysis` | `summarize()` one run, `compare()` two (the RC3 paper's FCT reduction), `ecdf()`, `slowdown_by_bin()` |
 | `reference` | fluid references of a run's flows: max-min (`ps_fct`), greedy SRPT (`srpt_fct`); M/G/1-PS |
-| `hpcc_files` | HPCC's ns-3 topology and flow files read as a scenario, a run written as its `fct.txt` |
-| `sweep` | parameter grids and named runs over seeds, in parallel processes, restartable |
-| `cluster` | sweeps on a Dask cluster (`fctlab sweep --cluster`, `run_sweep(client=)`) |
-| `report` | plain-text tables for the terminal |
 | `html` | self-contained interactive HTML reports (`fctlab report`, `fctlab pages`, `Result._repr_html_`) |
-| `cli` | the `fctlab` command |
 | `errors` | `ScenarioError`: everything a user must fix (the one class to catch); `PluginError`, `StallError` |
 | `values` | Python values in scenarios: numpy scalars accepted, the rest refused by field |
 | `atomic` | result files written whole or not at all |
+| `scratch` | private temporary directories that a killed process cannot leave behind for good |
 | `procs` | sweep workers that die with their parent and stop at once on Ctrl-C / SIGTERM |
-| `plugins` | protocol plug-ins: Python classes loaded, Rust crates built, the examples' equivalence |
-| `check` | the conformance kit (`fctlab check`): small scenarios any protocol, built-in or plug-in, runs |
-| `bench` | the speed benchmark (`fctlab bench`) and its history |
+| `plugins` | protocol plug-ins: a Python plug-in's class loaded (the core calls it) |
+| `tools` | sweeps (`sweep`, `cluster`), `check`, `bench`, `router_cost`, plug-in crates, `hpcc_files`, `report` |
 | `reproduce` | what the papers' experiments (folders of `experiments/`) share: runs, reports, checks, the index |
+| `cli` | the `fctlab` command (`fctlab.cli.main`), one module per subcommand |
 
     >>> import fctlab
     >>> r = fctlab.run("scenario.toml", seed=1, overrides={"workload.0.load": 0.5})

@@ -178,10 +178,10 @@ class Result:
         return out
 
     def _repr_html_(self) -> str:
-        """How a notebook shows a Result: its summary table and FCT CDF (`fctlab.html.results`)."""
-        from fctlab.html.results import result_html
+        """How a notebook shows a Result: its summary table and FCT CDF (`fctlab.html.summary`)."""
+        from fctlab.html.summary import run_html
 
-        return result_html(self, str(self.scenario.get("name") or "run"))
+        return run_html(str(self.scenario.get("name") or "run"), self.flows, self.summary, self.scenario)
 
     def __repr__(self) -> str:
         done = self.flows["finish_s"].is_not_null().sum()

@@ -20,7 +20,7 @@ from fctlab.reproduce import papers
 from fctlab.reproduce.framework import EMU, Experiment, run_experiment
 from fctlab.run import run
 from fctlab.scenario import read_scenario, with_overrides
-from fctlab.sweep import run_fingerprint
+from fctlab.tools.sweep import run_fingerprint
 from realcore import REPO, fake  # noqa: F401  (fake: the compiled core)
 
 PAPER = REPO / "experiments" / "emulated"

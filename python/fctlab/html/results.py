@@ -3,7 +3,8 @@
 A report shows a summary table of the runs, the FCT CDFs, the mean slowdown by size bin, the
 busiest links, and, for runs with time series (`[output.series]`), each sampled link's queue,
 throughput and drops and each sampled flow's window and sending rate over time. A notebook
-shows a Result as its summary table and FCT CDF (`Result._repr_html_`).
+shows a Result as its summary table and FCT CDF (`Result._repr_html_`, through
+`fctlab.html.summary`).
 """
 
 from __future__ import annotations
@@ -13,8 +14,8 @@ import os
 from collections.abc import Sequence
 from pathlib import Path
 
-from fctlab.html import figures
-from fctlab.html.page import fragment, page, plots, table, write_page
+from fctlab.html import figures, summary
+from fctlab.html.page import page, plots, table, write_page
 from fctlab.html.units import number, quantity
 from fctlab.result import Result, load
 
@@ -40,28 +41,7 @@ def load_labelled(dirs: Sequence[str | os.PathLike]) -> list[tuple[str, Result]]
 
 def summary_table(results: Sequence[tuple[str, Result]]) -> str:
     """One row per run: its scenario, flow counts and FCT statistics, each time with its unit."""
-
-    def s(x: float | None) -> str | None:
-        return None if x is None else quantity(x, "s")
-
-    rows = []
-    for label, r in results:
-        summary = r.summary
-        rows.append(
-            [
-                label,
-                r.scenario.get("name", "-"),
-                summary["flows_started"],
-                summary["completed_measured"],
-                summary["measured_incomplete"],
-                s(summary["mean_fct_s"]),
-                s(summary["p50_fct_s"]),
-                s(summary["p99_fct_s"]),
-                None if summary["mean_slowdown"] is None else number(summary["mean_slowdown"]),
-            ]
-        )
-    header = ["run", "scenario", "flows", "sample", "measured, incomplete", "mean FCT", "p50 FCT", "p99 FCT"]
-    return table([*header, "mean slowdown"], rows)
+    return summary.summary_table([summary.summary_row(label, r.summary, r.scenario) for label, r in results])
 
 
 def busiest_links(results: Sequence[tuple[str, Result]]) -> str:
@@ -91,7 +71,7 @@ def report_body(results: Sequence[tuple[str, Result]]) -> str:
     flows = [(label, r.flows) for label, r in results]
     fct = [s for s in (figures.fct_cdf(flows), figures.slowdown_bins(flows)) if s is not None]
     parts = ["<h2>Summary</h2>", summary_table(results)]
-    parts += ["<h2>Flow completion times</h2>", plots(fct) if fct else _note("no measured flow completed")]
+    parts += ["<h2>Flow completion times</h2>", plots(fct) if fct else summary.note("no measured flow completed")]
     parts += ["<h2>Busiest links</h2>", busiest_links(results)]
     series = figures.series_plots([(label, r.series) for label, r in results])
     parts.append("<h2>Over time</h2>")
@@ -99,7 +79,7 @@ def report_body(results: Sequence[tuple[str, Result]]) -> str:
         parts.append(plots(series))
     else:
         parts.append(
-            _note(
+            summary.note(
                 "No time series in these runs: add <code>[output.series]</code> to the scenario "
                 "(docs/scenario.md) for the queue, throughput and drops of links and the window and rate of flows."
             )
@@ -117,14 +97,3 @@ def write_report(dirs: Sequence[str | os.PathLike], out: str | os.PathLike) -> P
     """Reads the results directories and writes their report to `out`; returns its path."""
     write_page(Path(out), report_page(load_labelled(dirs)))
     return Path(out)
-
-
-def result_html(result: Result, label: str = "run") -> str:
-    """A Result as a notebook shows it: its summary table and FCT CDF, as a page fragment."""
-    spec = figures.fct_cdf([(label, result.flows)])
-    body = summary_table([(label, result)]) + "\n" + (plots([spec]) if spec else _note("no measured flow completed"))
-    return fragment(body)
-
-
-def _note(text: str) -> str:
-    return f'<p class="fctlab-note">{text}</p>'

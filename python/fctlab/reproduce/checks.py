@@ -23,7 +23,7 @@ from __future__ import annotations
 
 import json
 import math
-from collections.abc import Iterable, Sequence
+from collections.abc import Sequence
 from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
@@ -168,14 +168,6 @@ def experiment_status(checks: Sequence[Check], investigation: bool = False) -> s
     if all(s == MISS for s in statuses):
         return MISS
     return PARTIAL
-
-
-def markdown(checks: Iterable[Check]) -> str:
-    """The report's "Paper against fctlab" table."""
-    from fctlab.reproduce.framework import md_table
-
-    rows = [[c.figure, c.quantity, c.paper_text(), c.fctlab_text(), c.status] for c in checks]
-    return md_table(["figure", "quantity", "paper", "fctlab", "status"], rows)
 
 
 def write(path: Path, checks: Sequence[Check]) -> None:

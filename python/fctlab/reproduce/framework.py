@@ -26,7 +26,7 @@ import json
 import math
 import os
 import time
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -40,7 +40,7 @@ from fctlab.quantity import parse_time
 from fctlab.reproduce import checks as paper_checks
 from fctlab.reproduce.checks import Check, PaperValue
 from fctlab.scenario import read_scenario, with_overrides
-from fctlab.sweep import Sweep, run_sweep
+from fctlab.tools.sweep import Sweep, run_sweep
 
 
 @dataclass
@@ -210,6 +210,12 @@ def md_table(header: list[str], rows: list[list[Any]]) -> str:
     return "\n".join(lines)
 
 
+def checks_table(checks: Iterable[Check]) -> str:
+    """The report's "Paper against fctlab" table."""
+    rows = [[c.figure, c.quantity, c.paper_text(), c.fctlab_text(), c.status] for c in checks]
+    return md_table(["figure", "quantity", "paper", "fctlab", "status"], rows)
+
+
 def fmt(x: float | None, spec: str, scale: float = 1.0) -> str:
     """`x / scale` formatted with `spec`, or "-" for a missing value (None or NaN)."""
     if x is None or (isinstance(x, float) and math.isnan(x)):
@@ -364,13 +370,23 @@ def _write_report(
         text += (
             f"\n\n## Paper against fctlab\n\nStatus: **{paper_checks.experiment_status(checks)}** "
             f"({n} of {len(checks)} numbers within their tolerance; `fctlab.reproduce.checks` says how a "
-            "status is decided).\n\n" + paper_checks.markdown(checks)
+            "status is decided).\n\n" + checks_table(checks)
         )
         paper_checks.write(out / paper_checks.CHECKS_FILE, checks)
     else:
         (out / paper_checks.CHECKS_FILE).unlink(missing_ok=True)
     write_text(out / "README.md", f"# {exp.title}\n\n{text}\n{footer}")
-    write_index(out, runs)
+    write_index(out, first_seed_flows(runs) if runs is not None else ())
+
+
+def first_seed_flows(runs: Runs) -> list[tuple[str, pl.DataFrame]]:
+    """The flows table of each run name's first seed (the runs index.html plots)."""
+    flows = []
+    for name in runs.names:
+        seeds = runs.seeds_of(name)
+        if seeds:
+            flows.append((name, runs.flows(name, seeds[0])))
+    return flows
 
 
 def _run_analysis(

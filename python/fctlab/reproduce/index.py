@@ -18,6 +18,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from fctlab.atomic import write_text
+from fctlab.html.experiments import GENERATOR
 from fctlab.html.page import page as html_page
 from fctlab.html.page import table
 from fctlab.reproduce import checks as paper_checks
@@ -27,17 +28,6 @@ from fctlab.reproduce.framework import Experiment, md_table
 NOT_RUN = "not run"
 #: Every status an experiment can have in the index, from best to worst.
 STATUSES = (*paper_checks.ORDER, NOT_RUN)
-#: Marks the index page, so that `fctlab pages` does not replace it with its README rendered.
-GENERATOR = '<meta name="generator" content="fctlab reproduce index">'
-
-
-def is_index_page(path: Path) -> bool:
-    """Whether `path` is an index page this module wrote."""
-    try:
-        with open(path, encoding="utf-8", errors="replace") as f:
-            return GENERATOR in f.read(512)
-    except OSError:
-        return False
 
 
 @dataclass(frozen=True)

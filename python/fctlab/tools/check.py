@@ -353,7 +353,7 @@ def format_markdown(results: dict[str, list[Verdict]], router: str | None = None
     lines = [
         "# Conformance of the protocols",
         "",
-        "Written by `fctlab check --report` (python/fctlab/check.py: each check's scenario and pass rule).",
+        "Written by `fctlab check --report` (python/fctlab/tools/check.py: each check's scenario and pass rule).",
         "",
         *([f"Router ports: `{router}` (`--router`), instead of each protocol's own queue.", ""] if router else []),
         "| check | " + " | ".join(names) + " |",

@@ -640,7 +640,7 @@ def _node_id(name: str) -> int:
     if not re.fullmatch(r"n\d+", name, re.ASCII):
         raise ScenarioError(
             f'write_fct: host "{name}" is not named n<id>; expected a run of a scenario made from HPCC files '
-            f"(fctlab.hpcc_files.scenario), whose hosts are n0, n1, ..."
+            f"(fctlab.tools.hpcc_files.scenario), whose hosts are n0, n1, ..."
         )
     return int(name[1:])
 

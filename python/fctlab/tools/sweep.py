@@ -32,12 +32,11 @@ within about a second, keeping every finished run, and workers die with their pa
 OUTDIR/<name>/seed<N>.error.txt and does not stop the others. At the end OUTDIR/sweep.parquet
 indexes every run (overrides, seed, status, key summary numbers). With a `distributed.Client`
 (`run_sweep(client=)`, `fctlab sweep --cluster`) the runs go to a Dask cluster's workers and
-their files come back to be written here the same way (`fctlab.cluster`, docs/sweeps.md).
+their files come back to be written here the same way (`fctlab.tools.cluster`, docs/sweeps.md).
 """
 
 from __future__ import annotations
 
-import functools
 import hashlib
 import itertools
 import json
@@ -49,7 +48,7 @@ import tomllib
 import traceback
 from collections.abc import Callable, Mapping
 from concurrent.futures import Future, ProcessPoolExecutor, as_completed
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -60,6 +59,7 @@ from fctlab.errors import ScenarioError
 from fctlab.procs import Interrupted, die_with_parent, terminate_pool
 from fctlab.result import coerce_values
 from fctlab.scenario import read_scenario, resolve_scenario, with_overrides
+from fctlab.tools.sweep_run import KEY_NUMBERS, Outcome, RunSpec, build_id, done_record
 
 #: The top-level keys of a sweep file (docs/sweeps.md lists each; tests/test_sweep.py checks it).
 FIELDS = ("scenario", "seeds", "grid", "runs")
@@ -67,34 +67,8 @@ FIELDS = ("scenario", "seeds", "grid", "runs")
 RUN_NAME = "name"
 DONE_MARKER = "done.json"
 INDEX_FILE = "sweep.parquet"
-#: The summary numbers copied into done.json and the sweep index.
-KEY_NUMBERS = (
-    "flows_started",
-    "flows_completed",
-    "measured",
-    "measured_incomplete",
-    "mean_fct_s",
-    "mean_fct_bytes_weighted_s",
-    "p50_fct_s",
-    "p99_fct_s",
-    "mean_slowdown",
-)
 _FIXED_COLUMNS = ("run", "seed", "status", "error", "path")
 _COUNTS = {"flows_started", "flows_completed", "measured", "measured_incomplete", "events"}
-
-
-@dataclass(frozen=True)
-class RunSpec:
-    """One run of a sweep: a name, the overrides it applies, a seed."""
-
-    name: str
-    overrides: dict[str, Any]
-    seed: int
-
-    @property
-    def relpath(self) -> str:
-        """Its directory under the sweep's output directory."""
-        return f"{self.name}/seed{self.seed}"
 
 
 @dataclass
@@ -111,17 +85,6 @@ class Sweep:
     def runs(self) -> list[RunSpec]:
         """Every (point, seed) pair, points in file order, seeds inner."""
         return [RunSpec(name, overrides, seed) for name, overrides in self.points for seed in self.seeds]
-
-
-@dataclass
-class Outcome:
-    """What happened to one run: "done" (now or earlier) or "failed"."""
-
-    run: RunSpec
-    status: str
-    skipped: bool = False
-    error: str | None = None
-    record: dict[str, Any] = field(default_factory=dict)
 
 
 def load_sweep(path: str | os.PathLike) -> Sweep:
@@ -231,27 +194,6 @@ def point_name(overrides: Mapping[str, Any]) -> str:
     return "_".join(f"{k}={show(v)}" for k, v in overrides.items()) or "base"
 
 
-def build_id() -> str:
-    """This build: the package version and a hash of the compiled core module in use (hashed once
-    per core file: a process whose core changes, as the tests' stand-in core does, gets the new
-    one's)."""
-    from fctlab.run import core
-
-    return _build_of(getattr(core(), "__file__", None))
-
-
-@functools.cache
-def _build_of(path: str | None) -> str:
-    from importlib.metadata import PackageNotFoundError, version
-
-    try:
-        package = version("fctlab")
-    except PackageNotFoundError:
-        package = "0+unknown"
-    digest = hashlib.sha256(Path(path).read_bytes()).hexdigest()[:16] if path else "unknown"
-    return f"{package}+core.{digest}"
-
-
 def run_fingerprint(resolved: Mapping[str, Any], seed: int, emulation: Mapping[str, Any] | None = None) -> str:
     """What a cached run must match to be reused: its resolved scenario, its seed and the build
     (and for an emulated run, the emulation's settings)."""
@@ -287,7 +229,7 @@ def run_sweep(
     """Runs every not-yet-done run (in `jobs` processes; 1 = in this process); writes the index.
 
     With `client`, a `distributed.Client`, the runs go to that Dask cluster's workers instead
-    (`jobs` is then ignored) and their results come back to be written here (`fctlab.cluster`).
+    (`jobs` is then ignored) and their results come back to be written here (`fctlab.tools.cluster`).
     """
     if not isinstance(sweep, Sweep):
         sweep = load_sweep(sweep)
@@ -345,7 +287,7 @@ def run_sweep(
     tasks = [(str(sweep.scenario), r, str(out), fingerprints[r.relpath], sweep.emulation) for r in pending]
     try:
         if client is not None:
-            from fctlab import cluster
+            from fctlab.tools import cluster
 
             cluster.check_builds(client, build_id())
             base_dir = str(Path(sweep.scenario).resolve().parent)
@@ -445,24 +387,6 @@ def execute(
         return Outcome(spec, "failed", error=message)
 
 
-def done_record(
-    spec: RunSpec, fingerprint: str | None, result: Any, emulation: Mapping[str, Any] | None = None
-) -> dict[str, Any]:
-    """What `done.json` holds: the run, its fingerprint, its key numbers."""
-    record = {
-        "run": spec.name,
-        "seed": spec.seed,
-        "overrides": spec.overrides,
-        "fingerprint": fingerprint,
-        "summary": {k: result.summary.get(k) for k in KEY_NUMBERS},
-        "meta": {k: result.meta.get(k) for k in ("sim_time_s", "wall_s", "events", "packet_hops")},
-    }
-    if emulation is not None:
-        emu = result.meta.get("emulation") or {}
-        record["emulation"] = {k: emu.get(k) for k in ("mode", "time_scale", "warnings")}
-    return record
-
-
 def _commit(tmp: Path, final: Path, spec: RunSpec, record: dict[str, Any]) -> Outcome:
     """Puts a run's filled temporary directory in place: marker last, then one rename."""
     marker = final / DONE_MARKER
@@ -490,7 +414,7 @@ def _write_error(final: Path, spec: RunSpec, text: str) -> None:
 
 
 def install(shipment: Any, outdir: str | os.PathLike) -> Outcome:
-    """Writes a run a Dask worker sent back (`fctlab.cluster.Shipment`) into its directory,
+    """Writes a run a Dask worker sent back (`fctlab.tools.cluster.Shipment`) into its directory,
     atomically, as `execute` does; returns its outcome."""
     o = shipment.outcome
     final = Path(outdir) / o.run.relpath

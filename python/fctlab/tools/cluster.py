@@ -2,7 +2,7 @@
 
 `fctlab sweep SWEEP -o OUT --cluster local[:N]` starts a Dask `LocalCluster` of N worker
 processes (one thread each) for the sweep; `--cluster tcp://HOST:PORT` uses a running scheduler
-and its workers. In Python, `fctlab.sweep.run_sweep(sweep, out, client=client)` takes a
+and its workers. In Python, `fctlab.tools.sweep.run_sweep(sweep, out, client=client)` takes a
 `distributed.Client`. See docs/sweeps.md.
 
 What travels: each task carries one run's resolved scenario as JSON (overrides and seed
@@ -40,6 +40,7 @@ from typing import Any
 
 from fctlab.errors import ScenarioError
 from fctlab.scratch import clear_abandoned, private_dir
+from fctlab.tools.sweep_run import Outcome, build_id, done_record
 
 #: How long to wait for a scheduler to answer (s).
 CONNECT_TIMEOUT_S = 10
@@ -134,8 +135,6 @@ def dask_setup(worker: Any) -> None:
 
 def check_builds(client: Any, build: str) -> None:
     """Refuses a cluster whose workers run another fctlab build (or none) than this process."""
-    from fctlab.sweep import build_id
-
     where = f"cluster {client.scheduler.address}"
     try:
         builds = client.run(build_id)
@@ -155,7 +154,6 @@ def execute_remote(
     """A Dask task: one run, in a private temporary directory, returned as bytes; never raises."""
     from fctlab.procs import Interrupted
     from fctlab.run import run_to
-    from fctlab.sweep import Outcome, build_id, done_record
 
     mine = build_id()
     if mine != build:
@@ -215,8 +213,6 @@ def execute_on_cluster(
     """Runs `tasks` (spec JSON, base dir, RunSpec, fingerprint) on the cluster; each shipment is
     installed here as it arrives. Ctrl-C cancels the queue and stops the runs in flight."""
     from distributed import as_completed
-
-    from fctlab.sweep import Outcome
 
     token = uuid.uuid4().hex[:12]
     stop_name = f"fctlab-sweep-stop-{token}"

@@ -128,7 +128,7 @@ def measure_one(path: str) -> dict:
 
 def run_in_subprocess(path: str) -> dict:
     """Runs `measure_one(path)` in a fresh interpreter."""
-    out = subprocess.run([sys.executable, "-m", "fctlab.bench", path], capture_output=True, text=True)
+    out = subprocess.run([sys.executable, "-m", "fctlab.tools.bench", path], capture_output=True, text=True)
     if out.returncode != 0:
         why = out.stderr.strip().splitlines()[-1:] or [
             f"killed by signal {-out.returncode}" if out.returncode < 0 else f"exit code {out.returncode}"
@@ -288,7 +288,7 @@ def instruction_tool() -> tuple[str | None, str]:
 def source_root() -> Path | None:
     """The repository fctlab was installed from (editable install), else the current directory
     if it is one; None when neither holds the core's crate."""
-    here = Path(__file__).resolve().parents[2]
+    here = Path(__file__).resolve().parents[3]  # python/fctlab/tools/<this file> in a checkout
     for root in (here, Path.cwd()):
         if (root / "crates" / "fctlab-core" / "Cargo.toml").is_file():
             return root

@@ -1,0 +1,7 @@
+"""`python -m fctlab.cli ...`: the `fctlab` command."""
+
+import sys
+
+from fctlab.cli import main
+
+sys.exit(main())
