@@ -48,6 +48,7 @@ pub mod parallel;
 mod partition;
 mod pool;
 pub mod stall;
+mod window;
 
 pub use crate::plan::{AppTemplate, FlowPlan, Profile, RunLimits};
 pub use stall::{FlowEvent, Stall, StalledFlow};
