@@ -28,7 +28,8 @@
 
 use crate::capture::{Capture, CapturePlan, FlowFacts};
 use crate::metrics::flows::PacketCounts;
-use crate::metrics::series::FlowSample;
+use crate::metrics::metric::Metric;
+use crate::metrics::series::{FlowSample, LinkSample};
 use crate::metrics::{FlowRecord, Paths, SeriesRecorder};
 use crate::net::link::Link;
 use crate::net::packet::Packet;
@@ -501,8 +502,7 @@ impl World {
             Event::LinkRate => self.apply_rate_changes(),
             Event::Sample => {
                 self.periodic -= 1;
-                let flows = self.flow_samples();
-                let next = self.series.sample(self.now, &mut self.links, &flows);
+                let next = self.take_sample();
                 if !self.finished {
                     self.sched.push(next, Event::Sample);
                     self.periodic += 1;
@@ -529,6 +529,26 @@ impl World {
                 mss: r.map_or(0, |r| profiles[r.profile as usize].packet_sizes().0),
             }
         });
+    }
+
+    /// Takes one sample of the series (each sampled link's counters and its port's own rows,
+    /// each sampled flow's sender); returns the time of the next.
+    fn take_sample(&mut self) -> Time {
+        let flows = self.flow_samples();
+        let (now, links) = (self.now, &mut self.links);
+        let read_link = |l: u32, law_rows: &mut dyn FnMut(Metric, f64)| {
+            let link = &mut links[l as usize];
+            let queued_bytes = link.queued_bytes(now);
+            let sample = LinkSample {
+                queued_bytes,
+                serialized_bit_ps: link.serialized_bit_ps(now),
+                offered_bytes: link.offered_bytes(),
+                drops_bytes: link.stats.drops_bytes,
+            };
+            link.law_metrics(&mut |m, v| law_rows(m, v));
+            sample
+        };
+        self.series.sample(now, read_link, &flows)
     }
 
     /// What the series read of each sampled flow's sender (None: not active).
