@@ -26,7 +26,6 @@
 mod flows;
 mod link_rates;
 mod losses;
-mod marking;
 mod names;
 mod outputs;
 mod queues;
