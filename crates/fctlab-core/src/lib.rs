@@ -14,12 +14,13 @@
 //! | [`routing`] | static shortest paths (delay, then hops), optional ECMP by flow hash; dense tables, or sparse rows on large graphs |
 //! | [`sched`] | the event queue: (time, insertion order), FIFO among ties; a partition's imported arrivals first, by (time, link) |
 //! | [`net`] | `Packet` (one `Copy` struct) and `Link` (queue + serializer + propagation) |
+//! | [`plan`] | what a build passes down to the layers below the scenario: a transport's `Profile` (and the `Common` TCP part and `ProtocolKeys` a protocol builds it from), flow plans, run limits, `KernelStack`, `RunInfo`; the scenario layer fills them in, and nothing imports the scenario layer |
 //! | [`protocol`] | the protocol registry, one folder per protocol (`newreno/`, `cubic/`, `rc3/`, `rcp/`, `rtcp/`, `xcp/`, `jetmax/`, `piqi/`): each its host law, router law, header and scenario keys, joined to the rest by `protocol/mod.rs` (and `protocol/keys.rs`, the `protocol = "..."` values) |
 //! | [`plugin`] | protocols outside fctlab: a host law or router law loaded when a scenario names it (`rust:PATH`, a library against the `fctlab-plugin` crate; `python:FILE:CLASS`, through the Python front), registered as `Controller::Plugin` and `Law::Plugin`; a failing hook stops the run with a fault naming the plug-in, hook, flow and time |
-//! | [`qdisc`] | queue disciplines, the router plug-in: drop-tail, strict priority, deficit round robin (`drr`), and explicit-feedback FIFOs run by a protocol's router law (`law`: the interface); `cost`, the per-packet cost micro-benchmark of each law |
+//! | [`qdisc`] | queue disciplines, the router plug-in: drop-tail, strict priority, deficit round robin (`drr`), ECN marking (`aqm`), and explicit-feedback FIFOs run by a protocol's router law (`law`: the interface); each discipline's scenario keys beside it (`<kind>_keys.rs`), checked there; `cost`, the per-packet cost micro-benchmark of each law |
 //! | [`transport`] | sans-IO endpoints: the connection core both senders share (`conn/`: handshake, scoreboard, RTO, what to retransmit), the TCP window loop and receiver (`tcp/`, with its one plug-in, RC3's loop), the window host law's interface (`cc/`), the paced loop of rate-based senders and the rate host law's interface (`paced/`), applications |
-//! | [`world`] | the event loop: hosts hand packets to endpoints, routers forward; `world::parallel` runs it cut into partitions on several threads (`world/partition.rs` chooses the cut, `world/pool.rs` keeps the threads for the run, `world/barrier.rs` is where they meet); `world::stall`, a run in which nothing can happen any more while flows are open |
-//! | [`scenario`] | the one scenario schema and the build from spec to `World`, one file per concern: queues, transports, the flow plan, losses, outputs (`scenario/`) |
+//! | [`world`] | the event loop: hosts hand packets to endpoints, routers forward; `world::parallel` runs it cut into partitions on several threads (`world/partition.rs` chooses the cut, `world/pool.rs` keeps the threads for the run, `world/window.rs` is the step they all decide alike, `world/barrier.rs` is where they meet); `world::stall`, a run in which nothing can happen any more while flows are open |
+//! | [`scenario`] | the one scenario schema and the build from spec to `World`, one file per concern: queues, transports, the flow plan, losses, outputs (`scenario/`); the top layer, which only the crate's users import |
 //! | [`metrics`] | flow records, link counters, time series, result tables |
 //! | [`capture`] | `[output.pcap]`: the packets links deliver as a pcapng file, with Ethernet/IPv4/TCP headers and the explicit protocols' shim |
 //! | [`reference`] | idealized references computed without packets: processor sharing (`ps`, the max-min fluid) and pFabric's greedy SRPT ideal (`srpt`) |
@@ -38,6 +39,7 @@ pub mod error;
 pub mod limits;
 pub mod metrics;
 pub mod net;
+pub mod plan;
 pub mod plugin;
 pub mod protocol;
 pub mod qdisc;

@@ -109,7 +109,7 @@ fn a_lost_segment_times_out_one_rto_after_it_left_in_both_senders() {
 }
 
 /// A scenario that lowers `min_rto` without giving `initial_rto` lowers the SYN's first timeout
-/// with it (five floors, `scenario::transports::initial_rto`): 40 one-segment flows over
+/// with it (five floors, `plan::initial_rto`): 40 one-segment flows over
 /// uplinks that lose 10% of packets, `min_rto` 1 ms, so a lost SYN or SYN-ACK is retried after
 /// 5 ms, not after TCP's default 1 s (a p99 FCT of 1 s in a 10 ms run on a fat tree).
 #[test]

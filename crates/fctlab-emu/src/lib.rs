@@ -19,6 +19,7 @@
 //! | [`host`] | a host's endpoints in real time |
 //! | [`router`] | the topology's links and queues in real time ([`fctlab_core::world::World`], hosts detached) |
 //! | [`kernel`] | the kernel's own TCP as a host's endpoints (`stack = "linux"`) |
+//! | [`kernel_ports`] | the ports that tell kernel TCP flows apart: the listening port, a source port per flow |
 //! | [`kernel_link`] | what the router is told of each kernel TCP host (checked; JSON between processes) |
 //! | [`raw`] | the router's packet socket: kernel TCP frames through the same links and queues |
 //! | [`report`] | what each process reports; folding the hosts' reports into flow records |
@@ -28,6 +29,7 @@ pub mod control;
 pub mod host;
 pub mod kernel;
 pub mod kernel_link;
+pub mod kernel_ports;
 pub mod raw;
 pub mod report;
 pub mod router;

@@ -7,7 +7,7 @@
 //! socket in the router namespace captures every frame arriving on the `r<node>` veths. Each
 //! IPv4 TCP frame of a kernel flow becomes a [`Packet`] of the world: source node from the
 //! interface it came in on, destination node from its destination address, flow and direction
-//! from its ports ([`super::kernel::flow_of_ports`]), `wire` = the IP packet's length, priority
+//! from its ports ([`super::kernel_ports::flow_of_ports`]), `wire` = the IP packet's length, priority
 //! band from its DSCP, no congestion header, and in `seq` a slot number in a ring of stored
 //! frames (kernel packets carry no fctlab sequence number; nothing on the path reads it but
 //! scripted drops, which kernel flows do not use). When the world delivers the packet to its
@@ -20,8 +20,8 @@
 //! complete checksums: the report counts frames with a bad IPv4 or TCP checksum and the
 //! largest frame seen.
 
-use super::kernel::flow_of_ports;
 use super::kernel_link::KernelLink;
+use super::kernel_ports::flow_of_ports;
 use fctlab_core::net::checksum::{checksum, sum16};
 use fctlab_core::net::packet::{CongestionHeader, Ecn, Packet, PacketKind, SackBlocks};
 use fctlab_core::units::Time;

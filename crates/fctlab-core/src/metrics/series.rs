@@ -4,55 +4,22 @@
 //! sending rate of chosen flows.
 //! Stored long-form (time, metric, target, value).
 
-use crate::net::link::Link;
+pub use super::metric::Metric;
+
 use crate::units::Time;
 
-/// The metrics a series row can hold.
+/// What a sample reads of one sampled link (the world reads it from the link's counters).
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
-pub enum Metric {
+pub struct LinkSample {
     /// Bytes queued at the link's output.
-    QueueBytes,
-    /// Bits per second serialized onto the wire since the last sample (a packet being serialized
-    /// counts for the part of it already sent): never more than the link's rate.
-    ThroughputBps,
-    /// Bits per second offered to the link's queue (admitted plus dropped) since the last
-    /// sample: seed 003's "input traffic".
-    InputBps,
-    /// Flows whose forward path crosses the link, started and not yet complete (the N(t) of
-    /// the RCP thesis's eq. 3.1).
-    ActiveFlows,
-    /// Bytes the link's queue has dropped since the start of the run (full buffer, push-out,
-    /// a marking queue's drops of packets it cannot mark).
-    DropsBytes,
-    /// A router law's own metric, named in its protocol's folder (e.g. `rcp_rate_bps`,
-    /// `protocol/rcp/router.rs`) and listed in the registry (`ProtocolInfo::metrics`); rows only
-    /// for the ports that run that law. Also a marking queue's counters (`ecn_marks`,
-    /// `early_drops`, `red_avg`; `qdisc/aqm.rs`) and a host law's own variable on a flow's rows
-    /// (`dctcp_alpha`).
-    Law(&'static str),
-    /// A flow's congestion window in bytes.
-    CwndBytes,
-    /// A flow's sending rate, bit/s (the sender's own definition: `Sender::send_rate_bps`).
-    SendRateBps,
-    /// A flow's payload bytes cumulatively acknowledged (its progress, for sequence plots).
-    AckedBytes,
-}
-
-impl Metric {
-    /// Column value for the series table.
-    pub fn name(self) -> &'static str {
-        match self {
-            Metric::QueueBytes => "queue_bytes",
-            Metric::ThroughputBps => "throughput_bps",
-            Metric::InputBps => "input_bps",
-            Metric::ActiveFlows => "active_flows",
-            Metric::DropsBytes => "drops_bytes",
-            Metric::Law(name) => name,
-            Metric::CwndBytes => "cwnd_bytes",
-            Metric::SendRateBps => "send_rate_bps",
-            Metric::AckedBytes => "acked_bytes",
-        }
-    }
+    pub queued_bytes: u64,
+    /// Bit-picoseconds serialized onto the wire so far (a packet being serialized counts for
+    /// the part of it already sent).
+    pub serialized_bit_ps: u128,
+    /// Wire bytes offered to the link's port so far (admitted plus dropped).
+    pub offered_bytes: u64,
+    /// Bytes the link's queue has dropped so far.
+    pub drops_bytes: u64,
 }
 
 /// What a sample reads of one active flow's sender.
@@ -88,11 +55,14 @@ pub struct SeriesRecorder {
     /// Per sampled link: flows crossing it, started and not complete.
     active: Vec<u32>,
     flows: Vec<u32>,
-    /// Per sampled link: [`Link::serialized_bit_ps`] at the last sample.
+    /// Per sampled link: [`LinkSample::serialized_bit_ps`] at the last sample.
     last_serialized: Vec<u128>,
     /// Per sampled link: bytes offered to its port up to the last sample.
     last_offered: Vec<u64>,
     last_time: Time,
+    /// The rows of the port's own state one link's reading gave (kept between samples, so that
+    /// sampling allocates nothing once it has grown).
+    law_rows: Vec<(Metric, f64)>,
     /// Sample times.
     pub time: Vec<Time>,
     /// Metric of each row.
@@ -172,30 +142,40 @@ impl SeriesRecorder {
         self.value.push(v);
     }
 
-    /// Takes one sample; returns the time of the next.
-    /// `flows` holds, for each sampled flow, its sender's state (None: not active).
-    pub fn sample(&mut self, now: Time, links: &mut [Link], flows: &[(u32, Option<FlowSample>)]) -> Time {
+    /// Takes one sample; returns the time of the next. `read_link` reads sampled link `l`: it
+    /// returns the link's [`LinkSample`] and hands the rows of its port's own state (a router
+    /// law's, a marking queue's) to the sink it is given, in their order. `flows` holds, for
+    /// each sampled flow, its sender's state (None: not active).
+    pub fn sample(
+        &mut self,
+        now: Time,
+        mut read_link: impl FnMut(u32, &mut dyn FnMut(Metric, f64)) -> LinkSample,
+        flows: &[(u32, Option<FlowSample>)],
+    ) -> Time {
         let dt = (now - self.last_time).as_secs_f64();
         let per_s = |bytes: u64| if dt > 0.0 { bytes as f64 * 8.0 / dt } else { 0.0 };
         let dt_ps = (now - self.last_time).0 as u128;
+        let mut law_rows = std::mem::take(&mut self.law_rows);
         for k in 0..self.links.len() {
-            let l = &mut links[self.links[k] as usize];
+            law_rows.clear();
+            let l = read_link(self.links[k], &mut |m, v| law_rows.push((m, v)));
             let name = std::mem::take(&mut self.link_names[k]);
-            let queued = l.queued_bytes(now);
-            self.push(now, Metric::QueueBytes, &name, queued as f64);
+            self.push(now, Metric::QueueBytes, &name, l.queued_bytes as f64);
             // An admission can lower the count by under one bit (its serialization time is
             // rounded up to the picosecond): never report that as a negative rate.
-            let serialized = l.serialized_bit_ps(now).max(self.last_serialized[k]);
+            let serialized = l.serialized_bit_ps.max(self.last_serialized[k]);
             self.push(now, Metric::ThroughputBps, &name, bit_ps_per_s(serialized - self.last_serialized[k], dt_ps));
             self.last_serialized[k] = serialized;
-            let offered = l.offered_bytes();
-            self.push(now, Metric::InputBps, &name, per_s(offered - self.last_offered[k]));
-            self.last_offered[k] = offered;
+            self.push(now, Metric::InputBps, &name, per_s(l.offered_bytes - self.last_offered[k]));
+            self.last_offered[k] = l.offered_bytes;
             self.push(now, Metric::ActiveFlows, &name, self.active[k] as f64);
-            self.push(now, Metric::DropsBytes, &name, l.stats.drops_bytes as f64);
-            l.law_metrics(&mut |m, v| self.push(now, m, &name, v));
+            self.push(now, Metric::DropsBytes, &name, l.drops_bytes as f64);
+            for &(m, v) in &law_rows {
+                self.push(now, m, &name, v);
+            }
             self.link_names[k] = name;
         }
+        self.law_rows = law_rows;
         for &(f, sample) in flows {
             let Some(s) = sample else { continue };
             let target = format!("flow{f}");

@@ -14,7 +14,7 @@
 //! C data interface without converting or copying a value: no per-row object is ever made.
 
 use crate::metrics::SeriesRecorder;
-use crate::scenario::RunInfo;
+use crate::plan::RunInfo;
 use crate::world::World;
 use std::ops::Range;
 

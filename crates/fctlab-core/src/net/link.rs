@@ -11,7 +11,7 @@
 //! free" event instead. Either way at most one arrival event per link is pending: packets leave
 //! a link in order, so only the head of the in-flight FIFO needs one.
 
-use crate::metrics::series::Metric;
+use crate::metrics::metric::Metric;
 use crate::net::packet::Packet;
 use crate::qdisc::{DropTail, Law, Limit, Qdisc, QueueDiscipline, RouterLaw};
 use crate::rng::Rng;

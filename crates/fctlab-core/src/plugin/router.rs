@@ -6,7 +6,7 @@
 //! called again.
 
 use super::{from_plugin, to_plugin, DynRouter, PacketView, Plugin, Port};
-use crate::metrics::series::Metric;
+use crate::metrics::metric::Metric;
 use crate::net::packet::{Packet, PacketKind};
 use crate::qdisc::law::{PortCtx, RouterLaw};
 use crate::units::Time;

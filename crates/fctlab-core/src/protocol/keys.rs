@@ -1,11 +1,13 @@
 //! The registry of transports' scenario keys: each `protocol = "..."` value and the struct its
 //! keys parse into (in its folder's `params.rs`), beside the TCP part every fctlab transport
-//! shares ([`crate::scenario::TcpPart`]).
+//! shares ([`crate::scenario::TcpPart`]; what it passes a protocol is a [`Common`]).
 //!
 //! A transport table is a tagged enum: `protocol` picks the variant, the TCP part's keys go to
 //! [`crate::scenario::TcpPart`], the rest to the variant's struct, which deserializes itself
 //! with its protocol's defaults and refuses keys it does not have. Nothing downstream checks
 //! "only meaningful with protocol = ...": a key belongs to the structs that declare it.
+
+pub use crate::plan::ProtocolKeys;
 
 use super::hpcc::params::HpccKeys;
 use super::jetmax::params::JetMaxKeys;
@@ -16,18 +18,10 @@ use super::rtcp::params::RtcpKeys;
 use super::tcp::TcpKeys;
 use super::xcp::params::XcpKeys;
 use crate::error::SpecResult;
-use crate::scenario::Common;
+use crate::plan::{Common, Profile};
 use crate::spec_de::{field_names, from_table};
-use crate::world::Profile;
-use serde::de::DeserializeOwned;
 use serde::Deserialize;
 use serde_json::{Map, Value};
-
-/// A protocol's own part of a transport table.
-pub trait ProtocolKeys: DeserializeOwned {
-    /// The profile of the transport these keys and the TCP part `c` describe.
-    fn profile(&self, c: Common) -> SpecResult<Profile>;
-}
 
 /// Defines [`Protocol`] (the `protocol = "..."` tag), [`TransportKeys`] (one variant per
 /// protocol holding its parsed keys) and the table joining them.

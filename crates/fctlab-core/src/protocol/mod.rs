@@ -55,7 +55,7 @@ pub mod rtcp;
 pub mod tcp;
 pub mod xcp;
 
-use crate::metrics::series::Metric;
+use crate::metrics::metric::Metric;
 use crate::net::packet::{CongestionHeader, Packet, PLUGIN_TAGS};
 use crate::plugin::{HostInit, HostPlugin, PluginCc, PluginLaw};
 use crate::qdisc::law::{PortCtx, RouterLaw};

@@ -6,12 +6,11 @@
 use super::cubic::HyStartMode;
 use super::CcKind;
 use crate::error::{SpecError, SpecResult};
+use crate::plan::{Common, Profile, ProtocolKeys};
 use crate::plugin::Loader;
-use crate::scenario::{Common, ProtocolKeys};
 use crate::transport::cc::{CcConfig, DctcpConfig};
 use crate::transport::ecn::EcnMode;
 use crate::transport::tcp::TcpConfig;
-use crate::world::Profile;
 use serde::de::{self, Deserializer};
 use serde::Deserialize;
 

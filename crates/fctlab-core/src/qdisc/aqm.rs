@@ -40,7 +40,7 @@
 //! Marking is deterministic for a seed: RED draws from the port's own stream.
 
 use super::{DropTail, Limit, QueueDiscipline};
-use crate::metrics::series::Metric;
+use crate::metrics::metric::Metric;
 use crate::net::packet::Packet;
 use crate::rng::Rng;
 use crate::units::{Rate, Time};

@@ -17,13 +17,21 @@
 //! registry's [`Law`] (`protocol/mod.rs`), and is built in `scenario/queues.rs`
 //! (`QueueSpec::build`, a new `kind`). Nothing in the link, the
 //! world or the metrics changes.
+//!
+//! **Keys.** A discipline's scenario keys (`kind = "red"`, `"step"`, `"drr"`, `"prio"`)
+//! deserialize, check themselves and build its port beside it (`aqm_keys.rs`, `drr_keys.rs`,
+//! `prio_keys.rs`), as router laws' parameters do in their protocol's folder; the scenario
+//! layer (`scenario/queues.rs`) only picks the kind.
 
 pub mod aqm;
+pub mod aqm_keys;
 pub mod cost;
 pub mod droptail;
 pub mod drr;
+pub mod drr_keys;
 pub mod law;
 pub mod prio;
+pub mod prio_keys;
 pub mod zombie;
 
 use crate::net::packet::Packet;

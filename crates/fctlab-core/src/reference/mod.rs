@@ -6,7 +6,7 @@
 //! - [`srpt`]: pFabric's "Ideal" generalized to a network, an exact fluid simulation of greedy
 //!   shortest-remaining-first scheduling: at each event the flows with the fewest bits left each
 //!   take what their path has left.
-//! - `shared`: what they share: the checks of capacities and flows (errors name the field),
+//! - `shared`: what they share: their input ([`ps::PsFlow`]), the checks of capacities and flows (errors name the field),
 //!   flows grouped by link set, ordered heap keys. `testing` (tests only): their fixtures.
 
 pub mod ps;

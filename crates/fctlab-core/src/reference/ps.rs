@@ -55,21 +55,12 @@
 //! Deterministic: arrivals are taken in (start, index) order and simultaneous departures in
 //! flow-index order. A flow with an empty path or zero bits completes on arrival (0 s).
 
+pub use super::shared::PsFlow;
+
 use super::shared::{arrivals, check_input, check_links, check_path, Key, PathGroups};
 use crate::error::SpecResult;
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;
-
-/// One flow of the fluid model.
-#[derive(Clone, Debug, PartialEq)]
-pub struct PsFlow {
-    /// Arrival time, s.
-    pub start: f64,
-    /// Bits to transfer.
-    pub bits: f64,
-    /// Links crossed: indices into the capacities (order does not matter).
-    pub path: Vec<u32>,
-}
 
 /// Fluid completion time (finish - start, s) of every flow under max-min fair sharing of
 /// `links` (capacities, bit/s), recomputed at each arrival and departure; in input order.

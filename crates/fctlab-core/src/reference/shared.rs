@@ -1,10 +1,21 @@
-//! What the fluid references share: the checks of their input (errors name the field, the value
-//! and what was expected), flows grouped by link set, and an ordered `f64` for heap keys.
+//! What the fluid references share: their input ([`PsFlow`], one flow of the fluid model), the
+//! checks of that input (errors name the field, the value and what was expected), flows grouped
+//! by link set, and an ordered `f64` for heap keys.
 
-use super::ps::PsFlow;
 use crate::error::{SpecError, SpecResult};
 use std::cmp::Ordering;
 use std::collections::BTreeMap;
+
+/// One flow of the fluid model (both references take these).
+#[derive(Clone, Debug, PartialEq)]
+pub struct PsFlow {
+    /// Arrival time, s.
+    pub start: f64,
+    /// Bits to transfer.
+    pub bits: f64,
+    /// Links crossed: indices into the capacities (order does not matter).
+    pub path: Vec<u32>,
+}
 
 /// The capacities and every flow are usable; a flow's errors are named `flows[i].FIELD`.
 pub(super) fn check_input(links: &[f64], flows: &[PsFlow]) -> SpecResult<()> {

@@ -96,8 +96,7 @@
 //! flow-index order, and ties in (1) as said. A flow with an empty path or zero bits completes
 //! on arrival (0 s) and takes no capacity.
 
-use super::ps::PsFlow;
-use super::shared::{arrivals, check_input, Key};
+use super::shared::{arrivals, check_input, Key, PsFlow};
 use crate::error::SpecResult;
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;

@@ -1,6 +1,6 @@
 //! Test fixtures the references' tests share: flows, tolerances and random instances.
 
-use super::ps::PsFlow;
+use super::shared::PsFlow;
 use crate::rng::Rng;
 
 /// 1 Gb/s.

@@ -9,26 +9,30 @@
 //!
 //! | file | concern |
 //! |---|---|
-//! | `mod.rs` | [`ScenarioSpec`], [`RoutingSpec`], [`RunInfo`]; [`parse`], [`build`], and [`build_spec`]: topology, routes, then the steps below |
+//! | `mod.rs` | [`ScenarioSpec`], [`RoutingSpec`]; [`parse`], [`build`], and [`build_spec`]: topology, routes, then the steps below |
 //! | `names.rs` | link names: [`resolve_link`], the unknown-link error |
 //! | `queues.rs` | [`QueuesSpec`], [`QueueSpec`] (one port per kind), [`DifferentialSpec`]; the links and their ports |
 //! | `transports/` | [`TransportTable`] parsed into a [`Transport`] (the TCP part [`TcpPart`] and a protocol's keys from `protocol/keys.rs`), [`HostTransportSpec`]; the profiles and which flow gets which |
-//! | `stack.rs` | [`Stack`], [`KernelKeys`], [`KernelStack`]: transports run by the kernel's TCP (`stack = "linux"`, emulation only) |
+//! | `stack.rs` | [`Stack`], [`KernelKeys`] (parsed into a [`KernelStack`]): transports run by the kernel's TCP (`stack = "linux"`, emulation only) |
 //! | `flows.rs` | the flow plan: arrivals, paths, propagation RTT and ideal FCT of every flow; the memory of flows and RC3 bursts |
 //! | `losses.rs` | [`LossSpec`], [`DropSpec`]: random and scripted losses on links |
 //! | `link_rates.rs` | [`LinkRateSpec`]: links whose rate changes at given times |
 //! | `outputs.rs` | [`OutputSpec`], [`SeriesSpec`], [`PcapSpec`]: the series recorder and the memory of its rows, the capture plan |
+//!
+//! What the build hands down (profiles, flow plans, run limits, [`RunInfo`]) is defined below
+//! this layer, in [`crate::plan`]: the protocols, the world and the tables take it from there,
+//! and nothing but the crate's users imports this module.
 
 mod flows;
 mod link_rates;
 mod losses;
-mod marking;
 mod names;
 mod outputs;
 mod queues;
 mod stack;
 mod transports;
 
+pub use crate::plan::{Common, KernelStack, RunInfo, KERNEL_IW, KERNEL_MSS};
 pub use crate::protocol::keys::{Protocol, ProtocolKeys};
 pub use crate::protocol::rcp::params::DifferentialSpec;
 pub use link_rates::LinkRateSpec;
@@ -37,21 +41,19 @@ pub use names::resolve_link;
 pub use outputs::{OutputSpec, PcapSpec, SeriesSpec};
 pub use queues::{QueueKind, QueueSpec, QueuesSpec};
 pub use stack::KernelKeys;
-pub use stack::{
-    check_kernel_flows, kernel_stacks, refuse_in_simulation, KernelStack, Stack, KERNEL_IW, KERNEL_MAX_FLOWS,
-    KERNEL_MSS, KERNEL_PORT_BASE,
-};
-pub use transports::{AppSpec, Common, DelayedAckSpec, HostTransportSpec, TcpPart, Transport, TransportTable};
+pub use stack::{check_kernel_flows, kernel_stacks, refuse_in_simulation, Stack, KERNEL_MAX_FLOWS, KERNEL_PORT_BASE};
+pub use transports::{AppSpec, DelayedAckSpec, HostTransportSpec, TcpPart, Transport, TransportTable};
 
 use crate::error::{SpecError, SpecResult};
 use crate::limits::{Memory, BYTES_PER_ROUTE_ENTRY};
+use crate::plan::{Profile, RunLimits};
 use crate::plugin::Loader;
 use crate::quantity::TimeQ;
 use crate::routing::{flow_hash, Routes, DENSE_LIMIT};
 use crate::topology::{NodeKind, Topology, TopologySpec};
 use crate::units::Time;
 use crate::workload::{FlowArrival, WorkloadEntry};
-use crate::world::{Profile, RunLimits, World};
+use crate::world::World;
 use flows::Planner;
 use serde::Deserialize;
 use std::collections::BTreeMap;
@@ -156,38 +158,6 @@ impl RoutingSpec {
     }
 }
 
-/// Names and labels the result tables need besides the world itself.
-#[derive(Clone, Debug)]
-pub struct RunInfo {
-    /// Node names by node id.
-    pub node_names: Vec<String>,
-    /// Link names by link id.
-    pub link_names: Vec<String>,
-    /// Link delays by link id.
-    pub link_delays: Vec<Time>,
-    /// Protocol label of each profile: derived for the default transport ("tcp-newreno-iw4"),
-    /// the name for named transports.
-    pub profile_labels: Vec<String>,
-    /// (payload, header) bytes of each profile's data packets ([`Profile::packet_sizes`]): the
-    /// flows table's `mss_bytes` and `header_bytes`.
-    pub profile_packet_sizes: Vec<(u32, u32)>,
-    /// Label of each workload entry.
-    pub workload_labels: Vec<String>,
-    /// Start of the measurement window.
-    pub measure_from: Time,
-    /// Arrival window end.
-    pub duration: Time,
-    /// Scenario seed.
-    pub seed: u64,
-    /// Partitions the run is cut into (`parallel.partitions`, 1 without it).
-    pub partitions: usize,
-    /// Threads asked for (`parallel.threads`).
-    pub threads: Option<usize>,
-    /// What the build found worth telling about the run that is not an error, one sentence
-    /// each: e.g. equal-cost paths that single-path routing left unused.
-    pub notices: Vec<String>,
-}
-
 /// Parses a scenario from JSON; errors name the field path.
 pub fn parse(json: &str) -> SpecResult<ScenarioSpec> {
     let de = &mut serde_json::Deserializer::from_str(json);
@@ -244,7 +214,7 @@ pub fn build_spec(spec: &ScenarioSpec, base_dir: &Path) -> SpecResult<(World, Ru
     let capture = outputs::build_pcap(&spec.output, &topo, &flows.records, spec.workload.len())?;
     memory.check()?;
     let packet_sizes = profiles.list.iter().map(Profile::packet_sizes).collect();
-    let mut info = RunInfo::of(spec, &topo, nodes.names, profiles.labels, packet_sizes);
+    let mut info = run_info(spec, &topo, nodes.names, profiles.labels, packet_sizes);
     info.notices = notices;
     let is_host = topo.nodes.iter().map(|n| n.kind == NodeKind::Host).collect();
     let limits = RunLimits { duration, drain: spec.drain, max_time };
@@ -352,35 +322,33 @@ impl Nodes {
     }
 }
 
-impl RunInfo {
-    /// The names, labels and packet sizes of a built scenario.
-    fn of(
-        spec: &ScenarioSpec,
-        topo: &Topology,
-        node_names: Vec<String>,
-        profile_labels: Vec<String>,
-        profile_packet_sizes: Vec<(u32, u32)>,
-    ) -> RunInfo {
-        let workload_labels = spec
-            .workload
-            .iter()
-            .enumerate()
-            .map(|(i, w)| w.label().map_or_else(|| format!("w{i}"), |s| s.to_string()))
-            .collect();
-        RunInfo {
-            link_names: topo.links.iter().map(|l| l.name.clone()).collect(),
-            link_delays: topo.links.iter().map(|l| l.delay).collect(),
-            node_names,
-            profile_labels,
-            profile_packet_sizes,
-            workload_labels,
-            measure_from: spec.measure_from.map_or(Time::ZERO, |t| t.0),
-            duration: spec.duration.0,
-            seed: spec.seed,
-            partitions: spec.parallel.as_ref().map_or(1, |p| p.partitions as usize),
-            threads: spec.parallel.as_ref().and_then(|p| p.threads).map(|t| t as usize),
-            notices: Vec::new(),
-        }
+/// The names, labels and packet sizes of a built scenario.
+fn run_info(
+    spec: &ScenarioSpec,
+    topo: &Topology,
+    node_names: Vec<String>,
+    profile_labels: Vec<String>,
+    profile_packet_sizes: Vec<(u32, u32)>,
+) -> RunInfo {
+    let workload_labels = spec
+        .workload
+        .iter()
+        .enumerate()
+        .map(|(i, w)| w.label().map_or_else(|| format!("w{i}"), |s| s.to_string()))
+        .collect();
+    RunInfo {
+        link_names: topo.links.iter().map(|l| l.name.clone()).collect(),
+        link_delays: topo.links.iter().map(|l| l.delay).collect(),
+        node_names,
+        profile_labels,
+        profile_packet_sizes,
+        workload_labels,
+        measure_from: spec.measure_from.map_or(Time::ZERO, |t| t.0),
+        duration: spec.duration.0,
+        seed: spec.seed,
+        partitions: spec.parallel.as_ref().map_or(1, |p| p.partitions as usize),
+        threads: spec.parallel.as_ref().and_then(|p| p.threads).map(|t| t as usize),
+        notices: Vec::new(),
     }
 }
 

@@ -2,11 +2,13 @@
 //! every link its port (per-link overrides, routers without priorities).
 //!
 //! A queue table is the buffer every kind has (`limit` or `limit_packets`) and the keys of its
-//! `kind` ([`QueueKind`]); an explicit-feedback kind's keys are its router law's parameters,
+//! `kind` ([`QueueKind`]). A queue discipline's keys check themselves and build its port beside
+//! its code (`qdisc/aqm_keys.rs` for `red` and `step`, `qdisc/drr_keys.rs`,
+//! `qdisc/prio_keys.rs`); an explicit-feedback kind's keys are its router law's parameters,
 //! which deserialize themselves over their defaults in the protocol's folder (`XcpParams`,
-//! `JetMaxParams`, `PiqiParams`; RCP's in `protocol/rcp/params.rs`).
+//! `JetMaxParams`, `PiqiParams`; RCP's in `protocol/rcp/params.rs`). [`QueueSpec`]'s build only
+//! dispatches on the kind.
 
-use super::marking::{RedKeys, StepKeys};
 use super::names::{resolve_link, unknown_link};
 use super::transports::pick_fraction;
 use crate::error::{SpecError, SpecResult};
@@ -14,9 +16,12 @@ use crate::net::link::{FifoSchedule, Link, Port};
 use crate::net::packet::JETMAX_NO_ROUTER;
 use crate::plugin::{self, Loader};
 use crate::protocol::rcp::params::{RcpQueueKeys, RcpTcpKeys};
+use crate::qdisc::aqm_keys::{RedKeys, StepKeys};
+use crate::qdisc::drr_keys::DrrKeys;
+use crate::qdisc::prio_keys::PrioKeys;
 use crate::qdisc::{
-    AqmQueue, Classify, Drr, ExplicitQueue, HpccLaw, JetMaxLaw, JetMaxParams, Law, Limit, PFabricQueue, PiqiLaw,
-    PiqiParams, PortCtx, Prio, Qdisc, RcpLaw, RcpTcpQueue, XcpLaw, XcpParams,
+    ExplicitQueue, HpccLaw, JetMaxLaw, JetMaxParams, Law, Limit, PFabricQueue, PiqiLaw, PiqiParams, PortCtx, Qdisc,
+    RcpLaw, RcpTcpQueue, XcpLaw, XcpParams,
 };
 use crate::quantity::BytesQ;
 use crate::rng::Rng;
@@ -172,37 +177,6 @@ pub enum QueueKind {
 #[serde(deny_unknown_fields)]
 pub struct Empty {}
 
-/// A `drr` queue's keys.
-#[derive(Clone, Debug, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct DrrKeys {
-    /// One weight per class, each > 0 (2 to 32 classes).
-    weights: Vec<f64>,
-    /// How packets are sorted into classes: `"priority"` (default; class = the packet's
-    /// priority mark) or `"header"` (class 0: explicit-feedback packets, 1: the rest).
-    #[serde(default)]
-    classify: Option<ClassifySpec>,
-}
-
-/// A `prio` queue's keys.
-#[derive(Clone, Debug, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct PrioKeys {
-    /// Number of bands (default 8).
-    #[serde(default)]
-    bands: Option<usize>,
-}
-
-/// How a `drr` queue sorts packets into classes.
-#[derive(Copy, Clone, Debug, Deserialize)]
-#[serde(rename_all = "lowercase")]
-pub enum ClassifySpec {
-    /// By priority mark.
-    Priority,
-    /// Explicit-feedback header or not.
-    Header,
-}
-
 impl QueueSpec {
     /// A drop-tail FIFO of `limit`.
     fn droptail(limit: Limit) -> QueueSpec {
@@ -252,32 +226,11 @@ impl QueueSpec {
                 p.validate()?;
                 Ok(explicit(ctx, limit, Law::Piqi(PiqiLaw::new(ctx.capacity, *p))))
             }
-            QueueKind::Drr(DrrKeys { weights, classify }) => {
-                if !(2..=32).contains(&weights.len()) {
-                    return Err(SpecError::new("weights", format!("expected 2 to 32 weights, got {}", weights.len())));
-                }
-                if let Some(w) = weights.iter().find(|w| !(**w > 0.0 && w.is_finite())) {
-                    return Err(SpecError::new("weights", format!("expected every weight > 0, got {w}")));
-                }
-                let classify = match classify {
-                    None | Some(ClassifySpec::Priority) => Classify::Priority,
-                    Some(ClassifySpec::Header) => {
-                        if weights.len() != 2 {
-                            return Err(SpecError::new(
-                                "weights",
-                                format!("expected 2 weights with classify = \"header\", got {}", weights.len()),
-                            ));
-                        }
-                        Classify::Header
-                    }
-                };
-                Ok(Port::qdisc(Qdisc::Drr(Drr::new(weights, classify, limit))))
-            }
+            QueueKind::Drr(keys) => Ok(Port::qdisc(Qdisc::Drr(keys.build(limit)?))),
             QueueKind::Droptail(_) => Ok(Port::Fifo(FifoSchedule::new(limit))),
             QueueKind::Red(keys) => {
-                let (marker, non_ect) =
-                    keys.build(ctx.capacity, Rng::stream(seed, &format!("queues.red.link{}", ctx.link)))?;
-                Ok(Port::qdisc(Qdisc::Aqm(AqmQueue::new(limit, marker, non_ect))))
+                let rng = Rng::stream(seed, &format!("queues.red.link{}", ctx.link));
+                Ok(Port::qdisc(Qdisc::Aqm(keys.build(limit, ctx.capacity, rng)?)))
             }
             QueueKind::Pfabric(_) => {
                 if let Limit::Bytes(b) = limit {
@@ -291,20 +244,9 @@ impl QueueSpec {
                 }
                 Ok(Port::qdisc(Qdisc::PFabric(PFabricQueue::new(limit))))
             }
-            QueueKind::Step(keys) => {
-                let (marker, non_ect) = keys.build()?;
-                Ok(Port::qdisc(Qdisc::Aqm(AqmQueue::new(limit, marker, non_ect))))
-            }
-            QueueKind::Prio(PrioKeys { bands }) => {
-                if ignore_priorities {
-                    return Ok(Port::Fifo(FifoSchedule::new(limit)));
-                }
-                let n = bands.unwrap_or(8);
-                if !(1..=32).contains(&n) {
-                    return Err(SpecError::new("bands", format!("expected 1 to 32 bands, got {n}")));
-                }
-                Ok(Port::qdisc(Qdisc::Prio(Prio::new(n, limit))))
-            }
+            QueueKind::Step(keys) => Ok(Port::qdisc(Qdisc::Aqm(keys.build(limit)?))),
+            QueueKind::Prio(_) if ignore_priorities => Ok(Port::Fifo(FifoSchedule::new(limit))),
+            QueueKind::Prio(keys) => Ok(Port::qdisc(Qdisc::Prio(keys.build(limit)?))),
         }
     }
 }

@@ -1,6 +1,6 @@
 //! `stack = "linux"`: flows run by the kernel's own TCP instead of fctlab's endpoints.
 //!
-//! Such a transport is a profile of its own, [`crate::world::Profile::Kernel`], holding the
+//! Such a transport is a profile of its own, [`crate::plan::Profile::Kernel`], holding the
 //! [`KernelStack`] built here; [`crate::world::World::kernel_stack`] tells which flows it runs.
 //!
 //! Only `fctlab emulate` in network namespaces can run them: each host's namespace runs real
@@ -13,8 +13,8 @@
 
 use super::AppSpec;
 use crate::error::{SpecError, SpecResult};
+use crate::plan::{KernelStack, KERNEL_MSS};
 use crate::quantity::BytesQ;
-use crate::transport::tcp::TcpConfig;
 use serde::Deserialize;
 
 /// Which TCP stack runs a transport's flows.
@@ -28,36 +28,10 @@ pub enum Stack {
     Linux,
 }
 
-/// A transport run by the kernel's TCP.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct KernelStack {
-    /// The kernel's congestion control module (`TCP_CONGESTION`), e.g. "cubic".
-    pub cc: String,
-    /// Initial window in segments (the route's `initcwnd`), None: the kernel's own (10).
-    pub iw: Option<u32>,
-    /// Priority band, sent as the DSCP of the flow's packets.
-    pub prio: u8,
-    /// The scenario field that asked for it (`transport.stack`, `transports.NAME.stack`).
-    pub field: String,
-}
-
-impl KernelStack {
-    /// The TCP the build plans these flows with (ideal completion time, largest burst,
-    /// scripted drops' offsets): fctlab's default TCP with the kernel's segment size and this
-    /// initial window (default the kernel's [`KERNEL_IW`]).
-    pub fn planned_tcp(&self) -> TcpConfig {
-        TcpConfig { mss: KERNEL_MSS as u32, iw: self.iw.unwrap_or(KERNEL_IW), ..TcpConfig::default() }
-    }
-}
-
 /// Longest congestion control name the kernel takes (TCP_CA_NAME_MAX - 1).
 const CC_NAME_MAX: usize = 15;
 /// Largest route `initcwnd` accepted.
 const MAX_IW: u32 = 1000;
-/// The only segment size the kernel flows use (route `advmss`; an Ethernet MTU).
-pub const KERNEL_MSS: u64 = 1460;
-/// The kernel's initial window, segments (`TCP_INIT_CWND`), where `iw` is unset.
-pub const KERNEL_IW: u32 = 10;
 /// Kernel flow `f` sends from port `KERNEL_PORT_BASE + f`.
 pub const KERNEL_PORT_BASE: u16 = 10000;
 /// Kernel flows a run may have (flow ids below this), one source port each.

@@ -28,20 +28,19 @@
 
 use crate::capture::{Capture, CapturePlan, FlowFacts};
 use crate::metrics::flows::PacketCounts;
-use crate::metrics::series::FlowSample;
+use crate::metrics::metric::Metric;
+use crate::metrics::series::{FlowSample, LinkSample};
 use crate::metrics::{FlowRecord, Paths, SeriesRecorder};
 use crate::net::link::Link;
 use crate::net::packet::Packet;
+use crate::plan::KernelStack;
 use crate::plugin::{Fault, FaultSlot};
 use crate::routing::Routes;
-use crate::scenario::KernelStack;
 use crate::sched::{Event, Scheduler};
 use crate::transport::app::App;
-use crate::transport::cc::CcConfig;
-use crate::transport::ecn::EcnMode;
 use crate::transport::endpoint::{Receiver, Sender};
-use crate::transport::paced::{PacedConfig, PacedSender};
-use crate::transport::tcp::{TcpConfig, TcpReceiver, TcpSender};
+use crate::transport::paced::PacedSender;
+use crate::transport::tcp::{TcpReceiver, TcpSender};
 use crate::transport::{Endpoint, FlowAddr};
 use crate::units::{Rate, Time};
 
@@ -50,126 +49,10 @@ pub mod parallel;
 mod partition;
 mod pool;
 pub mod stall;
+mod window;
 
+pub use crate::plan::{AppTemplate, FlowPlan, Profile, RunLimits};
 pub use stall::{FlowEvent, Stall, StalledFlow};
-
-/// How the flows of one workload entry are carried.
-// A run has one profile per transport, read when a flow starts: the paced variant's size (its
-// TCP fallback and receiver configs) costs nothing worth a box.
-#[allow(clippy::large_enum_variant)]
-#[derive(Clone, Debug)]
-pub enum Profile {
-    /// TCP with this configuration; `app` overrides the bulk application if set.
-    Tcp { cfg: TcpConfig, app: Option<AppTemplate> },
-    /// A paced, rate-based sender (RCP, fixed rate, ...); `rx` configures the (TCP) receiver
-    /// that echoes the congestion header.
-    Paced { cfg: PacedConfig, rx: TcpConfig, app: Option<AppTemplate> },
-    /// The kernel's own TCP (`stack = "linux"`): only an emulation runs these flows, on real
-    /// sockets (the `fctlab-emu` crate); a simulation refuses the world
-    /// ([`crate::scenario::refuse_in_simulation`]). The build plans the flows (their timing,
-    /// bursts, scripted drops) as [`KernelStack::planned_tcp`], and a world run without that
-    /// check would run them as that TCP.
-    Kernel(KernelStack),
-}
-
-impl Profile {
-    /// Label for the flow table's `protocol` column.
-    pub fn label(&self) -> String {
-        match self {
-            Profile::Tcp { cfg, .. } => {
-                let (name, kind) = match cfg.cc {
-                    CcConfig::Rtcp(_) => return "rtcp".to_string(),
-                    CcConfig::Plugin(p) => return format!("tcp-{}-iw{}", p.0.short_name(), cfg.iw).to_lowercase(),
-                    CcConfig::Dctcp(_) => return format!("dctcp-iw{}", cfg.iw),
-                    CcConfig::PFabric { .. } => return format!("pfabric-iw{}", cfg.iw),
-                    CcConfig::Hpcc(_) => return "hpcc".to_string(),
-                    CcConfig::Xcp { loss, .. } => ("xcp", loss),
-                    CcConfig::Loss(kind) if cfg.rc3.is_some() => ("rc3", kind),
-                    CcConfig::Loss(kind) => ("tcp", kind),
-                };
-                let prio = if cfg.prio > 0 { format!("-p{}", cfg.prio) } else { String::new() };
-                let ecn = if cfg.ecn == EcnMode::Classic { "-ecn" } else { "" };
-                format!("{name}-{kind:?}{ecn}-iw{}{prio}", cfg.iw).to_lowercase()
-            }
-            Profile::Paced { cfg, .. } => cfg.law.label(),
-            Profile::Kernel(k) => format!("linux-{}", k.cc),
-        }
-    }
-
-    /// The (payload, header) bytes of this profile's data packets: `mss`, and the headers on
-    /// the wire its sender puts on each (its congestion header included; a paced sender's
-    /// fallback to TCP sends fewer).
-    pub fn packet_sizes(&self) -> (u32, u32) {
-        match self {
-            Profile::Tcp { cfg, .. } => (cfg.mss, cfg.header),
-            Profile::Paced { cfg, .. } => (cfg.mss, cfg.header),
-            Profile::Kernel(k) => {
-                let cfg = k.planned_tcp();
-                (cfg.mss, cfg.header)
-            }
-        }
-    }
-
-    /// The fewest bytes a packet of this profile's flows has on the wire: its smallest header
-    /// (a pure ACK or a SYN has nothing else), whichever endpoint sends it, the TCP a paced
-    /// sender falls back to included (its packets lack the congestion header). A partitioned
-    /// run's lookahead rests on it ([`parallel`]).
-    pub fn smallest_packet(&self) -> u32 {
-        match self {
-            Profile::Tcp { cfg, .. } => cfg.header,
-            Profile::Paced { cfg, rx, .. } => {
-                let fallback = cfg.fallback.map_or(u32::MAX, |f| f.header);
-                cfg.header.min(rx.header).min(fallback)
-            }
-            Profile::Kernel(k) => k.planned_tcp().header,
-        }
-    }
-
-    /// The kernel stack that runs this profile's flows, if it is one.
-    pub fn kernel_stack(&self) -> Option<&KernelStack> {
-        match self {
-            Profile::Kernel(k) => Some(k),
-            Profile::Tcp { .. } | Profile::Paced { .. } => None,
-        }
-    }
-}
-
-/// An application shape applied to every flow of a profile.
-#[derive(Copy, Clone, Debug, PartialEq)]
-pub enum AppTemplate {
-    /// `initial` bytes at start, then `chunk` every `interval`, up to the flow size.
-    Scheduled { initial: u64, chunk: u64, interval: Time },
-}
-
-/// One flow to start: when, between which hosts, how big, carried how.
-#[derive(Clone, Debug)]
-pub struct FlowPlan {
-    /// Application start time.
-    pub start: Time,
-    /// Sending host (node id).
-    pub src: usize,
-    /// Receiving host (node id).
-    pub dst: usize,
-    /// Bytes (None: long-lived until `stop`).
-    pub size: Option<u64>,
-    /// When a long-lived flow's application stops writing.
-    pub stop: Option<Time>,
-    /// Index into the world's profiles.
-    pub profile: usize,
-    /// Index into the world's workload labels.
-    pub workload: usize,
-}
-
-/// When a run ends.
-#[derive(Copy, Clone, Debug)]
-pub struct RunLimits {
-    /// Arrivals stop here; without draining, the run stops here too.
-    pub duration: Time,
-    /// Keep going after `duration` until every finite flow completes.
-    pub drain: bool,
-    /// Hard stop, whatever is still open.
-    pub max_time: Time,
-}
 
 /// Live state of a started flow.
 struct Active {
@@ -619,8 +502,7 @@ impl World {
             Event::LinkRate => self.apply_rate_changes(),
             Event::Sample => {
                 self.periodic -= 1;
-                let flows = self.flow_samples();
-                let next = self.series.sample(self.now, &mut self.links, &flows);
+                let next = self.take_sample();
                 if !self.finished {
                     self.sched.push(next, Event::Sample);
                     self.periodic += 1;
@@ -647,6 +529,26 @@ impl World {
                 mss: r.map_or(0, |r| profiles[r.profile as usize].packet_sizes().0),
             }
         });
+    }
+
+    /// Takes one sample of the series (each sampled link's counters and its port's own rows,
+    /// each sampled flow's sender); returns the time of the next.
+    fn take_sample(&mut self) -> Time {
+        let flows = self.flow_samples();
+        let (now, links) = (self.now, &mut self.links);
+        let read_link = |l: u32, law_rows: &mut dyn FnMut(Metric, f64)| {
+            let link = &mut links[l as usize];
+            let queued_bytes = link.queued_bytes(now);
+            let sample = LinkSample {
+                queued_bytes,
+                serialized_bit_ps: link.serialized_bit_ps(now),
+                offered_bytes: link.offered_bytes(),
+                drops_bytes: link.stats.drops_bytes,
+            };
+            link.law_metrics(&mut |m, v| law_rows(m, v));
+            sample
+        };
+        self.series.sample(now, read_link, &flows)
     }
 
     /// What the series read of each sampled flow's sender (None: not active).

@@ -42,6 +42,8 @@
 use super::partition;
 pub use super::partition::Partition;
 use super::pool::{Figures, Pool};
+pub use super::window::Violation;
+use super::window::{Clock, Step};
 use super::{Counters, World};
 use crate::metrics::flows::PacketCounts;
 use crate::metrics::SeriesRecorder;
@@ -145,23 +147,6 @@ pub struct Parallel {
     /// When the run stalled, if it did ([`super::stall`]): the stalled flows are read from the
     /// partitions' worlds once the threads hand them back ([`Parallel::finish_into`]).
     stalled_at: Option<Time>,
-}
-
-/// Where a round of the window loop leaves the run.
-#[derive(Copy, Clone, Debug, PartialEq, Eq)]
-pub(super) enum Step {
-    /// Run every event before this time.
-    Window(Time),
-    /// Every event due by the caller's time has run; the earliest pending is at this time.
-    Paused(Time),
-    /// Every flow is complete and every event before this epoch's end has run: let the
-    /// network empty.
-    Flush(Time),
-    /// The run is over.
-    Finished,
-    /// Nothing can happen any more in any partition, yet flows are open (found after the last
-    /// event, at this time): the run stalled.
-    Stalled(Time),
 }
 
 impl World {
@@ -343,37 +328,6 @@ impl World {
     pub(super) fn all_started_here(&self) -> bool {
         self.plan_id(self.next_plan).is_none()
     }
-}
-
-/// The state every thread keeps alike: each decides the next step from the same shared figures.
-#[derive(Copy, Clone, Debug, Default)]
-pub(super) struct Clock {
-    /// Every event before this has run.
-    pub(super) done_before: Time,
-    /// Draining is over: only link events run, until the network is empty.
-    pub(super) flushing: bool,
-    pub(super) flush_from: Time,
-    /// Which half of the shared slots this round writes.
-    pub(super) parity: usize,
-    /// Windows run so far.
-    pub(super) windows: u64,
-}
-
-/// A packet handed over that arrived before the end of a window its partition had already run:
-/// a lookahead that was too long. Never expected: the run stops rather than give results that
-/// differ from what its partitions define.
-#[derive(Copy, Clone, Debug, PartialEq, Eq)]
-pub struct Violation {
-    /// The link it crossed.
-    pub link: u32,
-    /// Its arrival at the far end.
-    pub at: Time,
-    /// Every event before this had run at the far end.
-    pub window_end: Time,
-    /// Its size on the wire, bytes.
-    pub wire: u32,
-    /// The run's lookahead.
-    pub lookahead: Time,
 }
 
 /// Why a partitioned run stopped before its end.
@@ -589,46 +543,6 @@ impl Parallel {
         world.stall = stall;
         world.finished = true;
     }
-}
-
-/// The next step, from the figures every thread reads alike: `t` the earliest pending event
-/// anywhere, `open` the flows open, `all_started` whether every flow has started.
-#[allow(clippy::too_many_arguments)]
-pub(super) fn decide(
-    clock: &mut Clock,
-    t: Time,
-    open: i64,
-    all_started: bool,
-    until: Time,
-    epoch: Time,
-    lookahead: Time,
-    limits: super::RunLimits,
-) -> Step {
-    if clock.flushing {
-        if t == Time::MAX || t > limits.max_time {
-            return Step::Finished;
-        }
-        return Step::Window(Time(t.0.saturating_add(lookahead.0).min(limits.max_time.0.saturating_add(1))));
-    }
-    let ceil_epoch = |x: Time| Time(x.0.div_ceil(epoch.0).saturating_mul(epoch.0));
-    let drained = limits.drain && all_started && open == 0;
-    if drained {
-        // Stop at the end of the epoch the last completion fell in, once every event before it ran.
-        let stop = ceil_epoch(clock.done_before);
-        if t >= stop {
-            return Step::Flush(stop);
-        }
-    }
-    if t == Time::MAX && all_started {
-        return Step::Finished; // nothing can happen any more
-    }
-    if t > until {
-        let end = limits.max_time.min(if limits.drain { Time::MAX } else { limits.duration });
-        return if until >= end { Step::Finished } else { Step::Paused(t) };
-    }
-    let next_epoch = Time((t.0 / epoch.0).saturating_add(1).saturating_mul(epoch.0));
-    let end = t.0.saturating_add(lookahead.0).min(next_epoch.0).min(until.0.saturating_add(1));
-    Step::Window(Time(end))
 }
 
 /// The cores this process may run threads on.

@@ -14,8 +14,8 @@
 //! publishes per round and one inbox per (round parity, partition) live as long as the pool.
 
 use super::barrier::{Barrier, Waiter};
-use super::parallel::{decide, Clock, Step, Violation};
 use super::partition::Partition;
+use super::window::{decide, Clock, Step, Violation};
 use super::World;
 use crate::sched::Export;
 use crate::units::Time;

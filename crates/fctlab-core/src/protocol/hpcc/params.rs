@@ -3,12 +3,11 @@
 
 use super::HpccConfig;
 use crate::error::{SpecError, SpecResult};
+use crate::plan::{Common, Profile, ProtocolKeys};
 use crate::protocol::HPCC_HEADER;
 use crate::quantity::{BytesQ, RateQ, TimeQ};
-use crate::scenario::{Common, ProtocolKeys};
 use crate::transport::cc::CcConfig;
 use crate::transport::tcp::TcpConfig;
-use crate::world::Profile;
 use serde::Deserialize;
 
 /// HPCC's host keys.

@@ -2,9 +2,8 @@
 //! only); the router's (`kind = "jetmax"`) are [`super::JetMaxParams`]'s.
 
 use crate::error::SpecResult;
+use crate::plan::{Common, Profile, ProtocolKeys};
 use crate::protocol::{RateConfig, JETMAX_HEADER, UNLIMITED_RATE};
-use crate::scenario::{Common, ProtocolKeys};
-use crate::world::Profile;
 use serde::Deserialize;
 
 /// Seed 003's gain tau of eq. 3.

@@ -50,7 +50,7 @@
 //!   routers with node ids below 65535.
 
 use crate::error::{SpecError, SpecResult};
-use crate::metrics::series::Metric;
+use crate::metrics::metric::Metric;
 use crate::net::packet::JetMaxHeader;
 use crate::net::packet::{CongestionHeader, Packet, PacketKind, JETMAX_NO_ROUTER};
 use crate::qdisc::law::{PortCtx, RouterLaw};

@@ -2,9 +2,8 @@
 //! only); the router's (`kind = "piqi"`) are [`super::PiqiParams`]'s.
 
 use crate::error::SpecResult;
+use crate::plan::{Common, Profile, ProtocolKeys};
 use crate::protocol::{RateConfig, PIQI_HEADER, UNLIMITED_RATE};
-use crate::scenario::{Common, ProtocolKeys};
-use crate::world::Profile;
 use serde::Deserialize;
 
 /// Seed 003's gains of eqs. 7-8: on the gap to the router's rate, and on its last change.

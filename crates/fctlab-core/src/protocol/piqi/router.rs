@@ -30,7 +30,7 @@
 //! - The interval number wraps at 2^32 (4.3e7 s of 10 ms intervals).
 
 use crate::error::{SpecError, SpecResult};
-use crate::metrics::series::Metric;
+use crate::metrics::metric::Metric;
 use crate::net::packet::PiqiHeader;
 use crate::net::packet::{CongestionHeader, Packet};
 use crate::qdisc::law::{PortCtx, RouterLaw};

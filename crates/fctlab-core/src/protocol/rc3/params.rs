@@ -3,11 +3,10 @@
 
 use super::{Rc3Config, Rc3Window};
 use crate::error::{SpecError, SpecResult};
+use crate::plan::{Common, Profile, ProtocolKeys};
 use crate::protocol::cubic::HyStartMode;
 use crate::protocol::tcp::{CcChoice, LossKeys};
 use crate::protocol::CcKind;
-use crate::scenario::{Common, ProtocolKeys};
-use crate::world::Profile;
 use serde::de::{self, Deserializer};
 use serde::Deserialize;
 

@@ -64,7 +64,7 @@
 
 use super::router::{RcpLaw, RcpParams};
 use crate::error::{SpecError, SpecResult};
-use crate::metrics::series::Metric;
+use crate::metrics::metric::Metric;
 use crate::net::packet::{CongestionHeader, Packet};
 use crate::qdisc::law::{PortCtx, RouterLaw};
 use crate::qdisc::zombie::ZombieList;

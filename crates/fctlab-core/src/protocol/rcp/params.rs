@@ -5,13 +5,12 @@
 
 use super::{RcpParams, RcpTcpParams, RcpVariant};
 use crate::error::{SpecError, SpecResult};
+use crate::plan::{Common, Profile, ProtocolKeys};
 use crate::protocol::cubic::HyStartMode;
 use crate::protocol::tcp::{CcChoice, LossKeys};
 use crate::protocol::{CcKind, RateConfig, RCP_HEADER, UNLIMITED_RATE};
 use crate::qdisc::{CoexistMode, TcRule};
 use crate::quantity::{BytesQ, RateQ, TimeQ};
-use crate::scenario::{Common, ProtocolKeys};
-use crate::world::Profile;
 use serde::Deserialize;
 
 fn yes() -> bool {

@@ -45,7 +45,7 @@
 //! older than the threshold), so the receiver sees the path's smallest rate.
 
 use crate::error::{SpecError, SpecResult};
-use crate::metrics::series::Metric;
+use crate::metrics::metric::Metric;
 use crate::net::packet::RcpHeader;
 use crate::net::packet::{CongestionHeader, Packet};
 use crate::qdisc::law::{PortCtx, RouterLaw};

@@ -2,11 +2,10 @@
 
 use super::RtcpConfig;
 use crate::error::SpecResult;
+use crate::plan::{Common, Profile, ProtocolKeys};
 use crate::protocol::RCP_HEADER;
-use crate::scenario::{Common, ProtocolKeys};
 use crate::transport::cc::CcConfig;
 use crate::transport::tcp::TcpConfig;
-use crate::world::Profile;
 use serde::Deserialize;
 
 fn yes() -> bool {

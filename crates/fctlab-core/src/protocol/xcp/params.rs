@@ -2,11 +2,10 @@
 //! routers' feedback) and the router's (`kind = "xcp"`: [`super::XcpParams`] deserializes itself).
 
 use crate::error::SpecResult;
+use crate::plan::{Common, Profile, ProtocolKeys};
 use crate::protocol::{CcKind, XCP_HEADER};
-use crate::scenario::{Common, ProtocolKeys};
 use crate::transport::cc::CcConfig;
 use crate::transport::tcp::TcpConfig;
-use crate::world::Profile;
 use serde::Deserialize;
 
 /// The rate an XCP sender asks the routers for, bit/s: more than any link, so the routers'

@@ -28,7 +28,7 @@ pub use crate::protocol::xcp::{XcpLaw, XcpParams};
 pub use crate::protocol::Law;
 
 use super::{DropTail, Limit, QueueDiscipline};
-use crate::metrics::series::Metric;
+use crate::metrics::metric::Metric;
 use crate::net::packet::Packet;
 use crate::units::{Rate, Time};
 

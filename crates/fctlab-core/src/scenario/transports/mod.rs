@@ -12,7 +12,7 @@ mod spec;
 mod tcp_part;
 
 pub use spec::{Transport, TransportTable};
-pub use tcp_part::{AppSpec, Common, DelayedAckSpec, TcpPart};
+pub use tcp_part::{AppSpec, DelayedAckSpec, TcpPart};
 
 use super::{Nodes, ScenarioSpec};
 use crate::error::{SpecError, SpecResult};

@@ -1,8 +1,9 @@
-//! The keys of the ECN marking queues (`qdisc/aqm.rs`): `kind = "red"` and `kind = "step"`,
-//! each checked here and built into its marker.
+//! The keys of the ECN marking queues (`aqm.rs`): `kind = "red"` and `kind = "step"`, each
+//! checked here and built into its port (errors name the key inside the queue's table).
 
+use super::aqm::{AqmQueue, MarkAt, Marker, NonEct, QueueUnit, Red, RedParams, StepParams};
+use super::Limit;
 use crate::error::{SpecError, SpecResult};
-use crate::qdisc::aqm::{MarkAt, Marker, NonEct, QueueUnit, Red, RedParams, StepParams};
 use crate::quantity::BytesQ;
 use crate::rng::Rng;
 use crate::units::Rate;
@@ -83,8 +84,8 @@ fn in_range(field: &str, x: f64, lo: f64, hi: f64) -> SpecResult<f64> {
 }
 
 impl RedKeys {
-    /// RED's marker on a port of `capacity`, drawing from `rng`.
-    pub fn build(&self, capacity: Rate, rng: Rng) -> SpecResult<(Marker, NonEct)> {
+    /// A RED queue of `limit` on a port of `capacity`, drawing from `rng`.
+    pub fn build(&self, limit: Limit, capacity: Rate, rng: Rng) -> SpecResult<AqmQueue> {
         let d = RedParams::default();
         let bytes = self.min_th.is_some() || self.max_th.is_some();
         let packets = self.min_packets.is_some() || self.max_packets.is_some();
@@ -123,13 +124,13 @@ impl RedKeys {
             gentle: self.gentle.unwrap_or(d.gentle),
             unit,
         };
-        Ok((Marker::Red(Red::new(p, capacity, rng)), self.non_ect.unwrap_or(NonEct::Drop)))
+        Ok(AqmQueue::new(limit, Marker::Red(Red::new(p, capacity, rng)), self.non_ect.unwrap_or(NonEct::Drop)))
     }
 }
 
 impl StepKeys {
-    /// The step marker.
-    pub fn build(&self) -> SpecResult<(Marker, NonEct)> {
+    /// A queue of `limit` marking at the step.
+    pub fn build(&self, limit: Limit) -> SpecResult<AqmQueue> {
         let (k, unit) = match (self.k, self.k_packets) {
             (Some(_), Some(_)) => return Err(SpecError::new("k", "give `k` (bytes) or `k_packets`, not both")),
             (Some(b), None) => (b.0, QueueUnit::Bytes),
@@ -142,6 +143,6 @@ impl StepKeys {
             }
         };
         let at = self.at.unwrap_or(MarkAt::Enqueue);
-        Ok((Marker::Step(StepParams { k, unit, at }), self.non_ect.unwrap_or(NonEct::Drop)))
+        Ok(AqmQueue::new(limit, Marker::Step(StepParams { k, unit, at }), self.non_ect.unwrap_or(NonEct::Drop)))
     }
 }
