@@ -11,13 +11,17 @@ use super::names::{resolve_link, unknown_link};
 use super::transports::pick_fraction;
 use crate::error::{SpecError, SpecResult};
 use crate::net::link::{FifoSchedule, Link, Port};
-use crate::net::packet::JETMAX_NO_ROUTER;
 use crate::plugin::{self, Loader};
+use crate::protocol::hpcc::HpccLaw;
+use crate::protocol::jetmax::header::JETMAX_NO_ROUTER;
+use crate::protocol::jetmax::{JetMaxLaw, JetMaxParams};
+use crate::protocol::pfabric::PFabricQueue;
+use crate::protocol::piqi::{PiqiLaw, PiqiParams};
 use crate::protocol::rcp::params::{RcpQueueKeys, RcpTcpKeys};
-use crate::qdisc::{
-    AqmQueue, Classify, Drr, ExplicitQueue, HpccLaw, JetMaxLaw, JetMaxParams, Law, Limit, PFabricQueue, PiqiLaw,
-    PiqiParams, PortCtx, Prio, Qdisc, RcpLaw, RcpTcpQueue, XcpLaw, XcpParams,
-};
+use crate::protocol::rcp::{RcpLaw, RcpTcpQueue};
+use crate::protocol::xcp::{XcpLaw, XcpParams};
+use crate::protocol::{Law, ProtocolQueue};
+use crate::qdisc::{AqmQueue, Classify, Drr, ExplicitQueue, Limit, PortCtx, Prio, Qdisc};
 use crate::quantity::BytesQ;
 use crate::rng::Rng;
 use crate::spec_de::{field_names, from_table};
@@ -222,7 +226,7 @@ impl QueueSpec {
                 let p = keys.params();
                 p.validate(ctx.capacity)?;
                 let rng = Rng::stream(seed, &format!("queues.rcp-tcp.link{}", ctx.link));
-                Ok(Port::qdisc(Qdisc::RcpTcp(Box::new(RcpTcpQueue::new(ctx, limit, p, rng)))))
+                Ok(Port::qdisc(Qdisc::Protocol(ProtocolQueue::RcpTcp(Box::new(RcpTcpQueue::new(ctx, limit, p, rng))))))
             }
             QueueKind::Hpcc(_) => Ok(explicit(ctx, limit, Law::Hpcc(HpccLaw::new()))),
             QueueKind::Xcp(p) => {
@@ -289,7 +293,7 @@ impl QueueSpec {
                         ));
                     }
                 }
-                Ok(Port::qdisc(Qdisc::PFabric(PFabricQueue::new(limit))))
+                Ok(Port::qdisc(Qdisc::Protocol(ProtocolQueue::PFabric(PFabricQueue::new(limit)))))
             }
             QueueKind::Step(keys) => {
                 let (marker, non_ect) = keys.build()?;

@@ -6,9 +6,9 @@
 use super::{RcpParams, RcpTcpParams, RcpVariant};
 use crate::error::{SpecError, SpecResult};
 use crate::protocol::cubic::HyStartMode;
+use crate::protocol::rcp::coexist::{CoexistMode, TcRule};
 use crate::protocol::tcp::{CcChoice, LossKeys};
 use crate::protocol::{CcKind, RateConfig, RCP_HEADER, UNLIMITED_RATE};
-use crate::qdisc::{CoexistMode, TcRule};
 use crate::quantity::{BytesQ, RateQ, TimeQ};
 use crate::scenario::{Common, ProtocolKeys};
 use crate::world::Profile;
