@@ -4,7 +4,11 @@
 A file imports another when its code (comments and `#[cfg(test)]` modules left out) names a
 path into it: in Rust a `crate::a::b::...` path (in a `use` or inline), `super::...` or
 `self::...`, resolved to the deepest module file the path reaches (`a/b.rs` or `a/b/mod.rs`);
-`mod x;` declarations are structure, not imports. In Python an `import` or `from ... import`
+`mod x;` declarations are structure, not imports. The protocol registry's table
+(`protocol/registry.rs`, `protocols!(callback)`) counts as what it generates: a file that
+invokes it imports, for each folder of the table, the file each `$crate::protocol::$folder::...`
+path of its callback reaches (`$crate::protocol::$folder::header::T` -> `protocol/<folder>/header.rs`,
+`$crate::protocol::$folder::T` -> `protocol/<folder>/mod.rs`). In Python an `import` or `from ... import`
 anywhere in the file (inside functions too), of a module of the package or of the experiments.
 A circle is a strongly connected set of two or more files; each is printed with its files.
 
@@ -68,8 +72,39 @@ def rust_module_of(src: Path, file: Path) -> list[str]:
     return parts
 
 
+def table_folders(src: Path) -> list[str]:
+    """The folders of the protocol registry's table (the rows of `protocols!`), if the crate has one."""
+    table = src / "protocol" / "registry.rs"
+    if not table.exists():
+        return []
+    body = rust_code(table.read_text())
+    return re.findall(r"^\s*(\w+)\s*\{\s*name:", body, flags=re.M)
+
+
+def table_paths(code: str, src: Path, folders: list[str]) -> list[str]:
+    """The `crate::protocol::<folder>::...` paths a file that invokes `protocols!(cb)` generates.
+
+    Every `$crate::protocol::$x::...` path of the file's macros (the callback and the helpers it
+    calls) is taken for each folder of the table; one that names a module the folder lacks
+    (`header`, `router`) is not generated for that folder (its row has no such part).
+    """
+    if not re.search(r"\bprotocols!\s*\(\s*\w+\s*\)", code):
+        return []
+    paths = []
+    for tail in set(re.findall(r"\$crate::protocol::\$\w+((?:::\w+)*)", code)):
+        segs = [t for t in tail.split("::") if t]
+        for f in folders:
+            if segs and segs[0][:1].islower():
+                base = src / "protocol" / f / segs[0]
+                if not (base.with_suffix(".rs").exists() or (base / "mod.rs").exists()):
+                    continue
+            paths.append("crate::protocol::" + f + tail)
+    return paths
+
+
 def rust_graph(src: Path) -> dict[str, set[str]]:
     files = sorted(src.rglob("*.rs"))
+    folders = table_folders(src)
     by_module = {tuple(rust_module_of(src, f)): f for f in files}
     graph: dict[str, set[str]] = {}
     for f in files:
@@ -79,7 +114,10 @@ def rust_graph(src: Path) -> dict[str, set[str]]:
         paths = []
         for m in re.finditer(r"\buse\s+([^;]+);", code):
             paths += expand_use(m.group(1))
-        paths += re.findall(r"\b(?:crate|super|self)(?:::\w+)+", code)
+        # A macro's template path (`$crate::protocol::$folder::...`) is not a path to its
+        # prefix; the table's are counted below.
+        paths += re.findall(r"\b(?:crate|super|self)(?:::\w+)+\b(?!::\$)", code)
+        paths += table_paths(code, src, folders)
         deps = set()
         for p in paths:
             seg = [s for s in p.split("::") if s and s != "*"]

@@ -3,7 +3,7 @@
 
 mod common;
 
-use fctlab_core::qdisc::Law;
+use fctlab_core::protocol::Law;
 use fctlab_core::units::Time;
 use fctlab_core::world::World;
 use serde_json::json;

@@ -4,8 +4,9 @@
 
 mod common;
 
-use fctlab_core::net::packet::{CongestionHeader, Packet, PacketKind, RcpEcho, RcpHeader};
-use fctlab_core::qdisc::Law;
+use fctlab_core::net::packet::{CongestionHeader, Packet, PacketKind};
+use fctlab_core::protocol::rcp::header::{RcpEcho, RcpHeader};
+use fctlab_core::protocol::Law;
 use fctlab_core::scenario;
 use fctlab_core::transport::app::App;
 use fctlab_core::transport::cc::{CcConfig, RtcpConfig};

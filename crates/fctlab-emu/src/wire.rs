@@ -38,8 +38,9 @@
 //! [`WireError`]. The randomized tests below feed it garbage and mutated datagrams.
 
 use fctlab_core::net::packet::{CongestionHeader, Ecn, Packet, PacketKind, SackBlocks};
-use fctlab_core::protocol::hpcc::header::{records_from_wire, records_to_wire, TAG as HPCC_TAG, TAG_ECHO as HPCC_ECHO};
-use fctlab_core::protocol::{header_from_wire, header_to_wire};
+use fctlab_core::protocol::header::{
+    header_extension, header_from_wire, header_to_wire, tag_has_extension, with_header_extension, EXTENSION_WORDS,
+};
 use fctlab_core::units::Time;
 use std::fmt;
 
@@ -47,8 +48,9 @@ use std::fmt;
 pub const VERSION: u8 = 1;
 /// Header bytes before the payload.
 pub const HEADER: usize = 92;
-/// Bytes between the header and the payload for HPCC's telemetry records (0 for other headers).
-pub const MAX_EXTENSION: usize = 40;
+/// Bytes between the header and the payload for a header's extension, HPCC's telemetry records
+/// (0 for other headers).
+pub const MAX_EXTENSION: usize = 4 * EXTENSION_WORDS;
 /// The largest payload a datagram may carry.
 pub const MAX_PAYLOAD: u32 = 9_000;
 const MAGIC: [u8; 2] = [0xFC, 0x1A];
@@ -141,14 +143,14 @@ fn get_cc(tag: u8, b: &[u8], ext: usize) -> Result<CongestionHeader, WireError> 
     if ext == 0 {
         return Ok(h);
     }
-    Ok(records_from_wire(h, std::array::from_fn(|k| get_u32(b, HEADER + 4 * k))))
+    Ok(with_header_extension(h, std::array::from_fn(|k| get_u32(b, HEADER + 4 * k))))
 }
 
 /// Appends `pkt` as a datagram to `buf` (cleared first): header, then `len` zero bytes.
 /// Sequence numbers are offset by `isn` and taken modulo 2^32.
 pub fn encode(pkt: &Packet, isn: u32, buf: &mut Vec<u8>) {
     buf.clear();
-    let records = records_to_wire(&pkt.cc);
+    let records = header_extension(&pkt.cc);
     let ext = if records.is_some() { MAX_EXTENSION } else { 0 };
     buf.resize(HEADER + ext + pkt.len as usize, 0);
     let b = &mut buf[..];
@@ -211,7 +213,7 @@ pub fn decode(b: &[u8], isn: u32, reference: u64) -> Result<Packet, WireError> {
     if len > MAX_PAYLOAD {
         return Err(WireError::Field("len"));
     }
-    let ext = if matches!(b[33], HPCC_TAG | HPCC_ECHO) { MAX_EXTENSION } else { 0 };
+    let ext = if tag_has_extension(b[33]) { MAX_EXTENSION } else { 0 };
     let expected = HEADER + ext + len as usize;
     if b.len() != expected {
         return Err(WireError::Length { got: b.len(), expected });
@@ -277,9 +279,11 @@ pub fn peek(b: &[u8]) -> Option<(u32, bool)> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use fctlab_core::net::packet::{
-        JetMaxEcho, JetMaxHeader, PiqiEcho, PiqiHeader, RcpEcho, RcpHeader, XcpEcho, XcpHeader,
-    };
+    use fctlab_core::protocol::hpcc::header::{IntHop, IntStack, TAG as HPCC_TAG};
+    use fctlab_core::protocol::jetmax::header::{JetMaxEcho, JetMaxHeader};
+    use fctlab_core::protocol::piqi::header::{PiqiEcho, PiqiHeader};
+    use fctlab_core::protocol::rcp::header::{RcpEcho, RcpHeader};
+    use fctlab_core::protocol::xcp::header::{XcpEcho, XcpHeader};
     use fctlab_core::rng::Rng;
 
     fn sample(kind: PacketKind, cc: CongestionHeader) -> Packet {
@@ -319,14 +323,10 @@ mod tests {
     }
 
     /// Telemetry records of `n` ports.
-    fn hpcc(n: u64) -> fctlab_core::net::packet::IntStack {
-        let mut s = fctlab_core::net::packet::IntStack::default();
+    fn hpcc(n: u64) -> IntStack {
+        let mut s = IntStack::default();
         for k in 0..n {
-            s.push(fctlab_core::net::packet::IntHop::new(
-                Time::from_ns(1000 * k + 7),
-                Time::from_ns(333 * k),
-                Time::from_ns(64 * k),
-            ));
+            s.push(IntHop::new(Time::from_ns(1000 * k + 7), Time::from_ns(333 * k), Time::from_ns(64 * k)));
         }
         s
     }
@@ -346,7 +346,7 @@ mod tests {
             for cc in headers() {
                 let p = sample(kind, cc);
                 encode(&p, 0xFFFF_F000, &mut buf);
-                let ext = if matches!(cc, CongestionHeader::Hpcc { .. } | CongestionHeader::HpccFeedback { .. }) {
+                let ext = if matches!(cc, CongestionHeader::Hpcc(_) | CongestionHeader::HpccFeedback(_)) {
                     MAX_EXTENSION
                 } else {
                     0

@@ -669,7 +669,10 @@ fn router_cost(py: Python<'_>, law: &str, packets: u64) -> PyResult<f64> {
     }
     let law = law.to_string();
     py.detach(|| fctlab_core::qdisc::cost::ns_per_packet(&law, packets)).ok_or_else(|| {
-        PyValueError::new_err(format!("field `law`: expected one of {:?}, got {law:?}", fctlab_core::qdisc::cost::LAWS))
+        PyValueError::new_err(format!(
+            "field `law`: expected one of {:?}, got {law:?}",
+            fctlab_core::qdisc::cost::laws()
+        ))
     })
 }
 
@@ -721,7 +724,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(ps_fct, m)?)?;
     m.add_function(wrap_pyfunction!(srpt_fct, m)?)?;
     m.add_function(wrap_pyfunction!(router_cost, m)?)?;
-    m.add("ROUTER_LAWS", fctlab_core::qdisc::cost::LAWS.to_vec())?;
+    m.add("ROUTER_LAWS", fctlab_core::qdisc::cost::laws())?;
     m.add("PROTOCOLS", protocols(m.py())?)?;
     m.add("MAX_PARTITIONS", fctlab_core::world::parallel::MAX_PARTITIONS)?;
     m.add("ScenarioError", m.py().get_type::<ScenarioError>())?;

@@ -225,7 +225,8 @@ const CWR: u8 = 0x80;
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::net::packet::{CongestionHeader, Ecn, RcpEcho, SackBlocks};
+    use crate::net::packet::{CongestionHeader, Ecn, SackBlocks};
+    use crate::protocol::rcp::header::RcpEcho;
     use crate::units::Time;
 
     fn pkt(kind: PacketKind) -> Packet {

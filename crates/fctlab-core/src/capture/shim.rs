@@ -3,7 +3,8 @@
 //! `tools/wireshark/fctlab.lua` to name.
 //!
 //! Layout, big-endian (the fields are the emulator's wire encoding of the header, from
-//! [`header_to_wire`] and HPCC's [`records_to_wire`], so both speak one encoding):
+//! [`header_to_wire`] and the extension of [`header_extension`], HPCC's records, so both speak
+//! one encoding):
 //!
 //! | offset | bytes | field |
 //! |---|---|---|
@@ -30,8 +31,7 @@
 //! right after the IP packet, and knows it by its magic, version and length.
 
 use crate::net::packet::CongestionHeader;
-use crate::protocol::header_to_wire;
-use crate::protocol::hpcc::header::records_to_wire;
+use crate::protocol::header::{header_extension, header_to_wire};
 
 /// The magic that opens a shim (the emulator's datagrams open with it too).
 pub const MAGIC: [u8; 2] = [0xFC, 0x1A];
@@ -67,7 +67,7 @@ pub fn encode(cc: &CongestionHeader) -> Shim {
         return s;
     }
     let (tag, words) = header_to_wire(*cc);
-    let records = records_to_wire(cc);
+    let records = header_extension(cc);
     let len = if records.is_some() { MAX } else { 18 };
     s.bytes[0..2].copy_from_slice(&MAGIC);
     s.bytes[2] = VERSION;
@@ -83,9 +83,9 @@ pub fn encode(cc: &CongestionHeader) -> Shim {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::net::packet::{IntHop, IntStack, RcpHeader};
-    use crate::protocol::header_from_wire;
-    use crate::protocol::hpcc::header::records_from_wire;
+    use crate::protocol::header::{header_from_wire, with_header_extension};
+    use crate::protocol::hpcc::header::{IntHop, IntStack};
+    use crate::protocol::rcp::header::RcpHeader;
     use crate::units::Time;
 
     fn word(b: &[u8], k: usize) -> u32 {
@@ -116,7 +116,7 @@ mod tests {
         let b = s.bytes();
         assert_eq!((b.len(), u16::from_be_bytes([b[4], b[5]])), (58, 58));
         let back = header_from_wire(b[3], [word(b, 0), word(b, 1), word(b, 2)]).unwrap();
-        let back = records_from_wire(back, std::array::from_fn(|k| word(b, 3 + k)));
+        let back = with_header_extension(back, std::array::from_fn(|k| word(b, 3 + k)));
         assert_eq!(back, h);
     }
 }

@@ -13,7 +13,8 @@
 
 use crate::metrics::metric::Metric;
 use crate::net::packet::Packet;
-use crate::qdisc::{DropTail, Law, Limit, Qdisc, QueueDiscipline, RouterLaw};
+use crate::protocol::laws::Law;
+use crate::qdisc::{DropTail, Limit, Qdisc, QueueDiscipline};
 use crate::rng::Rng;
 use crate::sched::{Event, Scheduler};
 use crate::units::{Rate, Time};
@@ -485,25 +486,17 @@ impl Link {
         }
     }
 
-    /// The series rows of the port's own state: a router law's ([`RouterLaw::metrics`]), a marking queue's
-    /// marks and drops; none for other ports.
+    /// The series rows of the port's own state ([`QueueDiscipline::metrics`]): a router law's,
+    /// a marking queue's marks and drops, a protocol discipline's; none for other ports.
     pub fn law_metrics(&self, out: &mut impl FnMut(Metric, f64)) {
-        match self.port.discipline() {
-            Some(Qdisc::Explicit(q)) => q.law().metrics(q.ctx(), out),
-            Some(Qdisc::RcpTcp(q)) => q.metrics(out),
-            Some(Qdisc::Aqm(q)) => q.metrics(out),
-            _ => {}
+        if let Some(q) = self.port.discipline() {
+            q.metrics(out)
         }
     }
 
     /// How many rows [`Link::law_metrics`] emits per sample.
     pub fn law_metric_count(&self) -> usize {
-        match self.port.discipline() {
-            Some(Qdisc::Explicit(q)) => q.law().metric_count(),
-            Some(Qdisc::RcpTcp(q)) => q.metric_count(),
-            Some(Qdisc::Aqm(q)) => q.metric_count(),
-            _ => 0,
-        }
+        self.port.discipline().map_or(0, |q| q.metric_count())
     }
 
     /// Wire bytes offered to the port so far: admitted (put on the wire, or still waiting)

@@ -1,14 +1,10 @@
 //! The packet: one plain `Copy` struct, moved by value; no allocation per packet.
 //!
 //! Sequence numbers are byte offsets into the flow's payload. Congestion headers of the
-//! explicit-feedback protocols live in [`CongestionHeader`], a closed enum.
+//! explicit-feedback protocols live in [`CongestionHeader`], a closed enum the protocol
+//! registry generates (`protocol/header.rs`).
 
-pub use crate::protocol::hpcc::header::{IntHop, IntStack};
-pub use crate::protocol::jetmax::header::{JetMaxEcho, JetMaxHeader, JETMAX_NO_ROUTER};
-pub use crate::protocol::pfabric::header::PFabricHeader;
-pub use crate::protocol::piqi::header::{PiqiEcho, PiqiHeader};
-pub use crate::protocol::rcp::header::{RcpEcho, RcpHeader};
-pub use crate::protocol::xcp::header::{XcpEcho, XcpHeader};
+pub use crate::protocol::header::{CongestionHeader, PLUGIN_ECHO_TAGS, PLUGIN_TAGS};
 use crate::units::Time;
 
 /// Index of a flow in the world's flow arena.
@@ -78,86 +74,6 @@ impl SackBlocks {
 fn unwrap32(x: u32, near: u64) -> u64 {
     let d = x.wrapping_sub(near as u32) as i32 as i64;
     (near as i64).wrapping_add(d).max(0) as u64
-}
-
-/// Router-writable congestion header of explicit-feedback protocols: one variant per header
-/// and direction, each holding its protocol's struct (fields, meaning and wire encoding in
-/// `protocol/<name>/header.rs`).
-///
-/// A closed enum, not a trait object: the packet is one `Copy` struct moved by value, and
-/// its size is what the event loop pays per hop. Header fields are 32-bit, as in the
-/// protocols' wire formats, and the largest variant (HPCC's five telemetry records) is 44
-/// bytes, so that the packet stays within two cache lines (its in-flight read is the event
-/// loop's main cache miss; a test checks it).
-#[derive(Copy, Clone, Debug, Default, PartialEq)]
-pub enum CongestionHeader {
-    /// Plain TCP: no header.
-    #[default]
-    None,
-    /// RCP, forward (SYN, data, probes): routers lower the rate to their fair rate.
-    Rcp(RcpHeader),
-    /// RCP, reverse: the receiver's echo of the rate the forward packet collected.
-    RcpFeedback(RcpEcho),
-    /// XCP, forward: the sender's window and RTT, and the window change routers allow.
-    Xcp(XcpHeader),
-    /// XCP, reverse: the receiver's echo of the feedback.
-    XcpFeedback(XcpEcho),
-    /// JetMax, forward: the flow's bottleneck router and the smallest rate offered so far.
-    JetMax(JetMaxHeader),
-    /// JetMax, reverse: the echo of the offering router and its rate.
-    JetMaxFeedback(JetMaxEcho),
-    /// PIQI-RCP, forward: the smallest rate so far, its interval number and router.
-    Piqi(PiqiHeader),
-    /// PIQI-RCP, reverse: the echo of the three.
-    PiqiFeedback(PiqiEcho),
-    /// pFabric, forward only: the flow's remaining bytes, the packet's priority.
-    PFabric(PFabricHeader),
-    /// HPCC, forward (SYN, data): the telemetry records the ports pushed
-    /// (`protocol/hpcc/header.rs`; the fields are inline so that the header stays 44 bytes).
-    Hpcc {
-        /// Ports that pushed a record.
-        nhop: u8,
-        /// The records, in path order ([`IntStack`] reads them).
-        hops: [IntHop; crate::protocol::hpcc::header::MAX_HOPS],
-    },
-    /// HPCC, reverse: the receiver's copy of the records.
-    HpccFeedback {
-        /// Ports that pushed a record.
-        nhop: u8,
-        /// The records, in path order.
-        hops: [IntHop; crate::protocol::hpcc::header::MAX_HOPS],
-    },
-    /// A plug-in's own header (`crate::plugin`): tags 128-191 forward, 192-255 their echo
-    /// (the forward tag + 64); the words are the plug-in's, carried as they are.
-    Plugin {
-        /// The wire tag.
-        tag: u8,
-        /// The fields.
-        words: [u32; 3],
-    },
-}
-
-impl CongestionHeader {
-    /// What a receiver copies into its ACK for the header a forward packet carried.
-    #[inline]
-    pub fn feedback(self) -> CongestionHeader {
-        if matches!(self, CongestionHeader::None) {
-            return self; // plain TCP: the common case first
-        }
-        match self {
-            CongestionHeader::Rcp(h) => CongestionHeader::RcpFeedback(h.echo()),
-            CongestionHeader::Xcp(h) => CongestionHeader::XcpFeedback(h.echo()),
-            CongestionHeader::JetMax(h) => CongestionHeader::JetMaxFeedback(h.echo()),
-            CongestionHeader::Piqi(h) => CongestionHeader::PiqiFeedback(h.echo()),
-            // pFabric's ACKs carry no priority: they go first.
-            CongestionHeader::PFabric(_) => CongestionHeader::None,
-            CongestionHeader::Hpcc { nhop, hops } => CongestionHeader::HpccFeedback { nhop, hops },
-            CongestionHeader::Plugin { tag, words } if tag < PLUGIN_ECHO_TAGS => {
-                CongestionHeader::Plugin { tag: tag + (PLUGIN_ECHO_TAGS - PLUGIN_TAGS), words }
-            }
-            other => other,
-        }
-    }
 }
 
 /// A packet's ECN bits: the IP header's ECN field (RFC 3168 sec. 5: Not-ECT 00, ECT(1) 01,
@@ -258,11 +174,6 @@ pub fn dscp_of_band(prio: u8) -> u8 {
     prio & 0x3F
 }
 
-/// The first wire tag of plug-ins' forward headers.
-pub const PLUGIN_TAGS: u8 = 128;
-/// The first wire tag of plug-ins' echoes (a forward tag + 64).
-pub const PLUGIN_ECHO_TAGS: u8 = 192;
-
 /// A packet on the wire.
 #[derive(Copy, Clone, Debug)]
 pub struct Packet {
@@ -315,16 +226,6 @@ impl Packet {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    /// The packet stays within two cache lines: its in-flight read is the event loop's main
-    /// cache miss, and every queue holds packets by value.
-    #[test]
-    fn a_plugin_header_is_echoed_under_its_echo_tag_with_its_words() {
-        let fwd = CongestionHeader::Plugin { tag: 130, words: [1, 2, 3] };
-        assert_eq!(fwd.feedback(), CongestionHeader::Plugin { tag: 194, words: [1, 2, 3] });
-        assert_eq!(fwd.feedback().feedback(), fwd.feedback(), "an echo is not echoed again");
-        assert!(std::mem::size_of::<CongestionHeader>() <= 44, "{}", std::mem::size_of::<CongestionHeader>());
-    }
 
     #[test]
     fn ecn_bits_keep_the_codepoint_and_the_flags_apart() {

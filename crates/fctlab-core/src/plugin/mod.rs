@@ -370,7 +370,8 @@ pub fn from_plugin(h: Header) -> Result<CongestionHeader, String> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::net::packet::{XcpHeader, PLUGIN_TAGS};
+    use crate::net::packet::PLUGIN_TAGS;
+    use crate::protocol::xcp::header::XcpHeader;
     use crate::transport::cc::{CcState, CongestionControl, HeaderCtx};
 
     /// A host law that panics (here: returns Err) on its `fail_at`-th ACK and stamps `header`;

@@ -31,271 +31,70 @@
 //! | `jetmax/` | JetMax (seed 003) | header, router law, rate host law |
 //! | `piqi/` | PIQI-RCP (seed 003) | header, router law, rate host law |
 //!
-//! This file is the registry: [`PROTOCOLS`] describes each protocol (its scenario names,
-//! header bytes, metrics and folder), and the closed lists below dispatch to each part
-//! statically (a `match`, no virtual call on the hot path): [`Controller`] the window host
-//! laws, [`RateLaw`] the rate host laws, [`Law`] the router laws, and
-//! [`header_to_wire`] / [`header_from_wire`] the headers' wire encodings; `keys.rs` lists
-//! each `protocol = "..."` with the struct of its keys, and `tcp.rs` holds `protocol = "tcp"`'s
-//! (the loss-based window's `cc` and `hystart`). Adding a protocol is its folder, its arms
-//! here and in `keys.rs`, its header variants (`net/packet.rs`) and its queue kind
-//! (`scenario/queues.rs`); `docs/protocols.md` counts the files.
+//! This file is the registry. Its table, `registry.rs` (`protocols!`, one row per protocol),
+//! generates the closed lists that dispatch to each part statically (a `match`, no virtual
+//! call on the hot path): [`CongestionHeader`] with its echo and wire encoding
+//! ([`header_to_wire`] / [`header_from_wire`], `header.rs`), [`Law`] the router laws and
+//! [`ProtocolQueue`] the protocols' own queue disciplines (`laws.rs`), and [`PROTOCOLS`], what
+//! each protocol is (`info.rs`). Here are the host laws' lists, [`Controller`] and
+//! [`RateLaw`]; `keys.rs` lists each `protocol = "..."` with the struct of its keys, and
+//! `tcp.rs` holds `protocol = "tcp"`'s (the loss-based window's `cc` and `hystart`).
+//!
+//! Adding a protocol: its folder (`<name>/`: `header.rs`, a leaf importing only `wire.rs`;
+//! `router.rs`; `host.rs`; `params.rs`) and its row in `registry.rs`, plus its host law's arms
+//! here, its line in `keys.rs` and its queue kind (`scenario/queues.rs`); `docs/protocols.md`
+//! has the steps. The layers below (`net`, `qdisc`, `capture`, `sched`, `metrics`) name no
+//! protocol: they use the generated types only.
 
 pub mod cubic;
 pub mod dctcp;
+pub mod header;
 pub mod hpcc;
+pub mod info;
 pub mod jetmax;
 pub mod keys;
+pub mod laws;
 pub mod newreno;
 pub mod pfabric;
 pub mod piqi;
 pub mod rc3;
 pub mod rcp;
+pub mod registry;
 pub mod rtcp;
 pub mod tcp;
+pub mod wire;
 pub mod xcp;
 
-use crate::metrics::metric::Metric;
-use crate::net::packet::{CongestionHeader, Packet, PLUGIN_TAGS};
-use crate::plugin::{HostInit, HostPlugin, PluginCc, PluginLaw};
-use crate::qdisc::law::{PortCtx, RouterLaw};
+use crate::plugin::{HostInit, HostPlugin, PluginCc};
 use crate::transport::cc::{CcState, CongestionControl, EcnAck, Feedback, HeaderCtx};
 use crate::transport::paced::law::{LawCtx, RateControl};
 use crate::units::{Rate, Time};
 use cubic::{Cubic, HyStartMode, RttSample};
 use dctcp::{Dctcp, DctcpConfig};
-use hpcc::{Hpcc, HpccConfig, HpccLaw};
-use jetmax::{JetMaxHost, JetMaxLaw};
+pub use header::{
+    header_extension, header_from_wire, header_to_wire, tag_has_extension, with_header_extension, CongestionHeader,
+};
+use hpcc::{Hpcc, HpccConfig};
+pub use info::{info, ProtocolInfo, PROTOCOLS};
+use jetmax::JetMaxHost;
+pub use laws::{router_cost_port, Law, ProtocolQueue, ROUTER_COST_LAWS};
 use newreno::NewReno;
 use pfabric::PFabric;
-use piqi::{PiqiHost, PiqiLaw};
-use rcp::{FixedRate, RcpHost, RcpLaw};
+use piqi::PiqiHost;
+use rcp::{FixedRate, RcpHost};
 use rtcp::{Rtcp, RtcpConfig};
-use xcp::{Xcp, XcpLaw};
+use xcp::Xcp;
 
-/// What the registry knows of a protocol.
-#[derive(Copy, Clone, Debug, PartialEq, Eq)]
-pub struct ProtocolInfo {
-    /// Its name, as `transport.protocol` or `transport.cc` spells it.
-    pub name: &'static str,
-    /// What it is, and where it comes from.
-    pub title: &'static str,
-    /// The scenario key that selects it on hosts (`transport.protocol = ...` or `transport.cc = ...`).
-    pub host_key: &'static str,
-    /// The queue kind of its router law (`queues.*.kind`), if it has one.
-    pub queue: Option<&'static str>,
-    /// Its congestion header's bytes on the wire, on top of TCP/IP's (0: none).
-    pub header_bytes: u32,
-    /// The series metrics its router law emits, in order.
-    pub metrics: &'static [&'static str],
-    /// Its folder under `crates/fctlab-core/src/protocol/`.
-    pub folder: &'static str,
-    /// The wire tags of its congestion header, forward and echo (empty: no header).
-    pub wire_tags: &'static [u8],
-}
-
-/// Every protocol fctlab has.
-pub const PROTOCOLS: [ProtocolInfo; 11] = [
-    ProtocolInfo {
-        name: "newreno",
-        title: "TCP NewReno with SACK (RFC 5681, RFC 6582, RFC 6675)",
-        host_key: "transport.cc",
-        queue: None,
-        header_bytes: 0,
-        metrics: &[],
-        folder: "newreno",
-        wire_tags: &[],
-    },
-    ProtocolInfo {
-        name: "cubic",
-        title: "TCP CUBIC (RFC 9438) with HyStart (Linux) or HyStart++ (RFC 9406)",
-        host_key: "transport.cc",
-        queue: None,
-        header_bytes: 0,
-        metrics: &[],
-        folder: "cubic",
-        wire_tags: &[],
-    },
-    ProtocolInfo {
-        name: "dctcp",
-        title: "DCTCP, Data Center TCP (Alizadeh et al. 2010; RFC 8257)",
-        host_key: "transport.cc",
-        queue: Some("step"),
-        header_bytes: 0,
-        metrics: &[],
-        folder: "dctcp",
-        wire_tags: &[],
-    },
-    ProtocolInfo {
-        name: "pfabric",
-        title: "pFabric, minimal near-optimal datacenter transport (Alizadeh et al. 2013)",
-        host_key: "transport.cc",
-        queue: Some("pfabric"),
-        header_bytes: 0,
-        metrics: &[],
-        folder: "pfabric",
-        wire_tags: &[pfabric::header::TAG],
-    },
-    ProtocolInfo {
-        name: "hpcc",
-        title: "HPCC, high precision congestion control (Li et al. 2019)",
-        host_key: "transport.protocol",
-        queue: Some("hpcc"),
-        header_bytes: HPCC_HEADER,
-        metrics: &[],
-        folder: "hpcc",
-        wire_tags: &[hpcc::header::TAG, hpcc::header::TAG_ECHO],
-    },
-    ProtocolInfo {
-        name: "rc3",
-        title: "RC3, recursively cautious congestion control (the RC3 paper)",
-        host_key: "transport.protocol",
-        queue: Some("prio"),
-        header_bytes: 0,
-        metrics: &[],
-        folder: "rc3",
-        wire_tags: &[],
-    },
-    ProtocolInfo {
-        name: "rcp",
-        title: "RCP, the rate control protocol (Dukkipati's thesis)",
-        host_key: "transport.protocol",
-        queue: Some("rcp"),
-        header_bytes: RCP_HEADER,
-        metrics: rcp::router::METRICS,
-        folder: "rcp",
-        wire_tags: &[rcp::header::TAG, rcp::header::TAG_ECHO],
-    },
-    ProtocolInfo {
-        name: "rtcp",
-        title: "R-TCP, TCP with RCP's rate as its window (RCP thesis sec. 6.1.1)",
-        host_key: "transport.protocol",
-        queue: Some("rcp"),
-        header_bytes: RCP_HEADER,
-        metrics: &[],
-        folder: "rtcp",
-        wire_tags: &[rcp::header::TAG, rcp::header::TAG_ECHO],
-    },
-    ProtocolInfo {
-        name: "xcp",
-        title: "XCP, the explicit control protocol (Katabi et al. 2002; seed 003)",
-        host_key: "transport.protocol",
-        queue: Some("xcp"),
-        header_bytes: XCP_HEADER,
-        metrics: &[],
-        folder: "xcp",
-        wire_tags: &[xcp::header::TAG, xcp::header::TAG_ECHO],
-    },
-    ProtocolInfo {
-        name: "jetmax",
-        title: "JetMax (Zhang, Leonard, Loguinov; seed 003)",
-        host_key: "transport.protocol",
-        queue: Some("jetmax"),
-        header_bytes: JETMAX_HEADER,
-        metrics: jetmax::router::METRICS,
-        folder: "jetmax",
-        wire_tags: &[jetmax::header::TAG, jetmax::header::TAG_ECHO],
-    },
-    ProtocolInfo {
-        name: "piqi",
-        title: "PIQI-RCP (Jain and Loguinov, IWQoS 2007; seed 003)",
-        host_key: "transport.protocol",
-        queue: Some("piqi"),
-        header_bytes: PIQI_HEADER,
-        metrics: piqi::router::METRICS,
-        folder: "piqi",
-        wire_tags: &[piqi::header::TAG, piqi::header::TAG_ECHO],
-    },
-];
-
-/// The protocol named `name`, if fctlab has it.
-pub fn info(name: &str) -> Option<&'static ProtocolInfo> {
-    PROTOCOLS.iter().find(|p| p.name == name)
-}
-
-/// Bytes of the RCP header (rate, reverse rate, RTT, protocol; thesis Fig. 6.2) on top of the
-/// TCP/IP headers, for RCP and R-TCP.
-pub const RCP_HEADER: u32 = 12;
-/// Bytes of the XCP header (cwnd, RTT, feedback; seed 003) on top of the TCP/IP headers.
-pub const XCP_HEADER: u32 = 20;
-/// JetMax's congestion header (seed 003 sec. III-D: 32 bytes, the fields of both directions).
-pub const JETMAX_HEADER: u32 = 32;
-/// HPCC's telemetry header (sec. 4.1 and the authors' simulator: a 2-byte hop count and five
-/// 8-byte records).
-pub const HPCC_HEADER: u32 = 42;
-/// PIQI-RCP's congestion header (seed 003 sec. III-E: 24 bytes, RCP's fields plus Interval
-/// Number, Reverse Interval Number and ID).
-pub const PIQI_HEADER: u32 = 24;
-
-// ---------------------------------------------------------------------------------------------
-// Headers on the wire.
-
-/// A congestion header's fields on the wire: three 32-bit words after a one-byte tag.
-pub type Words = [u32; 3];
-
-/// Refuses words a header leaves unused unless they are zero (a garbage value is not ignored).
-pub(crate) fn unused_zero(w: &[u32]) -> Result<(), &'static str> {
-    if w.iter().all(|&x| x == 0) {
-        Ok(())
-    } else {
-        Err("cc")
-    }
-}
-
-/// A float field that holds a number (XCP's window and feedback, JetMax's interval): NaN and
-/// both infinities are refused (an infinite window or feedback would become a window of
-/// 2^64 - 1 bytes at the sender).
-pub(crate) fn finite(bits: u32, name: &'static str) -> Result<f32, &'static str> {
-    let x = f32::from_bits(bits);
-    if x.is_finite() {
-        Ok(x)
-    } else {
-        Err(name)
-    }
-}
-
-/// A rate field (JetMax's and PIQI-RCP's): a number, or +infinity for "no rate yet", which
-/// their senders read as no limit; NaN and -infinity are refused.
-pub(crate) fn rate_or_infinite(bits: u32, name: &'static str) -> Result<f32, &'static str> {
-    let x = f32::from_bits(bits);
-    if x.is_nan() || x == f32::NEG_INFINITY {
-        Err(name)
-    } else {
-        Ok(x)
-    }
-}
-
-/// The wire tag and words of a congestion header (tag 0, zeros: none).
-pub fn header_to_wire(h: CongestionHeader) -> (u8, Words) {
-    match h {
-        CongestionHeader::None => return (0, [0; 3]),
-        CongestionHeader::Plugin { tag, words } => return (tag, words),
-        _ => {}
-    }
-    rcp::header::to_wire(h)
-        .or_else(|| xcp::header::to_wire(h))
-        .or_else(|| jetmax::header::to_wire(h))
-        .or_else(|| piqi::header::to_wire(h))
-        .or_else(|| pfabric::header::to_wire(h))
-        .or_else(|| hpcc::header::to_wire(h))
-        .expect("every congestion header has a wire encoding")
-}
-
-/// The congestion header of wire tag `tag` and words `w`; Err names the field refused (an
-/// unknown tag, a NaN, an infinite window or feedback, a non-zero unused word).
-pub fn header_from_wire(tag: u8, w: Words) -> Result<CongestionHeader, &'static str> {
-    match tag {
-        0 => unused_zero(&w).map(|_| CongestionHeader::None),
-        rcp::header::TAG | rcp::header::TAG_ECHO => rcp::header::from_wire(tag, w),
-        xcp::header::TAG | xcp::header::TAG_ECHO => xcp::header::from_wire(tag, w),
-        jetmax::header::TAG | jetmax::header::TAG_ECHO => jetmax::header::from_wire(tag, w),
-        piqi::header::TAG | piqi::header::TAG_ECHO => piqi::header::from_wire(tag, w),
-        pfabric::header::TAG => pfabric::header::from_wire(w),
-        hpcc::header::TAG | hpcc::header::TAG_ECHO => hpcc::header::from_wire(tag, w),
-        PLUGIN_TAGS..=u8::MAX => Ok(CongestionHeader::Plugin { tag, words: w }),
-        _ => Err("cc_tag"),
-    }
-}
+/// Bytes of the RCP header on top of the TCP/IP headers, for RCP and R-TCP.
+pub const RCP_HEADER: u32 = rcp::header::BYTES;
+/// Bytes of the XCP header on top of the TCP/IP headers.
+pub const XCP_HEADER: u32 = xcp::header::BYTES;
+/// JetMax's congestion header.
+pub const JETMAX_HEADER: u32 = jetmax::header::BYTES;
+/// HPCC's telemetry header.
+pub const HPCC_HEADER: u32 = hpcc::header::BYTES;
+/// PIQI-RCP's congestion header.
+pub const PIQI_HEADER: u32 = piqi::header::BYTES;
 
 // ---------------------------------------------------------------------------------------------
 // Window host laws.
@@ -613,71 +412,15 @@ impl RateControl for RateLaw {
     }
 }
 
-// ---------------------------------------------------------------------------------------------
-// Router laws.
-
-/// The router laws fctlab has, dispatched statically.
-#[derive(Debug)]
-pub enum Law {
-    /// RCP: one fair rate per interval, stamped into forward packets.
-    Rcp(RcpLaw),
-    /// XCP: per-packet window feedback from efficiency and fairness controllers.
-    Xcp(XcpLaw),
-    /// JetMax: eq. 4's fair rate for the flows bottlenecked here, bottleneck selection.
-    JetMax(JetMaxLaw),
-    /// PIQI-RCP: eq. 6's PI rate on the virtual capacity, with interval numbers.
-    Piqi(PiqiLaw),
-    /// HPCC: a telemetry record per departing data packet.
-    Hpcc(HpccLaw),
-    /// A router law plug-in (`crate::plugin`).
-    Plugin(PluginLaw),
-}
-
-macro_rules! each_law {
-    ($self:ident, $l:ident => $body:expr) => {
-        match $self {
-            Law::Rcp($l) => $body,
-            Law::Xcp($l) => $body,
-            Law::JetMax($l) => $body,
-            Law::Piqi($l) => $body,
-            Law::Hpcc($l) => $body,
-            Law::Plugin($l) => $body,
-        }
-    };
-}
-
-impl RouterLaw for Law {
-    #[inline]
-    fn on_arrival(&mut self, ctx: &PortCtx, now: Time, pkt: &Packet, queued_bytes_before: u64) {
-        each_law!(self, l => l.on_arrival(ctx, now, pkt, queued_bytes_before))
-    }
-    #[inline]
-    fn on_departure(&mut self, ctx: &PortCtx, now: Time, pkt: &mut Packet, queued_bytes_after: u64) {
-        each_law!(self, l => l.on_departure(ctx, now, pkt, queued_bytes_after))
-    }
-    fn first_tick(&self) -> Option<Time> {
-        each_law!(self, l => l.first_tick())
-    }
-    fn tick(&mut self, ctx: &PortCtx, now: Time, queued_bytes: u64) -> Option<Time> {
-        each_law!(self, l => l.tick(ctx, now, queued_bytes))
-    }
-    fn metric_count(&self) -> usize {
-        each_law!(self, l => l.metric_count())
-    }
-    fn metrics(&self, ctx: &PortCtx, out: &mut impl FnMut(Metric, f64)) {
-        each_law!(self, l => l.metrics(ctx, out))
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::net::packet::JETMAX_NO_ROUTER;
-    use crate::net::packet::{
-        JetMaxEcho, JetMaxHeader, PFabricHeader, PiqiEcho, PiqiHeader, RcpEcho, RcpHeader, XcpEcho, XcpHeader,
-    };
-    use crate::qdisc::cost::LAWS;
-    use crate::qdisc::law::{JetMaxParams, PiqiParams, RcpParams, XcpParams};
+    use crate::qdisc::law::{PortCtx, RouterLaw};
+    use hpcc::HpccLaw;
+    use jetmax::{JetMaxLaw, JetMaxParams};
+    use piqi::{PiqiLaw, PiqiParams};
+    use rcp::{RcpLaw, RcpParams};
+    use xcp::{XcpLaw, XcpParams};
 
     #[test]
     fn names_and_folders_are_unique() {
@@ -686,56 +429,6 @@ mod tests {
             assert_eq!(info(p.name), Some(p));
         }
         assert_eq!(info("bbr"), None);
-    }
-
-    /// Every header crosses the wire and comes back bit for bit, under a tag no other
-    /// protocol uses.
-    #[test]
-    fn every_header_round_trips_through_its_wire_encoding() {
-        let headers = [
-            CongestionHeader::None,
-            CongestionHeader::Rcp(RcpHeader { rate_kbps: u32::MAX, rtt_us: 20_000, age_kib: 5 }),
-            CongestionHeader::RcpFeedback(RcpEcho { rate_kbps: 10_000 }),
-            CongestionHeader::Xcp(XcpHeader { cwnd: 14600.0, rtt_us: 40_000, feedback: -3.5 }),
-            CongestionHeader::XcpFeedback(XcpEcho { feedback: 12.25 }),
-            CongestionHeader::JetMax(JetMaxHeader { rt: 4, rs: JETMAX_NO_ROUTER, rate: f32::INFINITY, ipi: 0.001 }),
-            CongestionHeader::JetMaxFeedback(JetMaxEcho { rs: 2, rate: 1e7 }),
-            CongestionHeader::Piqi(PiqiHeader { rate: f32::INFINITY, interval: 9, id: 3 }),
-            CongestionHeader::PiqiFeedback(PiqiEcho { rate: 5e6, interval: 10, id: 4 }),
-            CongestionHeader::PFabric(PFabricHeader { remaining: 123_456 }),
-            CongestionHeader::Hpcc { nhop: 3, hops: Default::default() },
-            CongestionHeader::HpccFeedback { nhop: 0, hops: Default::default() },
-            CongestionHeader::Plugin { tag: 128, words: [u32::MAX, 0, 7] },
-            CongestionHeader::Plugin { tag: 255, words: [1, 2, 3] },
-        ];
-        let mut tags = Vec::new();
-        for h in headers {
-            let (tag, w) = header_to_wire(h);
-            assert!(!tags.contains(&tag), "tag {tag} used twice");
-            tags.push(tag);
-            assert_eq!(header_from_wire(tag, w), Ok(h));
-        }
-        assert_eq!(header_from_wire(12, [0; 3]), Err("cc_tag"));
-        assert_eq!(header_from_wire(pfabric::header::TAG, [1, 2, 0]), Err("cc"));
-        assert_eq!(header_from_wire(0, [0, 1, 0]), Err("cc"));
-        assert_eq!(header_from_wire(xcp::header::TAG, [f32::NAN.to_bits(), 0, 0]), Err("cc.cwnd"));
-        // Non-finite numbers are refused as NaN is, but where infinity means "no rate yet".
-        for x in [f32::INFINITY, f32::NEG_INFINITY] {
-            assert_eq!(header_from_wire(xcp::header::TAG, [x.to_bits(), 0, 0]), Err("cc.cwnd"));
-            assert_eq!(header_from_wire(xcp::header::TAG, [0, 0, x.to_bits()]), Err("cc.feedback"));
-            assert_eq!(header_from_wire(xcp::header::TAG_ECHO, [x.to_bits(), 0, 0]), Err("cc.feedback"));
-            assert_eq!(header_from_wire(jetmax::header::TAG, [0, 0, x.to_bits()]), Err("cc.ipi"));
-        }
-        for tag in [jetmax::header::TAG, jetmax::header::TAG_ECHO] {
-            assert_eq!(header_from_wire(tag, [0, f32::NEG_INFINITY.to_bits(), 0]), Err("cc.rate"));
-            assert_eq!(header_from_wire(tag, [0, f32::NAN.to_bits(), 0]), Err("cc.rate"));
-            assert!(header_from_wire(tag, [0, f32::INFINITY.to_bits(), 0]).is_ok(), "no rate yet");
-        }
-        for tag in [piqi::header::TAG, piqi::header::TAG_ECHO] {
-            assert_eq!(header_from_wire(tag, [f32::NEG_INFINITY.to_bits(), 0, 0]), Err("cc.rate"));
-            assert!(header_from_wire(tag, [f32::INFINITY.to_bits(), 0, 0]).is_ok(), "no rate yet");
-        }
-        assert_eq!(header_from_wire(rcp::header::TAG_ECHO, [1, 2, 0]), Err("cc"));
     }
 
     /// The registry's metric names are what each router law emits, in order, and every
@@ -755,10 +448,7 @@ mod tests {
             law.metrics(&ctx, &mut |m, _| names.push(m.name()));
             assert_eq!(names, info(name).unwrap().metrics, "{name}");
             assert_eq!(law.metric_count(), names.len());
-            assert!(
-                LAWS.contains(&info(name).unwrap().queue.unwrap()),
-                "{name} missing from the router-cost benchmark"
-            );
+            assert!(ROUTER_COST_LAWS.iter().any(|&(_, n)| n == name), "{name} missing from the router-cost benchmark");
         }
     }
 }

@@ -39,7 +39,8 @@
 //! (`min_packets`, `max_packets`, `k_packets`), as the scenario gives the thresholds.
 //! Marking is deterministic for a seed: RED draws from the port's own stream.
 
-use super::{DropTail, Limit, QueueDiscipline};
+use super::discipline::{Limit, QueueDiscipline};
+use super::droptail::DropTail;
 use crate::metrics::metric::Metric;
 use crate::net::packet::Packet;
 use crate::rng::Rng;
@@ -277,6 +278,12 @@ impl AqmQueue {
 }
 
 impl QueueDiscipline for AqmQueue {
+    fn metric_count(&self) -> usize {
+        AqmQueue::metric_count(self)
+    }
+    fn metrics(&self, out: &mut impl FnMut(Metric, f64)) {
+        AqmQueue::metrics(self, out)
+    }
     fn enqueue(&mut self, now: Time, mut pkt: Packet, drops: &mut Vec<Packet>) {
         let (bytes, pkts) = (self.fifo.bytes(), self.fifo.packets());
         let hit = match &mut self.marker {

@@ -9,48 +9,38 @@
 //! the law's hosts would stamp. A plain drop-tail port is the baseline: the difference is the
 //! law's own cost. Figures depend on the machine; they are not simulation results.
 
-use super::{DropTail, ExplicitQueue, JetMaxLaw, JetMaxParams, Law, Limit, PiqiLaw, PiqiParams, PortCtx, Qdisc};
-use super::{HpccLaw, QueueDiscipline, RcpLaw, RcpParams, XcpLaw, XcpParams};
+use super::{DropTail, ExplicitQueue, Limit, PortCtx, Qdisc, QueueDiscipline};
 use crate::net::packet::{CongestionHeader, Ecn, Packet, PacketKind, SackBlocks};
-use crate::net::packet::{IntStack, JetMaxHeader, PiqiHeader, RcpHeader, XcpHeader};
+use crate::protocol::{router_cost_port, ROUTER_COST_LAWS};
 use crate::units::{Rate, Time};
 use std::hint::black_box;
 use std::time::Instant;
 
-/// The ports the benchmark times, by name: the baseline first.
-pub const LAWS: [&str; 6] = ["droptail", "xcp", "rcp", "jetmax", "piqi", "hpcc"];
+/// The baseline port: a plain drop-tail FIFO.
+pub const BASELINE: &str = "droptail";
+
+/// The ports the benchmark times, by name: the baseline first, then each router law the
+/// registry lists for it ([`ROUTER_COST_LAWS`]), in the places it gives them.
+pub fn laws() -> Vec<&'static str> {
+    let mut ranked = ROUTER_COST_LAWS.to_vec();
+    ranked.sort();
+    std::iter::once(BASELINE).chain(ranked.into_iter().map(|(_, name)| name)).collect()
+}
 
 const CAPACITY: Rate = Rate::from_gbps(1);
 const WIRE: u32 = 1500;
 const FLOWS: u32 = 64;
 const STANDING: usize = 8;
 
-/// A port of `law` (one of [`LAWS`]) and the header its hosts stamp; None for an unknown name.
+/// A port of `law` (one of [`laws`]) and the header its hosts stamp; None for an unknown name.
 fn port(law: &str) -> Option<(Qdisc, CongestionHeader)> {
     let ctx = PortCtx { router: 1, link: 0, capacity: CAPACITY };
     let limit = Limit::Packets(1_000);
-    let explicit = |l: Law| Qdisc::Explicit(ExplicitQueue::new(ctx, limit, l));
-    Some(match law {
-        "droptail" => (Qdisc::DropTail(DropTail::new(limit)), CongestionHeader::None),
-        "xcp" => (
-            explicit(Law::Xcp(XcpLaw::new(XcpParams::default()))),
-            CongestionHeader::Xcp(XcpHeader { cwnd: 400_000.0, rtt_us: 50_000, feedback: 1e9 }),
-        ),
-        "rcp" => (
-            explicit(Law::Rcp(RcpLaw::new(CAPACITY, RcpParams::default()))),
-            CongestionHeader::Rcp(RcpHeader { rate_kbps: u32::MAX, rtt_us: 50_000, age_kib: 100 }),
-        ),
-        "jetmax" => (
-            explicit(Law::JetMax(JetMaxLaw::new(JetMaxParams::default()))),
-            CongestionHeader::JetMax(JetMaxHeader { rt: 1, rs: u16::MAX, rate: f32::INFINITY, ipi: 0.000_768 }),
-        ),
-        "piqi" => (
-            explicit(Law::Piqi(PiqiLaw::new(CAPACITY, PiqiParams::default()))),
-            CongestionHeader::Piqi(PiqiHeader { rate: f32::INFINITY, interval: 0, id: 0 }),
-        ),
-        "hpcc" => (explicit(Law::Hpcc(HpccLaw::new())), IntStack::default().forward()),
-        _ => return None,
-    })
+    if law == BASELINE {
+        return Some((Qdisc::DropTail(DropTail::new(limit)), CongestionHeader::None));
+    }
+    let (l, cc) = router_cost_port(law, ctx)?;
+    Some((Qdisc::Explicit(ExplicitQueue::new(ctx, limit, l)), cc))
 }
 
 /// Runs `packets` packets through a port of `law`; returns the wall-clock nanoseconds per
@@ -111,7 +101,7 @@ mod tests {
 
     #[test]
     fn every_law_is_timed_and_an_unknown_one_is_not() {
-        for law in LAWS {
+        for law in laws() {
             let ns = ns_per_packet(law, 2_000).unwrap();
             assert!(ns.is_finite() && ns > 0.0, "{law}: {ns}");
         }
@@ -124,7 +114,7 @@ mod tests {
         // 10 ms of packets at 12 us: the 10 ms interval ticks once.
         drive(&mut q, cc, 900, Time::ZERO);
         let Qdisc::Explicit(e) = &q else { panic!() };
-        let Law::Piqi(l) = e.law() else { panic!() };
+        let crate::protocol::Law::Piqi(l) = e.law() else { panic!() };
         assert_eq!(l.interval_number(), 1);
     }
 }

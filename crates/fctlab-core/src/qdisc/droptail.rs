@@ -1,6 +1,6 @@
 //! Drop-tail FIFO: the arrival is dropped when the buffer is full.
 
-use super::{Limit, QueueDiscipline};
+use super::discipline::{Limit, QueueDiscipline};
 use crate::net::packet::Packet;
 use crate::units::Time;
 use std::collections::VecDeque;

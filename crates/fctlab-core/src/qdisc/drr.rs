@@ -13,7 +13,7 @@
 //! push-out), so a class that fills the buffer can take arrivals' places from the others;
 //! give each its own port if that matters.
 
-use super::{Limit, QueueDiscipline};
+use super::discipline::{Limit, QueueDiscipline};
 use crate::net::packet::{CongestionHeader, Packet};
 use crate::units::Time;
 use std::collections::VecDeque;
@@ -152,7 +152,7 @@ impl QueueDiscipline for Drr {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::net::packet::RcpHeader;
+    use crate::protocol::rcp::header::RcpHeader;
     use crate::qdisc::droptail::tests::pkt;
 
     fn marked(wire: u32, prio: u8) -> Packet {

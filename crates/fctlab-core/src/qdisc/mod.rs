@@ -14,7 +14,7 @@
 //! protocol's arithmetic and state; it sees the port through a [`PortCtx`] (router, link,
 //! capacity). A law lives in its protocol's folder
 //! (`protocol/<name>/router.rs`, a struct implementing [`law::RouterLaw`]), is listed in the
-//! registry's [`Law`] (`protocol/mod.rs`), and is built in `scenario/queues.rs`
+//! registry's [`Law`](crate::protocol::Law) (a row of `protocol/registry.rs`), and is built in `scenario/queues.rs`
 //! (`QueueSpec::build`, a new `kind`). Nothing in the link, the
 //! world or the metrics changes.
 //!
@@ -26,62 +26,27 @@
 pub mod aqm;
 pub mod aqm_keys;
 pub mod cost;
+pub mod discipline;
 pub mod droptail;
 pub mod drr;
 pub mod drr_keys;
+pub mod explicit;
 pub mod law;
 pub mod prio;
 pub mod prio_keys;
 pub mod zombie;
 
+use crate::metrics::metric::Metric;
 use crate::net::packet::Packet;
-pub use crate::protocol::pfabric::PFabricQueue;
-pub use crate::protocol::rcp::{CoexistMode, RcpTcpParams, RcpTcpQueue, TcRule};
+use crate::protocol::laws::ProtocolQueue;
 use crate::units::{Rate, Time};
 pub use aqm::AqmQueue;
+pub use discipline::{Limit, QueueDiscipline};
 pub use droptail::DropTail;
 pub use drr::{Classify, Drr};
-pub use law::*;
+pub use explicit::ExplicitQueue;
+pub use law::{PortCtx, RouterLaw};
 pub use prio::Prio;
-
-/// A buffer limit: in bytes or in packets.
-#[derive(Copy, Clone, Debug, PartialEq, Eq)]
-pub enum Limit {
-    /// At most this many bytes (wire size) queued.
-    Bytes(u64),
-    /// At most this many packets queued.
-    Packets(u64),
-}
-
-impl Limit {
-    /// True if `bytes`/`pkts` already queued leave room for a packet of `wire` bytes.
-    pub fn fits(&self, bytes: u64, pkts: usize, wire: u32) -> bool {
-        match *self {
-            Limit::Bytes(b) => bytes + wire as u64 <= b,
-            Limit::Packets(p) => (pkts as u64) < p,
-        }
-    }
-}
-
-/// What every queue discipline does.
-pub trait QueueDiscipline {
-    /// Offers `pkt`. Packets that do not fit (the arrival or others pushed out) go to `drops`.
-    fn enqueue(&mut self, now: Time, pkt: Packet, drops: &mut Vec<Packet>);
-    /// Takes the next packet to transmit, stamping headers if the discipline does that.
-    fn dequeue(&mut self, now: Time) -> Option<Packet>;
-    /// Bytes (wire size) queued.
-    fn bytes(&self) -> u64;
-    /// Packets queued.
-    fn packets(&self) -> usize;
-    /// Periodic control; returns when to be called next (None: never again).
-    fn tick(&mut self, _now: Time) -> Option<Time> {
-        None
-    }
-    /// When the first periodic tick is due, if the discipline has one.
-    fn first_tick(&self) -> Option<Time> {
-        None
-    }
-}
 
 /// The queue disciplines fctlab has, dispatched statically.
 #[derive(Debug)]
@@ -92,15 +57,13 @@ pub enum Qdisc {
     Prio(Prio),
     /// Deficit round robin over weighted classes sharing one buffer.
     Drr(Drr),
-    /// A FIFO run by an explicit-feedback router law (RCP, XCP, JetMax).
+    /// A FIFO run by an explicit-feedback router law (one of the registry's `Law`).
     Explicit(ExplicitQueue),
-    /// RCP and TCP sharing a port by the thesis's coexistence scheme (sec. 6.2.1); boxed, as
-    /// it is large and rare.
-    RcpTcp(Box<RcpTcpQueue>),
     /// A FIFO that marks ECN-capable packets (RED, or a step at K) and drops the others.
     Aqm(AqmQueue),
-    /// pFabric's port: served and dropped by the packets' remaining sizes.
-    PFabric(PFabricQueue),
+    /// A protocol's own discipline (the registry's closed list: pFabric's switch, RCP beside
+    /// TCP).
+    Protocol(ProtocolQueue),
 }
 
 macro_rules! each_qdisc {
@@ -110,23 +73,10 @@ macro_rules! each_qdisc {
             Qdisc::Prio($q) => $body,
             Qdisc::Drr($q) => $body,
             Qdisc::Explicit($q) => $body,
-            Qdisc::RcpTcp($q) => $body,
             Qdisc::Aqm($q) => $body,
-            Qdisc::PFabric($q) => $body,
+            Qdisc::Protocol($q) => $body,
         }
     };
-}
-
-impl Qdisc {
-    /// The link under the port now serializes at `capacity` (a scheduled rate change the
-    /// router is told of): an explicit-feedback law computes with it from its next step.
-    pub fn set_capacity(&mut self, capacity: Rate) {
-        match self {
-            Qdisc::Explicit(q) => q.set_capacity(capacity),
-            Qdisc::RcpTcp(q) => q.set_capacity(capacity),
-            Qdisc::DropTail(_) | Qdisc::Prio(_) | Qdisc::Drr(_) | Qdisc::Aqm(_) | Qdisc::PFabric(_) => {}
-        }
-    }
 }
 
 impl QueueDiscipline for Qdisc {
@@ -151,5 +101,17 @@ impl QueueDiscipline for Qdisc {
     }
     fn first_tick(&self) -> Option<Time> {
         each_qdisc!(self, q => q.first_tick())
+    }
+    /// An explicit-feedback law (or a protocol's discipline) computes with the new rate from
+    /// its next step.
+    fn set_capacity(&mut self, capacity: Rate) {
+        each_qdisc!(self, q => q.set_capacity(capacity))
+    }
+    /// A router law's rows, a marking queue's marks and drops, a protocol discipline's state.
+    fn metric_count(&self) -> usize {
+        each_qdisc!(self, q => q.metric_count())
+    }
+    fn metrics(&self, out: &mut impl FnMut(Metric, f64)) {
+        each_qdisc!(self, q => q.metrics(out))
     }
 }

@@ -7,7 +7,7 @@
 //! can never cost a higher-priority one its place. Packets marked beyond the last band join
 //! the last band.
 
-use super::{Limit, QueueDiscipline};
+use super::discipline::{Limit, QueueDiscipline};
 use crate::net::packet::Packet;
 use crate::units::Time;
 use std::collections::VecDeque;

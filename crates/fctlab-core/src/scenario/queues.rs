@@ -13,16 +13,20 @@ use super::names::{resolve_link, unknown_link};
 use super::transports::pick_fraction;
 use crate::error::{SpecError, SpecResult};
 use crate::net::link::{FifoSchedule, Link, Port};
-use crate::net::packet::JETMAX_NO_ROUTER;
 use crate::plugin::{self, Loader};
+use crate::protocol::hpcc::HpccLaw;
+use crate::protocol::jetmax::header::JETMAX_NO_ROUTER;
+use crate::protocol::jetmax::{JetMaxLaw, JetMaxParams};
+use crate::protocol::pfabric::PFabricQueue;
+use crate::protocol::piqi::{PiqiLaw, PiqiParams};
 use crate::protocol::rcp::params::{RcpQueueKeys, RcpTcpKeys};
+use crate::protocol::rcp::{RcpLaw, RcpTcpQueue};
+use crate::protocol::xcp::{XcpLaw, XcpParams};
+use crate::protocol::{Law, ProtocolQueue};
 use crate::qdisc::aqm_keys::{RedKeys, StepKeys};
 use crate::qdisc::drr_keys::DrrKeys;
 use crate::qdisc::prio_keys::PrioKeys;
-use crate::qdisc::{
-    ExplicitQueue, HpccLaw, JetMaxLaw, JetMaxParams, Law, Limit, PFabricQueue, PiqiLaw, PiqiParams, PortCtx, Qdisc,
-    RcpLaw, RcpTcpQueue, XcpLaw, XcpParams,
-};
+use crate::qdisc::{ExplicitQueue, Limit, PortCtx, Qdisc};
 use crate::quantity::BytesQ;
 use crate::rng::Rng;
 use crate::spec_de::{field_names, from_table};
@@ -196,7 +200,7 @@ impl QueueSpec {
                 let p = keys.params();
                 p.validate(ctx.capacity)?;
                 let rng = Rng::stream(seed, &format!("queues.rcp-tcp.link{}", ctx.link));
-                Ok(Port::qdisc(Qdisc::RcpTcp(Box::new(RcpTcpQueue::new(ctx, limit, p, rng)))))
+                Ok(Port::qdisc(Qdisc::Protocol(ProtocolQueue::RcpTcp(Box::new(RcpTcpQueue::new(ctx, limit, p, rng))))))
             }
             QueueKind::Hpcc(_) => Ok(explicit(ctx, limit, Law::Hpcc(HpccLaw::new()))),
             QueueKind::Xcp(p) => {
@@ -242,7 +246,7 @@ impl QueueSpec {
                         ));
                     }
                 }
-                Ok(Port::qdisc(Qdisc::PFabric(PFabricQueue::new(limit))))
+                Ok(Port::qdisc(Qdisc::Protocol(ProtocolQueue::PFabric(PFabricQueue::new(limit)))))
             }
             QueueKind::Step(keys) => Ok(Port::qdisc(Qdisc::Aqm(keys.build(limit)?))),
             QueueKind::Prio(_) if ignore_priorities => Ok(Port::Fifo(FifoSchedule::new(limit))),

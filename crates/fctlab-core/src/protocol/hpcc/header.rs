@@ -16,11 +16,16 @@
 //!
 //! Eq. (2)'s `qlen / (B T) + txRate / B` is then `qdelay / T + delta(busy) / delta(ts)`.
 //! The header's size on the wire is the paper's: 2 bytes of hop count and five records,
-//! [`HPCC_HEADER`](crate::protocol::HPCC_HEADER) = 42 bytes.
+//! [`BYTES`] = 42 bytes. Both directions hold an [`IntStack`]; in a packet its records are
+//! 16-bit aligned, so that the tag of `CongestionHeader` fits beside the hop count and the
+//! header stays 44 bytes.
 
-use crate::net::packet::CongestionHeader;
-use crate::protocol::{unused_zero, Words};
+use crate::protocol::wire::{unused_zero, WireHeader, Words, EXTENSION_WORDS};
 use crate::units::{Rate, Time};
+
+/// HPCC's telemetry header (sec. 4.1 and the authors' simulator: a 2-byte hop count and five
+/// 8-byte records).
+pub const BYTES: u32 = 42;
 
 /// The records a packet holds (the paper's `maxHop`).
 pub const MAX_HOPS: usize = 5;
@@ -28,6 +33,9 @@ pub const MAX_HOPS: usize = 5;
 pub const TAG: u8 = 10;
 /// Wire tag of the echo.
 pub const TAG_ECHO: u8 = 11;
+/// The tags HPCC's headers cross the wire under, forward and echo.
+pub const TAGS: &[u8] = &[TAG, TAG_ECHO];
+const _: () = assert!(2 * MAX_HOPS == EXTENSION_WORDS, "the records are the wire's extension");
 
 const WRAP_NS: u32 = 1 << 24;
 /// Bits of `qdelay`'s mantissa.
@@ -48,9 +56,9 @@ fn from_float16(f: u32) -> u64 {
     ((f & ((1 << MANTISSA) - 1)) as u64) << (f >> MANTISSA)
 }
 
-/// One switch port's record, 64 bits (module docs).
+/// One switch port's record, 64 bits (module docs), held as four 16-bit halves.
 #[derive(Copy, Clone, Default, PartialEq, Eq)]
-pub struct IntHop([u32; 2]);
+pub struct IntHop([u16; 4]);
 
 impl IntHop {
     /// The record of a port at `ts` that has transmitted for `busy` in all and holds a queue
@@ -59,7 +67,7 @@ impl IntHop {
         let ts = (ts.ps() / 1000) as u32 & (WRAP_NS - 1);
         let busy = (busy.ps() / 1000) as u32 & (WRAP_NS - 1);
         let q = to_float16(qdelay.ps() / 1000);
-        IntHop([ts | busy << 24, busy >> 8 | q << 16])
+        IntHop::from_words([ts | busy << 24, busy >> 8 | q << 16])
     }
 
     /// The record of a port of rate `rate` at `ts`, after `busy` of transmission, with
@@ -70,17 +78,18 @@ impl IntHop {
 
     /// `ts`, ns modulo 2^24.
     pub fn ts_ns(self) -> u32 {
-        self.0[0] & (WRAP_NS - 1)
+        self.words()[0] & (WRAP_NS - 1)
     }
 
     /// `busy`, ns modulo 2^24.
     pub fn busy_ns(self) -> u32 {
-        self.0[0] >> 24 | (self.0[1] & 0xFFFF) << 8
+        let w = self.words();
+        w[0] >> 24 | (w[1] & 0xFFFF) << 8
     }
 
     /// `qdelay`, seconds (to 0.05%).
     pub fn qdelay_s(self) -> f64 {
-        from_float16(self.0[1] >> 16) as f64 * 1e-9
+        from_float16(self.words()[1] >> 16) as f64 * 1e-9
     }
 
     /// Nanoseconds from `prev`'s timestamp to this one's (modulo the 16.8 ms wrap).
@@ -94,13 +103,16 @@ impl IntHop {
     }
 
     /// The record's two 32-bit words.
+    #[inline]
     pub fn words(self) -> [u32; 2] {
-        self.0
+        let h = self.0;
+        [h[0] as u32 | (h[1] as u32) << 16, h[2] as u32 | (h[3] as u32) << 16]
     }
 
     /// The record of two words.
+    #[inline]
     pub fn from_words(w: [u32; 2]) -> IntHop {
-        IntHop(w)
+        IntHop([w[0] as u16, (w[0] >> 16) as u16, w[1] as u16, (w[1] >> 16) as u16])
     }
 }
 
@@ -126,76 +138,43 @@ impl IntStack {
         &self.hops[..(self.nhop as usize).min(MAX_HOPS)]
     }
 
-    /// Pushes one port's record.
+    /// Pushes one port's record (kept among the first [`MAX_HOPS`], counted after them).
     #[inline]
     pub fn push(&mut self, hop: IntHop) {
-        push_record(&mut self.nhop, &mut self.hops, hop);
-    }
-
-    /// The forward header holding these records.
-    pub fn forward(self) -> CongestionHeader {
-        CongestionHeader::Hpcc { nhop: self.nhop, hops: self.hops }
-    }
-
-    /// The records of an HPCC header (either direction), None for any other header.
-    #[inline]
-    pub fn of(h: &CongestionHeader) -> Option<IntStack> {
-        match *h {
-            CongestionHeader::Hpcc { nhop, hops } | CongestionHeader::HpccFeedback { nhop, hops } => {
-                Some(IntStack { nhop, hops })
-            }
-            _ => None,
+        if (self.nhop as usize) < MAX_HOPS {
+            self.hops[self.nhop as usize] = hop;
         }
+        self.nhop = self.nhop.saturating_add(1);
+    }
+
+    /// What the receiver echoes: the records as they came.
+    #[inline]
+    pub fn echo(self) -> IntStack {
+        self
     }
 }
 
-/// Pushes `hop` onto the records `hops`, of which `nhop` are taken: kept among the first
-/// [`MAX_HOPS`], counted after them (a header's inline fields, or an [`IntStack`]'s).
-#[inline]
-pub fn push_record(nhop: &mut u8, hops: &mut [IntHop; MAX_HOPS], hop: IntHop) {
-    if (*nhop as usize) < MAX_HOPS {
-        hops[*nhop as usize] = hop;
+/// On the wire, the hop count is the first word; the records travel apart, as the header's
+/// extension (three words do not hold them).
+impl WireHeader for IntStack {
+    const EXTENDED: bool = true;
+    fn to_wire(&self) -> Words {
+        [self.nhop as u32, 0, 0]
     }
-    *nhop = nhop.saturating_add(1);
-}
-
-/// The header's tag and its first word (the hop count), None if it is not HPCC's. The
-/// records travel apart ([`records_to_wire`]): three words do not hold them.
-pub fn to_wire(h: CongestionHeader) -> Option<(u8, Words)> {
-    match h {
-        CongestionHeader::Hpcc { nhop, .. } => Some((TAG, [nhop as u32, 0, 0])),
-        CongestionHeader::HpccFeedback { nhop, .. } => Some((TAG_ECHO, [nhop as u32, 0, 0])),
-        _ => None,
+    fn from_wire(w: Words) -> Result<IntStack, &'static str> {
+        unused_zero(&w[1..])?;
+        let nhop = u8::try_from(w[0]).map_err(|_| "cc.nhop")?;
+        Ok(IntStack { nhop, hops: [IntHop::default(); MAX_HOPS] })
     }
-}
-
-/// The header of tag `tag` (one of HPCC's) from its words, with empty records (a carrier of
-/// the records puts them back, [`records_from_wire`]); Err names the field refused.
-pub fn from_wire(tag: u8, w: Words) -> Result<CongestionHeader, &'static str> {
-    unused_zero(&w[1..])?;
-    let nhop = u8::try_from(w[0]).map_err(|_| "cc.nhop")?;
-    let hops = [IntHop::default(); MAX_HOPS];
-    Ok(if tag == TAG { CongestionHeader::Hpcc { nhop, hops } } else { CongestionHeader::HpccFeedback { nhop, hops } })
-}
-
-/// The records of an HPCC header as ten 32-bit words (two per record), None for any other
-/// header.
-pub fn records_to_wire(h: &CongestionHeader) -> Option<[u32; 2 * MAX_HOPS]> {
-    let s = IntStack::of(h)?;
-    let mut w = [0; 2 * MAX_HOPS];
-    for (k, hop) in s.hops.iter().enumerate() {
-        w[2 * k..2 * k + 2].copy_from_slice(&hop.words());
+    fn extension(&self) -> [u32; EXTENSION_WORDS] {
+        let mut w = [0; EXTENSION_WORDS];
+        for (k, hop) in self.hops.iter().enumerate() {
+            w[2 * k..2 * k + 2].copy_from_slice(&hop.words());
+        }
+        w
     }
-    Some(w)
-}
-
-/// `h` (an HPCC header) with the records of words `w`; other headers unchanged.
-pub fn records_from_wire(h: CongestionHeader, w: [u32; 2 * MAX_HOPS]) -> CongestionHeader {
-    let hops = std::array::from_fn(|k| IntHop::from_words([w[2 * k], w[2 * k + 1]]));
-    match h {
-        CongestionHeader::Hpcc { nhop, .. } => CongestionHeader::Hpcc { nhop, hops },
-        CongestionHeader::HpccFeedback { nhop, .. } => CongestionHeader::HpccFeedback { nhop, hops },
-        other => other,
+    fn with_extension(self, w: [u32; EXTENSION_WORDS]) -> IntStack {
+        IntStack { nhop: self.nhop, hops: std::array::from_fn(|k| IntHop::from_words([w[2 * k], w[2 * k + 1]])) }
     }
 }
 
@@ -232,19 +211,16 @@ mod tests {
         }
         assert_eq!(s.nhop, 7);
         assert_eq!(s.recorded().iter().map(|h| h.ts_ns()).collect::<Vec<_>>(), vec![0, 1, 2, 3, 4]);
-        let back = IntStack::of(&s.forward().feedback()).unwrap();
-        assert_eq!(back, s, "the receiver echoes the records as they came");
+        assert_eq!(s.echo(), s, "the receiver echoes the records as they came");
     }
 
     #[test]
     fn records_cross_the_wire_apart_from_the_tag() {
         let mut s = IntStack::default();
         s.push(IntHop::new(Time::from_ns(77), Time::from_ns(55), Time::from_ns(320)));
-        let h = s.forward();
-        let (tag, w) = to_wire(h).unwrap();
-        let words = records_to_wire(&h).unwrap();
-        assert_eq!(records_from_wire(from_wire(tag, w).unwrap(), words), h);
-        assert_eq!(from_wire(TAG, [300, 0, 0]), Err("cc.nhop"));
-        assert_eq!(records_to_wire(&CongestionHeader::None), None);
+        let back = IntStack::from_wire(s.to_wire()).unwrap();
+        assert_eq!(back.hops, [IntHop::default(); MAX_HOPS], "the words hold the count only");
+        assert_eq!(back.with_extension(s.extension()), s);
+        assert_eq!(IntStack::from_wire([300, 0, 0]), Err("cc.nhop"));
     }
 }

@@ -32,7 +32,8 @@
 //!   records, only refreshes `L` (the 24-bit timestamps wrap every 16.8 ms).
 //! - The flow's series gets U as `hpcc_u`.
 
-use crate::net::packet::{CongestionHeader, IntStack, PacketKind};
+use crate::net::packet::{CongestionHeader, PacketKind};
+use crate::protocol::hpcc::header::IntStack;
 use crate::transport::cc::{CcState, CongestionControl, Feedback, HeaderCtx};
 use crate::units::{Rate, Time};
 
@@ -218,7 +219,7 @@ impl CongestionControl for Hpcc {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::net::packet::IntHop;
+    use crate::protocol::hpcc::header::IntHop;
 
     const MSS: u64 = 1000;
 

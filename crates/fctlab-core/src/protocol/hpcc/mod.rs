@@ -18,3 +18,21 @@ pub mod router;
 pub use header::{IntHop, IntStack};
 pub use host::{Hpcc, HpccConfig};
 pub use router::HpccLaw;
+
+use crate::protocol::header::CongestionHeader;
+
+impl IntStack {
+    /// The forward header holding these records.
+    pub fn forward(self) -> CongestionHeader {
+        CongestionHeader::Hpcc(self)
+    }
+
+    /// The records of an HPCC header (either direction), None for any other header.
+    #[inline]
+    pub fn of(h: &CongestionHeader) -> Option<IntStack> {
+        match *h {
+            CongestionHeader::Hpcc(s) | CongestionHeader::HpccFeedback(s) => Some(s),
+            _ => None,
+        }
+    }
+}

@@ -5,10 +5,13 @@
 //! dequeue. The transmission counter counts every packet the port sends, ACKs and other
 //! protocols' packets included, before this one.
 
-use crate::net::packet::{CongestionHeader, IntHop, Packet};
-use crate::protocol::hpcc::header::push_record;
+use crate::net::packet::{CongestionHeader, Packet};
+use crate::protocol::hpcc::header::{IntHop, IntStack};
 use crate::qdisc::law::{PortCtx, RouterLaw};
 use crate::units::Time;
+
+/// The series metrics the law emits: none.
+pub const METRICS: &[&str] = &[];
 
 /// The telemetry of one HPCC port.
 #[derive(Debug, Default)]
@@ -32,18 +35,23 @@ impl RouterLaw for HpccLaw {
     /// transmission.
     #[inline]
     fn on_departure(&mut self, ctx: &PortCtx, now: Time, pkt: &mut Packet, queued_bytes_after: u64) {
-        if let CongestionHeader::Hpcc { nhop, hops } = &mut pkt.cc {
-            let hop = IntHop::at_port(now, Time::from_ps(self.busy_ps), queued_bytes_after, ctx.capacity);
-            push_record(nhop, hops, hop);
+        if let CongestionHeader::Hpcc(s) = &mut pkt.cc {
+            s.push(IntHop::at_port(now, Time::from_ps(self.busy_ps), queued_bytes_after, ctx.capacity));
         }
         self.busy_ps += ctx.capacity.checked_tx_time(pkt.wire as u64).map_or(0, |t| t.ps());
     }
 }
 
+/// The router-cost benchmark's port (`crate::qdisc::cost`): the law on `ctx` with default
+/// parameters, and the header its hosts stamp.
+pub fn cost_port(_ctx: PortCtx) -> (HpccLaw, CongestionHeader) {
+    (HpccLaw::new(), CongestionHeader::Hpcc(IntStack::default()))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::net::packet::{IntStack, PacketKind};
+    use crate::net::packet::PacketKind;
     use crate::qdisc::droptail::tests::pkt;
     use crate::qdisc::{ExplicitQueue, Limit, QueueDiscipline};
     use crate::units::Rate;

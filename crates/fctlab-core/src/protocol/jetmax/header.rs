@@ -1,11 +1,13 @@
 //! JetMax's congestion header (seed 003 sec. III-D/E: 32 bytes, the fields of both directions):
 //! forward, the flow's bottleneck router RT, the router RS that offered the smallest rate so
 //! far, that rate and the flow's inter-packet interval; reverse, RS and the rate echoed. Here
-//! are both directions' structs (held by [`CongestionHeader`]'s variants), the echo, and their
+//! are both directions' structs (held by `CongestionHeader`'s variants), the echo, and their
 //! wire encoding, three 32-bit words (RT and RS share the first).
 
-use crate::net::packet::CongestionHeader;
-use crate::protocol::{finite, rate_or_infinite, unused_zero, Words};
+use crate::protocol::wire::{finite, rate_or_infinite, unused_zero, WireHeader, Words};
+
+/// JetMax's congestion header (seed 003 sec. III-D: 32 bytes, the fields of both directions).
+pub const BYTES: u32 = 32;
 
 /// JetMax's RT / RS value for "no router yet" (router ids on JetMax paths are below it).
 pub const JETMAX_NO_ROUTER: u16 = u16::MAX;
@@ -46,36 +48,32 @@ pub const TAG: u8 = 5;
 /// Wire tag of the echo.
 pub const TAG_ECHO: u8 = 6;
 
-/// The header's tag and words, None if it is not JetMax's.
-pub fn to_wire(h: CongestionHeader) -> Option<(u8, Words)> {
-    match h {
-        CongestionHeader::JetMax(JetMaxHeader { rt, rs, rate, ipi }) => {
-            Some((TAG, [(rt as u32) << 16 | rs as u32, rate.to_bits(), ipi.to_bits()]))
-        }
-        CongestionHeader::JetMaxFeedback(JetMaxEcho { rs, rate }) => {
-            Some((TAG_ECHO, [(rs as u32) << 16, rate.to_bits(), 0]))
-        }
-        _ => None,
-    }
-}
+/// The tags JetMax's headers cross the wire under, forward and echo.
+pub const TAGS: &[u8] = &[TAG, TAG_ECHO];
 
-/// The header of tag `tag` (one of JetMax's) from its words; Err names the field refused.
-pub fn from_wire(tag: u8, w: Words) -> Result<CongestionHeader, &'static str> {
-    if tag == TAG {
-        Ok(CongestionHeader::JetMax(JetMaxHeader {
+impl WireHeader for JetMaxHeader {
+    fn to_wire(&self) -> Words {
+        [(self.rt as u32) << 16 | self.rs as u32, self.rate.to_bits(), self.ipi.to_bits()]
+    }
+    fn from_wire(w: Words) -> Result<JetMaxHeader, &'static str> {
+        Ok(JetMaxHeader {
             rt: (w[0] >> 16) as u16,
             rs: w[0] as u16,
             rate: rate_or_infinite(w[1], "cc.rate")?,
             ipi: finite(w[2], "cc.ipi")?,
-        }))
-    } else {
+        })
+    }
+}
+
+impl WireHeader for JetMaxEcho {
+    fn to_wire(&self) -> Words {
+        [(self.rs as u32) << 16, self.rate.to_bits(), 0]
+    }
+    fn from_wire(w: Words) -> Result<JetMaxEcho, &'static str> {
         unused_zero(&w[2..])?;
         if w[0] & 0xFFFF != 0 {
             return Err("cc");
         }
-        Ok(CongestionHeader::JetMaxFeedback(JetMaxEcho {
-            rs: (w[0] >> 16) as u16,
-            rate: rate_or_infinite(w[1], "cc.rate")?,
-        }))
+        Ok(JetMaxEcho { rs: (w[0] >> 16) as u16, rate: rate_or_infinite(w[1], "cc.rate")? })
     }
 }

@@ -15,8 +15,8 @@
 //! used to follow RS); a path without a JetMax router echoes no rate and the flow sends at
 //! `unlimited`.
 
-use crate::net::packet::{CongestionHeader, JETMAX_NO_ROUTER};
-use crate::net::packet::{JetMaxEcho, JetMaxHeader};
+use crate::net::packet::CongestionHeader;
+use crate::protocol::jetmax::header::{JetMaxEcho, JetMaxHeader, JETMAX_NO_ROUTER};
 use crate::transport::paced::law::{LawCtx, RateControl};
 use crate::units::{Rate, Time};
 

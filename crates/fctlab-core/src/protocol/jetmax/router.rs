@@ -51,8 +51,8 @@
 
 use crate::error::{SpecError, SpecResult};
 use crate::metrics::metric::Metric;
-use crate::net::packet::JetMaxHeader;
-use crate::net::packet::{CongestionHeader, Packet, PacketKind, JETMAX_NO_ROUTER};
+use crate::net::packet::{CongestionHeader, Packet, PacketKind};
+use crate::protocol::jetmax::header::{JetMaxHeader, JETMAX_NO_ROUTER};
 use crate::qdisc::law::{PortCtx, RouterLaw};
 use crate::units::{Rate, Time};
 
@@ -275,6 +275,13 @@ impl RouterLaw for JetMaxLaw {
         out(Metric::Law(RATE_BPS), self.fair_rate(ctx.capacity));
         out(Metric::Law(FLOWS), self.flows);
     }
+}
+
+/// The router-cost benchmark's port (`crate::qdisc::cost`): the law on `ctx` with default
+/// parameters, and the header its hosts stamp.
+pub fn cost_port(_ctx: PortCtx) -> (JetMaxLaw, CongestionHeader) {
+    let cc = CongestionHeader::JetMax(JetMaxHeader { rt: 1, rs: u16::MAX, rate: f32::INFINITY, ipi: 0.000_768 });
+    (JetMaxLaw::new(JetMaxParams::default()), cc)
 }
 
 #[cfg(test)]

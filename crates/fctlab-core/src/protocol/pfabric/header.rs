@@ -2,8 +2,10 @@
 //! (smaller is more urgent). Only forward packets carry it; ACKs echo nothing and travel at the
 //! highest priority, as in the authors' simulator.
 
-use crate::net::packet::CongestionHeader;
-use crate::protocol::{unused_zero, Words};
+use crate::protocol::wire::{unused_zero, WireHeader, Words};
+
+/// Bytes on top of TCP/IP's: none (the priority rides in fields the packet has).
+pub const BYTES: u32 = 0;
 
 /// The priority of a forward packet.
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
@@ -16,26 +18,15 @@ pub struct PFabricHeader {
 /// Wire tag of the header.
 pub const TAG: u8 = 9;
 
-/// The priority of `h` for a pFabric switch: the remaining bytes, 0 (the highest) for a packet
-/// without a pFabric header.
-#[inline]
-pub fn priority(h: &CongestionHeader) -> u32 {
-    match h {
-        CongestionHeader::PFabric(p) => p.remaining,
-        _ => 0,
-    }
-}
+/// The tag pFabric's header crosses the wire under (forward only: ACKs echo nothing).
+pub const TAGS: &[u8] = &[TAG];
 
-/// The header's tag and words, None if it is not pFabric's.
-pub fn to_wire(h: CongestionHeader) -> Option<(u8, Words)> {
-    match h {
-        CongestionHeader::PFabric(PFabricHeader { remaining }) => Some((TAG, [remaining, 0, 0])),
-        _ => None,
+impl WireHeader for PFabricHeader {
+    fn to_wire(&self) -> Words {
+        [self.remaining, 0, 0]
     }
-}
-
-/// The header from its words; Err names the field refused.
-pub fn from_wire(w: Words) -> Result<CongestionHeader, &'static str> {
-    unused_zero(&w[1..])?;
-    Ok(CongestionHeader::PFabric(PFabricHeader { remaining: w[0] }))
+    fn from_wire(w: Words) -> Result<PFabricHeader, &'static str> {
+        unused_zero(&w[1..])?;
+        Ok(PFabricHeader { remaining: w[0] })
+    }
 }

@@ -12,9 +12,19 @@
 //! both are linear scans of a short array, as in the authors' simulator.
 
 use crate::net::packet::Packet;
-use crate::protocol::pfabric::header::priority;
-use crate::qdisc::{Limit, QueueDiscipline};
+use crate::protocol::header::CongestionHeader;
+use crate::qdisc::discipline::{Limit, QueueDiscipline};
 use crate::units::Time;
+
+/// The priority of `h` for a pFabric switch: the remaining bytes, 0 (the highest) for a packet
+/// without a pFabric header.
+#[inline]
+pub fn priority(h: &CongestionHeader) -> u32 {
+    match h {
+        CongestionHeader::PFabric(p) => p.remaining,
+        _ => 0,
+    }
+}
 
 /// A pFabric port.
 #[derive(Debug)]

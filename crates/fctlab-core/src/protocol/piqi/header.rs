@@ -1,11 +1,14 @@
 //! PIQI-RCP's congestion header (seed 003 sec. III-E: 24 bytes, RCP's fields plus Interval
 //! Number, Reverse Interval Number and ID): forward, the smallest rate a router gave so far,
 //! the interval it was computed in and that router's id; reverse, the three echoed. Here are
-//! both directions' structs (held by [`CongestionHeader`]'s variants), the echo, and their wire
+//! both directions' structs (held by `CongestionHeader`'s variants), the echo, and their wire
 //! encoding, three 32-bit words.
 
-use crate::net::packet::CongestionHeader;
-use crate::protocol::{rate_or_infinite, Words};
+use crate::protocol::wire::{rate_or_infinite, WireHeader, Words};
+
+/// PIQI-RCP's congestion header (seed 003 sec. III-E: 24 bytes, RCP's fields plus Interval
+/// Number, Reverse Interval Number and ID).
+pub const BYTES: u32 = 24;
 
 /// PIQI-RCP's forward header (seed 003 sec. III-E): the smallest rate a router on the path
 /// gave so far, the control interval it was computed in, and that router's id.
@@ -42,23 +45,23 @@ pub const TAG: u8 = 7;
 /// Wire tag of the echo.
 pub const TAG_ECHO: u8 = 8;
 
-/// The header's tag and words, None if it is not PIQI-RCP's.
-pub fn to_wire(h: CongestionHeader) -> Option<(u8, Words)> {
-    match h {
-        CongestionHeader::Piqi(PiqiHeader { rate, interval, id }) => Some((TAG, [rate.to_bits(), interval, id])),
-        CongestionHeader::PiqiFeedback(PiqiEcho { rate, interval, id }) => {
-            Some((TAG_ECHO, [rate.to_bits(), interval, id]))
-        }
-        _ => None,
+/// The tags PIQI-RCP's headers cross the wire under, forward and echo.
+pub const TAGS: &[u8] = &[TAG, TAG_ECHO];
+
+impl WireHeader for PiqiHeader {
+    fn to_wire(&self) -> Words {
+        [self.rate.to_bits(), self.interval, self.id]
+    }
+    fn from_wire(w: Words) -> Result<PiqiHeader, &'static str> {
+        Ok(PiqiHeader { rate: rate_or_infinite(w[0], "cc.rate")?, interval: w[1], id: w[2] })
     }
 }
 
-/// The header of tag `tag` (one of PIQI-RCP's) from its words; Err names the field refused.
-pub fn from_wire(tag: u8, w: Words) -> Result<CongestionHeader, &'static str> {
-    let (rate, interval, id) = (rate_or_infinite(w[0], "cc.rate")?, w[1], w[2]);
-    Ok(if tag == TAG {
-        CongestionHeader::Piqi(PiqiHeader { rate, interval, id })
-    } else {
-        CongestionHeader::PiqiFeedback(PiqiEcho { rate, interval, id })
-    })
+impl WireHeader for PiqiEcho {
+    fn to_wire(&self) -> Words {
+        [self.rate.to_bits(), self.interval, self.id]
+    }
+    fn from_wire(w: Words) -> Result<PiqiEcho, &'static str> {
+        Ok(PiqiEcho { rate: rate_or_infinite(w[0], "cc.rate")?, interval: w[1], id: w[2] })
+    }
 }

@@ -22,7 +22,7 @@
 //! - A path without a PIQI-RCP router echoes no rate, and the flow sends at `unlimited`.
 
 use crate::net::packet::CongestionHeader;
-use crate::net::packet::{PiqiEcho, PiqiHeader};
+use crate::protocol::piqi::header::{PiqiEcho, PiqiHeader};
 use crate::transport::paced::law::{LawCtx, RateControl};
 use crate::units::{Rate, Time};
 

@@ -31,8 +31,8 @@
 
 use crate::error::{SpecError, SpecResult};
 use crate::metrics::metric::Metric;
-use crate::net::packet::PiqiHeader;
 use crate::net::packet::{CongestionHeader, Packet};
+use crate::protocol::piqi::header::PiqiHeader;
 use crate::qdisc::law::{PortCtx, RouterLaw};
 use crate::units::{Rate, Time};
 
@@ -169,6 +169,13 @@ impl RouterLaw for PiqiLaw {
     fn metrics(&self, _ctx: &PortCtx, out: &mut impl FnMut(Metric, f64)) {
         out(Metric::Law(RATE_BPS), self.rate);
     }
+}
+
+/// The router-cost benchmark's port (`crate::qdisc::cost`): the law on `ctx` with default
+/// parameters, and the header its hosts stamp.
+pub fn cost_port(ctx: PortCtx) -> (PiqiLaw, CongestionHeader) {
+    let cc = CongestionHeader::Piqi(PiqiHeader { rate: f32::INFINITY, interval: 0, id: 0 });
+    (PiqiLaw::new(ctx.capacity, PiqiParams::default()), cc)
 }
 
 #[cfg(test)]

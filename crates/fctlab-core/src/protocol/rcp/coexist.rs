@@ -66,9 +66,11 @@ use super::router::{RcpLaw, RcpParams};
 use crate::error::{SpecError, SpecResult};
 use crate::metrics::metric::Metric;
 use crate::net::packet::{CongestionHeader, Packet};
+use crate::qdisc::discipline::{Limit, QueueDiscipline};
+use crate::qdisc::droptail::DropTail;
+use crate::qdisc::drr::{Classify, Drr};
 use crate::qdisc::law::{PortCtx, RouterLaw};
 use crate::qdisc::zombie::ZombieList;
-use crate::qdisc::{Classify, DropTail, Drr, Limit, QueueDiscipline};
 use crate::rng::Rng;
 use crate::units::{Rate, Time};
 
@@ -343,6 +345,15 @@ impl RcpTcpQueue {
 }
 
 impl QueueDiscipline for RcpTcpQueue {
+    fn set_capacity(&mut self, capacity: Rate) {
+        RcpTcpQueue::set_capacity(self, capacity)
+    }
+    fn metric_count(&self) -> usize {
+        RcpTcpQueue::metric_count(self)
+    }
+    fn metrics(&self, out: &mut impl FnMut(Metric, f64)) {
+        RcpTcpQueue::metrics(self, out)
+    }
     fn enqueue(&mut self, now: Time, pkt: Packet, drops: &mut Vec<Packet>) {
         let k = class_of(&pkt);
         self.zombies[k].observe(pkt.flow);
@@ -444,7 +455,7 @@ impl RcpTcpQueue {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::net::packet::RcpHeader;
+    use crate::protocol::rcp::header::RcpHeader;
     use crate::qdisc::droptail::tests::pkt;
 
     fn rcp_pkt(flow: u32) -> Packet {

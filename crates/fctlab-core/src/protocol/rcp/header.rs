@@ -1,10 +1,13 @@
 //! RCP's congestion header (thesis Fig. 6.2): forward, the rate the path allows so far, the
 //! sender's RTT and its age; reverse, the rate echoed to the sender. Here are both
-//! directions' structs (held by [`CongestionHeader`]'s variants), the echo, and their wire
+//! directions' structs (held by `CongestionHeader`'s variants), the echo, and their wire
 //! encoding, three 32-bit words.
 
-use crate::net::packet::CongestionHeader;
-use crate::protocol::{unused_zero, Words};
+use crate::protocol::wire::{unused_zero, WireHeader, Words};
+
+/// Bytes of the RCP header (rate, reverse rate, RTT, protocol; thesis Fig. 6.2) on top of the
+/// TCP/IP headers, for RCP and R-TCP.
+pub const BYTES: u32 = 12;
 
 /// RCP's forward header (SYN, data, probes): routers lower `rate_kbps` to their fair rate.
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
@@ -36,21 +39,24 @@ pub const TAG: u8 = 1;
 /// Wire tag of the echo.
 pub const TAG_ECHO: u8 = 2;
 
-/// The header's tag and words, None if it is not RCP's.
-pub fn to_wire(h: CongestionHeader) -> Option<(u8, Words)> {
-    match h {
-        CongestionHeader::Rcp(RcpHeader { rate_kbps, rtt_us, age_kib }) => Some((TAG, [rate_kbps, rtt_us, age_kib])),
-        CongestionHeader::RcpFeedback(RcpEcho { rate_kbps }) => Some((TAG_ECHO, [rate_kbps, 0, 0])),
-        _ => None,
+/// The tags RCP's headers cross the wire under, forward and echo.
+pub const TAGS: &[u8] = &[TAG, TAG_ECHO];
+
+impl WireHeader for RcpHeader {
+    fn to_wire(&self) -> Words {
+        [self.rate_kbps, self.rtt_us, self.age_kib]
+    }
+    fn from_wire(w: Words) -> Result<RcpHeader, &'static str> {
+        Ok(RcpHeader { rate_kbps: w[0], rtt_us: w[1], age_kib: w[2] })
     }
 }
 
-/// The header of tag `tag` (one of RCP's) from its words; Err names the field refused.
-pub fn from_wire(tag: u8, w: Words) -> Result<CongestionHeader, &'static str> {
-    if tag == TAG {
-        Ok(CongestionHeader::Rcp(RcpHeader { rate_kbps: w[0], rtt_us: w[1], age_kib: w[2] }))
-    } else {
+impl WireHeader for RcpEcho {
+    fn to_wire(&self) -> Words {
+        [self.rate_kbps, 0, 0]
+    }
+    fn from_wire(w: Words) -> Result<RcpEcho, &'static str> {
         unused_zero(&w[1..])?;
-        Ok(CongestionHeader::RcpFeedback(RcpEcho { rate_kbps: w[0] }))
+        Ok(RcpEcho { rate_kbps: w[0] })
     }
 }

@@ -12,7 +12,7 @@
 //!   header, so RCP routers on the path measure them as they measure RCP flows.
 
 use crate::net::packet::CongestionHeader;
-use crate::net::packet::{RcpEcho, RcpHeader};
+use crate::protocol::rcp::header::{RcpEcho, RcpHeader};
 use crate::transport::paced::law::{LawCtx, RateControl};
 use crate::units::{Rate, Time};
 

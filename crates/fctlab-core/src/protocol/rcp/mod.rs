@@ -19,3 +19,6 @@ pub mod router;
 pub use coexist::{CoexistMode, RcpTcpParams, RcpTcpQueue, TcRule};
 pub use host::{FixedRate, RcpHost};
 pub use router::{RcpLaw, RcpParams, RcpVariant};
+
+/// The port of RCP beside TCP, boxed in the closed list of ports as it is large and rare.
+pub type RcpTcpPort = Box<RcpTcpQueue>;

@@ -7,9 +7,9 @@ use super::{RcpParams, RcpTcpParams, RcpVariant};
 use crate::error::{SpecError, SpecResult};
 use crate::plan::{Common, Profile, ProtocolKeys};
 use crate::protocol::cubic::HyStartMode;
+use crate::protocol::rcp::coexist::{CoexistMode, TcRule};
 use crate::protocol::tcp::{CcChoice, LossKeys};
 use crate::protocol::{CcKind, RateConfig, RCP_HEADER, UNLIMITED_RATE};
-use crate::qdisc::{CoexistMode, TcRule};
 use crate::quantity::{BytesQ, RateQ, TimeQ};
 use serde::Deserialize;
 

@@ -46,8 +46,8 @@
 
 use crate::error::{SpecError, SpecResult};
 use crate::metrics::metric::Metric;
-use crate::net::packet::RcpHeader;
 use crate::net::packet::{CongestionHeader, Packet};
+use crate::protocol::rcp::header::RcpHeader;
 use crate::qdisc::law::{PortCtx, RouterLaw};
 use crate::units::{Rate, Time};
 
@@ -376,6 +376,13 @@ impl RouterLaw for RcpLaw {
         let d_t = if self.rtt_n > 0 { self.rtt_sum / self.rtt_n as f64 } else { f64::NAN };
         out(Metric::Law(INTERVAL_RTT_S), d_t);
     }
+}
+
+/// The router-cost benchmark's port (`crate::qdisc::cost`): the law on `ctx` with default
+/// parameters, and the header its hosts stamp.
+pub fn cost_port(ctx: PortCtx) -> (RcpLaw, CongestionHeader) {
+    let cc = CongestionHeader::Rcp(RcpHeader { rate_kbps: u32::MAX, rtt_us: 50_000, age_kib: 100 });
+    (RcpLaw::new(ctx.capacity, RcpParams::default()), cc)
 }
 
 #[cfg(test)]

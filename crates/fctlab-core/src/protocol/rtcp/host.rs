@@ -43,8 +43,8 @@
 //! rate as feedback, gives the pacing rate, and does not react to loss until it falls back.
 
 use crate::net::packet::CongestionHeader;
-use crate::net::packet::RcpEcho;
 use crate::protocol::cubic::hystart::HyStartMode;
+use crate::protocol::rcp::header::RcpEcho;
 use crate::protocol::rcp::host::{echoed_rate, forward_header};
 use crate::transport::cc::{CcKind, CcState, CongestionControl, Feedback, HeaderCtx, LossBased};
 use crate::units::{Rate, Time};

@@ -1,10 +1,12 @@
 //! XCP's congestion header (seed 003: 20 bytes): forward, the sender's window and RTT and the
 //! window change routers allow; reverse, that feedback echoed. Here are both directions'
-//! structs (held by [`CongestionHeader`]'s variants), the echo, and their wire encoding, three
+//! structs (held by `CongestionHeader`'s variants), the echo, and their wire encoding, three
 //! 32-bit words.
 
-use crate::net::packet::CongestionHeader;
-use crate::protocol::{finite, unused_zero, Words};
+use crate::protocol::wire::{finite, unused_zero, WireHeader, Words};
+
+/// Bytes of the XCP header (cwnd, RTT, feedback; seed 003) on top of the TCP/IP headers.
+pub const BYTES: u32 = 20;
 
 /// XCP's forward header: the sender's window and RTT, and the window change routers allow.
 #[derive(Copy, Clone, Debug, PartialEq)]
@@ -36,27 +38,24 @@ pub const TAG: u8 = 3;
 /// Wire tag of the echo.
 pub const TAG_ECHO: u8 = 4;
 
-/// The header's tag and words, None if it is not XCP's.
-pub fn to_wire(h: CongestionHeader) -> Option<(u8, Words)> {
-    match h {
-        CongestionHeader::Xcp(XcpHeader { cwnd, rtt_us, feedback }) => {
-            Some((TAG, [cwnd.to_bits(), rtt_us, feedback.to_bits()]))
-        }
-        CongestionHeader::XcpFeedback(XcpEcho { feedback }) => Some((TAG_ECHO, [feedback.to_bits(), 0, 0])),
-        _ => None,
+/// The tags XCP's headers cross the wire under, forward and echo.
+pub const TAGS: &[u8] = &[TAG, TAG_ECHO];
+
+impl WireHeader for XcpHeader {
+    fn to_wire(&self) -> Words {
+        [self.cwnd.to_bits(), self.rtt_us, self.feedback.to_bits()]
+    }
+    fn from_wire(w: Words) -> Result<XcpHeader, &'static str> {
+        Ok(XcpHeader { cwnd: finite(w[0], "cc.cwnd")?, rtt_us: w[1], feedback: finite(w[2], "cc.feedback")? })
     }
 }
 
-/// The header of tag `tag` (one of XCP's) from its words; Err names the field refused.
-pub fn from_wire(tag: u8, w: Words) -> Result<CongestionHeader, &'static str> {
-    if tag == TAG {
-        Ok(CongestionHeader::Xcp(XcpHeader {
-            cwnd: finite(w[0], "cc.cwnd")?,
-            rtt_us: w[1],
-            feedback: finite(w[2], "cc.feedback")?,
-        }))
-    } else {
+impl WireHeader for XcpEcho {
+    fn to_wire(&self) -> Words {
+        [self.feedback.to_bits(), 0, 0]
+    }
+    fn from_wire(w: Words) -> Result<XcpEcho, &'static str> {
         unused_zero(&w[1..])?;
-        Ok(CongestionHeader::XcpFeedback(XcpEcho { feedback: finite(w[0], "cc.feedback")? }))
+        Ok(XcpEcho { feedback: finite(w[0], "cc.feedback")? })
     }
 }

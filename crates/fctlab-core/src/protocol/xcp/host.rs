@@ -11,8 +11,8 @@
 //!   by that controller's ACK rule until the timeout's recovery ends.
 
 use crate::net::packet::{CongestionHeader, PacketKind};
-use crate::net::packet::{XcpEcho, XcpHeader};
 use crate::protocol::cubic::hystart::HyStartMode;
+use crate::protocol::xcp::header::{XcpEcho, XcpHeader};
 use crate::transport::cc::{CcKind, CcState, CongestionControl, Feedback, HeaderCtx, LossBased};
 use crate::units::Time;
 

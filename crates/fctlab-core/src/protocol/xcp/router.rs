@@ -16,10 +16,13 @@
 //! `n_i = xi_n rtt_i s_i` (eq. 2), sizes in bytes, rates in bytes/s.
 
 use crate::error::{SpecError, SpecResult};
-use crate::net::packet::XcpHeader;
 use crate::net::packet::{CongestionHeader, Packet};
+use crate::protocol::xcp::header::XcpHeader;
 use crate::qdisc::law::{PortCtx, RouterLaw};
 use crate::units::Time;
+
+/// The series metrics the law emits: none.
+pub const METRICS: &[&str] = &[];
 
 /// XCP router gains; an `xcp` queue's keys (`alpha`, `beta`, `gamma`) over these defaults.
 #[derive(Copy, Clone, Debug, PartialEq, serde::Deserialize)]
@@ -158,6 +161,13 @@ impl RouterLaw for XcpLaw {
         self.min_queue = u64::MAX;
         Some(now + Time::from_secs_f64(self.interval))
     }
+}
+
+/// The router-cost benchmark's port (`crate::qdisc::cost`): the law on `ctx` with default
+/// parameters, and the header its hosts stamp.
+pub fn cost_port(_ctx: PortCtx) -> (XcpLaw, CongestionHeader) {
+    let cc = CongestionHeader::Xcp(XcpHeader { cwnd: 400_000.0, rtt_us: 50_000, feedback: 1e9 });
+    (XcpLaw::new(XcpParams::default()), cc)
 }
 
 #[cfg(test)]

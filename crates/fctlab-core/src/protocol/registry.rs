@@ -1,0 +1,157 @@
+//! The registry's table: one row per protocol, from which every closed list is generated.
+//!
+//! `protocols!(callback)` expands to `callback! { rows }`: a file that needs a list (the
+//! headers in `header.rs`, the router laws and the protocols' queue disciplines in `mod.rs`)
+//! writes a `macro_rules!` callback that matches the rows and builds its items from them. A row
+//! names its parts by idents only, the folder and the type names; the callbacks build the paths
+//! (`$crate::protocol::$folder::header::$T` for a header struct, `$crate::protocol::$folder::$T`
+//! for what the folder's `mod.rs` exports), so the table itself imports nothing.
+//!
+//! A row is `folder { key: value, ... }`, the keys always present and in this order; an absent
+//! part is an empty list `[]`. A callback matches the keys it reads and ends its row pattern
+//! with `$($more:tt)*`, so that a column added at the end leaves it unchanged.
+//!
+//! | key | value | what it generates |
+//! |---|---|---|
+//! | `name` | `"rcp"` | its scenario name ([`super::ProtocolInfo::name`]) |
+//! | `title` | `"..."` | what it is and where it comes from |
+//! | `host_key` | `"transport.protocol"` or `"transport.cc"` | the scenario key that selects it on hosts |
+//! | `header` | `[Fwd(FwdStruct) = TAG => [Echo(EchoStruct) = TAG_ECHO]]`, the echo `[]` if receivers echo nothing | `CongestionHeader`'s variants (structs and tags of `<folder>/header.rs`), their echo, their wire encoding |
+//! | `carries` | `[folder]` | whose header its packets carry: the info row's header bytes and wire tags (`BYTES`, `TAGS` of that folder's `header.rs`) |
+//! | `law` | `[Variant(LawType)]` | its router law: a [`super::Law`] variant; the law's series metrics are its `router::METRICS` |
+//! | `queue` | `["rcp"]` | the queue kind (`queues.*.kind`) its routers run |
+//! | `qdisc` | `[Variant(PortType)]` | queue disciplines of its own: a [`super::ProtocolQueue`] variant each |
+//! | `cost` | `[Variant at 2]` | its law (of `law`) is timed by the router-cost benchmark (`qdisc/cost.rs`), on the port the folder's `router::cost_port` builds, at that place in its table (seed 003's order: XCP, RCP, JetMax, PIQI-RCP; then HPCC) |
+//!
+//! Adding a protocol is its folder and one row here.
+
+/// Calls `$cb! { rows }` with the table (module docs).
+macro_rules! protocols {
+    ($cb:ident) => {
+        $cb! {
+            newreno {
+                name: "newreno",
+                title: "TCP NewReno with SACK (RFC 5681, RFC 6582, RFC 6675)",
+                host_key: "transport.cc",
+                header: [],
+                carries: [],
+                law: [],
+                queue: [],
+                qdisc: [],
+                cost: [],
+            }
+            cubic {
+                name: "cubic",
+                title: "TCP CUBIC (RFC 9438) with HyStart (Linux) or HyStart++ (RFC 9406)",
+                host_key: "transport.cc",
+                header: [],
+                carries: [],
+                law: [],
+                queue: [],
+                qdisc: [],
+                cost: [],
+            }
+            dctcp {
+                name: "dctcp",
+                title: "DCTCP, Data Center TCP (Alizadeh et al. 2010; RFC 8257)",
+                host_key: "transport.cc",
+                header: [],
+                carries: [],
+                law: [],
+                queue: ["step"],
+                qdisc: [],
+                cost: [],
+            }
+            pfabric {
+                name: "pfabric",
+                title: "pFabric, minimal near-optimal datacenter transport (Alizadeh et al. 2013)",
+                host_key: "transport.cc",
+                header: [PFabric(PFabricHeader) = TAG => []],
+                carries: [pfabric],
+                law: [],
+                queue: ["pfabric"],
+                qdisc: [PFabric(PFabricQueue)],
+                cost: [],
+            }
+            hpcc {
+                name: "hpcc",
+                title: "HPCC, high precision congestion control (Li et al. 2019)",
+                host_key: "transport.protocol",
+                header: [Hpcc(IntStack) = TAG => [HpccFeedback(IntStack) = TAG_ECHO]],
+                carries: [hpcc],
+                law: [Hpcc(HpccLaw)],
+                queue: ["hpcc"],
+                qdisc: [],
+                cost: [Hpcc at 5],
+            }
+            rc3 {
+                name: "rc3",
+                title: "RC3, recursively cautious congestion control (the RC3 paper)",
+                host_key: "transport.protocol",
+                header: [],
+                carries: [],
+                law: [],
+                queue: ["prio"],
+                qdisc: [],
+                cost: [],
+            }
+            rcp {
+                name: "rcp",
+                title: "RCP, the rate control protocol (Dukkipati's thesis)",
+                host_key: "transport.protocol",
+                header: [Rcp(RcpHeader) = TAG => [RcpFeedback(RcpEcho) = TAG_ECHO]],
+                carries: [rcp],
+                law: [Rcp(RcpLaw)],
+                queue: ["rcp"],
+                qdisc: [RcpTcp(RcpTcpPort)],
+                cost: [Rcp at 2],
+            }
+            rtcp {
+                name: "rtcp",
+                title: "R-TCP, TCP with RCP's rate as its window (RCP thesis sec. 6.1.1)",
+                host_key: "transport.protocol",
+                header: [],
+                carries: [rcp],
+                law: [],
+                queue: ["rcp"],
+                qdisc: [],
+                cost: [],
+            }
+            xcp {
+                name: "xcp",
+                title: "XCP, the explicit control protocol (Katabi et al. 2002; seed 003)",
+                host_key: "transport.protocol",
+                header: [Xcp(XcpHeader) = TAG => [XcpFeedback(XcpEcho) = TAG_ECHO]],
+                carries: [xcp],
+                law: [Xcp(XcpLaw)],
+                queue: ["xcp"],
+                qdisc: [],
+                cost: [Xcp at 1],
+            }
+            jetmax {
+                name: "jetmax",
+                title: "JetMax (Zhang, Leonard, Loguinov; seed 003)",
+                host_key: "transport.protocol",
+                header: [JetMax(JetMaxHeader) = TAG => [JetMaxFeedback(JetMaxEcho) = TAG_ECHO]],
+                carries: [jetmax],
+                law: [JetMax(JetMaxLaw)],
+                queue: ["jetmax"],
+                qdisc: [],
+                cost: [JetMax at 3],
+            }
+            piqi {
+                name: "piqi",
+                title: "PIQI-RCP (Jain and Loguinov, IWQoS 2007; seed 003)",
+                host_key: "transport.protocol",
+                header: [Piqi(PiqiHeader) = TAG => [PiqiFeedback(PiqiEcho) = TAG_ECHO]],
+                carries: [piqi],
+                law: [Piqi(PiqiLaw)],
+                queue: ["piqi"],
+                qdisc: [],
+                cost: [Piqi at 4],
+            }
+        }
+    };
+}
+
+pub(crate) use protocols;
