@@ -8,7 +8,8 @@ use fctlab_core::net::packet::{CongestionHeader, Packet, PacketKind, RcpEcho, Rc
 use fctlab_core::qdisc::Law;
 use fctlab_core::scenario;
 use fctlab_core::transport::app::App;
-use fctlab_core::transport::cc::{CcConfig, RtcpConfig};
+use fctlab_core::protocol::rtcp::RtcpConfig;
+use fctlab_core::protocol::CcConfig;
 use fctlab_core::transport::tcp::{TcpConfig, TcpSender};
 use fctlab_core::transport::{Endpoint, FlowAddr};
 use fctlab_core::units::{Rate, Time};

@@ -37,7 +37,7 @@ use crate::routing::Routes;
 use crate::scenario::KernelStack;
 use crate::sched::{Event, Scheduler};
 use crate::transport::app::App;
-use crate::transport::cc::CcConfig;
+use crate::protocol::CcConfig;
 use crate::transport::ecn::EcnMode;
 use crate::transport::endpoint::{Receiver, Sender};
 use crate::transport::paced::{PacedConfig, PacedSender};

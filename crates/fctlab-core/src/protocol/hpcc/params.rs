@@ -6,7 +6,7 @@ use crate::error::{SpecError, SpecResult};
 use crate::protocol::HPCC_HEADER;
 use crate::quantity::{BytesQ, RateQ, TimeQ};
 use crate::scenario::{Common, ProtocolKeys};
-use crate::transport::cc::CcConfig;
+use crate::protocol::CcConfig;
 use crate::transport::tcp::TcpConfig;
 use crate::world::Profile;
 use serde::Deserialize;

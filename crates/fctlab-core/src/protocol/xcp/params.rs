@@ -4,7 +4,7 @@
 use crate::error::SpecResult;
 use crate::protocol::{CcKind, XCP_HEADER};
 use crate::scenario::{Common, ProtocolKeys};
-use crate::transport::cc::CcConfig;
+use crate::protocol::CcConfig;
 use crate::transport::tcp::TcpConfig;
 use crate::world::Profile;
 use serde::Deserialize;

@@ -1,7 +1,7 @@
 //! Per-flow TCP settings (config, not state: one value can build many connections).
 
 use crate::protocol::rc3::Rc3Config;
-use crate::transport::cc::{CcConfig, CcKind, HyStartMode};
+use crate::protocol::{CcConfig, CcKind, HyStartMode};
 use crate::transport::ecn::EcnMode;
 use crate::units::Time;
 
