@@ -7,6 +7,8 @@
 //! |---|---|---|
 //! | host law, window | [`crate::transport::cc::CongestionControl`] | cwnd (and a pacing rate) from ACKs, RTT samples, losses, timeouts and the echoed header |
 //! | host law, rate | [`crate::transport::paced::law::RateControl`] | the pacing rate from the echoed header |
+//! | loop beside the window | [`crate::transport::tcp::hook::WindowHook`] | a second sending loop over the window's connection (RC3's low-priority loop) |
+//! | ECN echo | [`crate::transport::ecn::EcnMode::Exact`] | the receiver's ECE from the CE of the packets each ACK covers (DCTCP's) |
 //! | router law | [`crate::qdisc::law::RouterLaw`] | per packet at arrival and departure, per control interval: reads and stamps its header, sees its port's rate and queue, emits its metrics |
 //! | header | a [`CongestionHeader`] variant per direction, holding the structs of `<name>/header.rs` (fields, echo, wire encoding) | what routers and hosts tell each other |
 //! | scenario keys | [`keys::ProtocolKeys`] (`<name>/params.rs`), the router law's parameters (`<name>/router.rs`) | the `transport` keys beside the TCP part, the queue kind's keys |
@@ -21,7 +23,7 @@
 //! |---|---|---|
 //! | `newreno/` | NewReno (RFC 5681, RFC 6582) | window host law |
 //! | `cubic/` | CUBIC (RFC 9438), HyStart and HyStart++ (RFC 9406) | window host law, slow-start exit |
-//! | `dctcp/` | DCTCP (Alizadeh et al. 2010, RFC 8257) | window host law, receiver echo; any ECN marking queue |
+//! | `dctcp/` | DCTCP (Alizadeh et al. 2010, RFC 8257) | window host law, ECN echo; any ECN marking queue |
 //! | `pfabric/` | pFabric (Alizadeh et al. 2013) | header (priority), switch (queue discipline), window host law |
 //! | `hpcc/` | HPCC (Li et al. 2019) | header (telemetry), router law (telemetry only), window and pacing host law |
 //! | `rc3/` | RC3 (the RC3 paper) | the low-priority loop beside TCP's window; priority queues |
@@ -34,8 +36,16 @@
 //! This file is the registry: [`PROTOCOLS`] describes each protocol (its scenario names,
 //! header bytes, metrics and folder), and the closed lists below dispatch to each part
 //! statically (a `match`, no virtual call on the hot path): [`Controller`] the window host
-//! laws, [`RateLaw`] the rate host laws, [`Law`] the router laws, and
-//! [`header_to_wire`] / [`header_from_wire`] the headers' wire encodings; `keys.rs` lists
+//! laws, [`Hook`] the loops beside the window, [`RateLaw`] the rate host laws, [`Law`] the
+//! router laws; `echo.rs` holds [`EcnEcho`], the receivers' exact ECN echoes, and `header.rs`
+//! [`header_to_wire`] / [`header_from_wire`], the headers' wire encodings (over the words and
+//! checks of `wire.rs`). Each config says what the layers below would otherwise ask a
+//! protocol's name for: [`CcConfig::label`] and [`RateConfig::label`] the flow table's
+//! `protocol` label (each window protocol's folder gives its own `label()`, over `label.rs`),
+//! [`CcConfig::stamps_remaining`] whether segments carry their flow's remaining bytes. The
+//! transport, the world and the plug-in host import these types, never a protocol's folder
+//! (`tests/test_protocols_on_top.py`), and the interfaces the protocols implement import
+//! nothing of the registry. `keys.rs` lists
 //! each `protocol = "..."` with the struct of its keys, and `tcp.rs` holds `protocol = "tcp"`'s
 //! (the loss-based window's `cc` and `hystart`). Adding a protocol is its folder, its arms
 //! here and in `keys.rs`, its header variants (`net/packet.rs`) and its queue kind
@@ -43,9 +53,12 @@
 
 pub mod cubic;
 pub mod dctcp;
+pub mod echo;
+pub mod header;
 pub mod hpcc;
 pub mod jetmax;
 pub mod keys;
+pub mod label;
 pub mod newreno;
 pub mod pfabric;
 pub mod piqi;
@@ -53,25 +66,34 @@ pub mod rc3;
 pub mod rcp;
 pub mod rtcp;
 pub mod tcp;
+pub mod wire;
 pub mod xcp;
 
 use crate::metrics::series::Metric;
-use crate::net::packet::{CongestionHeader, Packet, PLUGIN_TAGS};
+use crate::net::packet::{CongestionHeader, Packet};
 use crate::plugin::{HostInit, HostPlugin, PluginCc, PluginLaw};
 use crate::qdisc::law::{PortCtx, RouterLaw};
 use crate::transport::cc::{CcState, CongestionControl, EcnAck, Feedback, HeaderCtx, RttSample};
+use crate::transport::conn::scoreboard::Scoreboard;
+use crate::transport::conn::{Connection, LowPriorityCopies};
 use crate::transport::paced::law::{LawCtx, RateControl};
+use crate::transport::tcp::hook::WindowHook;
 use crate::units::{Rate, Time};
-pub use cubic::HyStartMode;
 use cubic::Cubic;
+pub use cubic::HyStartMode;
 use dctcp::{Dctcp, DctcpConfig};
+pub use echo::EcnEcho;
+pub use header::{header_from_wire, header_to_wire};
 use hpcc::{Hpcc, HpccConfig, HpccLaw};
 use jetmax::{JetMaxHost, JetMaxLaw};
+pub use label::LabelCtx;
 use newreno::NewReno;
 use pfabric::PFabric;
 use piqi::{PiqiHost, PiqiLaw};
+use rc3::{Rc3Config, Rc3Hook};
 use rcp::{FixedRate, RcpHost, RcpLaw};
 use rtcp::{Rtcp, RtcpConfig};
+pub use wire::Words;
 use xcp::{Xcp, XcpLaw};
 
 /// What the registry knows of a protocol.
@@ -229,76 +251,6 @@ pub const HPCC_HEADER: u32 = 42;
 pub const PIQI_HEADER: u32 = 24;
 
 // ---------------------------------------------------------------------------------------------
-// Headers on the wire.
-
-/// A congestion header's fields on the wire: three 32-bit words after a one-byte tag.
-pub type Words = [u32; 3];
-
-/// Refuses words a header leaves unused unless they are zero (a garbage value is not ignored).
-pub(crate) fn unused_zero(w: &[u32]) -> Result<(), &'static str> {
-    if w.iter().all(|&x| x == 0) {
-        Ok(())
-    } else {
-        Err("cc")
-    }
-}
-
-/// A float field that holds a number (XCP's window and feedback, JetMax's interval): NaN and
-/// both infinities are refused (an infinite window or feedback would become a window of
-/// 2^64 - 1 bytes at the sender).
-pub(crate) fn finite(bits: u32, name: &'static str) -> Result<f32, &'static str> {
-    let x = f32::from_bits(bits);
-    if x.is_finite() {
-        Ok(x)
-    } else {
-        Err(name)
-    }
-}
-
-/// A rate field (JetMax's and PIQI-RCP's): a number, or +infinity for "no rate yet", which
-/// their senders read as no limit; NaN and -infinity are refused.
-pub(crate) fn rate_or_infinite(bits: u32, name: &'static str) -> Result<f32, &'static str> {
-    let x = f32::from_bits(bits);
-    if x.is_nan() || x == f32::NEG_INFINITY {
-        Err(name)
-    } else {
-        Ok(x)
-    }
-}
-
-/// The wire tag and words of a congestion header (tag 0, zeros: none).
-pub fn header_to_wire(h: CongestionHeader) -> (u8, Words) {
-    match h {
-        CongestionHeader::None => return (0, [0; 3]),
-        CongestionHeader::Plugin { tag, words } => return (tag, words),
-        _ => {}
-    }
-    rcp::header::to_wire(h)
-        .or_else(|| xcp::header::to_wire(h))
-        .or_else(|| jetmax::header::to_wire(h))
-        .or_else(|| piqi::header::to_wire(h))
-        .or_else(|| pfabric::header::to_wire(h))
-        .or_else(|| hpcc::header::to_wire(h))
-        .expect("every congestion header has a wire encoding")
-}
-
-/// The congestion header of wire tag `tag` and words `w`; Err names the field refused (an
-/// unknown tag, a NaN, an infinite window or feedback, a non-zero unused word).
-pub fn header_from_wire(tag: u8, w: Words) -> Result<CongestionHeader, &'static str> {
-    match tag {
-        0 => unused_zero(&w).map(|_| CongestionHeader::None),
-        rcp::header::TAG | rcp::header::TAG_ECHO => rcp::header::from_wire(tag, w),
-        xcp::header::TAG | xcp::header::TAG_ECHO => xcp::header::from_wire(tag, w),
-        jetmax::header::TAG | jetmax::header::TAG_ECHO => jetmax::header::from_wire(tag, w),
-        piqi::header::TAG | piqi::header::TAG_ECHO => piqi::header::from_wire(tag, w),
-        pfabric::header::TAG => pfabric::header::from_wire(w),
-        hpcc::header::TAG | hpcc::header::TAG_ECHO => hpcc::header::from_wire(tag, w),
-        PLUGIN_TAGS..=u8::MAX => Ok(CongestionHeader::Plugin { tag, words: w }),
-        _ => Err("cc_tag"),
-    }
-}
-
-// ---------------------------------------------------------------------------------------------
 // Window host laws.
 
 /// Which controller a flow uses.
@@ -310,6 +262,16 @@ pub enum CcKind {
     NewReno,
     /// CUBIC (RFC 9438).
     Cubic,
+}
+
+impl CcKind {
+    /// Its scenario spelling (`cc = "..."`).
+    pub fn name(&self) -> &'static str {
+        match self {
+            CcKind::NewReno => "newreno",
+            CcKind::Cubic => "cubic",
+        }
+    }
 }
 
 /// How a connection's window moves: the controller it builds (config, not state).
@@ -339,7 +301,37 @@ pub enum CcConfig {
     Plugin(HostPlugin),
 }
 
+impl Default for CcConfig {
+    /// NewReno, TCP's standard window.
+    fn default() -> CcConfig {
+        CcConfig::Loss(CcKind::NewReno)
+    }
+}
+
 impl CcConfig {
+    /// True if the segments of this controller's flows carry the bytes their flow has left
+    /// ([`HeaderCtx::remaining`], which the connection then keeps): pFabric's priority.
+    pub fn stamps_remaining(&self) -> bool {
+        matches!(self, CcConfig::PFabric { .. })
+    }
+
+    /// The flow table's `protocol` label of window flows under this controller, with `hook`
+    /// beside the window: each protocol's folder says how it labels itself.
+    pub fn label(&self, hook: Option<&HookConfig>, at: LabelCtx) -> String {
+        match *self {
+            CcConfig::Loss(kind) => match hook {
+                Some(h) => h.label(kind, at),
+                None => label::window_label("tcp", kind.name(), at),
+            },
+            CcConfig::Xcp { loss, .. } => xcp::label(loss.name(), at),
+            CcConfig::Rtcp(_) => rtcp::label(),
+            CcConfig::Dctcp(_) => dctcp::label(at),
+            CcConfig::PFabric { .. } => pfabric::label(at),
+            CcConfig::Hpcc(_) => hpcc::label(),
+            CcConfig::Plugin(p) => format!("tcp-{}-iw{}", p.0.short_name(), at.iw).to_lowercase(),
+        }
+    }
+
     /// The loss-based controller underneath, if any (for labels).
     pub fn loss_kind(&self) -> Option<CcKind> {
         match *self {
@@ -511,6 +503,98 @@ impl CongestionControl for Controller {
     #[inline]
     fn reacts_to_loss(&self) -> bool {
         each_cc!(self, c => c.reacts_to_loss())
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Window hooks.
+
+/// A sending loop beside the window loop (config, not state): what [`Hook`] builds.
+#[derive(Copy, Clone, Debug, PartialEq)]
+pub enum HookConfig {
+    /// RC3's low-priority loop.
+    Rc3(Rc3Config),
+}
+
+/// A window loop's hook ([`WindowHook`]), statically dispatched.
+#[derive(Clone, Debug)]
+pub enum Hook {
+    /// RC3's low-priority loop.
+    Rc3(Rc3Hook),
+}
+
+impl HookConfig {
+    /// The flow table's `protocol` label of a loss-based window of `kind` with this hook.
+    pub fn label(&self, kind: CcKind, at: LabelCtx) -> String {
+        match self {
+            HookConfig::Rc3(_) => rc3::label(kind.name(), at),
+        }
+    }
+}
+
+impl Hook {
+    /// A fresh hook beside a window loop sending at band `prio`.
+    pub fn new(cfg: HookConfig, prio: u8) -> Hook {
+        match cfg {
+            HookConfig::Rc3(c) => Hook::Rc3(Rc3Hook::new(c, prio)),
+        }
+    }
+}
+
+macro_rules! each_hook {
+    ($self:ident, $h:ident => $body:expr) => {
+        match $self {
+            Hook::Rc3($h) => $body,
+        }
+    };
+}
+
+impl LowPriorityCopies for Hook {
+    #[inline]
+    fn sends_copies(&self) -> bool {
+        each_hook!(self, h => h.sends_copies())
+    }
+    #[inline]
+    fn delivered(&mut self, i: u32) {
+        each_hook!(self, h => h.delivered(i))
+    }
+}
+
+impl WindowHook for Hook {
+    #[inline]
+    fn on_write(&mut self, first: u32, end: u32) {
+        each_hook!(self, h => h.on_write(first, end))
+    }
+    #[inline]
+    fn after_send<F>(&mut self, conn: &mut Connection, send: F)
+    where
+        F: FnMut(&mut Connection, u32, u8) -> bool,
+    {
+        each_hook!(self, h => h.after_send(conn, send))
+    }
+    #[inline]
+    fn holds_back(&self, i: u32, cwnd: u64, mss: u64) -> bool {
+        each_hook!(self, h => h.holds_back(i, cwnd, mss))
+    }
+    #[inline]
+    fn is_repair(&self, board: &Scoreboard, i: u32) -> bool {
+        each_hook!(self, h => h.is_repair(board, i))
+    }
+    #[inline]
+    fn takes_ack(&mut self, conn: &mut Connection, now: Time, pkt: &Packet) -> bool {
+        each_hook!(self, h => h.takes_ack(conn, now, pkt))
+    }
+    #[inline]
+    fn on_ack(&mut self, ack_seg: u32) {
+        each_hook!(self, h => h.on_ack(ack_seg))
+    }
+    #[inline]
+    fn on_timeout(&mut self, una: u32) {
+        each_hook!(self, h => h.on_timeout(una))
+    }
+    #[inline]
+    fn keeps_timer(&self, conn: &Connection) -> bool {
+        each_hook!(self, h => h.keeps_timer(conn))
     }
 }
 

@@ -7,9 +7,9 @@ use super::cubic::HyStartMode;
 use super::CcKind;
 use crate::error::{SpecError, SpecResult};
 use crate::plugin::Loader;
-use crate::scenario::{Common, ProtocolKeys};
 use crate::protocol::dctcp::DctcpConfig;
 use crate::protocol::CcConfig;
+use crate::scenario::{Common, ProtocolKeys};
 use crate::transport::ecn::EcnMode;
 use crate::transport::tcp::TcpConfig;
 use crate::world::Profile;
@@ -158,7 +158,7 @@ impl TcpKeys {
         Ok(TcpConfig {
             cc: CcConfig::Dctcp(DctcpConfig { g, alpha0 }),
             hystart: self.hystart.unwrap_or(HyStartMode::Off),
-            ecn: EcnMode::Dctcp,
+            ecn: EcnMode::Exact,
             ..cfg
         })
     }

@@ -19,7 +19,7 @@
 //! [`HPCC_HEADER`](crate::protocol::HPCC_HEADER) = 42 bytes.
 
 use crate::net::packet::CongestionHeader;
-use crate::protocol::{unused_zero, Words};
+use crate::protocol::wire::{unused_zero, Words};
 use crate::units::{Rate, Time};
 
 /// The records a packet holds (the paper's `maxHop`).

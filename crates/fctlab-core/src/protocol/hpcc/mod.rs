@@ -18,3 +18,8 @@ pub mod router;
 pub use header::{IntHop, IntStack};
 pub use host::{Hpcc, HpccConfig};
 pub use router::HpccLaw;
+
+/// The flow table's label of HPCC's flows.
+pub fn label() -> String {
+    "hpcc".to_string()
+}

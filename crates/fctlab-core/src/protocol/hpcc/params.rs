@@ -3,10 +3,10 @@
 
 use super::HpccConfig;
 use crate::error::{SpecError, SpecResult};
+use crate::protocol::CcConfig;
 use crate::protocol::HPCC_HEADER;
 use crate::quantity::{BytesQ, RateQ, TimeQ};
 use crate::scenario::{Common, ProtocolKeys};
-use crate::protocol::CcConfig;
 use crate::transport::tcp::TcpConfig;
 use crate::world::Profile;
 use serde::Deserialize;

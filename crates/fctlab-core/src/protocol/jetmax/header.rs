@@ -5,7 +5,7 @@
 //! wire encoding, three 32-bit words (RT and RS share the first).
 
 use crate::net::packet::CongestionHeader;
-use crate::protocol::{finite, rate_or_infinite, unused_zero, Words};
+use crate::protocol::wire::{finite, rate_or_infinite, unused_zero, Words};
 
 /// JetMax's RT / RS value for "no router yet" (router ids on JetMax paths are below it).
 pub const JETMAX_NO_ROUTER: u16 = u16::MAX;

@@ -3,7 +3,7 @@
 //! highest priority, as in the authors' simulator.
 
 use crate::net::packet::CongestionHeader;
-use crate::protocol::{unused_zero, Words};
+use crate::protocol::wire::{unused_zero, Words};
 
 /// The priority of a forward packet.
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]

@@ -5,7 +5,7 @@
 //! encoding, three 32-bit words.
 
 use crate::net::packet::CongestionHeader;
-use crate::protocol::{rate_or_infinite, Words};
+use crate::protocol::wire::{rate_or_infinite, Words};
 
 /// PIQI-RCP's forward header (seed 003 sec. III-E): the smallest rate a router on the path
 /// gave so far, the control interval it was computed in, and that router's id.

@@ -5,7 +5,7 @@ use super::{Rc3Config, Rc3Window};
 use crate::error::{SpecError, SpecResult};
 use crate::protocol::cubic::HyStartMode;
 use crate::protocol::tcp::{CcChoice, LossKeys};
-use crate::protocol::CcKind;
+use crate::protocol::{CcKind, HookConfig};
 use crate::scenario::{Common, ProtocolKeys};
 use crate::world::Profile;
 use serde::de::{self, Deserializer};
@@ -60,7 +60,7 @@ impl ProtocolKeys for Rc3Keys {
                 format!("priority {} leaves no room for {levels} lower bands", cfg.prio),
             ));
         }
-        cfg.rc3 = Some(rc3);
+        cfg.hook = Some(HookConfig::Rc3(rc3));
         Ok(c.tcp(cfg))
     }
 }

@@ -4,7 +4,7 @@
 //! encoding, three 32-bit words.
 
 use crate::net::packet::CongestionHeader;
-use crate::protocol::{unused_zero, Words};
+use crate::protocol::wire::{unused_zero, Words};
 
 /// RCP's forward header (SYN, data, probes): routers lower `rate_kbps` to their fair rate.
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]

@@ -2,9 +2,9 @@
 
 use super::RtcpConfig;
 use crate::error::SpecResult;
+use crate::protocol::CcConfig;
 use crate::protocol::RCP_HEADER;
 use crate::scenario::{Common, ProtocolKeys};
-use crate::protocol::CcConfig;
 use crate::transport::tcp::TcpConfig;
 use crate::world::Profile;
 use serde::Deserialize;

@@ -4,7 +4,7 @@
 //! 32-bit words.
 
 use crate::net::packet::CongestionHeader;
-use crate::protocol::{finite, unused_zero, Words};
+use crate::protocol::wire::{finite, unused_zero, Words};
 
 /// XCP's forward header: the sender's window and RTT, and the window change routers allow.
 #[derive(Copy, Clone, Debug, PartialEq)]

@@ -2,9 +2,9 @@
 //! routers' feedback) and the router's (`kind = "xcp"`: [`super::XcpParams`] deserializes itself).
 
 use crate::error::SpecResult;
+use crate::protocol::CcConfig;
 use crate::protocol::{CcKind, XCP_HEADER};
 use crate::scenario::{Common, ProtocolKeys};
-use crate::protocol::CcConfig;
 use crate::transport::tcp::TcpConfig;
 use crate::world::Profile;
 use serde::Deserialize;

@@ -6,8 +6,8 @@
 use crate::error::SpecResult;
 use crate::limits::{MAX_HEADER, MAX_MSS};
 use crate::plugin::Loader;
-use crate::quantity::{BytesQ, TimeQ};
 use crate::protocol::RateConfig;
+use crate::quantity::{BytesQ, TimeQ};
 use crate::transport::paced::PacedConfig;
 use crate::transport::tcp::TcpConfig;
 use crate::units::Time;

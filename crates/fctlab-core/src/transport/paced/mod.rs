@@ -42,8 +42,8 @@ use super::conn::{Connection, SenderStats, Stamp, State};
 use super::tcp::{TcpConfig, TcpSender};
 use super::{Endpoint, FlowAddr};
 use crate::net::packet::{CongestionHeader, Packet, PacketKind};
-use crate::units::Time;
 use crate::protocol::{RateConfig, RateLaw};
+use crate::units::Time;
 use law::{LawCtx, RateControl};
 use send_rate::SendRate;
 
