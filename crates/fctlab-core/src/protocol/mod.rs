@@ -55,6 +55,7 @@ pub mod cubic;
 pub mod dctcp;
 pub mod echo;
 pub mod header;
+pub mod hooks;
 pub mod hpcc;
 pub mod jetmax;
 pub mod keys;
@@ -64,6 +65,7 @@ pub mod pfabric;
 pub mod piqi;
 pub mod rc3;
 pub mod rcp;
+pub mod registry;
 pub mod rtcp;
 pub mod tcp;
 pub mod wire;
@@ -74,23 +76,20 @@ use crate::net::packet::{CongestionHeader, Packet};
 use crate::plugin::{HostInit, HostPlugin, PluginCc, PluginLaw};
 use crate::qdisc::law::{PortCtx, RouterLaw};
 use crate::transport::cc::{CcState, CongestionControl, EcnAck, Feedback, HeaderCtx, RttSample};
-use crate::transport::conn::scoreboard::Scoreboard;
-use crate::transport::conn::{Connection, LowPriorityCopies};
 use crate::transport::paced::law::{LawCtx, RateControl};
-use crate::transport::tcp::hook::WindowHook;
 use crate::units::{Rate, Time};
 use cubic::Cubic;
 pub use cubic::HyStartMode;
 use dctcp::{Dctcp, DctcpConfig};
 pub use echo::EcnEcho;
 pub use header::{header_from_wire, header_to_wire};
+pub use hooks::{Hook, HookConfig};
 use hpcc::{Hpcc, HpccConfig, HpccLaw};
 use jetmax::{JetMaxHost, JetMaxLaw};
 pub use label::LabelCtx;
 use newreno::NewReno;
 use pfabric::PFabric;
 use piqi::{PiqiHost, PiqiLaw};
-use rc3::{Rc3Config, Rc3Hook};
 use rcp::{FixedRate, RcpHost, RcpLaw};
 use rtcp::{Rtcp, RtcpConfig};
 pub use wire::Words;
@@ -503,98 +502,6 @@ impl CongestionControl for Controller {
     #[inline]
     fn reacts_to_loss(&self) -> bool {
         each_cc!(self, c => c.reacts_to_loss())
-    }
-}
-
-// ---------------------------------------------------------------------------------------------
-// Window hooks.
-
-/// A sending loop beside the window loop (config, not state): what [`Hook`] builds.
-#[derive(Copy, Clone, Debug, PartialEq)]
-pub enum HookConfig {
-    /// RC3's low-priority loop.
-    Rc3(Rc3Config),
-}
-
-/// A window loop's hook ([`WindowHook`]), statically dispatched.
-#[derive(Clone, Debug)]
-pub enum Hook {
-    /// RC3's low-priority loop.
-    Rc3(Rc3Hook),
-}
-
-impl HookConfig {
-    /// The flow table's `protocol` label of a loss-based window of `kind` with this hook.
-    pub fn label(&self, kind: CcKind, at: LabelCtx) -> String {
-        match self {
-            HookConfig::Rc3(_) => rc3::label(kind.name(), at),
-        }
-    }
-}
-
-impl Hook {
-    /// A fresh hook beside a window loop sending at band `prio`.
-    pub fn new(cfg: HookConfig, prio: u8) -> Hook {
-        match cfg {
-            HookConfig::Rc3(c) => Hook::Rc3(Rc3Hook::new(c, prio)),
-        }
-    }
-}
-
-macro_rules! each_hook {
-    ($self:ident, $h:ident => $body:expr) => {
-        match $self {
-            Hook::Rc3($h) => $body,
-        }
-    };
-}
-
-impl LowPriorityCopies for Hook {
-    #[inline]
-    fn sends_copies(&self) -> bool {
-        each_hook!(self, h => h.sends_copies())
-    }
-    #[inline]
-    fn delivered(&mut self, i: u32) {
-        each_hook!(self, h => h.delivered(i))
-    }
-}
-
-impl WindowHook for Hook {
-    #[inline]
-    fn on_write(&mut self, first: u32, end: u32) {
-        each_hook!(self, h => h.on_write(first, end))
-    }
-    #[inline]
-    fn after_send<F>(&mut self, conn: &mut Connection, send: F)
-    where
-        F: FnMut(&mut Connection, u32, u8) -> bool,
-    {
-        each_hook!(self, h => h.after_send(conn, send))
-    }
-    #[inline]
-    fn holds_back(&self, i: u32, cwnd: u64, mss: u64) -> bool {
-        each_hook!(self, h => h.holds_back(i, cwnd, mss))
-    }
-    #[inline]
-    fn is_repair(&self, board: &Scoreboard, i: u32) -> bool {
-        each_hook!(self, h => h.is_repair(board, i))
-    }
-    #[inline]
-    fn takes_ack(&mut self, conn: &mut Connection, now: Time, pkt: &Packet) -> bool {
-        each_hook!(self, h => h.takes_ack(conn, now, pkt))
-    }
-    #[inline]
-    fn on_ack(&mut self, ack_seg: u32) {
-        each_hook!(self, h => h.on_ack(ack_seg))
-    }
-    #[inline]
-    fn on_timeout(&mut self, una: u32) {
-        each_hook!(self, h => h.on_timeout(una))
-    }
-    #[inline]
-    fn keeps_timer(&self, conn: &Connection) -> bool {
-        each_hook!(self, h => h.keeps_timer(conn))
     }
 }
 
