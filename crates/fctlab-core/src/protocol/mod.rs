@@ -36,8 +36,9 @@
 //! This file is the registry: [`PROTOCOLS`] describes each protocol (its scenario names,
 //! header bytes, metrics and folder), and the closed lists below dispatch to each part
 //! statically (a `match`, no virtual call on the hot path): [`Controller`] the window host
-//! laws, [`Hook`] the loops beside the window, [`RateLaw`] the rate host laws, [`Law`] the
-//! router laws; `echo.rs` holds [`EcnEcho`], the receivers' exact ECN echoes, and `header.rs`
+//! laws, [`RateLaw`] the rate host laws, [`Law`] the router laws; the table of `registry.rs`
+//! generates [`Hook`], the loops beside the window (`hooks.rs`), and [`EcnEcho`], the
+//! receivers' exact ECN echoes (`echo.rs`); `header.rs` holds
 //! [`header_to_wire`] / [`header_from_wire`], the headers' wire encodings (over the words and
 //! checks of `wire.rs`). Each config says what the layers below would otherwise ask a
 //! protocol's name for: [`CcConfig::label`] and [`RateConfig::label`] the flow table's
