@@ -1,11 +1,13 @@
 """The protocols sit on top: the core's lower layers name no protocol.
 
 A protocol lives in its folder (`crates/fctlab-core/src/protocol/<name>/`) and reaches the rest
-through the registry's generated types (`CongestionHeader`, `Law`, `ProtocolQueue`, ...). The
-layers below it (the packet and the link, the queue disciplines, the capture, the event queue,
-the routes, the metrics) name no protocol's module path (`protocol::rcp`) and no protocol's type (`RcpLaw`,
-`PFabricQueue`, ...) in their code; comments and `#[cfg(test)]` modules may (a test builds a
-real header to carry). The emulator's wire format goes through the registry's wire functions.
+through the registry's generated types (`CongestionHeader`, `Law`, `ProtocolQueue`,
+`Controller`, `CcConfig`, `RateLaw`, `RateConfig`, `Hook`, `EcnEcho`, ...). The layers below it
+(the packet and the link, the queue disciplines, the capture, the event queue, the routes, the
+metrics, the transport, the world, the plug-in host) name no protocol's module path
+(`protocol::rcp`), no protocol's type (`RcpLaw`, `PFabricQueue`, ...) and no protocol's name in a
+string in their code; comments and `#[cfg(test)]` modules may (a test builds a real header to
+carry). The emulator's wire format goes through the registry's wire functions.
 """
 
 from __future__ import annotations
@@ -17,16 +19,17 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 SRC = ROOT / "crates" / "fctlab-core" / "src"
 
-# The lower layers: folders and single files under the core's `src/` (`transport` and `world`
-# join them once their special cases are hooks).
-LOWER = ["net", "qdisc", "capture", "sched.rs", "routing.rs", "metrics"]
+# The lower layers: folders and single files under the core's `src/`.
+LOWER = ["net", "qdisc", "capture", "sched.rs", "routing.rs", "metrics", "transport", "world", "plugin"]
 # The protocols' folders, and the prefixes of their type names.
 FOLDERS = ["newreno", "cubic", "dctcp", "pfabric", "hpcc", "rc3", "rcp", "rtcp", "xcp", "jetmax", "piqi"]
 TYPE_PREFIXES = ["Rcp", "Xcp", "JetMax", "Piqi", "PFabric", "Hpcc", "Dctcp", "Rc3", "Cubic", "NewReno", "Rtcp"]
 
 FOLDER_PATH = r"\bprotocol::(?:" + "|".join(FOLDERS) + r")\b"
 TYPE_NAME = r"\b(?:" + "|".join(TYPE_PREFIXES) + r")\w*"
-NAMING = re.compile(FOLDER_PATH + "|" + TYPE_NAME)
+# A protocol's name in a string literal ("tcp" is the transport's own name, not a protocol's).
+IN_STRING = r'"[^"\n]*\b(?:' + "|".join(FOLDERS) + r')\b[^"\n]*"'
+NAMING = re.compile(FOLDER_PATH + "|" + TYPE_NAME + "|" + IN_STRING)
 
 
 def _rust_code():
@@ -63,6 +66,7 @@ def test_the_check_sees_a_protocol_named_in_code_and_not_in_comments_or_tests():
         "CongestionHeader::Hpcc(s)",
     ]
     assert protocol_names("use crate::protocol::header::CongestionHeader;\nlet r = rate_kbps;\n") == []
+    assert protocol_names('let l = format!("rc3-{kind}");\nlet t = "tcp";\n') == ['let l = format!("rc3-{kind}");']
 
 
 def test_lower_layers_name_no_protocol():

@@ -5,9 +5,9 @@
 mod common;
 
 use fctlab_core::net::packet::{Packet, PacketKind};
+use fctlab_core::protocol::RateConfig;
 use fctlab_core::transport::app::App;
 use fctlab_core::transport::endpoint::Sender;
-use fctlab_core::transport::paced::law::RateConfig;
 use fctlab_core::transport::paced::{PacedConfig, PacedSender};
 use fctlab_core::transport::tcp::{TcpConfig, TcpSender};
 use fctlab_core::transport::{Endpoint, FlowAddr};

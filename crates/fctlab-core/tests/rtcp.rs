@@ -6,10 +6,11 @@ mod common;
 
 use fctlab_core::net::packet::{CongestionHeader, Packet, PacketKind};
 use fctlab_core::protocol::rcp::header::{RcpEcho, RcpHeader};
+use fctlab_core::protocol::rtcp::RtcpConfig;
+use fctlab_core::protocol::CcConfig;
 use fctlab_core::protocol::Law;
 use fctlab_core::scenario;
 use fctlab_core::transport::app::App;
-use fctlab_core::transport::cc::{CcConfig, RtcpConfig};
 use fctlab_core::transport::tcp::{TcpConfig, TcpSender};
 use fctlab_core::transport::{Endpoint, FlowAddr};
 use fctlab_core::units::{Rate, Time};

@@ -6,7 +6,7 @@
 use super::{AppTemplate, Profile};
 use crate::error::SpecResult;
 use crate::plugin::Loader;
-use crate::transport::paced::law::RateConfig;
+use crate::protocol::RateConfig;
 use crate::transport::paced::PacedConfig;
 use crate::transport::tcp::TcpConfig;
 use crate::units::Time;

@@ -3,8 +3,6 @@
 //! world starts flows with.
 
 use super::KernelStack;
-use crate::transport::cc::CcConfig;
-use crate::transport::ecn::EcnMode;
 use crate::transport::paced::PacedConfig;
 use crate::transport::tcp::TcpConfig;
 use crate::units::Time;
@@ -32,21 +30,7 @@ impl Profile {
     /// Label for the flow table's `protocol` column.
     pub fn label(&self) -> String {
         match self {
-            Profile::Tcp { cfg, .. } => {
-                let (name, kind) = match cfg.cc {
-                    CcConfig::Rtcp(_) => return "rtcp".to_string(),
-                    CcConfig::Plugin(p) => return format!("tcp-{}-iw{}", p.0.short_name(), cfg.iw).to_lowercase(),
-                    CcConfig::Dctcp(_) => return format!("dctcp-iw{}", cfg.iw),
-                    CcConfig::PFabric { .. } => return format!("pfabric-iw{}", cfg.iw),
-                    CcConfig::Hpcc(_) => return "hpcc".to_string(),
-                    CcConfig::Xcp { loss, .. } => ("xcp", loss),
-                    CcConfig::Loss(kind) if cfg.rc3.is_some() => ("rc3", kind),
-                    CcConfig::Loss(kind) => ("tcp", kind),
-                };
-                let prio = if cfg.prio > 0 { format!("-p{}", cfg.prio) } else { String::new() };
-                let ecn = if cfg.ecn == EcnMode::Classic { "-ecn" } else { "" };
-                format!("{name}-{kind:?}{ecn}-iw{}{prio}", cfg.iw).to_lowercase()
-            }
+            Profile::Tcp { cfg, .. } => cfg.label(),
             Profile::Paced { cfg, .. } => cfg.law.label(),
             Profile::Kernel(k) => format!("linux-{}", k.cc),
         }

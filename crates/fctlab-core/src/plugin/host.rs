@@ -11,8 +11,7 @@ use super::{
     bounds, from_plugin, to_plugin, DynHost, HostPlugin, HostTraits, Plugin, PluginRttSample, SendCtx, Window,
 };
 use crate::net::packet::{CongestionHeader, PacketKind};
-use crate::protocol::cubic::RttSample;
-use crate::transport::cc::{CcState, CongestionControl, Feedback, HeaderCtx};
+use crate::transport::cc::{CcState, CongestionControl, Feedback, HeaderCtx, RttSample};
 use crate::units::{Rate, Time};
 use fctlab_plugin::abi::NO_TIME;
 use fctlab_plugin::HostInit;

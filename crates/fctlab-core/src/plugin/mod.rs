@@ -38,7 +38,7 @@ pub use router::PluginLaw;
 
 use crate::error::{SpecError, SpecResult};
 use crate::net::packet::CongestionHeader;
-use crate::protocol::{header_from_wire, header_to_wire};
+use crate::protocol::header::{header_from_wire, header_to_wire};
 use crate::units::Time;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};

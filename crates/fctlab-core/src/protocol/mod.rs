@@ -7,6 +7,8 @@
 //! |---|---|---|
 //! | host law, window | [`crate::transport::cc::CongestionControl`] | cwnd (and a pacing rate) from ACKs, RTT samples, losses, timeouts and the echoed header |
 //! | host law, rate | [`crate::transport::paced::law::RateControl`] | the pacing rate from the echoed header |
+//! | loop beside the window | [`crate::transport::tcp::hook::WindowHook`] | a second sending loop over the window's connection (RC3's low-priority loop) |
+//! | ECN echo | [`crate::transport::ecn::EcnMode::Exact`] | the receiver's ECE from the CE of the packets each ACK covers (DCTCP's) |
 //! | router law | [`crate::qdisc::law::RouterLaw`] | per packet at arrival and departure, per control interval: reads and stamps its header, sees its port's rate and queue, emits its metrics |
 //! | header | a [`CongestionHeader`] variant per direction, holding the structs of `<name>/header.rs` (fields, echo, wire encoding) | what routers and hosts tell each other |
 //! | scenario keys | [`keys::ProtocolKeys`] (`<name>/params.rs`), the router law's parameters (`<name>/router.rs`) | the `transport` keys beside the TCP part, the queue kind's keys |
@@ -21,7 +23,7 @@
 //! |---|---|---|
 //! | `newreno/` | NewReno (RFC 5681, RFC 6582) | window host law |
 //! | `cubic/` | CUBIC (RFC 9438), HyStart and HyStart++ (RFC 9406) | window host law, slow-start exit |
-//! | `dctcp/` | DCTCP (Alizadeh et al. 2010, RFC 8257) | window host law, receiver echo; any ECN marking queue |
+//! | `dctcp/` | DCTCP (Alizadeh et al. 2010, RFC 8257) | window host law, ECN echo; any ECN marking queue |
 //! | `pfabric/` | pFabric (Alizadeh et al. 2013) | header (priority), switch (queue discipline), window host law |
 //! | `hpcc/` | HPCC (Li et al. 2019) | header (telemetry), router law (telemetry only), window and pacing host law |
 //! | `rc3/` | RC3 (the RC3 paper) | the low-priority loop beside TCP's window; priority queues |
@@ -35,24 +37,36 @@
 //! generates the closed lists that dispatch to each part statically (a `match`, no virtual
 //! call on the hot path): [`CongestionHeader`] with its echo and wire encoding
 //! ([`header_to_wire`] / [`header_from_wire`], `header.rs`), [`Law`] the router laws and
-//! [`ProtocolQueue`] the protocols' own queue disciplines (`laws.rs`), and [`PROTOCOLS`], what
-//! each protocol is (`info.rs`). Here are the host laws' lists, [`Controller`] and
-//! [`RateLaw`]; `keys.rs` lists each `protocol = "..."` with the struct of its keys, and
-//! `tcp.rs` holds `protocol = "tcp"`'s (the loss-based window's `cc` and `hystart`).
+//! [`ProtocolQueue`] the protocols' own queue disciplines (`laws.rs`), [`PROTOCOLS`], what
+//! each protocol is (`info.rs`), [`Hook`], the loops beside the window (`hooks.rs`), and
+//! [`EcnEcho`], the receivers' exact ECN echoes (`echo.rs`). Here are the host laws' lists,
+//! [`Controller`] and [`RateLaw`], still written by hand; `keys.rs` lists each
+//! `protocol = "..."` with the struct of its keys, and `tcp.rs` holds `protocol = "tcp"`'s
+//! (the loss-based window's `cc` and `hystart`).
+//!
+//! Each config says what the layers below would otherwise ask a protocol's name for:
+//! [`CcConfig::label`] and [`RateConfig::label`] the flow table's `protocol` label (each window
+//! protocol's folder gives its own `label()`, over `label.rs`), [`CcConfig::stamps_remaining`]
+//! whether segments carry their flow's remaining bytes. The layers below (`net`, `qdisc`,
+//! `capture`, `sched`, `routing`, `metrics`, `transport`, `world`, `plugin`) use these types and
+//! never a protocol's folder (`tests/test_protocols_on_top.py`), and the interfaces the
+//! protocols implement import nothing of the registry.
 //!
 //! Adding a protocol: its folder (`<name>/`: `header.rs`, a leaf importing only `wire.rs`;
 //! `router.rs`; `host.rs`; `params.rs`) and its row in `registry.rs`, plus its host law's arms
 //! here, its line in `keys.rs` and its queue kind (`scenario/queues.rs`); `docs/protocols.md`
-//! has the steps. The layers below (`net`, `qdisc`, `capture`, `sched`, `metrics`) name no
-//! protocol: they use the generated types only.
+//! has the steps.
 
 pub mod cubic;
 pub mod dctcp;
+pub mod echo;
 pub mod header;
+pub mod hooks;
 pub mod hpcc;
 pub mod info;
 pub mod jetmax;
 pub mod keys;
+pub mod label;
 pub mod laws;
 pub mod newreno;
 pub mod pfabric;
@@ -66,23 +80,28 @@ pub mod wire;
 pub mod xcp;
 
 use crate::plugin::{HostInit, HostPlugin, PluginCc};
-use crate::transport::cc::{CcState, CongestionControl, EcnAck, Feedback, HeaderCtx};
+use crate::transport::cc::{CcState, CongestionControl, EcnAck, Feedback, HeaderCtx, RttSample};
 use crate::transport::paced::law::{LawCtx, RateControl};
 use crate::units::{Rate, Time};
-use cubic::{Cubic, HyStartMode, RttSample};
+use cubic::Cubic;
+pub use cubic::HyStartMode;
 use dctcp::{Dctcp, DctcpConfig};
+pub use echo::EcnEcho;
 pub use header::{
     header_extension, header_from_wire, header_to_wire, tag_has_extension, with_header_extension, CongestionHeader,
 };
+pub use hooks::{Hook, HookConfig};
 use hpcc::{Hpcc, HpccConfig};
 pub use info::{info, ProtocolInfo, PROTOCOLS};
 use jetmax::JetMaxHost;
+pub use label::LabelCtx;
 pub use laws::{router_cost_port, Law, ProtocolQueue, ROUTER_COST_LAWS};
 use newreno::NewReno;
 use pfabric::PFabric;
 use piqi::PiqiHost;
 use rcp::{FixedRate, RcpHost};
 use rtcp::{Rtcp, RtcpConfig};
+pub use wire::Words;
 use xcp::Xcp;
 
 /// Bytes of the RCP header on top of the TCP/IP headers, for RCP and R-TCP.
@@ -108,6 +127,16 @@ pub enum CcKind {
     NewReno,
     /// CUBIC (RFC 9438).
     Cubic,
+}
+
+impl CcKind {
+    /// Its scenario spelling (`cc = "..."`).
+    pub fn name(&self) -> &'static str {
+        match self {
+            CcKind::NewReno => "newreno",
+            CcKind::Cubic => "cubic",
+        }
+    }
 }
 
 /// How a connection's window moves: the controller it builds (config, not state).
@@ -137,7 +166,37 @@ pub enum CcConfig {
     Plugin(HostPlugin),
 }
 
+impl Default for CcConfig {
+    /// NewReno, TCP's standard window.
+    fn default() -> CcConfig {
+        CcConfig::Loss(CcKind::NewReno)
+    }
+}
+
 impl CcConfig {
+    /// True if the segments of this controller's flows carry the bytes their flow has left
+    /// ([`HeaderCtx::remaining`], which the connection then keeps): pFabric's priority.
+    pub fn stamps_remaining(&self) -> bool {
+        matches!(self, CcConfig::PFabric { .. })
+    }
+
+    /// The flow table's `protocol` label of window flows under this controller, with `hook`
+    /// beside the window: each protocol's folder says how it labels itself.
+    pub fn label(&self, hook: Option<&HookConfig>, at: LabelCtx) -> String {
+        match *self {
+            CcConfig::Loss(kind) => match hook {
+                Some(h) => h.label(kind, at),
+                None => label::window_label("tcp", kind.name(), at),
+            },
+            CcConfig::Xcp { loss, .. } => xcp::label(loss.name(), at),
+            CcConfig::Rtcp(_) => rtcp::label(),
+            CcConfig::Dctcp(_) => dctcp::label(at),
+            CcConfig::PFabric { .. } => pfabric::label(at),
+            CcConfig::Hpcc(_) => hpcc::label(),
+            CcConfig::Plugin(p) => format!("tcp-{}-iw{}", p.0.short_name(), at.iw).to_lowercase(),
+        }
+    }
+
     /// The loss-based controller underneath, if any (for labels).
     pub fn loss_kind(&self) -> Option<CcKind> {
         match *self {

@@ -22,8 +22,11 @@
 //! | `queue` | `["rcp"]` | the queue kind (`queues.*.kind`) its routers run |
 //! | `qdisc` | `[Variant(PortType)]` | queue disciplines of its own: a [`super::ProtocolQueue`] variant each |
 //! | `cost` | `[Variant at 2]` | its law (of `law`) is timed by the router-cost benchmark (`qdisc/cost.rs`), on the port the folder's `router::cost_port` builds, at that place in its table (seed 003's order: XCP, RCP, JetMax, PIQI-RCP; then HPCC) |
+//! | `hook` | `[Variant(HookType, ConfigType)]` | a loop beside the window ([`crate::transport::tcp::hook::WindowHook`]): a [`super::Hook`] and a [`super::HookConfig`] variant, built by `HookType::new(config, prio)`, labelled by the folder's `label(kind, at)` |
+//! | `echo` | `[Variant(EchoType)]` | an exact ECN echo at the receiver: an [`super::EcnEcho`] variant (`on_data`, `ece`) |
 //!
-//! Adding a protocol is its folder and one row here.
+//! Adding a protocol is its folder and one row here (and, still by hand, its host law's arms
+//! in `mod.rs`' `Controller`/`RateLaw`, its line in `keys.rs`).
 
 /// Calls `$cb! { rows }` with the table (module docs).
 macro_rules! protocols {
@@ -39,6 +42,8 @@ macro_rules! protocols {
                 queue: [],
                 qdisc: [],
                 cost: [],
+                hook: [],
+                echo: [],
             }
             cubic {
                 name: "cubic",
@@ -50,6 +55,8 @@ macro_rules! protocols {
                 queue: [],
                 qdisc: [],
                 cost: [],
+                hook: [],
+                echo: [],
             }
             dctcp {
                 name: "dctcp",
@@ -61,6 +68,8 @@ macro_rules! protocols {
                 queue: ["step"],
                 qdisc: [],
                 cost: [],
+                hook: [],
+                echo: [Dctcp(DctcpEcho)],
             }
             pfabric {
                 name: "pfabric",
@@ -72,6 +81,8 @@ macro_rules! protocols {
                 queue: ["pfabric"],
                 qdisc: [PFabric(PFabricQueue)],
                 cost: [],
+                hook: [],
+                echo: [],
             }
             hpcc {
                 name: "hpcc",
@@ -83,6 +94,8 @@ macro_rules! protocols {
                 queue: ["hpcc"],
                 qdisc: [],
                 cost: [Hpcc at 5],
+                hook: [],
+                echo: [],
             }
             rc3 {
                 name: "rc3",
@@ -94,6 +107,8 @@ macro_rules! protocols {
                 queue: ["prio"],
                 qdisc: [],
                 cost: [],
+                hook: [Rc3(Rc3Hook, Rc3Config)],
+                echo: [],
             }
             rcp {
                 name: "rcp",
@@ -105,6 +120,8 @@ macro_rules! protocols {
                 queue: ["rcp"],
                 qdisc: [RcpTcp(RcpTcpPort)],
                 cost: [Rcp at 2],
+                hook: [],
+                echo: [],
             }
             rtcp {
                 name: "rtcp",
@@ -116,6 +133,8 @@ macro_rules! protocols {
                 queue: ["rcp"],
                 qdisc: [],
                 cost: [],
+                hook: [],
+                echo: [],
             }
             xcp {
                 name: "xcp",
@@ -127,6 +146,8 @@ macro_rules! protocols {
                 queue: ["xcp"],
                 qdisc: [],
                 cost: [Xcp at 1],
+                hook: [],
+                echo: [],
             }
             jetmax {
                 name: "jetmax",
@@ -138,6 +159,8 @@ macro_rules! protocols {
                 queue: ["jetmax"],
                 qdisc: [],
                 cost: [JetMax at 3],
+                hook: [],
+                echo: [],
             }
             piqi {
                 name: "piqi",
@@ -149,6 +172,8 @@ macro_rules! protocols {
                 queue: ["piqi"],
                 qdisc: [],
                 cost: [Piqi at 4],
+                hook: [],
+                echo: [],
             }
         }
     };

@@ -8,7 +8,8 @@ use super::CcKind;
 use crate::error::{SpecError, SpecResult};
 use crate::plan::{Common, Profile, ProtocolKeys};
 use crate::plugin::Loader;
-use crate::transport::cc::{CcConfig, DctcpConfig};
+use crate::protocol::dctcp::DctcpConfig;
+use crate::protocol::CcConfig;
 use crate::transport::ecn::EcnMode;
 use crate::transport::tcp::TcpConfig;
 use serde::de::{self, Deserializer};
@@ -156,7 +157,7 @@ impl TcpKeys {
         Ok(TcpConfig {
             cc: CcConfig::Dctcp(DctcpConfig { g, alpha0 }),
             hystart: self.hystart.unwrap_or(HyStartMode::Off),
-            ecn: EcnMode::Dctcp,
+            ecn: EcnMode::Exact,
             ..cfg
         })
     }

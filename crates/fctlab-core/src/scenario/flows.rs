@@ -10,6 +10,7 @@ use crate::limits::{
     MAX_FLOW_SEGMENTS,
 };
 use crate::metrics::{FlowRecord, PathInterner, Paths};
+use crate::protocol::HookConfig;
 use crate::routing::{flow_hash, Routes};
 use crate::topology::Topology;
 use crate::transport::app::LONG_LIVED_CHUNK;
@@ -300,7 +301,7 @@ impl Planner<'_> {
         // The initial window of a window-based sender (a paced sender has none).
         let (mss, header) = self.profiles[profile].packet_sizes();
         let (handshake, rc3, iw, app) = match &self.profiles[profile] {
-            Profile::Tcp { cfg, app } => (true, cfg.rc3.is_some(), Some(cfg.iw), *app),
+            Profile::Tcp { cfg, app } => (true, matches!(cfg.hook, Some(HookConfig::Rc3(_))), Some(cfg.iw), *app),
             Profile::Paced { cfg, app, .. } => (cfg.handshake, false, None, *app),
             Profile::Kernel(k) => (true, false, Some(k.planned_tcp().iw), None),
         };

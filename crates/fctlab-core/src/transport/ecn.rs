@@ -5,7 +5,7 @@
 //! |---|---|---|---|
 //! | [`EcnMode::Off`] | none | never | none |
 //! | [`EcnMode::Classic`] (RFC 3168) | new data (not SYNs, ACKs or retransmissions, sec. 6.1.1, 6.1.5) | on every ACK from a CE packet until a packet with CWR (sec. 6.1.3) | the controller's [`CongestionControl::on_ecn_echo`], by default as for a loss |
-//! | [`EcnMode::Dctcp`] (RFC 8257) | all, ACKs and SYNs included (Linux) | exactly the CE of the packets the ACK covers (`protocol/dctcp/echo.rs`) | DCTCP's cwnd (1 - alpha/2) |
+//! | [`EcnMode::Exact`] (RFC 8257) | all, ACKs and SYNs included (Linux) | exactly the CE of the packets the ACK covers: the registry's `EcnEcho` (DCTCP's, `protocol/dctcp/echo.rs`) | the controller's (DCTCP's cwnd (1 - alpha/2)) |
 //!
 //! In either mode the sender reduces at most once per window of data: after a reduction (or
 //! a loss recovery) it ignores ECE until an ACK covers data sent after it, and it sets CWR on
@@ -20,7 +20,7 @@
 //! [`CongestionControl::on_ecn_echo`]: crate::transport::cc::CongestionControl::on_ecn_echo
 
 use crate::net::packet::Ecn;
-use crate::protocol::dctcp::DctcpEcho;
+use crate::protocol::echo::EcnEcho;
 
 /// Whether and how a connection uses ECN.
 #[derive(Copy, Clone, Debug, Default, PartialEq, Eq)]
@@ -30,8 +30,8 @@ pub enum EcnMode {
     Off,
     /// RFC 3168.
     Classic,
-    /// DCTCP's use of ECN (RFC 8257).
-    Dctcp,
+    /// ECN as DCTCP uses it (RFC 8257): every packet ECN-capable, the exact echo.
+    Exact,
 }
 
 /// The sender's half.
@@ -65,7 +65,7 @@ impl EcnSender {
         match self.mode {
             EcnMode::Off => Ecn::NOT_ECT,
             EcnMode::Classic if retx => Ecn::NOT_ECT,
-            EcnMode::Classic | EcnMode::Dctcp => {
+            EcnMode::Classic | EcnMode::Exact => {
                 let cwr = !retx && std::mem::take(&mut self.cwr_pending);
                 Ecn::ECT0.with_cwr(cwr)
             }
@@ -75,7 +75,7 @@ impl EcnSender {
     /// The ECN bits of a SYN (or of a probe without data).
     pub fn control(&self) -> Ecn {
         match self.mode {
-            EcnMode::Dctcp => Ecn::ECT0,
+            EcnMode::Exact => Ecn::ECT0,
             EcnMode::Off | EcnMode::Classic => Ecn::NOT_ECT,
         }
     }
@@ -105,8 +105,8 @@ pub struct EcnReceiver {
     mode: EcnMode,
     /// Classic: ECE latched by a CE packet until a CWR arrives.
     latched: bool,
-    /// DCTCP's echo state machine.
-    dctcp: DctcpEcho,
+    /// Exact: the echo's state machine.
+    exact: EcnEcho,
     /// Data packets received with CE.
     pub ce_pkts: u64,
 }
@@ -125,7 +125,7 @@ impl EcnReceiver {
 
     /// A data packet with bits `ecn` arrived while `pending` packets wait for a delayed ACK.
     /// Returns true if that ACK must leave first, with the ECE [`EcnReceiver::ack`] gave before
-    /// this call (DCTCP only).
+    /// this call (exact echo only).
     #[inline]
     pub fn on_data(&mut self, ecn: Ecn, pending: u32) -> bool {
         if ecn.is_ce() {
@@ -141,7 +141,7 @@ impl EcnReceiver {
                 self.latched |= ecn.is_ce();
                 false
             }
-            EcnMode::Dctcp => self.dctcp.on_data(ecn.is_ce(), pending),
+            EcnMode::Exact => self.exact.on_data(ecn.is_ce(), pending),
         }
     }
 
@@ -151,7 +151,7 @@ impl EcnReceiver {
         match self.mode {
             EcnMode::Off => Ecn::NOT_ECT,
             EcnMode::Classic => Ecn::NOT_ECT.with_ece(self.latched),
-            EcnMode::Dctcp => Ecn::ECT0.with_ece(self.dctcp.ece()),
+            EcnMode::Exact => Ecn::ECT0.with_ece(self.exact.ece()),
         }
     }
 }
@@ -184,7 +184,7 @@ mod tests {
     /// after the reduction may reduce again.
     #[test]
     fn the_ack_of_the_last_packet_before_a_reduction_does_not_reduce_again() {
-        let mut s = EcnSender::new(EcnMode::Dctcp);
+        let mut s = EcnSender::new(EcnMode::Exact);
         s.reduced(10_000, true);
         assert!(!s.may_reduce(10_000, false), "the reduced window's own last ACK");
         assert!(s.may_reduce(10_001, false), "an ACK of data sent after the reduction");
@@ -196,7 +196,7 @@ mod tests {
 
     #[test]
     fn dctcp_sends_everything_ecn_capable() {
-        let mut s = EcnSender::new(EcnMode::Dctcp);
+        let mut s = EcnSender::new(EcnMode::Exact);
         assert!(s.data(true).is_ect() && s.control().is_ect());
         assert!(!EcnSender::new(EcnMode::Off).data(false).is_ect());
     }
@@ -222,7 +222,7 @@ mod tests {
 
     #[test]
     fn the_dctcp_receiver_echoes_each_packets_ce() {
-        let mut r = EcnReceiver::new(EcnMode::Dctcp);
+        let mut r = EcnReceiver::new(EcnMode::Exact);
         assert!(!r.on_data(Ecn::CE, 0));
         assert!(r.ack().ece() && r.ack().is_ect());
         assert!(!r.on_data(Ecn::ECT0, 0));

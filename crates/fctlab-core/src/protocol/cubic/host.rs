@@ -31,8 +31,8 @@
 //! periods from t (sec. 4.2; harmless while every flow is a bulk transfer) and undoing
 //! spurious congestion events (sec. 4.9, a MAY).
 
-use super::hystart::{HyStart, HyStartMode, RttSample, EPOCH_QUIET};
-use crate::transport::cc::{CcState, CongestionControl};
+use super::hystart::{HyStart, HyStartMode, EPOCH_QUIET};
+use crate::transport::cc::{CcState, CongestionControl, RttSample};
 use crate::units::Time;
 
 /// C, the aggressiveness of the cubic function, in segments per second cubed (sec. 5).

@@ -30,7 +30,7 @@
 //! 4.3): after a loss or a timeout the connection uses standard slow start. The per-ACK limit L
 //! is the sender's appropriate-byte-counting limit ([`CcState::abc`]).
 
-use crate::transport::cc::CcState;
+use crate::transport::cc::{CcState, RttSample};
 use crate::units::Time;
 
 /// Linux's `hystart_low_window`: the detectors run from this window (segments) on.
@@ -65,20 +65,6 @@ pub enum HyStartMode {
     /// RFC 9406's delay detector and Conservative Slow Start.
     #[serde(rename = "hystart++")]
     PlusPlus,
-}
-
-/// What one RTT sample tells the slow-start exit (Linux's `struct ack_sample` with the
-/// sequence numbers a round is measured by).
-#[derive(Copy, Clone, Debug, PartialEq, Eq)]
-pub struct RttSample {
-    /// When the ACK arrived.
-    pub now: Time,
-    /// Its RTT sample.
-    pub rtt: Time,
-    /// Bytes cumulatively acknowledged after it (SND.UNA).
-    pub una: u64,
-    /// Bytes sent so far (SND.NXT, HighData).
-    pub high: u64,
 }
 
 /// One measurement round: what Linux's `bictcp_hystart_reset` starts.

@@ -12,4 +12,4 @@ pub mod host;
 pub mod hystart;
 
 pub use host::Cubic;
-pub use hystart::{HyStart, HyStartMode, RttSample};
+pub use hystart::{HyStart, HyStartMode};

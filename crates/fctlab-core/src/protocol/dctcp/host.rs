@@ -19,9 +19,9 @@
 //! As in the paper's ns-2 code and RFC 3168, the window keeps growing after a reduction
 //! (Linux freezes growth in its CWR state until the reduction's window is acknowledged).
 
-use crate::protocol::cubic::hystart::{HyStartMode, RttSample};
+use crate::protocol::cubic::hystart::HyStartMode;
 use crate::protocol::newreno::NewReno;
-use crate::transport::cc::{CcState, CongestionControl, EcnAck};
+use crate::transport::cc::{CcState, CongestionControl, EcnAck, RttSample};
 use crate::units::Time;
 
 /// DCTCP's constants.

@@ -4,7 +4,7 @@
 //! | part | file |
 //! |---|---|
 //! | host law (window) | `host.rs`: [`Dctcp`], the fraction alpha (eq. 1) and cwnd (1 - alpha/2) (eq. 2), NewReno's growth and loss reaction underneath |
-//! | receiver | `echo.rs`: [`DctcpEcho`], the exact echo of CE with delayed ACKs (sec. 3.1, Fig. 10; RFC 8257 sec. 3.2) |
+//! | receiver | `echo.rs`: [`DctcpEcho`], the exact echo of CE with delayed ACKs (sec. 3.1, Fig. 10; RFC 8257 sec. 3.2), the registry's `EcnEcho::Dctcp`, which a receiver in `EcnMode::Exact` runs |
 //! | router | any ECN marking queue: `kind = "step"` (the paper's marking at K) or `"red"` (`qdisc/aqm.rs`) |
 //! | header | none: the IP ECN field and TCP's ECE flag ([`crate::net::packet::Ecn`]) |
 //! | scenario keys | `transport.cc = "dctcp"`, `dctcp_g`, `dctcp_alpha` (`../tcp.rs`) |
@@ -20,6 +20,12 @@ pub mod analysis;
 pub mod echo;
 pub mod host;
 
+use super::label::LabelCtx;
 pub use analysis::SawtoothQueue;
 pub use echo::DctcpEcho;
 pub use host::{Dctcp, DctcpConfig};
+
+/// The flow table's label of DCTCP's flows.
+pub fn label(at: LabelCtx) -> String {
+    format!("dctcp-iw{}", at.iw)
+}

@@ -36,3 +36,8 @@ impl IntStack {
         }
     }
 }
+
+/// The flow table's label of HPCC's flows.
+pub fn label() -> String {
+    "hpcc".to_string()
+}

@@ -4,9 +4,9 @@
 use super::HpccConfig;
 use crate::error::{SpecError, SpecResult};
 use crate::plan::{Common, Profile, ProtocolKeys};
+use crate::protocol::CcConfig;
 use crate::protocol::HPCC_HEADER;
 use crate::quantity::{BytesQ, RateQ, TimeQ};
-use crate::transport::cc::CcConfig;
 use crate::transport::tcp::TcpConfig;
 use serde::Deserialize;
 

@@ -1,7 +1,7 @@
 //! NewReno window growth (RFC 5681 sec. 3.1, RFC 6582), as ns-3 implements it.
 
-use crate::protocol::cubic::hystart::{HyStart, HyStartMode, RttSample};
-use crate::transport::cc::{CcState, CongestionControl};
+use crate::protocol::cubic::hystart::{HyStart, HyStartMode};
+use crate::transport::cc::{CcState, CongestionControl, RttSample};
 use crate::units::Time;
 
 /// Slow start +1 MSS per ACK of new data (+ up to L MSS with appropriate byte counting), congestion avoidance +MSS*MSS/cwnd per ACK,

@@ -121,6 +121,7 @@ mod tests {
     //! RC3 seen through the TCP sender it plugs into.
     use crate::net::packet::Packet;
     use crate::protocol::rc3::Rc3Config;
+    use crate::protocol::HookConfig;
     use crate::transport::tcp::hook::WindowHook;
     use crate::transport::tcp::sender::tests::{ack, established, feed, MSS};
     use crate::transport::tcp::{TcpConfig, TcpSender};
@@ -129,7 +130,12 @@ mod tests {
 
     /// An established RC3 sender of `segments` segments, with what it sent after the SYN-ACK.
     fn rc3_sender(segments: u64) -> (TcpSender, Vec<Packet>) {
-        let cfg = TcpConfig { mss: MSS as u32, iw: 4, rc3: Some(Rc3Config::default()), ..TcpConfig::default() };
+        let cfg = TcpConfig {
+            mss: MSS as u32,
+            iw: 4,
+            hook: Some(HookConfig::Rc3(Rc3Config::default())),
+            ..TcpConfig::default()
+        };
         established(cfg, segments)
     }
 
@@ -185,7 +191,7 @@ mod tests {
             mss: MSS as u32,
             iw: 8,
             rwnd: 8 * MSS,
-            rc3: Some(Rc3Config::default()),
+            hook: Some(HookConfig::Rc3(Rc3Config::default())),
             ..TcpConfig::default()
         };
         let (mut s, out) = established(cfg, 100);
@@ -220,7 +226,7 @@ mod tests {
         for window in [Rc3Window::Pipe, Rc3Window::Span] {
             let mut rc3 = Rc3Config::default();
             rc3.window = window;
-            let cfg = TcpConfig { mss: MSS as u32, iw: 4, rc3: Some(rc3), ..TcpConfig::default() };
+            let cfg = TcpConfig { mss: MSS as u32, iw: 4, hook: Some(HookConfig::Rc3(rc3)), ..TcpConfig::default() };
             let (mut s, _) = established(cfg, 100);
             let (cum, sack) = holes[0];
             assert!(feed(&mut s, &ack(cum, &sack, 1)).is_empty(), "low-priority ACKs send nothing");

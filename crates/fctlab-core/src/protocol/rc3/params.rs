@@ -6,7 +6,7 @@ use crate::error::{SpecError, SpecResult};
 use crate::plan::{Common, Profile, ProtocolKeys};
 use crate::protocol::cubic::HyStartMode;
 use crate::protocol::tcp::{CcChoice, LossKeys};
-use crate::protocol::CcKind;
+use crate::protocol::{CcKind, HookConfig};
 use serde::de::{self, Deserializer};
 use serde::Deserialize;
 
@@ -59,7 +59,7 @@ impl ProtocolKeys for Rc3Keys {
                 format!("priority {} leaves no room for {levels} lower bands", cfg.prio),
             ));
         }
-        cfg.rc3 = Some(rc3);
+        cfg.hook = Some(HookConfig::Rc3(rc3));
         Ok(c.tcp(cfg))
     }
 }

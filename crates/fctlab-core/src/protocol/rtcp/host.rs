@@ -46,7 +46,8 @@ use crate::net::packet::CongestionHeader;
 use crate::protocol::cubic::hystart::HyStartMode;
 use crate::protocol::rcp::header::RcpEcho;
 use crate::protocol::rcp::host::{echoed_rate, forward_header};
-use crate::transport::cc::{CcKind, CcState, CongestionControl, Feedback, HeaderCtx, LossBased};
+use crate::protocol::{CcKind, LossBased};
+use crate::transport::cc::{CcState, CongestionControl, Feedback, HeaderCtx};
 use crate::units::{Rate, Time};
 
 /// R-TCP settings beyond TCP's.

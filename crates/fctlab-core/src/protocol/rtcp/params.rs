@@ -3,8 +3,8 @@
 use super::RtcpConfig;
 use crate::error::SpecResult;
 use crate::plan::{Common, Profile, ProtocolKeys};
+use crate::protocol::CcConfig;
 use crate::protocol::RCP_HEADER;
-use crate::transport::cc::CcConfig;
 use crate::transport::tcp::TcpConfig;
 use serde::Deserialize;
 

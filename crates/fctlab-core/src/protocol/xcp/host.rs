@@ -13,7 +13,8 @@
 use crate::net::packet::{CongestionHeader, PacketKind};
 use crate::protocol::cubic::hystart::HyStartMode;
 use crate::protocol::xcp::header::{XcpEcho, XcpHeader};
-use crate::transport::cc::{CcKind, CcState, CongestionControl, Feedback, HeaderCtx, LossBased};
+use crate::protocol::{CcKind, LossBased};
+use crate::transport::cc::{CcState, CongestionControl, Feedback, HeaderCtx};
 use crate::units::Time;
 
 /// XCP's window law over a loss-based controller.

@@ -279,7 +279,7 @@ mod tests {
             panic!("XCP is window-based")
         };
         // cc and iw come from the default (XCP has both); rc3_buckets does not.
-        assert_eq!((cfg.iw, cfg.rc3, cfg.cc.loss_kind()), (10, None, Some(crate::protocol::CcKind::Cubic)));
+        assert_eq!((cfg.iw, cfg.hook, cfg.cc.loss_kind()), (10, None, Some(crate::protocol::CcKind::Cubic)));
         let Profile::Paced { cfg, .. } = profile(serde_json::json!({"protocol": "jetmax"}), Some(base)).unwrap() else {
             panic!("JetMax is paced")
         };
@@ -307,7 +307,7 @@ mod tests {
         assert_eq!((cfg.header, rx.header), (d.header + crate::protocol::RCP_HEADER, cfg.header));
         assert_eq!(cfg.fallback.map(|f| f.header), Some(d.header));
         let Profile::Tcp { cfg, .. } = profile(serde_json::json!({"protocol": "rc3"}), None).unwrap() else { panic!() };
-        assert_eq!(cfg.rc3, Some(crate::protocol::rc3::Rc3Config::default()));
+        assert_eq!(cfg.hook, Some(crate::protocol::HookConfig::Rc3(crate::protocol::rc3::Rc3Config::default())));
     }
 
     /// docs/scenario.md, HPCC: the INT header is "added to `header`", so HPCC's own 48-byte

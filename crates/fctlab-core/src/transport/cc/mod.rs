@@ -4,7 +4,8 @@
 //! A controller reads and writes only [`CcState`] (cwnd and ssthresh in bytes); the TCP
 //! sender owns the sequence space, the scoreboard, the RTT estimator and the recovery state,
 //! and calls the hooks below at the moments RFC 5681 / RFC 6675 name. Dispatch is static
-//! through [`Controller`], the registry's list (`crate::protocol`).
+//! through the registry's closed list, `crate::protocol::Controller`; this module is what the
+//! protocols implement, and imports none of them.
 //!
 //! Window-based explicit-feedback protocols are controllers too (the shape of ns-3's
 //! `CongControl` and smoltcp's `pacing_rate`): besides the loss hooks a controller may stamp a
@@ -13,16 +14,10 @@
 //! losses do not move its window ([`CongestionControl::reacts_to_loss`]).
 //!
 //! The controllers live with their protocols: `protocol/newreno/`, `protocol/cubic/` (and
-//! HyStart, `protocol/cubic/hystart.rs`), `protocol/xcp/host.rs`, `protocol/rtcp/`.
+//! HyStart, `protocol/cubic/hystart.rs`, which reads [`RttSample`]), `protocol/xcp/host.rs`,
+//! `protocol/rtcp/`.
 
 use crate::net::packet::{CongestionHeader, PacketKind};
-pub use crate::protocol::cubic::hystart::{HyStart, HyStartMode, RttSample};
-pub use crate::protocol::cubic::Cubic;
-pub use crate::protocol::dctcp::{Dctcp, DctcpConfig};
-pub use crate::protocol::newreno::NewReno;
-pub use crate::protocol::rtcp::{Rtcp, RtcpConfig};
-pub use crate::protocol::xcp::Xcp;
-pub use crate::protocol::{CcConfig, CcKind, Controller, LossBased};
 use crate::units::{Rate, Time};
 
 /// The window state a controller may change.
@@ -70,6 +65,20 @@ pub struct EcnAck {
     /// The cumulative acknowledgment after it (SND.UNA), a byte offset.
     pub una: u64,
     /// The highest byte sent so far (SND.NXT), a byte offset.
+    pub high: u64,
+}
+
+/// What one RTT sample tells a controller (Linux's `struct ack_sample` with the sequence
+/// numbers a round is measured by; HyStart's slow-start exit reads it).
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub struct RttSample {
+    /// When the ACK arrived.
+    pub now: Time,
+    /// Its RTT sample.
+    pub rtt: Time,
+    /// Bytes cumulatively acknowledged after it (SND.UNA).
+    pub una: u64,
+    /// Bytes sent so far (SND.NXT, HighData).
     pub high: u64,
 }
 

@@ -1,5 +1,5 @@
 //! The paced, rate-based sender shared by every rate-based protocol (RCP, fixed rate, ...):
-//! reliability and pacing here, the rate itself from a [`law::RateLaw`]. The receiver is the
+//! reliability and pacing here, the rate itself from a [`RateLaw`]. The receiver is the
 //! TCP receiver, which echoes the forward packet's congestion header in its ACKs.
 //!
 //! | file | concern |
@@ -42,8 +42,9 @@ use super::conn::{Connection, SenderStats, Stamp, State};
 use super::tcp::{TcpConfig, TcpSender};
 use super::{Endpoint, FlowAddr};
 use crate::net::packet::{CongestionHeader, Packet, PacketKind};
+use crate::protocol::{RateConfig, RateLaw};
 use crate::units::Time;
-use law::{LawCtx, RateConfig, RateControl, RateLaw};
+use law::{LawCtx, RateControl};
 use send_rate::SendRate;
 
 /// Paced sender settings.

@@ -1,7 +1,7 @@
 //! Per-flow TCP settings (config, not state: one value can build many connections).
 
-use crate::protocol::rc3::Rc3Config;
-use crate::transport::cc::{CcConfig, CcKind, HyStartMode};
+use crate::protocol::label::LabelCtx;
+use crate::protocol::{CcConfig, HookConfig, HyStartMode};
 use crate::transport::ecn::EcnMode;
 use crate::units::Time;
 
@@ -47,10 +47,18 @@ pub struct TcpConfig {
     pub ecn: EcnMode,
     /// Priority band of the primary (normal) loop's packets.
     pub prio: u8,
-    /// RC3: run the low-priority RLP loop beside the primary loop. RC3 is not a congestion
-    /// controller but a second sending loop over the same scoreboard (`rc3.rs`), so it is an
-    /// extension of the sender rather than a [`CcConfig`].
-    pub rc3: Option<Rc3Config>,
+    /// A second sending loop beside the primary loop, over the same scoreboard (RC3's
+    /// low-priority loop): not a congestion controller but an extension of the sender
+    /// (`hook.rs`), so not a [`CcConfig`].
+    pub hook: Option<HookConfig>,
+}
+
+impl TcpConfig {
+    /// The flow table's `protocol` label of flows with this configuration (each protocol says
+    /// how it labels itself).
+    pub fn label(&self) -> String {
+        self.cc.label(self.hook.as_ref(), LabelCtx { iw: self.iw, prio: self.prio, ecn: self.ecn == EcnMode::Classic })
+    }
 }
 
 impl Default for TcpConfig {
@@ -69,11 +77,11 @@ impl Default for TcpConfig {
             delack_timeout: Time::from_ms(40),
             abc: 1,
             dupthresh: 3,
-            cc: CcConfig::Loss(CcKind::NewReno),
+            cc: CcConfig::default(),
             hystart: HyStartMode::Off,
             ecn: EcnMode::Off,
             prio: 0,
-            rc3: None,
+            hook: None,
         }
     }
 }

@@ -1,6 +1,8 @@
 //! The window loop's one plug-in point: a second sending loop that runs beside the window over
-//! the same connection. RC3's low-priority loop is the one such loop
-//! (`protocol/rc3/hook.rs`); window-only TCP has none (`Option::None`, every hook a no-op).
+//! the same connection. The sender holds the registry's closed list of such loops
+//! (`crate::protocol::Hook`, matched, no virtual call), RC3's low-priority loop
+//! (`protocol/rc3/hook.rs`) its one member; window-only TCP has none (`Option::None`, every
+//! hook a no-op).
 //!
 //! The window loop calls the hook at fixed points and never asks which protocol it is:
 //!

@@ -10,9 +10,9 @@ use super::hook::WindowHook;
 use super::nextseg::TailRepair;
 use super::pacer::Pacer;
 use crate::net::packet::{CongestionHeader, Packet, PacketKind};
-use crate::protocol::rc3::Rc3Hook;
+use crate::protocol::{Controller, Hook};
 use crate::transport::app::{App, AppState};
-use crate::transport::cc::{CcConfig, CcState, CongestionControl, Controller, EcnAck, Feedback, HeaderCtx, RttSample};
+use crate::transport::cc::{CcState, CongestionControl, EcnAck, Feedback, HeaderCtx, RttSample};
 use crate::transport::conn::rtt::RttEstimator;
 use crate::transport::conn::scoreboard::Scoreboard;
 use crate::transport::conn::segments::Segments;
@@ -84,8 +84,8 @@ pub struct TcpSender {
     dupacks: u32,
     /// NextSeg rules (3) and (4), in fast recovery.
     tail: TailRepair,
-    /// The sending loop beside the window, if any: RC3's (see `hook.rs`).
-    hook: Option<Rc3Hook>,
+    /// The sending loop beside the window, if any (see `hook.rs`).
+    hook: Option<Hook>,
     /// The pacing clock, for controllers that give a pacing rate (R-TCP); `None` for
     /// window-only TCP.
     pacer: Option<Pacer>,
@@ -105,7 +105,7 @@ impl TcpSender {
         let rtt = RttEstimator::new(cfg.initial_rto, cfg.min_rto, cfg.max_rto).with_granularity(cfg.rto_granularity);
         let mut conn = Connection::new(addr, AppState::new(app, start), cfg.mss, cfg.header, rtt);
         conn.ecn = EcnSender::new(cfg.ecn);
-        conn.stamps_remaining = matches!(cfg.cc, CcConfig::PFabric { .. });
+        conn.stamps_remaining = cfg.cc.stamps_remaining();
         TcpSender {
             cfg,
             conn,
@@ -122,7 +122,7 @@ impl TcpSender {
             recovery: Recovery::Open,
             dupacks: 0,
             tail: TailRepair::default(),
-            hook: cfg.rc3.map(|c| Rc3Hook::new(c, cfg.prio)),
+            hook: cfg.hook.map(|h| Hook::new(h, cfg.prio)),
             timeouts_in_row: 0,
             probing: false,
             flight_cap: MAX_FLIGHT_SEGMENTS.max(cfg.iw as u64) * cfg.mss as u64,
@@ -142,7 +142,7 @@ impl TcpSender {
         synack: &Packet,
         out: &mut Vec<Packet>,
     ) -> TcpSender {
-        debug_assert!(cfg.rc3.is_none(), "RC3's loop tracks writes from the start");
+        debug_assert!(cfg.hook.is_none(), "a hook tracks writes from the start");
         let mut s = TcpSender::new(cfg, addr, App::Bulk { size: 0 }, now);
         s.conn.adopt(app, segs);
         s.on_synack(now, synack, out);
@@ -228,7 +228,7 @@ impl TcpSender {
 
     /// The sending loop beside the window (for tests).
     #[cfg(test)]
-    pub(crate) fn hook(&self) -> &Option<Rc3Hook> {
+    pub(crate) fn hook(&self) -> &Option<Hook> {
         &self.hook
     }
 
@@ -600,6 +600,7 @@ impl Endpoint for TcpSender {
 pub(crate) mod tests {
     use super::*;
     use crate::net::packet::SackBlocks;
+    use crate::protocol::CcConfig;
 
     pub(crate) fn blocks(bs: &[(u64, u64)]) -> SackBlocks {
         SackBlocks::of(bs)

@@ -3,14 +3,13 @@
 //! A law stamps the congestion header of every packet the sender emits and turns the header the
 //! receiver echoes into the rate the sender paces at. Everything else (handshake, segments,
 //! SACK scoreboard, retransmission timer, probes, pacing clock) is the sender's
-//! ([`super::PacedSender`]), shared by every law. Dispatch is static through [`RateLaw`].
+//! ([`super::PacedSender`]), shared by every law. Dispatch is static through the registry's
+//! closed list, `crate::protocol::RateLaw`, built from a `crate::protocol::RateConfig`.
 //!
 //! The laws live with their protocols (`protocol/rcp/host.rs`, `protocol/jetmax/host.rs`,
-//! `protocol/piqi/host.rs`); [`RateConfig`] and [`RateLaw`], their closed list, are the
-//! registry's (`crate::protocol`).
+//! `protocol/piqi/host.rs`); this module is what they implement, and imports none of them.
 
 use crate::net::packet::{CongestionHeader, PacketKind};
-pub use crate::protocol::{RateConfig, RateLaw};
 use crate::units::Time;
 
 /// What a law's header may carry of the connection.
