@@ -40,7 +40,7 @@ def git(*args: str) -> str:
 def code(text: str) -> str:
     """The text without `//` comments (line and doc comments) and without its unit tests
     (the `#[cfg(test)]` module at the end of a file)."""
-    text = re.split(r"#\[cfg\(test\)\]\s*mod tests", text)[0]
+    text = re.split(r"#\[cfg\(test\)\]\s*(?:pub(?:\(\w+\))?\s+)?mod tests", text)[0]
     return "\n".join(re.sub(r"//.*", "", line) for line in text.splitlines())
 
 

@@ -37,6 +37,14 @@ macro_rules! window_hooks {
                     $($( HookConfig::$V(_) => crate::protocol::$folder::label(kind.name(), at), )?)*
                 }
             }
+
+            /// The protocol whose loop this is, as its row names it (`"rc3"`): the run's memory
+            /// estimate names it beside the segments the loop queues at once.
+            pub fn protocol(&self) -> &'static str {
+                match self {
+                    $($( HookConfig::$V(_) => $name, )?)*
+                }
+            }
         }
 
         impl Hook {

@@ -10,7 +10,6 @@ use crate::limits::{
     MAX_FLOW_SEGMENTS,
 };
 use crate::metrics::{FlowRecord, PathInterner, Paths};
-use crate::protocol::HookConfig;
 use crate::routing::{flow_hash, Routes};
 use crate::topology::Topology;
 use crate::transport::app::LONG_LIVED_CHUNK;
@@ -200,15 +199,21 @@ pub(super) struct Burst {
 }
 
 /// What sends a [`Burst`].
-#[derive(Default, Clone, Copy)]
+#[derive(Clone, Copy)]
 enum BurstCause {
-    /// RC3's low-priority loop, for a flow with a size.
-    #[default]
-    Rc3,
-    /// RC3's low-priority loop, for a long-lived writer's one write.
-    Rc3LongLived,
+    /// A loop beside the window (RC3's low-priority loop) of the protocol named, for a flow
+    /// with a size: it queues every segment of a write at once.
+    Hook(&'static str),
+    /// The same loop, for a long-lived writer's one write.
+    HookLongLived(&'static str),
     /// A window-based sender's initial window of this many segments.
     InitialWindow(u32),
+}
+
+impl Default for BurstCause {
+    fn default() -> BurstCause {
+        BurstCause::InitialWindow(0)
+    }
 }
 
 impl Burst {
@@ -216,12 +221,14 @@ impl Burst {
     pub fn add_to(&self, memory: &mut Memory) {
         let Burst { segments, flow, entry, cause } = *self;
         let what = match cause {
-            BurstCause::Rc3 => {
-                format!("RC3 flow {flow}'s {segments} segments (queued at once by its low-priority loop)")
-            }
-            BurstCause::Rc3LongLived => format!(
-                "RC3 flow {flow}'s {segments} segments (its long-lived writer's one write, queued at once by its \
-                 low-priority loop)"
+            BurstCause::Hook(name) => format!(
+                "{} flow {flow}'s {segments} segments (queued at once by its low-priority loop)",
+                name.to_uppercase()
+            ),
+            BurstCause::HookLongLived(name) => format!(
+                "{} flow {flow}'s {segments} segments (its long-lived writer's one write, queued at once by its \
+                 low-priority loop)",
+                name.to_uppercase()
             ),
             BurstCause::InitialWindow(iw) => {
                 format!("flow {flow}'s initial window (iw = {iw}): {segments} segments queued at once at its host")
@@ -300,10 +307,10 @@ impl Planner<'_> {
         let rev = self.routes.path(a.dst, a.src, hash);
         // The initial window of a window-based sender (a paced sender has none).
         let (mss, header) = self.profiles[profile].packet_sizes();
-        let (handshake, rc3, iw, app) = match &self.profiles[profile] {
-            Profile::Tcp { cfg, app } => (true, matches!(cfg.hook, Some(HookConfig::Rc3(_))), Some(cfg.iw), *app),
-            Profile::Paced { cfg, app, .. } => (cfg.handshake, false, None, *app),
-            Profile::Kernel(k) => (true, false, Some(k.planned_tcp().iw), None),
+        let (handshake, hook, iw, app) = match &self.profiles[profile] {
+            Profile::Tcp { cfg, app } => (true, cfg.hook.map(|h| h.protocol()), Some(cfg.iw), *app),
+            Profile::Paced { cfg, app, .. } => (cfg.handshake, None, None, *app),
+            Profile::Kernel(k) => (true, None, Some(k.planned_tcp().iw), None),
         };
         if let (Some(size), Some(AppTemplate::Scheduled { initial, chunk, .. })) = (a.size, app) {
             if set.app_writes.len() <= a.entry {
@@ -320,14 +327,17 @@ impl Planner<'_> {
                 format!("flow {f} from \"{}\" to \"{}\": {m}", self.names[a.src], self.names[a.dst]),
             )
         })?;
-        // RC3's low-priority loop queues every segment of a write at once (rc3.rs), a
-        // long-lived writer's one endless write included; any window sends its first window.
+        // A loop beside the window (RC3's low-priority loop) queues every segment of a write at
+        // once, a long-lived writer's one endless write included; any window sends its first
+        // window.
         let long_lived = a.size.is_none();
         let all = if long_lived { LONG_LIVED_CHUNK.div_ceil(mss as u64) } else { segments };
-        let burst = match iw {
-            _ if rc3 => Some((all, if long_lived { BurstCause::Rc3LongLived } else { BurstCause::Rc3 })),
-            Some(iw) => Some((all.min(iw as u64), BurstCause::InitialWindow(iw))),
-            None => None,
+        let burst = match (hook, iw) {
+            (Some(name), _) => {
+                Some((all, if long_lived { BurstCause::HookLongLived(name) } else { BurstCause::Hook(name) }))
+            }
+            (None, Some(iw)) => Some((all.min(iw as u64), BurstCause::InitialWindow(iw))),
+            (None, None) => None,
         };
         if let Some((segments, cause)) = burst {
             if segments > set.largest_burst.segments {

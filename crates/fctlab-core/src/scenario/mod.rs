@@ -11,7 +11,7 @@
 //! |---|---|
 //! | `mod.rs` | [`ScenarioSpec`], [`RoutingSpec`]; [`parse`], [`build`], and [`build_spec`]: topology, routes, then the steps below |
 //! | `names.rs` | link names: [`resolve_link`], the unknown-link error |
-//! | `queues.rs` | [`QueuesSpec`], [`QueueSpec`] (one port per kind), [`DifferentialSpec`]; the links and their ports |
+//! | `queues.rs` | [`QueuesSpec`], [`QueueSpec`] (one port per kind); the links and their ports |
 //! | `transports/` | [`TransportTable`] parsed into a [`Transport`] (the TCP part [`TcpPart`] and a protocol's keys from `protocol/keys.rs`), [`HostTransportSpec`]; the profiles and which flow gets which |
 //! | `stack.rs` | [`Stack`], [`KernelKeys`] (parsed into a [`KernelStack`]): transports run by the kernel's TCP (`stack = "linux"`, emulation only) |
 //! | `flows.rs` | the flow plan: arrivals, paths, propagation RTT and ideal FCT of every flow; the memory of flows and RC3 bursts |
@@ -34,7 +34,6 @@ mod transports;
 
 pub use crate::plan::{Common, KernelStack, RunInfo, KERNEL_IW, KERNEL_MSS};
 pub use crate::protocol::keys::{Protocol, ProtocolKeys};
-pub use crate::protocol::rcp::params::DifferentialSpec;
 pub use link_rates::LinkRateSpec;
 pub use losses::{DropSpec, LossSpec};
 pub use names::resolve_link;
