@@ -8,12 +8,16 @@ the files in all, those in the protocol's folder and the registry (`protocol/mod
 the protocol may still have to edit (other protocols' folders that use it are counted in all,
 not outside).
 
-    python3 scripts/protocol_footprint.py [REV ...]     # default: HEAD
+    python3 scripts/protocol_footprint.py [REV ...]     # default: HEAD (tests/test_protocol_footprint.py
+                                                        # reads the working tree)
 """
 
 import re
 import subprocess
 import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
 
 # What names each protocol's code: its types (by prefix), constants, and paths into its folder.
 PROTOCOLS = {
@@ -34,7 +38,7 @@ REGISTRY = ("protocol/registry.rs", "protocol/mod.rs", "protocol/keys.rs", "prot
 
 
 def git(*args: str) -> str:
-    return subprocess.run(["git", *args], check=True, capture_output=True, text=True).stdout
+    return subprocess.run(["git", *args], check=True, capture_output=True, text=True, cwd=ROOT).stdout
 
 
 def code(text: str) -> str:
@@ -49,10 +53,16 @@ def short(path: str) -> str:
     return path.split("/src/", 1)[1] if "fctlab-core/src/" in path else path.removeprefix("crates/")
 
 
-def footprint(rev: str) -> dict[str, tuple[int, int, list[str]]]:
-    tree = git("ls-tree", "-r", "--name-only", rev, "crates").split()
-    files = [f for f in tree if "/src/" in f and f.endswith(".rs")]
-    texts = {f: code(git("show", f"{rev}:{f}")) for f in files}
+def footprint(rev: str | None) -> dict[str, tuple[int, int, list[str]]]:
+    """Per protocol: (files naming it, of which in its folder or the registry, the files outside
+    `protocol/` naming it), at git revision `rev`, or in the working tree for None."""
+    if rev is None:
+        files = sorted(str(p.relative_to(ROOT)) for p in (ROOT / "crates").glob("*/src/**/*.rs"))
+        texts = {f: code((ROOT / f).read_text()) for f in files}
+    else:
+        tree = git("ls-tree", "-r", "--name-only", rev, "crates").split()
+        files = [f for f in tree if "/src/" in f and f.endswith(".rs")]
+        texts = {f: code(git("show", f"{rev}:{f}")) for f in files}
     out = {}
     for name, (pattern, folder) in PROTOCOLS.items():
         names = rf"{pattern}|\bprotocol::{folder}\b"
