@@ -41,6 +41,13 @@ def test_no_circle_passes_through_the_upper_layers_metrics_or_references() -> No
     assert caught == [], f"files of these layers in import circles: {caught}"
 
 
+def test_no_import_circle_anywhere() -> None:
+    """`python3 scripts/import_cycles.py` counts zero: in both Rust crates' sources and the
+    Python package with the experiments (a circle named by its files if one comes back)."""
+    found = _analysis().all_circles()
+    assert not any(found.values()), {where: c for where, c in found.items() if c}
+
+
 def test_nothing_below_the_scenario_layer_imports_it() -> None:
     graph = _analysis().rust_graph(ROOT / CORE)
     upward = sorted(
