@@ -22,7 +22,7 @@ ROOT = Path(__file__).resolve().parents[1]
 # What names each protocol's code: its types (by prefix), constants, and paths into its folder.
 PROTOCOLS = {
     "NewReno": (r"\bNewReno\b", "newreno"),
-    "CUBIC": (r"\bCubic\w*|\bHyStart\w*", "cubic"),
+    "CUBIC": (r"\bCubic\w*", "cubic"),
     "DCTCP": (r"\bDctcp\w*", "dctcp"),
     "pFabric": (r"\bPFabric\w*", "pfabric"),
     "HPCC": (r"\bHpcc\w*|\bHPCC_\w+|\bIntHop\b|\bIntStack\b", "hpcc"),

@@ -14,8 +14,6 @@ from realcore import REPO
 
 #: The files outside `protocol/` that still name a protocol, and why (docs/protocols.md).
 STILL_OUTSIDE = {
-    # The window's slow-start exit (HyStart, HyStart++) lives in cubic/ and TcpConfig holds its mode.
-    "CUBIC": ["transport/tcp/config.rs"],
     # The queue kinds of the protocols' routers are written in the scenario's QueueKind by hand.
     "pFabric": ["scenario/queues.rs"],
     "HPCC": ["scenario/queues.rs"],

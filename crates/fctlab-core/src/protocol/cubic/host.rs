@@ -31,7 +31,7 @@
 //! periods from t (sec. 4.2; harmless while every flow is a bulk transfer) and undoing
 //! spurious congestion events (sec. 4.9, a MAY).
 
-use super::hystart::{HyStart, HyStartMode, EPOCH_QUIET};
+use crate::transport::cc::hystart::{HyStart, HyStartMode, EPOCH_QUIET};
 use crate::transport::cc::{CcState, CongestionControl, RttSample};
 use crate::units::Time;
 

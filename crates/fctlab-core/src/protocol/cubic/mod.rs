@@ -3,13 +3,12 @@
 //! | part | file |
 //! |---|---|
 //! | host law (window) | `host.rs`: [`Cubic`] |
-//! | slow-start exit | `hystart.rs`: [`HyStart`], also offered to NewReno |
+//! | slow-start exit | [`HyStart`] (`transport/cc/hystart.rs`, shared with every loss-based window) |
 //! | router law | none: any queue |
 //! | header | none |
 //! | scenario keys | `transport.cc = "cubic"`, `transport.hystart` (`../tcp.rs`) |
 
 pub mod host;
-pub mod hystart;
 
+pub use crate::transport::cc::hystart::{HyStart, HyStartMode};
 pub use host::Cubic;
-pub use hystart::{HyStart, HyStartMode};

@@ -19,8 +19,8 @@
 //! As in the paper's ns-2 code and RFC 3168, the window keeps growing after a reduction
 //! (Linux freezes growth in its CWR state until the reduction's window is acknowledged).
 
-use crate::protocol::cubic::hystart::HyStartMode;
 use crate::protocol::newreno::NewReno;
+use crate::transport::cc::hystart::HyStartMode;
 use crate::transport::cc::{CcState, CongestionControl, EcnAck, RttSample};
 use crate::units::Time;
 

@@ -1,6 +1,6 @@
 //! NewReno window growth (RFC 5681 sec. 3.1, RFC 6582), as ns-3 implements it.
 
-use crate::protocol::cubic::hystart::{HyStart, HyStartMode};
+use crate::transport::cc::hystart::{HyStart, HyStartMode};
 use crate::transport::cc::{CcState, CongestionControl, RttSample};
 use crate::units::Time;
 

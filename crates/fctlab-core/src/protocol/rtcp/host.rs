@@ -43,10 +43,10 @@
 //! rate as feedback, gives the pacing rate, and does not react to loss until it falls back.
 
 use crate::net::packet::CongestionHeader;
-use crate::protocol::cubic::hystart::HyStartMode;
 use crate::protocol::rcp::header::RcpEcho;
 use crate::protocol::rcp::host::{echoed_rate, forward_header};
 use crate::protocol::{CcKind, LossBased};
+use crate::transport::cc::hystart::HyStartMode;
 use crate::transport::cc::{CcState, CongestionControl, Feedback, HeaderCtx};
 use crate::units::{Rate, Time};
 

@@ -11,9 +11,9 @@
 //!   by that controller's ACK rule until the timeout's recovery ends.
 
 use crate::net::packet::{CongestionHeader, PacketKind};
-use crate::protocol::cubic::hystart::HyStartMode;
 use crate::protocol::xcp::header::{XcpEcho, XcpHeader};
 use crate::protocol::{CcKind, LossBased};
+use crate::transport::cc::hystart::HyStartMode;
 use crate::transport::cc::{CcState, CongestionControl, Feedback, HeaderCtx};
 use crate::units::Time;
 

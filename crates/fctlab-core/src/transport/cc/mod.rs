@@ -14,8 +14,10 @@
 //! losses do not move its window ([`CongestionControl::reacts_to_loss`]).
 //!
 //! The controllers live with their protocols: `protocol/newreno/`, `protocol/cubic/` (and
-//! HyStart, `protocol/cubic/hystart.rs`, which reads [`RttSample`]), `protocol/xcp/host.rs`,
+//! HyStart, `hystart.rs`, which reads [`RttSample`]), `protocol/xcp/host.rs`,
 //! `protocol/rtcp/`.
+
+pub mod hystart;
 
 use crate::net::packet::{CongestionHeader, PacketKind};
 use crate::units::{Rate, Time};

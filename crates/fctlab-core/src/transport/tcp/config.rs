@@ -1,7 +1,8 @@
 //! Per-flow TCP settings (config, not state: one value can build many connections).
 
 use crate::protocol::label::LabelCtx;
-use crate::protocol::{CcConfig, HookConfig, HyStartMode};
+use crate::protocol::{CcConfig, HookConfig};
+use crate::transport::cc::hystart::HyStartMode;
 use crate::transport::ecn::EcnMode;
 use crate::units::Time;
 
