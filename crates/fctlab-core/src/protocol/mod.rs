@@ -22,7 +22,7 @@
 //! | folder | protocol | parts |
 //! |---|---|---|
 //! | `newreno/` | NewReno (RFC 5681, RFC 6582) | window host law |
-//! | `cubic/` | CUBIC (RFC 9438), HyStart and HyStart++ (RFC 9406) | window host law, slow-start exit |
+//! | `cubic/` | CUBIC (RFC 9438) | window host law (its slow-start exit, HyStart and HyStart++ (RFC 9406), is `transport/cc/hystart.rs`) |
 //! | `dctcp/` | DCTCP (Alizadeh et al. 2010, RFC 8257) | window host law, ECN echo; any ECN marking queue |
 //! | `pfabric/` | pFabric (Alizadeh et al. 2013) | header (priority), switch (queue discipline), window host law |
 //! | `hpcc/` | HPCC (Li et al. 2019) | header (telemetry), router law (telemetry only), window and pacing host law |

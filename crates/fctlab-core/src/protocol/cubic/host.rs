@@ -1,6 +1,6 @@
 //! CUBIC window growth (RFC 9438), with C = 0.4, beta_cubic = 0.7, fast convergence and the
 //! Reno-friendly region on, and Reno slow start (RFC 5681) below ssthresh, which HyStart may
-//! end early (`hystart.rs`: Linux turns it on with CUBIC).
+//! end early (`transport/cc/hystart.rs`: Linux turns it on with CUBIC).
 //!
 //! "Fig. N" in the comments is the RFC's numbered equation (RFC 9438 numbers its equations
 //! as figures: Fig. 1 W_cubic, Fig. 2 K, Fig. 4 W_est, Fig. 5 multiplicative decrease).

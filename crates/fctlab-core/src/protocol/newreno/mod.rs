@@ -2,7 +2,7 @@
 //!
 //! | part | file |
 //! |---|---|
-//! | host law (window) | `host.rs`: [`NewReno`], slow start (optionally ended by HyStart, `../cubic/hystart.rs`) and congestion avoidance |
+//! | host law (window) | `host.rs`: [`NewReno`], slow start (optionally ended by HyStart, `transport/cc/hystart.rs`) and congestion avoidance |
 //! | router law | none: any queue |
 //! | header | none |
 //! | scenario keys | `transport.cc = "newreno"` (`../tcp.rs`) and the TCP part (`scenario/transports/tcp_part.rs`) |
