@@ -24,6 +24,11 @@
 //! | `cost` | `[Variant at 2]` | its law (of `law`) is timed by the router-cost benchmark (`qdisc/cost.rs`), on the port the folder's `router::cost_port` builds, at that place in its table (seed 003's order: XCP, RCP, JetMax, PIQI-RCP; then HPCC) |
 //! | `hook` | `[Variant(HookType, ConfigType)]` | a loop beside the window ([`crate::transport::tcp::hook::WindowHook`]): a [`super::Hook`] and a [`super::HookConfig`] variant, built by `HookType::new(config, prio)`, labelled by the folder's `label(kind, at)` |
 //! | `echo` | `[Variant(EchoType)]` | an exact ECN echo at the receiver: an [`super::EcnEcho`] variant (`on_data`, `ece`) |
+//! | `loss` | `[Variant(Type)]` | a loss-based window (NewReno, CUBIC): a `CcKind` and a `LossBased` variant, `cc = "<name>"` in a TCP part |
+//! | `window` | `[Variant(Config => Controller)]` | a window host law: a `CcConfig` variant holding `Config`, a `Controller` variant holding `Controller`, which `Config` builds |
+//! | `rate` | `[Variant(Config => Law), ...]` | rate host laws: a `RateConfig` variant holding `Config` and a `RateLaw` variant holding `Law` each |
+//! | `keys` | `[Variant = "name" => Keys]` | a transport: `protocol = "name"` in a scenario's `transport`, its own keys parsed into `Keys` (`keys.rs`) |
+//! | `kinds` | `[Variant = "name" => Keys, ...]` | queue kinds: `kind = "name"` in a scenario's `queues`, its keys parsed into `Keys`, which builds the port (`crate::scenario`) |
 //!
 //! Adding a protocol is its folder and one row here (and, still by hand, its host law's arms
 //! in `mod.rs`' `Controller`/`RateLaw`, its line in `keys.rs`).
@@ -44,6 +49,11 @@ macro_rules! protocols {
                 cost: [],
                 hook: [],
                 echo: [],
+                loss: [NewReno(NewReno)],
+                window: [],
+                rate: [],
+                keys: [],
+                kinds: [],
             }
             cubic {
                 name: "cubic",
@@ -57,6 +67,11 @@ macro_rules! protocols {
                 cost: [],
                 hook: [],
                 echo: [],
+                loss: [Cubic(Cubic)],
+                window: [],
+                rate: [],
+                keys: [],
+                kinds: [],
             }
             dctcp {
                 name: "dctcp",
@@ -70,6 +85,11 @@ macro_rules! protocols {
                 cost: [],
                 hook: [],
                 echo: [Dctcp(DctcpEcho)],
+                loss: [],
+                window: [Dctcp(DctcpConfig => Dctcp)],
+                rate: [],
+                keys: [],
+                kinds: [],
             }
             pfabric {
                 name: "pfabric",
@@ -83,6 +103,11 @@ macro_rules! protocols {
                 cost: [],
                 hook: [],
                 echo: [],
+                loss: [],
+                window: [PFabric(PFabricConfig => PFabric)],
+                rate: [],
+                keys: [],
+                kinds: [Pfabric = "pfabric" => PFabricKeys],
             }
             hpcc {
                 name: "hpcc",
@@ -96,6 +121,11 @@ macro_rules! protocols {
                 cost: [Hpcc at 5],
                 hook: [],
                 echo: [],
+                loss: [],
+                window: [Hpcc(HpccConfig => Hpcc)],
+                rate: [],
+                keys: [Hpcc = "hpcc" => HpccKeys],
+                kinds: [Hpcc = "hpcc" => HpccQueueKeys],
             }
             rc3 {
                 name: "rc3",
@@ -109,6 +139,11 @@ macro_rules! protocols {
                 cost: [],
                 hook: [Rc3(Rc3Hook, Rc3Config)],
                 echo: [],
+                loss: [],
+                window: [],
+                rate: [],
+                keys: [Rc3 = "rc3" => Rc3Keys],
+                kinds: [],
             }
             rcp {
                 name: "rcp",
@@ -122,6 +157,11 @@ macro_rules! protocols {
                 cost: [Rcp at 2],
                 hook: [],
                 echo: [],
+                loss: [],
+                window: [],
+                rate: [Rcp(RcpConfig => RcpHost), Fixed(FixedConfig => FixedRate)],
+                keys: [Rcp = "rcp" => RcpKeys],
+                kinds: [Rcp = "rcp" => RcpQueueKeys, RcpTcp = "rcp-tcp" => RcpTcpKeys],
             }
             rtcp {
                 name: "rtcp",
@@ -135,6 +175,11 @@ macro_rules! protocols {
                 cost: [],
                 hook: [],
                 echo: [],
+                loss: [],
+                window: [Rtcp(RtcpConfig => Rtcp)],
+                rate: [],
+                keys: [Rtcp = "rtcp" => RtcpKeys],
+                kinds: [],
             }
             xcp {
                 name: "xcp",
@@ -148,6 +193,11 @@ macro_rules! protocols {
                 cost: [Xcp at 1],
                 hook: [],
                 echo: [],
+                loss: [],
+                window: [Xcp(XcpConfig => Xcp)],
+                rate: [],
+                keys: [Xcp = "xcp" => XcpKeys],
+                kinds: [Xcp = "xcp" => XcpParams],
             }
             jetmax {
                 name: "jetmax",
@@ -161,6 +211,11 @@ macro_rules! protocols {
                 cost: [JetMax at 3],
                 hook: [],
                 echo: [],
+                loss: [],
+                window: [],
+                rate: [JetMax(JetMaxConfig => JetMaxHost)],
+                keys: [Jetmax = "jetmax" => JetMaxKeys],
+                kinds: [Jetmax = "jetmax" => JetMaxParams],
             }
             piqi {
                 name: "piqi",
@@ -174,6 +229,11 @@ macro_rules! protocols {
                 cost: [Piqi at 4],
                 hook: [],
                 echo: [],
+                loss: [],
+                window: [],
+                rate: [Piqi(PiqiConfig => PiqiHost)],
+                keys: [Piqi = "piqi" => PiqiKeys],
+                kinds: [Piqi = "piqi" => PiqiParams],
             }
         }
     };
