@@ -78,6 +78,16 @@ CASES = [
         ["queues.router.theta", "unknown-rate"],
     ),
     (
+        "unknown-queue-kind",
+        small_dumbbell(queues={"router": {"kind": "codel"}}),
+        ["queues.router", "unknown variant `codel`", "`droptail`", "`pfabric`", "`rcp-tcp`", "`piqi`"],
+    ),
+    (
+        "pfabric-without-limit",
+        small_dumbbell(queues={"router": {"kind": "pfabric"}}),
+        ["queues.router.limit", "missing", "give `limit` or `limit_packets`"],
+    ),
+    (
         "rcp-theta-zero",
         small_dumbbell(queues={"router": {"kind": "rcp", "variant": "unknown-rate", "theta": 0}}),
         ["queues.router.theta", "got 0"],

@@ -13,15 +13,7 @@ import importlib.util
 from realcore import REPO
 
 #: The files outside `protocol/` that still name a protocol, and why (docs/protocols.md).
-STILL_OUTSIDE = {
-    # The queue kinds of the protocols' routers are written in the scenario's QueueKind by hand.
-    "pFabric": ["scenario/queues.rs"],
-    "HPCC": ["scenario/queues.rs"],
-    "RCP": ["scenario/queues.rs"],
-    "XCP": ["scenario/queues.rs"],
-    "JetMax": ["scenario/queues.rs"],
-    "PIQI-RCP": ["scenario/queues.rs"],
-}
+STILL_OUTSIDE: dict[str, list[str]] = {}
 
 
 def _footprint():

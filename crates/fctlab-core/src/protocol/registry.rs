@@ -28,7 +28,7 @@
 //! | `window` | `[Variant(Config => Controller)]` | a window host law: a `CcConfig` variant holding `Config`, a `Controller` variant holding `Controller`, which `Config` builds |
 //! | `rate` | `[Variant(Config => Law), ...]` | rate host laws: a `RateConfig` variant holding `Config` and a `RateLaw` variant holding `Law` each |
 //! | `keys` | `[Variant = "name" => Keys]` | a transport: `protocol = "name"` in a scenario's `transport`, its own keys parsed into `Keys` (`keys.rs`) |
-//! | `kinds` | `[Variant = "name" => Keys, ...]` | queue kinds: `kind = "name"` in a scenario's `queues`, its keys parsed into `Keys`, which builds the port (`crate::scenario`) |
+//! | `kinds` | `[Variant = "name" => Keys, ...]` | queue kinds: a `QueueKind` variant each (`crate::scenario`), `kind = "name"` in a scenario's `queues`, its keys parsed into the folder's `Keys`, which builds the port ([`crate::qdisc::KindKeys`], in the folder's `kind.rs`) |
 //!
 //! Adding a protocol is its folder and one row here (and, still by hand, its host law's arms
 //! in `mod.rs`' `Controller`/`RateLaw`, its line in `keys.rs`).

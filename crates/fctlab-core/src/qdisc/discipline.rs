@@ -17,6 +17,9 @@ pub enum Limit {
 }
 
 impl Limit {
+    /// No limit: the buffer of a queue table that gives neither `limit` nor `limit_packets`.
+    pub const UNLIMITED: Limit = Limit::Bytes(u64::MAX / 4);
+
     /// True if `bytes`/`pkts` already queued leave room for a packet of `wire` bytes.
     pub fn fits(&self, bytes: u64, pkts: usize, wire: u32) -> bool {
         match *self {

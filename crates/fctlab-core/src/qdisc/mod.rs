@@ -14,14 +14,14 @@
 //! protocol's arithmetic and state; it sees the port through a [`PortCtx`] (router, link,
 //! capacity). A law lives in its protocol's folder
 //! (`protocol/<name>/router.rs`, a struct implementing [`law::RouterLaw`]), is listed in the
-//! registry's [`Law`](crate::protocol::Law) (a row of `protocol/registry.rs`), and is built in `scenario/queues.rs`
-//! (`QueueSpec::build`, a new `kind`). Nothing in the link, the
-//! world or the metrics changes.
+//! registry's [`Law`](crate::protocol::Law) (a row of `protocol/registry.rs`), and is built by
+//! its queue kind's keys (the row's `kinds`, implementing [`KindKeys`] in the folder's
+//! `kind.rs`). Nothing in the link, the world or the metrics changes.
 //!
 //! **Keys.** A discipline's scenario keys (`kind = "red"`, `"step"`, `"drr"`, `"prio"`)
 //! deserialize, check themselves and build its port beside it (`aqm_keys.rs`, `drr_keys.rs`,
-//! `prio_keys.rs`), as router laws' parameters do in their protocol's folder; the scenario
-//! layer (`scenario/queues.rs`) only picks the kind.
+//! `prio_keys.rs`), as a protocol's queue kinds do in its folder ([`KindKeys`],
+//! `kind_keys.rs`); the scenario layer (`scenario/queues.rs`) only picks the kind.
 
 pub mod aqm;
 pub mod aqm_keys;
@@ -31,6 +31,7 @@ pub mod droptail;
 pub mod drr;
 pub mod drr_keys;
 pub mod explicit;
+pub mod kind_keys;
 pub mod law;
 pub mod prio;
 pub mod prio_keys;
@@ -45,6 +46,7 @@ pub use discipline::{Limit, QueueDiscipline};
 pub use droptail::DropTail;
 pub use drr::{Classify, Drr};
 pub use explicit::ExplicitQueue;
+pub use kind_keys::KindKeys;
 pub use law::{PortCtx, RouterLaw};
 pub use prio::Prio;
 

@@ -2,11 +2,12 @@
 //! every link its port (per-link overrides, routers without priorities).
 //!
 //! A queue table is the buffer every kind has (`limit` or `limit_packets`) and the keys of its
-//! `kind` ([`QueueKind`]). A queue discipline's keys check themselves and build its port beside
-//! its code (`qdisc/aqm_keys.rs` for `red` and `step`, `qdisc/drr_keys.rs`,
-//! `qdisc/prio_keys.rs`); an explicit-feedback kind's keys are its router law's parameters,
-//! which deserialize themselves over their defaults in the protocol's folder (`XcpParams`,
-//! `JetMaxParams`, `PiqiParams`; RCP's in `protocol/rcp/params.rs`). [`QueueSpec`]'s build only
+//! `kind` ([`QueueKind`]). Every kind's keys check themselves and build its port beside its
+//! code: a queue discipline's in `qdisc/` (`aqm_keys.rs` for `red` and `step`, `drr_keys.rs`,
+//! `prio_keys.rs`); a protocol's in its folder (`protocol/<name>/kind.rs`, implementing
+//! [`KindKeys`]). The protocols' kinds are not written here: [`QueueKind`]'s variants for them,
+//! and their arms in [`QueueSpec`]'s build, are generated from the `kinds` column of the
+//! registry's table (`protocol/registry.rs`, the callback `queue_kinds!`). The build only
 //! dispatches on the kind.
 
 use super::names::{resolve_link, unknown_link};
@@ -14,19 +15,12 @@ use super::transports::pick_fraction;
 use crate::error::{SpecError, SpecResult};
 use crate::net::link::{FifoSchedule, Link, Port};
 use crate::plugin::{self, Loader};
-use crate::protocol::hpcc::HpccLaw;
-use crate::protocol::jetmax::header::JETMAX_NO_ROUTER;
-use crate::protocol::jetmax::{JetMaxLaw, JetMaxParams};
-use crate::protocol::pfabric::PFabricQueue;
-use crate::protocol::piqi::{PiqiLaw, PiqiParams};
-use crate::protocol::rcp::params::{RcpQueueKeys, RcpTcpKeys};
-use crate::protocol::rcp::{RcpLaw, RcpTcpQueue};
-use crate::protocol::xcp::{XcpLaw, XcpParams};
-use crate::protocol::{Law, ProtocolQueue};
+use crate::protocol::laws::Law;
+use crate::protocol::registry::protocols;
 use crate::qdisc::aqm_keys::{RedKeys, StepKeys};
 use crate::qdisc::drr_keys::DrrKeys;
 use crate::qdisc::prio_keys::PrioKeys;
-use crate::qdisc::{ExplicitQueue, Limit, PortCtx, Qdisc};
+use crate::qdisc::{ExplicitQueue, KindKeys, Limit, PortCtx, Qdisc};
 use crate::quantity::BytesQ;
 use crate::rng::Rng;
 use crate::spec_de::{field_names, from_table};
@@ -85,7 +79,7 @@ impl BufferKeys {
             }
             (Some(b), None) => Limit::Bytes(b.0),
             (None, Some(p)) => Limit::Packets(p),
-            (None, None) => Limit::Bytes(u64::MAX / 4),
+            (None, None) => Limit::UNLIMITED,
         })
     }
 }
@@ -124,57 +118,97 @@ impl<'de> Deserialize<'de> for QueueSpec {
     }
 }
 
-/// A queue kind and its own keys (beside the buffer's). The explicit-feedback kinds' keys are
-/// their router laws' parameters, read in their protocol's folder over its defaults.
-#[derive(Clone, Debug, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum QueueKind {
-    /// FIFO dropping arrivals that do not fit.
-    Droptail(Empty),
-    /// JetMax's router (seed 003 eq. 4): a drop-tail FIFO that offers each flow its fair
-    /// rate and names the path's bottleneck (`protocol/jetmax/`).
-    Jetmax(JetMaxParams),
-    /// PIQI-RCP's router (seed 003 eq. 6): a drop-tail FIFO whose PI controller stamps one
-    /// rate and its interval number (`protocol/piqi/`).
-    Piqi(PiqiParams),
-    /// XCP's router: a drop-tail FIFO whose controllers write per-packet window feedback
-    /// (`protocol/xcp/`).
-    Xcp(XcpParams),
-    /// RCP's router: a drop-tail FIFO that computes the fair rate (eq. 3.3) and stamps it
-    /// (`protocol/rcp/`).
-    Rcp(RcpQueueKeys),
-    /// RCP sharing the port with TCP by the RCP thesis's coexistence scheme (sec. 6.2.1):
-    /// RCP and TCP queues served by WFQ with adaptive weights, RCP's law on C_R(t)
-    /// (`protocol/rcp/coexist.rs`); `limit` is each queue's in two-queue mode.
-    #[serde(rename = "rcp-tcp")]
-    RcpTcp(RcpTcpKeys),
-    /// Deficit round robin: weighted fair queuing over classes sharing one buffer.
-    Drr(DrrKeys),
-    /// Strict priority over `bands` bands (default 8, band 0 highest) sharing one buffer,
-    /// pushing out the lowest band's tail when a higher-priority packet finds it full.
-    Prio(PrioKeys),
-    /// RED (Floyd and Jacobson) with ECN: a FIFO that marks ECN-capable packets, and drops the
-    /// others, with a probability from its average queue (`qdisc/aqm.rs`).
-    Red(RedKeys),
-    /// ECN marking at a step: a FIFO that marks ECN-capable packets while the instantaneous
-    /// queue exceeds K (DCTCP's switch; `qdisc/aqm.rs`).
-    Step(StepKeys),
-    /// pFabric's port: the flow of the packet with the smallest remaining size first, the
-    /// largest dropped on overflow (`protocol/pfabric/switch.rs`).
-    Pfabric(Empty),
-    /// HPCC's switch port: a drop-tail FIFO that pushes a telemetry record onto each departing
-    /// HPCC data packet (`protocol/hpcc/`).
-    Hpcc(Empty),
-    /// A plug-in's router law on a drop-tail FIFO (`kind = "rust:..."` or `"python:..."`,
-    /// `crate::plugin`); the table's other keys, as JSON text, are its parameters.
-    #[serde(skip)]
-    Plugin {
-        /// The plug-in's spelling.
-        spec: String,
-        /// Its parameters.
-        params: String,
-    },
+/// Generates [`QueueKind`], the kinds written here and one variant per entry of the table's
+/// `kinds` column (`protocol/registry.rs`), and [`QueueSpec::build`], which dispatches on it.
+macro_rules! queue_kinds {
+    ($(
+        $folder:ident {
+            name: $name:literal,
+            title: $title:literal,
+            host_key: $host_key:literal,
+            header: $header:tt,
+            carries: $carries:tt,
+            law: $law:tt,
+            queue: $queue:tt,
+            qdisc: $qdisc:tt,
+            cost: $cost:tt,
+            hook: $hook:tt,
+            echo: $echo:tt,
+            loss: $loss:tt,
+            window: $window:tt,
+            rate: $rate:tt,
+            keys: $keys:tt,
+            kinds: [$( $K:ident = $kind:literal => $KT:ident ),*],
+            $($more:tt)*
+        }
+    )*) => {
+        /// A queue kind and its own keys (beside the buffer's): the queue disciplines' (their
+        /// keys in `qdisc/`), then the protocols' (their keys in their folders).
+        #[derive(Clone, Debug, Deserialize)]
+        #[serde(rename_all = "snake_case")]
+        pub enum QueueKind {
+            /// FIFO dropping arrivals that do not fit.
+            Droptail(Empty),
+            /// Deficit round robin: weighted fair queuing over classes sharing one buffer.
+            Drr(DrrKeys),
+            /// Strict priority over `bands` bands (default 8, band 0 highest) sharing one buffer,
+            /// pushing out the lowest band's tail when a higher-priority packet finds it full.
+            Prio(PrioKeys),
+            /// RED (Floyd and Jacobson) with ECN: a FIFO that marks ECN-capable packets, and drops
+            /// the others, with a probability from its average queue (`qdisc/aqm.rs`).
+            Red(RedKeys),
+            /// ECN marking at a step: a FIFO that marks ECN-capable packets while the
+            /// instantaneous queue exceeds K (DCTCP's switch; `qdisc/aqm.rs`).
+            Step(StepKeys),
+            $($(
+                #[doc = concat!(
+                    "`kind = \"", $kind, "\"`, a router of ", $title, " (`protocol/", stringify!($folder),
+                    "/`): its keys, [`", stringify!($KT), "`](crate::protocol::", stringify!($folder), "::",
+                    stringify!($KT), "), build the port."
+                )]
+                #[serde(rename = $kind)]
+                $K($crate::protocol::$folder::$KT),
+            )*)*
+            /// A plug-in's router law on a drop-tail FIFO (`kind = "rust:..."` or `"python:..."`,
+            /// `crate::plugin`); the table's other keys, as JSON text, are its parameters.
+            #[serde(skip)]
+            Plugin {
+                /// The plug-in's spelling.
+                spec: String,
+                /// Its parameters.
+                params: String,
+            },
+        }
+
+        impl QueueSpec {
+            /// The port `ctx` as this spec describes it; `ignore_priorities` turns a priority
+            /// queue into a FIFO of the same buffer (a router without priority support).
+            fn build(&self, ignore_priorities: bool, ctx: PortCtx, seed: u64, plugins: &Loader) -> SpecResult<Port> {
+                let limit = self.limit;
+                match &self.kind {
+                    QueueKind::Droptail(_) => Ok(Port::Fifo(FifoSchedule::new(limit))),
+                    QueueKind::Drr(keys) => Ok(Port::qdisc(Qdisc::Drr(keys.build(limit)?))),
+                    QueueKind::Prio(_) if ignore_priorities => Ok(Port::Fifo(FifoSchedule::new(limit))),
+                    QueueKind::Prio(keys) => Ok(Port::qdisc(Qdisc::Prio(keys.build(limit)?))),
+                    QueueKind::Red(keys) => {
+                        let rng = Rng::stream(seed, &format!("queues.red.link{}", ctx.link));
+                        Ok(Port::qdisc(Qdisc::Aqm(keys.build(limit, ctx.capacity, rng)?)))
+                    }
+                    QueueKind::Step(keys) => Ok(Port::qdisc(Qdisc::Aqm(keys.build(limit)?))),
+                    $($(
+                        QueueKind::$K(keys) => keys.build(ctx, limit, seed).map(Port::qdisc),
+                    )*)*
+                    QueueKind::Plugin { spec, params } => {
+                        let law = plugins.router(spec, &plugin::router::port(&ctx), params, "kind")?;
+                        Ok(Port::qdisc(Qdisc::Explicit(ExplicitQueue::new(ctx, limit, Law::Plugin(law)))))
+                    }
+                }
+            }
+        }
+    };
 }
+
+protocols!(queue_kinds);
 
 /// A kind without keys of its own.
 #[derive(Clone, Debug, Deserialize)]
@@ -186,85 +220,13 @@ impl QueueSpec {
     fn droptail(limit: Limit) -> QueueSpec {
         QueueSpec { kind: QueueKind::Droptail(Empty {}), limit }
     }
-
-    /// The port `ctx` as this spec describes it; `ignore_priorities` turns a priority queue
-    /// into a FIFO of the same buffer (a router without priority support).
-    fn build(&self, ignore_priorities: bool, ctx: PortCtx, seed: u64, plugins: &Loader) -> SpecResult<Port> {
-        let limit = self.limit;
-        match &self.kind {
-            QueueKind::Plugin { spec, params } => {
-                let law = plugins.router(spec, &plugin::router::port(&ctx), params, "kind")?;
-                Ok(explicit(ctx, limit, Law::Plugin(law)))
-            }
-            QueueKind::RcpTcp(keys) => {
-                let p = keys.params();
-                p.validate(ctx.capacity)?;
-                let rng = Rng::stream(seed, &format!("queues.rcp-tcp.link{}", ctx.link));
-                Ok(Port::qdisc(Qdisc::Protocol(ProtocolQueue::RcpTcp(Box::new(RcpTcpQueue::new(ctx, limit, p, rng))))))
-            }
-            QueueKind::Hpcc(_) => Ok(explicit(ctx, limit, Law::Hpcc(HpccLaw::new()))),
-            QueueKind::Xcp(p) => {
-                p.validate()?;
-                Ok(explicit(ctx, limit, Law::Xcp(XcpLaw::new(*p))))
-            }
-            QueueKind::Rcp(keys) => {
-                let p = keys.params()?;
-                p.validate(ctx.capacity)?;
-                Ok(explicit(ctx, limit, Law::Rcp(RcpLaw::new(ctx.capacity, p))))
-            }
-            QueueKind::Jetmax(p) => {
-                p.validate()?;
-                if ctx.router >= JETMAX_NO_ROUTER as u32 {
-                    return Err(SpecError::new(
-                        "kind",
-                        format!(
-                            "a jetmax queue on router node {}: expected routers with node ids below {JETMAX_NO_ROUTER}, \
-                             the most JetMax's 16-bit router fields carry",
-                            ctx.router
-                        ),
-                    ));
-                }
-                Ok(explicit(ctx, limit, Law::JetMax(JetMaxLaw::new(*p))))
-            }
-            QueueKind::Piqi(p) => {
-                p.validate()?;
-                Ok(explicit(ctx, limit, Law::Piqi(PiqiLaw::new(ctx.capacity, *p))))
-            }
-            QueueKind::Drr(keys) => Ok(Port::qdisc(Qdisc::Drr(keys.build(limit)?))),
-            QueueKind::Droptail(_) => Ok(Port::Fifo(FifoSchedule::new(limit))),
-            QueueKind::Red(keys) => {
-                let rng = Rng::stream(seed, &format!("queues.red.link{}", ctx.link));
-                Ok(Port::qdisc(Qdisc::Aqm(keys.build(limit, ctx.capacity, rng)?)))
-            }
-            QueueKind::Pfabric(_) => {
-                if let Limit::Bytes(b) = limit {
-                    if b >= u64::MAX / 4 {
-                        return Err(SpecError::new(
-                            "limit",
-                            "missing: a pfabric queue's small buffer is the point (the paper: 36KB at 10 Gb/s); \
-                             give `limit` or `limit_packets`",
-                        ));
-                    }
-                }
-                Ok(Port::qdisc(Qdisc::Protocol(ProtocolQueue::PFabric(PFabricQueue::new(limit)))))
-            }
-            QueueKind::Step(keys) => Ok(Port::qdisc(Qdisc::Aqm(keys.build(limit)?))),
-            QueueKind::Prio(_) if ignore_priorities => Ok(Port::Fifo(FifoSchedule::new(limit))),
-            QueueKind::Prio(keys) => Ok(Port::qdisc(Qdisc::Prio(keys.build(limit)?))),
-        }
-    }
-}
-
-/// An explicit-feedback port: a FIFO of `limit` run by `law`.
-fn explicit(ctx: PortCtx, limit: Limit, law: Law) -> Port {
-    Port::qdisc(Qdisc::Explicit(ExplicitQueue::new(ctx, limit, law)))
 }
 
 /// Build step: every link of `topo` with its port: the link's override from
 /// `queues.links`, else the router or host default.
 pub(super) fn build_links(queues: &QueuesSpec, topo: &Topology, seed: u64, plugins: &Loader) -> SpecResult<Vec<Link>> {
     let router_q = queues.router.clone().unwrap_or(QueueSpec::droptail(Limit::Packets(1000)));
-    let host_q = queues.host.clone().unwrap_or(QueueSpec::droptail(Limit::Bytes(u64::MAX / 4)));
+    let host_q = queues.host.clone().unwrap_or(QueueSpec::droptail(Limit::UNLIMITED));
     let link_q = link_overrides(queues, topo)?;
     let plain_router = routers_without_priorities(queues, topo, seed)?;
     let mut links = Vec::with_capacity(topo.links.len());
@@ -313,6 +275,7 @@ fn routers_without_priorities(queues: &QueuesSpec, topo: &Topology, seed: u64) -
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::protocol::xcp::XcpParams;
 
     fn queue(json: serde_json::Value) -> Result<QueueSpec, String> {
         serde_json::from_value(json).map_err(|e| e.to_string())
@@ -339,5 +302,31 @@ mod tests {
         assert!(e.contains("kappa3"), "{e}");
         let e = queue(serde_json::json!({"kind": "jetmax", "interval": "-1ms"})).unwrap_err();
         assert!(e.starts_with("interval: "), "the error names the key: {e}");
+    }
+
+    #[test]
+    fn an_unknown_kind_is_refused_naming_every_kind() {
+        // serde lists the variants in the enum's order: the disciplines', then the table's rows.
+        let e = queue(serde_json::json!({"kind": "codel"})).unwrap_err();
+        assert!(
+            e.starts_with(
+                "unknown variant `codel`, expected one of `droptail`, `drr`, `prio`, `red`, `step`, `pfabric`, \
+                 `hpcc`, `rcp`, `rcp-tcp`, `xcp`, `jetmax`, `piqi`"
+            ),
+            "{e}"
+        );
+    }
+
+    #[test]
+    fn every_kind_of_the_table_builds_its_port() {
+        let ctx = PortCtx { router: 1, link: 2, capacity: crate::units::Rate::from_gbps(1) };
+        let loader = Loader::new(std::path::Path::new("."));
+        for kind in ["pfabric", "hpcc", "rcp", "rcp-tcp", "xcp", "jetmax", "piqi"] {
+            let q = queue(serde_json::json!({"kind": kind, "limit_packets": 10})).unwrap();
+            let port = q.build(false, ctx, 7, &loader).unwrap_or_else(|e| panic!("{kind}: {e}"));
+            assert!(matches!(port, Port::Qdisc(_)), "{kind}: a discipline's port");
+            let e = queue(serde_json::json!({"kind": kind, "colour": 1})).unwrap_err();
+            assert!(e.contains("unknown field `colour`"), "{kind}: {e}");
+        }
     }
 }

@@ -7,16 +7,19 @@
 //! | header | `header.rs`: [`IntHop`] (8 bytes per port), [`IntStack`]; wire encoding |
 //! | router law | `router.rs`: [`HpccLaw`], a record per departing data packet (sec. 3.2) |
 //! | host law (window and pacing) | `host.rs`: [`Hpcc`], Algorithm 1 (eqs. 2-4) |
-//! | scenario keys | `queues.*.kind = "hpcc"` (`scenario/queues.rs`), `transport.protocol = "hpcc"` (`params.rs`) |
+//! | queue kind | `kind.rs`: `queues.*.kind = "hpcc"` ([`HpccQueueKeys`], none of its own) |
+//! | scenario keys | `transport.protocol = "hpcc"` (`params.rs`) |
 //! | metrics | `hpcc_u` (per flow) |
 
 pub mod header;
 pub mod host;
+pub mod kind;
 pub mod params;
 pub mod router;
 
 pub use header::{IntHop, IntStack};
 pub use host::{Hpcc, HpccConfig};
+pub use kind::HpccQueueKeys;
 pub use router::HpccLaw;
 
 use crate::protocol::header::CongestionHeader;

@@ -1,5 +1,5 @@
 //! `protocol = "hpcc"`'s scenario keys (HPCC's sender, `host.rs`); its switches are
-//! `queues.*.kind = "hpcc"`, which have no keys beyond the buffer's.
+//! `queues.*.kind = "hpcc"` (`kind.rs`), which have no keys beyond the buffer's.
 
 use super::HpccConfig;
 use crate::error::{SpecError, SpecResult};

@@ -6,11 +6,13 @@
 //! | header | `header.rs`: RT, RS, rate, IPI forward; RS and the rate echoed back; wire encoding |
 //! | router law | `router.rs`: [`JetMaxLaw`] (seed 003 eq. 4) |
 //! | host law (rate) | `host.rs`: [`JetMaxHost`] (seed 003 eq. 3) |
-//! | scenario keys | `queues.*.kind = "jetmax"` (`scenario/queues.rs`), `transport.protocol = "jetmax"` (`params.rs`) |
+//! | queue kind | `kind.rs`: `queues.*.kind = "jetmax"`, its keys the router's parameters ([`JetMaxParams`]) |
+//! | scenario keys | `transport.protocol = "jetmax"` (`params.rs`) |
 //! | metrics | `jetmax_rate_bps`, `jetmax_flows` |
 
 pub mod header;
 pub mod host;
+pub mod kind;
 pub mod params;
 pub mod router;
 

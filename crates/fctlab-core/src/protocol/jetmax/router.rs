@@ -70,7 +70,9 @@ pub const FLOWS: &str = "jetmax_flows";
 /// The series metrics of a `jetmax` port, in the order it emits them.
 pub const METRICS: &[&str] = &[RATE_BPS, FLOWS];
 
-/// JetMax router parameters; a `jetmax` queue's keys over these defaults.
+/// JetMax router parameters; a `jetmax` queue's keys over these defaults. The queue (seed 003
+/// eq. 4) is a drop-tail FIFO that offers each flow its fair rate and names the path's
+/// bottleneck (`kind.rs`).
 #[derive(Copy, Clone, Debug, PartialEq, serde::Deserialize)]
 #[serde(default, deny_unknown_fields)]
 pub struct JetMaxParams {

@@ -7,17 +7,20 @@
 //! | header | `header.rs`: [`PFabricHeader`], the remaining bytes (forward only; a packet without it, an ACK or a SYN-ACK, has the highest priority) |
 //! | switch | `switch.rs`: [`PFabricQueue`], send the earliest packet of the flow that holds the highest-priority packet, drop the lowest-priority packet on overflow (sec. 4.1) |
 //! | host law (window) | `host.rs`: [`PFabric`], start at one BDP, no cut for SACK-detected losses, a timeout halves ssthresh and restarts from one segment, probe mode after five timeouts in a row (sec. 4.2) |
-//! | scenario keys | `transport.cc = "pfabric"` with `iw` as the BDP window (`../tcp.rs`); `queues.*.kind = "pfabric"` |
+//! | queue kind | `kind.rs`: `queues.*.kind = "pfabric"` ([`PFabricKeys`], none of its own; the buffer is required) |
+//! | scenario keys | `transport.cc = "pfabric"` with `iw` as the BDP window (`../tcp.rs`) |
 //!
 //! The SRPT ideal pFabric is measured against is in `crate::reference`.
 
 pub mod header;
 pub mod host;
+pub mod kind;
 pub mod switch;
 
 use super::label::LabelCtx;
 pub use header::PFabricHeader;
 pub use host::PFabric;
+pub use kind::PFabricKeys;
 pub use switch::PFabricQueue;
 
 /// The flow table's label of pFabric's flows.

@@ -6,11 +6,13 @@
 //! | header | `header.rs`: rate, interval number, router id, both ways; wire encoding |
 //! | router law | `router.rs`: [`PiqiLaw`] (seed 003 eq. 6) |
 //! | host law (rate) | `host.rs`: [`PiqiHost`] (seed 003 eqs. 7-8) |
-//! | scenario keys | `queues.*.kind = "piqi"` (`scenario/queues.rs`), `transport.protocol = "piqi"` (`params.rs`) |
+//! | queue kind | `kind.rs`: `queues.*.kind = "piqi"`, its keys the router's parameters ([`PiqiParams`]) |
+//! | scenario keys | `transport.protocol = "piqi"` (`params.rs`) |
 //! | metrics | `piqi_rate_bps` |
 
 pub mod header;
 pub mod host;
+pub mod kind;
 pub mod params;
 pub mod router;
 

@@ -42,7 +42,8 @@ pub const RATE_BPS: &str = "piqi_rate_bps";
 pub const METRICS: &[&str] = &[RATE_BPS];
 
 /// PIQI-RCP router parameters (seed 003's values as defaults where it gives them); a `piqi`
-/// queue's keys over these defaults.
+/// queue's keys over these defaults. The queue (seed 003 eq. 6) is a drop-tail FIFO whose PI
+/// controller stamps one rate and its interval number (`kind.rs`).
 #[derive(Copy, Clone, Debug, PartialEq, serde::Deserialize)]
 #[serde(default, deny_unknown_fields)]
 pub struct PiqiParams {

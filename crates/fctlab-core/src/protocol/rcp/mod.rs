@@ -7,17 +7,20 @@
 //! | router law | `router.rs`: [`RcpLaw`] (thesis eq. 3.1 and its variants) |
 //! | router, RCP beside TCP | `coexist.rs`: [`RcpTcpQueue`] (thesis sec. 6.2.1) |
 //! | host law (rate) | `host.rs`: [`RcpHost`], and [`FixedRate`] of the fixed-rate study |
-//! | scenario keys | `queues.*.kind = "rcp"` / `"rcp_tcp"` (`scenario/queues.rs`), `transport.protocol = "rcp"`, `fixed_rate`, `fallback` (`params.rs`) |
+//! | queue kinds | `kind.rs`: `queues.*.kind = "rcp"` and `"rcp-tcp"`, their keys [`RcpQueueKeys`] and [`RcpTcpKeys`] (`params.rs`) |
+//! | scenario keys | `transport.protocol = "rcp"`, `fixed_rate`, `fallback` (`params.rs`) |
 //! | metrics | `rcp_rate_bps`, `rcp_avg_rtt_s`, `rcp_interval_rtt_s`, `rcp_tcp_*` |
 
 pub mod coexist;
 pub mod header;
 pub mod host;
+pub mod kind;
 pub mod params;
 pub mod router;
 
 pub use coexist::{CoexistMode, RcpTcpParams, RcpTcpQueue, TcRule};
 pub use host::{FixedRate, RcpHost};
+pub use params::{RcpQueueKeys, RcpTcpKeys};
 pub use router::{RcpLaw, RcpParams, RcpVariant};
 
 /// The port of RCP beside TCP, boxed in the closed list of ports as it is large and rare.

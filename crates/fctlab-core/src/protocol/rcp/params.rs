@@ -138,7 +138,8 @@ macro_rules! rcp_law_keys {
 }
 
 rcp_law_keys!(
-    /// An `rcp` queue's keys.
+    /// An `rcp` queue's keys: a drop-tail FIFO that computes the fair rate (eq. 3.3) and
+    /// stamps it (`kind.rs`).
     RcpQueueKeys {
         /// Differential sharing: flows older than `threshold` bytes get `theta` x R.
         differential: Option<DifferentialSpec>,
@@ -151,7 +152,10 @@ rcp_law_keys!(
 );
 
 rcp_law_keys!(
-    /// An `rcp-tcp` queue's keys: RCP's law, then the coexistence scheme's (thesis sec. 6.2.1).
+    /// An `rcp-tcp` queue's keys: RCP's law, then the coexistence scheme's (thesis sec. 6.2.1):
+    /// RCP and TCP queues served by WFQ with adaptive weights, RCP's law on C_R(t)
+    /// (`coexist.rs`, built in `kind.rs`); the buffer's `limit` is each queue's in two-queue
+    /// mode.
     RcpTcpKeys {
         /// Smoothing of the weight update, 0 < theta < 1 (default 0.1).
         theta: Option<f64>,

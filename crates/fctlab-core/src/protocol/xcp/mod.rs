@@ -6,10 +6,12 @@
 //! | header | `header.rs`: window, RTT, feedback forward; the feedback echoed back; wire encoding |
 //! | router law | `router.rs`: [`XcpLaw`] (seed 003 eqs. 1-2) |
 //! | host law (window) | `host.rs`: [`Xcp`] |
-//! | scenario keys | `queues.*.kind = "xcp"` (`scenario/queues.rs`), `transport.protocol = "xcp"` (`params.rs`) |
+//! | queue kind | `kind.rs`: `queues.*.kind = "xcp"`, its keys the router's gains ([`XcpParams`]) |
+//! | scenario keys | `transport.protocol = "xcp"` (`params.rs`) |
 
 pub mod header;
 pub mod host;
+pub mod kind;
 pub mod params;
 pub mod router;
 

@@ -24,7 +24,8 @@ use crate::units::Time;
 /// The series metrics the law emits: none.
 pub const METRICS: &[&str] = &[];
 
-/// XCP router gains; an `xcp` queue's keys (`alpha`, `beta`, `gamma`) over these defaults.
+/// XCP router gains; an `xcp` queue's keys (`alpha`, `beta`, `gamma`) over these defaults. The
+/// queue is a drop-tail FIFO whose controllers write per-packet window feedback (`kind.rs`).
 #[derive(Copy, Clone, Debug, PartialEq, serde::Deserialize)]
 #[serde(default, deny_unknown_fields)]
 pub struct XcpParams {
