@@ -1,9 +1,9 @@
-"""Each built-in protocol's code stays in its folder: the files outside `protocol/` that name it
-(`scripts/protocol_footprint.py`, read from the working tree) may only shrink.
+"""Each built-in protocol's code stays in its folder: no file outside `protocol/` names one
+(`scripts/protocol_footprint.py`, read from the working tree).
 
-The goal is none: a protocol is its folder and its row in the registry's table
-(`protocol/registry.rs`). What still names one outside is listed here with the reason, so that
-a new place that names a protocol fails, and a place that stops naming it must be struck off.
+A protocol is its folder and its row in the registry's table (`protocol/registry.rs`); what the
+table generates elsewhere (the queue kinds of `scenario/queues.rs`, say) is written once for
+every row and names none. A place outside `protocol/` that names a protocol fails here.
 """
 
 from __future__ import annotations
@@ -11,9 +11,6 @@ from __future__ import annotations
 import importlib.util
 
 from realcore import REPO
-
-#: The files outside `protocol/` that still name a protocol, and why (docs/protocols.md).
-STILL_OUTSIDE: dict[str, list[str]] = {}
 
 
 def _footprint():
@@ -29,12 +26,10 @@ def test_every_builtin_protocol_is_counted():
     assert {folder for _, folder in _footprint().PROTOCOLS.values()} == folders
 
 
-def test_no_protocol_is_named_outside_its_folder_beyond_the_known_places():
+def test_no_protocol_is_named_outside_its_folder():
     found = _footprint().footprint(None)
-    for name, (_, _, outside) in found.items():
-        assert sorted(outside) == sorted(STILL_OUTSIDE.get(name, [])), (
-            f"{name} is named outside protocol/ in {outside}; known: {STILL_OUTSIDE.get(name, [])}"
-        )
+    outside = {name: files for name, (_, _, files) in found.items() if files}
+    assert outside == {}, f"protocols named outside protocol/ (the registry aside): {outside}"
 
 
 def test_the_count_sees_a_protocol_named_outside(tmp_path, monkeypatch):
