@@ -36,8 +36,3 @@ impl IntStack {
         }
     }
 }
-
-/// The flow table's label of HPCC's flows.
-pub fn label() -> String {
-    "hpcc".to_string()
-}

@@ -14,5 +14,5 @@ pub mod host;
 pub mod params;
 pub mod router;
 
-pub use host::JetMaxHost;
+pub use host::{JetMaxConfig, JetMaxHost};
 pub use router::{JetMaxLaw, JetMaxParams};

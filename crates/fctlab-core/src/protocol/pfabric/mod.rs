@@ -15,12 +15,6 @@ pub mod header;
 pub mod host;
 pub mod switch;
 
-use super::label::LabelCtx;
 pub use header::PFabricHeader;
-pub use host::PFabric;
+pub use host::{PFabric, PFabricConfig};
 pub use switch::PFabricQueue;
-
-/// The flow table's label of pFabric's flows.
-pub fn label(at: LabelCtx) -> String {
-    format!("pfabric-iw{}", at.iw)
-}

@@ -14,5 +14,5 @@ pub mod host;
 pub mod params;
 pub mod router;
 
-pub use host::PiqiHost;
+pub use host::{PiqiConfig, PiqiHost};
 pub use router::{PiqiLaw, PiqiParams};
