@@ -17,6 +17,7 @@ pub mod router;
 
 pub use header::{IntHop, IntStack};
 pub use host::{Hpcc, HpccConfig};
+pub use params::HpccKeys;
 pub use router::HpccLaw;
 
 use crate::protocol::header::CongestionHeader;

@@ -15,4 +15,5 @@ pub mod params;
 pub mod router;
 
 pub use host::{JetMaxConfig, JetMaxHost};
+pub use params::JetMaxKeys;
 pub use router::{JetMaxLaw, JetMaxParams};

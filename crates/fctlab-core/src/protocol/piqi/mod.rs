@@ -15,4 +15,5 @@ pub mod params;
 pub mod router;
 
 pub use host::{PiqiConfig, PiqiHost};
+pub use params::PiqiKeys;
 pub use router::{PiqiLaw, PiqiParams};

@@ -18,6 +18,7 @@ pub mod router;
 
 pub use coexist::{CoexistMode, RcpTcpParams, RcpTcpQueue, TcRule};
 pub use host::{FixedConfig, FixedRate, RcpConfig, RcpHost};
+pub use params::RcpKeys;
 pub use router::{RcpLaw, RcpParams, RcpVariant};
 
 /// The port of RCP beside TCP, boxed in the closed list of ports as it is large and rare.

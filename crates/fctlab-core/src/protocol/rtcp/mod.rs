@@ -11,3 +11,4 @@ pub mod host;
 pub mod params;
 
 pub use host::{rate_window, Rtcp, RtcpConfig, RATE_KEPT};
+pub use params::RtcpKeys;

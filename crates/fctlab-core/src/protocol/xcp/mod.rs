@@ -14,4 +14,5 @@ pub mod params;
 pub mod router;
 
 pub use host::{Xcp, XcpConfig};
+pub use params::XcpKeys;
 pub use router::{XcpLaw, XcpParams};
