@@ -55,9 +55,11 @@
 //! protocols implement import nothing of the registry.
 //!
 //! Adding a protocol: its folder (`<name>/`: `header.rs`, a leaf importing only `wire.rs`;
-//! `router.rs`; `host.rs`; `params.rs`) and its row in `registry.rs`, plus its host law's arms
-//! here, its line in `keys.rs` and its queue kind (`scenario/queues.rs`); `docs/protocols.md`
-//! has the steps.
+//! `router.rs`; `host.rs`, with its config implementing [`WindowConfig`] or [`RateLawConfig`];
+//! `params.rs`; a `mod.rs` exporting what its row names), its row in `registry.rs`, and its
+//! `pub mod <name>;` line below, plus its queue kind (`scenario/queues.rs`);
+//! `docs/protocols.md` has the steps. The `pub mod` lines stay written by hand, not generated
+//! from the table: rustfmt and rust-analyzer follow only written `mod` lines.
 
 pub mod cubic;
 pub mod dctcp;
