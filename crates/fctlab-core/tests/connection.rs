@@ -5,6 +5,7 @@
 mod common;
 
 use fctlab_core::net::packet::{Packet, PacketKind};
+use fctlab_core::protocol::rcp::FixedConfig;
 use fctlab_core::protocol::RateConfig;
 use fctlab_core::transport::app::App;
 use fctlab_core::transport::endpoint::Sender;
@@ -33,7 +34,7 @@ fn both(size: u64) -> [(&'static str, Sender); 2] {
         header: 40,
         initial_rto: Time::from_ms(500),
         min_rto: Time::from_ms(200),
-        law: RateConfig::Fixed(Rate::from_mbps(8)),
+        law: RateConfig::Fixed(FixedConfig(Rate::from_mbps(8))),
         handshake: true,
         fallback: None,
     };

@@ -89,3 +89,17 @@ protocols!(protocol_info);
 pub fn info(name: &str) -> Option<&'static ProtocolInfo> {
     PROTOCOLS.iter().find(|p| p.name == name)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn names_and_folders_are_unique() {
+        for (i, p) in PROTOCOLS.iter().enumerate() {
+            assert!(PROTOCOLS[..i].iter().all(|q| q.name != p.name && q.folder != p.folder), "{}", p.name);
+            assert_eq!(info(p.name), Some(p));
+        }
+        assert_eq!(info("bbr"), None);
+    }
+}

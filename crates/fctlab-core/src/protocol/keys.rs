@@ -1,6 +1,8 @@
 //! The registry of transports' scenario keys: each `protocol = "..."` value and the struct its
-//! keys parse into (in its folder's `params.rs`), beside the TCP part every fctlab transport
-//! shares ([`crate::scenario::TcpPart`]; what it passes a protocol is a [`Common`]).
+//! keys parse into (in its folder's `params.rs`, exported by its `mod.rs`), generated from the
+//! table's `keys` column (`registry.rs`) after `protocol = "tcp"`'s (`tcp.rs`), beside the TCP
+//! part every fctlab transport shares ([`crate::scenario::TcpPart`]; what it passes a protocol
+//! is a [`Common`]).
 //!
 //! A transport table is a tagged enum: `protocol` picks the variant, the TCP part's keys go to
 //! [`crate::scenario::TcpPart`], the rest to the variant's struct, which deserializes itself
@@ -9,16 +11,10 @@
 
 pub use crate::plan::ProtocolKeys;
 
-use super::hpcc::params::HpccKeys;
-use super::jetmax::params::JetMaxKeys;
-use super::piqi::params::PiqiKeys;
-use super::rc3::params::Rc3Keys;
-use super::rcp::params::RcpKeys;
-use super::rtcp::params::RtcpKeys;
 use super::tcp::TcpKeys;
-use super::xcp::params::XcpKeys;
 use crate::error::SpecResult;
 use crate::plan::{Common, Profile};
+use crate::protocol::registry::protocols;
 use crate::spec_de::{field_names, from_table};
 use serde::Deserialize;
 use serde_json::{Map, Value};
@@ -40,7 +36,7 @@ macro_rules! transports {
         }
 
         impl Protocol {
-            /// Every protocol, in the order of the docs.
+            /// Every protocol: `tcp`, then the table's rows that have keys, in its order.
             pub const ALL: &'static [Protocol] = &[$(Protocol::$variant),*];
 
             /// Its name as `protocol = "..."` spells it.
@@ -76,28 +72,42 @@ macro_rules! transports {
     };
 }
 
-transports! {
-    /// TCP with SACK and a loss-based window (`tcp.rs`; the default).
-    Tcp = "tcp" => TcpKeys,
-    /// RC3: TCP plus the recursive low-priority loop (`rc3/`).
-    Rc3 = "rc3" => Rc3Keys,
-    /// RCP: paced at the rate routers stamp (`rcp/`; needs `rcp` queues on the path).
-    Rcp = "rcp" => RcpKeys,
-    /// XCP: window moved by the routers' feedback, no slow start (`xcp/`; needs `xcp` queues).
-    Xcp = "xcp" => XcpKeys,
-    /// R-TCP: TCP whose window is RCP's rate x RTT, paced at that rate (`rtcp/`; needs `rcp`
-    /// queues).
-    Rtcp = "rtcp" => RtcpKeys,
-    /// JetMax: paced at a rate that closes 60% of the gap to the bottleneck's offer every RTT
-    /// (`jetmax/`; needs `jetmax` queues).
-    Jetmax = "jetmax" => JetMaxKeys,
-    /// PIQI-RCP: paced at a rate that follows the bottleneck's PI-controlled rate once per
-    /// router interval (`piqi/`; needs `piqi` queues).
-    Piqi = "piqi" => PiqiKeys,
-    /// HPCC: window and pacing from the switches' in-band telemetry (`hpcc/`; needs `hpcc`
-    /// queues).
-    Hpcc = "hpcc" => HpccKeys,
+/// Calls [`transports!`] with `protocol = "tcp"` (`tcp.rs`, the loss-based TCP every row's
+/// window may fall back on, not a row) and then each entry of the table's `keys` column
+/// (`registry.rs`), in the table's order, documented by its row's title.
+macro_rules! transports_of_the_table {
+    ($(
+        $folder:ident {
+            name: $name:literal,
+            title: $title:literal,
+            host_key: $host_key:literal,
+            header: $header:tt,
+            carries: $carries:tt,
+            law: $law:tt,
+            queue: $queue:tt,
+            qdisc: $qdisc:tt,
+            cost: $cost:tt,
+            hook: $hook:tt,
+            echo: $echo:tt,
+            loss: $loss:tt,
+            window: $window:tt,
+            rate: $rate:tt,
+            keys: [$( $KV:ident = $key_name:literal => $KT:ident )?],
+            $($more:tt)*
+        }
+    )*) => {
+        transports! {
+            /// TCP with SACK and a loss-based window (`tcp.rs`; the default).
+            Tcp = "tcp" => TcpKeys,
+            $($(
+                #[doc = concat!($title, " (`", stringify!($folder), "/`).")]
+                $KV = $key_name => $crate::protocol::$folder::$KT,
+            )?)*
+        }
+    };
 }
+
+protocols!(transports_of_the_table);
 
 impl Protocol {
     /// The protocols that have `key` of their own (not a TCP part key), as
@@ -127,6 +137,15 @@ mod tests {
         assert_eq!(Protocol::owners_of("fallback").as_deref(), Some("\"rcp\" or \"rtcp\""));
         assert_eq!(Protocol::owners_of("hystart").as_deref(), Some("\"tcp\" or \"rc3\" or \"rcp\""));
         assert_eq!(Protocol::owners_of("colour"), None);
+    }
+
+    /// The transports are `tcp` and the protocols a scenario selects by `transport.protocol`.
+    #[test]
+    fn the_transports_are_tcp_and_the_rows_selected_by_protocol() {
+        let names: Vec<&str> = Protocol::ALL.iter().map(|p| p.name()).collect();
+        let rows = crate::protocol::PROTOCOLS.iter().filter(|p| p.host_key == "transport.protocol");
+        let expected: Vec<&str> = std::iter::once("tcp").chain(rows.map(|p| p.name)).collect();
+        assert_eq!(names, expected);
     }
 
     #[test]

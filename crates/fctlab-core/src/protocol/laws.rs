@@ -146,3 +146,35 @@ impl QueueDiscipline for ProtocolQueue {
         each_queue!(self, q => q.metrics(out))
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::protocol::hpcc::HpccLaw;
+    use crate::protocol::info;
+    use crate::protocol::jetmax::{JetMaxLaw, JetMaxParams};
+    use crate::protocol::piqi::{PiqiLaw, PiqiParams};
+    use crate::protocol::rcp::{RcpLaw, RcpParams};
+    use crate::protocol::xcp::{XcpLaw, XcpParams};
+
+    /// The registry's metric names are what each router law emits, in order, and every
+    /// explicit-feedback router is in the router-cost benchmark.
+    #[test]
+    fn the_registry_names_each_router_laws_metrics() {
+        let ctx = PortCtx { router: 1, link: 0, capacity: Rate::from_gbps(1) };
+        let laws = [
+            ("rcp", Law::Rcp(RcpLaw::new(ctx.capacity, RcpParams::default()))),
+            ("xcp", Law::Xcp(XcpLaw::new(XcpParams::default()))),
+            ("jetmax", Law::JetMax(JetMaxLaw::new(JetMaxParams::default()))),
+            ("piqi", Law::Piqi(PiqiLaw::new(ctx.capacity, PiqiParams::default()))),
+            ("hpcc", Law::Hpcc(HpccLaw::new())),
+        ];
+        for (name, law) in laws {
+            let mut names = Vec::new();
+            law.metrics(&ctx, &mut |m, _| names.push(m.name()));
+            assert_eq!(names, info(name).unwrap().metrics, "{name}");
+            assert_eq!(law.metric_count(), names.len());
+            assert!(ROUTER_COST_LAWS.iter().any(|&(_, n)| n == name), "{name} missing from the router-cost benchmark");
+        }
+    }
+}

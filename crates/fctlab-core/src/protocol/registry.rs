@@ -1,7 +1,8 @@
 //! The registry's table: one row per protocol, from which every closed list is generated.
 //!
 //! `protocols!(callback)` expands to `callback! { rows }`: a file that needs a list (the
-//! headers in `header.rs`, the router laws and the protocols' queue disciplines in `mod.rs`)
+//! headers in `header.rs`, the router laws and the protocols' queue disciplines in `laws.rs`,
+//! the host laws in `hosts.rs`, the transports in `keys.rs`, ...)
 //! writes a `macro_rules!` callback that matches the rows and builds its items from them. A row
 //! names its parts by idents only, the folder and the type names; the callbacks build the paths
 //! (`$crate::protocol::$folder::header::$T` for a header struct, `$crate::protocol::$folder::$T`
@@ -24,14 +25,19 @@
 //! | `cost` | `[Variant at 2]` | its law (of `law`) is timed by the router-cost benchmark (`qdisc/cost.rs`), on the port the folder's `router::cost_port` builds, at that place in its table (seed 003's order: XCP, RCP, JetMax, PIQI-RCP; then HPCC) |
 //! | `hook` | `[Variant(HookType, ConfigType)]` | a loop beside the window ([`crate::transport::tcp::hook::WindowHook`]): a [`super::Hook`] and a [`super::HookConfig`] variant, built by `HookType::new(config, prio)`, labelled by the folder's `label(kind, at)` |
 //! | `echo` | `[Variant(EchoType)]` | an exact ECN echo at the receiver: an [`super::EcnEcho`] variant (`on_data`, `ece`) |
-//! | `loss` | `[Variant(Type)]` | a loss-based window (NewReno, CUBIC): a `CcKind` and a `LossBased` variant, `cc = "<name>"` in a TCP part |
-//! | `window` | `[Variant(Config => Controller)]` | a window host law: a `CcConfig` variant holding `Config`, a `Controller` variant holding `Controller`, which `Config` builds |
-//! | `rate` | `[Variant(Config => Law), ...]` | rate host laws: a `RateConfig` variant holding `Config` and a `RateLaw` variant holding `Law` each |
-//! | `keys` | `[Variant = "name" => Keys]` | a transport: `protocol = "name"` in a scenario's `transport`, its own keys parsed into `Keys` (`keys.rs`) |
+//! | `loss` | `[Variant(Type)]` | a loss-based window (NewReno, CUBIC): a [`super::CcKind`] and a [`super::LossBased`] variant, built by `Type::new(hystart)`, `cc = "<name>"` in a TCP part (`hosts.rs`) |
+//! | `window` | `[Variant(Config => Controller)]` | a window host law: a [`super::CcConfig`] variant holding `Config`, a [`super::Controller`] variant holding `Controller`, which `Config` builds, labels and describes as a [`super::WindowConfig`] (`hosts.rs`) |
+//! | `rate` | `[Variant(Config => Law), ...]` | rate host laws: a [`super::RateConfig`] variant holding `Config` and a [`super::RateLaw`] variant holding `Law` each, which `Config` builds and labels as a [`super::RateLawConfig`] (`hosts.rs`) |
+//! | `keys` | `[Variant = "name" => Keys]` | a transport: `protocol = "name"` in a scenario's `transport`, its own keys parsed into `Keys` (a [`super::keys::Protocol`] and a [`super::keys::TransportKeys`] variant, after `tcp`; `keys.rs`) |
 //! | `kinds` | `[Variant = "name" => Keys, ...]` | queue kinds: a `QueueKind` variant each (`crate::scenario`), `kind = "name"` in a scenario's `queues`, its keys parsed into the folder's `Keys`, which builds the port ([`crate::qdisc::KindKeys`], in the folder's `kind.rs`) |
 //!
-//! Adding a protocol is its folder and one row here (and, still by hand, its host law's arms
-//! in `mod.rs`' `Controller`/`RateLaw`, its line in `keys.rs`).
+//! A type a row names is exported by its folder's `mod.rs` (`pub use host::XcpConfig;`), a
+//! header struct is its `header.rs`'s.
+//!
+//! Adding a protocol is its folder (its `mod.rs` exporting what the row names), its row here,
+//! and its `pub mod <folder>;` line in `mod.rs`, which stays written by hand (rustfmt and
+//! rust-analyzer follow only written `mod` lines). `docs/protocols.md`'s tutorial adds one,
+//! and the test suite builds it.
 
 /// Calls `$cb! { rows }` with the table (module docs).
 macro_rules! protocols {

@@ -9,6 +9,7 @@ use crate::error::{SpecError, SpecResult};
 use crate::plan::{Common, Profile, ProtocolKeys};
 use crate::plugin::Loader;
 use crate::protocol::dctcp::DctcpConfig;
+use crate::protocol::pfabric::PFabricConfig;
 use crate::protocol::CcConfig;
 use crate::transport::ecn::EcnMode;
 use crate::transport::tcp::TcpConfig;
@@ -26,10 +27,13 @@ pub fn key_applies(k: &str, cc: Option<&str>) -> bool {
 
 /// The built-in controller spelled `name`, if any.
 fn builtin(name: &str) -> Option<CcKind> {
-    match name {
-        "newreno" => Some(CcKind::NewReno),
-        "cubic" => Some(CcKind::Cubic),
-        _ => None,
+    CcKind::ALL.iter().copied().find(|k| k.name() == name)
+}
+
+impl Default for CcConfig {
+    /// NewReno, TCP's standard window.
+    fn default() -> CcConfig {
+        CcConfig::Loss(CcKind::NewReno)
     }
 }
 
@@ -135,7 +139,7 @@ impl TcpKeys {
             }
             // The first window is one BDP, and the ceiling (`host.rs`).
             let max_cwnd = cfg.iw as u64 * cfg.mss as u64;
-            return Ok(TcpConfig { cc: CcConfig::PFabric { max_cwnd }, ..cfg });
+            return Ok(TcpConfig { cc: CcConfig::PFabric(PFabricConfig { max_cwnd }), ..cfg });
         }
         if !dctcp {
             let loss = LossKeys { cc: self.cc.clone(), hystart: self.hystart };

@@ -19,7 +19,9 @@
 //! As in the paper's ns-2 code and RFC 3168, the window keeps growing after a reduction
 //! (Linux freezes growth in its CWR state until the reduction's window is acknowledged).
 
+use crate::protocol::label::LabelCtx;
 use crate::protocol::newreno::NewReno;
+use crate::protocol::{WindowConfig, WindowCtx};
 use crate::transport::cc::hystart::HyStartMode;
 use crate::transport::cc::{CcState, CongestionControl, EcnAck, RttSample};
 use crate::units::Time;
@@ -37,6 +39,19 @@ pub struct DctcpConfig {
 impl Default for DctcpConfig {
     fn default() -> DctcpConfig {
         DctcpConfig { g: 1.0 / 16.0, alpha0: 1.0 }
+    }
+}
+
+impl WindowConfig for DctcpConfig {
+    type Controller = Dctcp;
+
+    fn build(self, ctx: WindowCtx) -> Dctcp {
+        Dctcp::new(self, ctx.hystart)
+    }
+
+    /// `dctcp-iw10`.
+    fn label(&self, at: LabelCtx) -> String {
+        format!("dctcp-iw{}", at.iw)
     }
 }
 

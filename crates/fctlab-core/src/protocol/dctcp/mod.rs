@@ -20,12 +20,6 @@ pub mod analysis;
 pub mod echo;
 pub mod host;
 
-use super::label::LabelCtx;
 pub use analysis::SawtoothQueue;
 pub use echo::DctcpEcho;
 pub use host::{Dctcp, DctcpConfig};
-
-/// The flow table's label of DCTCP's flows.
-pub fn label(at: LabelCtx) -> String {
-    format!("dctcp-iw{}", at.iw)
-}

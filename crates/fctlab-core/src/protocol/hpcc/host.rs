@@ -34,6 +34,8 @@
 
 use crate::net::packet::{CongestionHeader, PacketKind};
 use crate::protocol::hpcc::header::IntStack;
+use crate::protocol::label::LabelCtx;
+use crate::protocol::{WindowConfig, WindowCtx};
 use crate::transport::cc::{CcState, CongestionControl, Feedback, HeaderCtx};
 use crate::units::{Rate, Time};
 
@@ -59,6 +61,19 @@ impl HpccConfig {
     /// The paper's constants for a NIC of `line_rate`.
     pub fn new(line_rate: Rate) -> HpccConfig {
         HpccConfig { line_rate, base_rtt: None, eta: 0.95, max_stage: 5, w_ai: None }
+    }
+}
+
+impl WindowConfig for HpccConfig {
+    type Controller = Hpcc;
+
+    fn build(self, _ctx: WindowCtx) -> Hpcc {
+        Hpcc::new(self)
+    }
+
+    /// `hpcc`.
+    fn label(&self, _at: LabelCtx) -> String {
+        "hpcc".to_string()
     }
 }
 

@@ -20,6 +20,7 @@ pub mod router;
 pub use header::{IntHop, IntStack};
 pub use host::{Hpcc, HpccConfig};
 pub use kind::HpccQueueKeys;
+pub use params::HpccKeys;
 pub use router::HpccLaw;
 
 use crate::protocol::header::CongestionHeader;
@@ -38,9 +39,4 @@ impl IntStack {
             _ => None,
         }
     }
-}
-
-/// The flow table's label of HPCC's flows.
-pub fn label() -> String {
-    "hpcc".to_string()
 }

@@ -1,11 +1,11 @@
 //! `protocol = "hpcc"`'s scenario keys (HPCC's sender, `host.rs`); its switches are
 //! `queues.*.kind = "hpcc"` (`kind.rs`), which have no keys beyond the buffer's.
 
+use super::header;
 use super::HpccConfig;
 use crate::error::{SpecError, SpecResult};
 use crate::plan::{Common, Profile, ProtocolKeys};
 use crate::protocol::CcConfig;
-use crate::protocol::HPCC_HEADER;
 use crate::quantity::{BytesQ, RateQ, TimeQ};
 use crate::transport::tcp::TcpConfig;
 use serde::Deserialize;
@@ -72,7 +72,7 @@ impl ProtocolKeys for HpccKeys {
         // `header` gives (docs/scenario.md, HPCC: "added to `header`"): HPCC's own packets are
         // 48 bytes of headers without it (`fctlab.hpcc_files.HEADER`), 90 with it.
         let cfg = TcpConfig {
-            header: c.header.unwrap_or(TcpConfig::default().header) + HPCC_HEADER,
+            header: c.header.unwrap_or(TcpConfig::default().header) + header::BYTES,
             cc: CcConfig::Hpcc(self.config()?),
             ..c.cfg
         };

@@ -17,8 +17,32 @@
 
 use crate::net::packet::CongestionHeader;
 use crate::protocol::jetmax::header::{JetMaxEcho, JetMaxHeader, JETMAX_NO_ROUTER};
+use crate::protocol::RateLawConfig;
 use crate::transport::paced::law::{LawCtx, RateControl};
 use crate::units::{Rate, Time};
+
+/// JetMax's host settings (seed 003 eq. 3): gain `tau`; `unlimited` on a path without JetMax
+/// routers.
+#[derive(Copy, Clone, Debug, PartialEq)]
+pub struct JetMaxConfig {
+    /// The gain tau, 0 < tau < 2 (seed 003: 0.6).
+    pub tau: f64,
+    /// The rate used when no router offered one.
+    pub unlimited: Rate,
+}
+
+impl RateLawConfig for JetMaxConfig {
+    type Law = JetMaxHost;
+
+    fn build(self) -> JetMaxHost {
+        JetMaxHost::new(self.tau, self.unlimited)
+    }
+
+    /// `jetmax`.
+    fn label(&self) -> String {
+        "jetmax".to_string()
+    }
+}
 
 /// The JetMax end host.
 #[derive(Clone, Debug)]

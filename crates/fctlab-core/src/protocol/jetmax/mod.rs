@@ -16,5 +16,6 @@ pub mod kind;
 pub mod params;
 pub mod router;
 
-pub use host::JetMaxHost;
+pub use host::{JetMaxConfig, JetMaxHost};
+pub use params::JetMaxKeys;
 pub use router::{JetMaxLaw, JetMaxParams};

@@ -17,12 +17,39 @@
 //!   of payload; fctlab's carry none, as RCP's probes do.
 
 use crate::net::packet::CongestionHeader;
+use crate::protocol::label::LabelCtx;
 use crate::protocol::pfabric::PFabricHeader;
+use crate::protocol::{WindowConfig, WindowCtx};
 use crate::transport::cc::{CcState, CongestionControl, HeaderCtx};
 use crate::units::Time;
 
 /// Timeouts in a row that start probe mode (the paper's implementation: 5).
 pub const PROBE_AFTER: u32 = 5;
+
+/// pFabric's host settings.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub struct PFabricConfig {
+    /// The window's ceiling, bytes: its first window, one BDP.
+    pub max_cwnd: u64,
+}
+
+impl WindowConfig for PFabricConfig {
+    type Controller = PFabric;
+
+    fn build(self, _ctx: WindowCtx) -> PFabric {
+        PFabric::new(self.max_cwnd)
+    }
+
+    /// `pfabric-iw10`.
+    fn label(&self, at: LabelCtx) -> String {
+        format!("pfabric-iw{}", at.iw)
+    }
+
+    /// The flow's remaining bytes are its packets' priority.
+    fn stamps_remaining(&self) -> bool {
+        true
+    }
+}
 
 /// pFabric's window.
 #[derive(Clone, Debug)]

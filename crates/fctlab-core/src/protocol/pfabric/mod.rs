@@ -17,13 +17,7 @@ pub mod host;
 pub mod kind;
 pub mod switch;
 
-use super::label::LabelCtx;
 pub use header::PFabricHeader;
-pub use host::PFabric;
+pub use host::{PFabric, PFabricConfig};
 pub use kind::PFabricKeys;
 pub use switch::PFabricQueue;
-
-/// The flow table's label of pFabric's flows.
-pub fn label(at: LabelCtx) -> String {
-    format!("pfabric-iw{}", at.iw)
-}

@@ -23,11 +23,37 @@
 
 use crate::net::packet::CongestionHeader;
 use crate::protocol::piqi::header::{PiqiEcho, PiqiHeader};
+use crate::protocol::RateLawConfig;
 use crate::transport::paced::law::{LawCtx, RateControl};
 use crate::units::{Rate, Time};
 
 /// Longest gap, in intervals, one echo may apply (the host's state is settled long before).
 const MAX_GAP: u32 = 1000;
+
+/// PIQI-RCP's host settings (seed 003 eqs. 7-8): gains `tau1`, `tau2`; `unlimited` on a path
+/// without PIQI-RCP routers.
+#[derive(Copy, Clone, Debug, PartialEq)]
+pub struct PiqiConfig {
+    /// Gain on the gap to the router's rate (seed 003: 0.01).
+    pub tau1: f64,
+    /// Gain on the router's last change of rate (seed 003: 0.1).
+    pub tau2: f64,
+    /// The rate used when no router gave one.
+    pub unlimited: Rate,
+}
+
+impl RateLawConfig for PiqiConfig {
+    type Law = PiqiHost;
+
+    fn build(self) -> PiqiHost {
+        PiqiHost::new(self.tau1, self.tau2, self.unlimited)
+    }
+
+    /// `piqi`.
+    fn label(&self) -> String {
+        "piqi".to_string()
+    }
+}
 
 /// The PIQI-RCP end host.
 #[derive(Clone, Debug)]

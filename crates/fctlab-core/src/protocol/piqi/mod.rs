@@ -16,5 +16,6 @@ pub mod kind;
 pub mod params;
 pub mod router;
 
-pub use host::PiqiHost;
+pub use host::{PiqiConfig, PiqiHost};
+pub use params::PiqiKeys;
 pub use router::{PiqiLaw, PiqiParams};

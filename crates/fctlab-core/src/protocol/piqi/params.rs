@@ -1,9 +1,11 @@
 //! PIQI-RCP's scenario keys: the host has none of its own (`protocol = "piqi"`: the TCP part
 //! only); the router's (`kind = "piqi"`) are [`super::PiqiParams`]'s.
 
+use super::header;
+use super::PiqiConfig;
 use crate::error::SpecResult;
 use crate::plan::{Common, Profile, ProtocolKeys};
-use crate::protocol::{RateConfig, PIQI_HEADER, UNLIMITED_RATE};
+use crate::protocol::{RateConfig, UNLIMITED_RATE};
 use serde::Deserialize;
 
 /// Seed 003's gains of eqs. 7-8: on the gap to the router's rate, and on its last change.
@@ -17,6 +19,7 @@ pub struct PiqiKeys {}
 
 impl ProtocolKeys for PiqiKeys {
     fn profile(&self, c: Common) -> SpecResult<Profile> {
-        Ok(c.paced(PIQI_HEADER, RateConfig::Piqi { tau1: TAU1, tau2: TAU2, unlimited: UNLIMITED_RATE }, true, None))
+        let law = RateConfig::Piqi(PiqiConfig { tau1: TAU1, tau2: TAU2, unlimited: UNLIMITED_RATE });
+        Ok(c.paced(header::BYTES, law, true, None))
     }
 }

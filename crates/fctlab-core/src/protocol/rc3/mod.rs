@@ -15,6 +15,7 @@ pub mod params;
 use super::label::{window_label, LabelCtx};
 pub use hook::Rc3Hook;
 pub use host::{Rc3Config, Rc3Window, RlpLoop, MAX_LEVELS};
+pub use params::Rc3Keys;
 
 /// The flow table's label of RC3's flows, over the loss-based window `kind` (`cc = kind`).
 pub fn label(kind: &str, at: LabelCtx) -> String {

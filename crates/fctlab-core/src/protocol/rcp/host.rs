@@ -13,6 +13,7 @@
 
 use crate::net::packet::CongestionHeader;
 use crate::protocol::rcp::header::{RcpEcho, RcpHeader};
+use crate::protocol::RateLawConfig;
 use crate::transport::paced::law::{LawCtx, RateControl};
 use crate::units::{Rate, Time};
 
@@ -34,6 +35,26 @@ pub fn echoed_rate(unlimited: Rate, cc: CongestionHeader) -> Option<Rate> {
         CongestionHeader::RcpFeedback(RcpEcho { rate_kbps: u32::MAX }) => Some(unlimited),
         CongestionHeader::RcpFeedback(RcpEcho { rate_kbps }) => Some(Rate::from_bps(rate_kbps.max(1) as u64 * 1000)),
         _ => None,
+    }
+}
+
+/// RCP's host settings (thesis sec. 3.1): the rate the routers stamped; `unlimited` when none did.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub struct RcpConfig {
+    /// The rate used when no router on the path stamped one.
+    pub unlimited: Rate,
+}
+
+impl RateLawConfig for RcpConfig {
+    type Law = RcpHost;
+
+    fn build(self) -> RcpHost {
+        RcpHost::new(self.unlimited)
+    }
+
+    /// `rcp`.
+    fn label(&self) -> String {
+        "rcp".to_string()
     }
 }
 
@@ -62,6 +83,23 @@ impl RateControl for RcpHost {
     }
     fn path_has_routers(&self, echo: CongestionHeader) -> bool {
         echo != (CongestionHeader::RcpFeedback(RcpEcho { rate_kbps: u32::MAX }))
+    }
+}
+
+/// One rate for every flow, feedback ignored (the thesis's fixed-rate study).
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub struct FixedConfig(pub Rate);
+
+impl RateLawConfig for FixedConfig {
+    type Law = FixedRate;
+
+    fn build(self) -> FixedRate {
+        FixedRate::new(self.0)
+    }
+
+    /// `fixed-8000000bps`.
+    fn label(&self) -> String {
+        format!("fixed-{}bps", self.0.bps())
     }
 }
 

@@ -19,8 +19,8 @@ pub mod params;
 pub mod router;
 
 pub use coexist::{CoexistMode, RcpTcpParams, RcpTcpQueue, TcRule};
-pub use host::{FixedRate, RcpHost};
-pub use params::{RcpQueueKeys, RcpTcpKeys};
+pub use host::{FixedConfig, FixedRate, RcpConfig, RcpHost};
+pub use params::{RcpKeys, RcpQueueKeys, RcpTcpKeys};
 pub use router::{RcpLaw, RcpParams, RcpVariant};
 
 /// The port of RCP beside TCP, boxed in the closed list of ports as it is large and rare.

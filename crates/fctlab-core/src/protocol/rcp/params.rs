@@ -3,13 +3,15 @@
 //! `kind = "rcp-tcp"`, read into [`RcpParams`] and [`RcpTcpParams`] over the thesis's
 //! defaults).
 
+use super::header;
+use super::{FixedConfig, RcpConfig};
 use super::{RcpParams, RcpTcpParams, RcpVariant};
 use crate::error::{SpecError, SpecResult};
 use crate::plan::{Common, Profile, ProtocolKeys};
 use crate::protocol::cubic::HyStartMode;
 use crate::protocol::rcp::coexist::{CoexistMode, TcRule};
 use crate::protocol::tcp::{CcChoice, LossKeys};
-use crate::protocol::{CcKind, RateConfig, RCP_HEADER, UNLIMITED_RATE};
+use crate::protocol::{CcKind, RateConfig, UNLIMITED_RATE};
 use crate::quantity::{BytesQ, RateQ, TimeQ};
 use serde::Deserialize;
 
@@ -54,15 +56,15 @@ impl ProtocolKeys for RcpKeys {
                     "expected false or unset with fixed_rate, got true: a fixed-rate sender ignores feedback",
                 ))
             }
-            Some(r) => RateConfig::Fixed(r.0),
-            None => RateConfig::Rcp { unlimited: UNLIMITED_RATE },
+            Some(r) => RateConfig::Fixed(FixedConfig(r.0)),
+            None => RateConfig::Rcp(RcpConfig { unlimited: UNLIMITED_RATE }),
         };
         // RCP falls back to TCP (thesis sec. 6.2.2) when the handshake finds no RCP router: the
         // transport's own TCP settings (`iw`, `cc`, ...), its packets without the header.
-        let fallback = (matches!(law, RateConfig::Rcp { .. }) && self.fallback.unwrap_or(true))
+        let fallback = (matches!(law, RateConfig::Rcp(_)) && self.fallback.unwrap_or(true))
             .then(|| LossKeys { cc: self.cc.map(CcChoice::Builtin), hystart: self.hystart }.apply(c.cfg, &c.plugins))
             .transpose()?;
-        Ok(c.paced(RCP_HEADER, law, self.handshake, fallback))
+        Ok(c.paced(header::BYTES, law, self.handshake, fallback))
     }
 }
 

@@ -43,9 +43,10 @@
 //! rate as feedback, gives the pacing rate, and does not react to loss until it falls back.
 
 use crate::net::packet::CongestionHeader;
+use crate::protocol::label::LabelCtx;
 use crate::protocol::rcp::header::RcpEcho;
 use crate::protocol::rcp::host::{echoed_rate, forward_header};
-use crate::protocol::{CcKind, LossBased};
+use crate::protocol::{CcKind, LossBased, WindowConfig, WindowCtx};
 use crate::transport::cc::hystart::HyStartMode;
 use crate::transport::cc::{CcState, CongestionControl, Feedback, HeaderCtx};
 use crate::units::{Rate, Time};
@@ -63,6 +64,19 @@ pub struct RtcpConfig {
 impl Default for RtcpConfig {
     fn default() -> RtcpConfig {
         RtcpConfig { unlimited_rate: Rate::from_gbps(10), fallback: true }
+    }
+}
+
+impl WindowConfig for RtcpConfig {
+    type Controller = Rtcp;
+
+    fn build(self, ctx: WindowCtx) -> Rtcp {
+        Rtcp::new(self, ctx.mss, ctx.header, ctx.rwnd)
+    }
+
+    /// `rtcp`.
+    fn label(&self, _at: LabelCtx) -> String {
+        "rtcp".to_string()
     }
 }
 

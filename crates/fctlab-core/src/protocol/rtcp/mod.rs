@@ -11,8 +11,4 @@ pub mod host;
 pub mod params;
 
 pub use host::{rate_window, Rtcp, RtcpConfig, RATE_KEPT};
-
-/// The flow table's label of R-TCP's flows.
-pub fn label() -> String {
-    "rtcp".to_string()
-}
+pub use params::RtcpKeys;

@@ -3,8 +3,8 @@
 use super::RtcpConfig;
 use crate::error::SpecResult;
 use crate::plan::{Common, Profile, ProtocolKeys};
+use crate::protocol::rcp::header::BYTES as RCP_BYTES;
 use crate::protocol::CcConfig;
-use crate::protocol::RCP_HEADER;
 use crate::transport::tcp::TcpConfig;
 use serde::Deserialize;
 
@@ -25,7 +25,7 @@ pub struct RtcpKeys {
 impl ProtocolKeys for RtcpKeys {
     fn profile(&self, c: Common) -> SpecResult<Profile> {
         // Its packets carry the 12-byte RCP header (thesis Fig. 6.2) on the TCP/IP headers.
-        let header = c.header.unwrap_or(TcpConfig::default().header + RCP_HEADER);
+        let header = c.header.unwrap_or(TcpConfig::default().header + RCP_BYTES);
         let cc = CcConfig::Rtcp(RtcpConfig { fallback: self.fallback, ..RtcpConfig::default() });
         let cfg = TcpConfig { header, cc, ..c.cfg };
         Ok(c.tcp(cfg))

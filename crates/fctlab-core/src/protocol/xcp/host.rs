@@ -11,11 +11,38 @@
 //!   by that controller's ACK rule until the timeout's recovery ends.
 
 use crate::net::packet::{CongestionHeader, PacketKind};
+use crate::protocol::label::{window_label, LabelCtx};
 use crate::protocol::xcp::header::{XcpEcho, XcpHeader};
-use crate::protocol::{CcKind, LossBased};
+use crate::protocol::{CcKind, LossBased, WindowConfig, WindowCtx};
 use crate::transport::cc::hystart::HyStartMode;
 use crate::transport::cc::{CcState, CongestionControl, Feedback, HeaderCtx};
 use crate::units::Time;
+
+/// XCP's host settings.
+#[derive(Copy, Clone, Debug, PartialEq)]
+pub struct XcpConfig {
+    /// The reaction to loss.
+    pub loss: CcKind,
+    /// The rate the sender asks the routers for, bit/s.
+    pub desired_bps: f64,
+}
+
+impl WindowConfig for XcpConfig {
+    type Controller = Xcp;
+
+    fn build(self, _ctx: WindowCtx) -> Xcp {
+        Xcp::new(self.loss, self.desired_bps)
+    }
+
+    /// `xcp-newreno-iw1`: XCP over its loss-based window.
+    fn label(&self, at: LabelCtx) -> String {
+        window_label("xcp", self.loss.name(), at)
+    }
+
+    fn loss_kind(&self) -> Option<CcKind> {
+        Some(self.loss)
+    }
+}
 
 /// XCP's window law over a loss-based controller.
 #[derive(Clone, Debug)]

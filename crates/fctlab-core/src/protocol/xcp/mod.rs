@@ -15,11 +15,6 @@ pub mod kind;
 pub mod params;
 pub mod router;
 
-use super::label::{window_label, LabelCtx};
-pub use host::Xcp;
+pub use host::{Xcp, XcpConfig};
+pub use params::XcpKeys;
 pub use router::{XcpLaw, XcpParams};
-
-/// The flow table's label of XCP's flows, over the loss-based window `loss` (`cc = loss`).
-pub fn label(loss: &str, at: LabelCtx) -> String {
-    window_label("xcp", loss, at)
-}

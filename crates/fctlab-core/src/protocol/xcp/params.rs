@@ -1,10 +1,12 @@
 //! XCP's scenario keys: the host's (`protocol = "xcp"`: the reaction to loss under the
 //! routers' feedback) and the router's (`kind = "xcp"`: [`super::XcpParams`] deserializes itself).
 
+use super::header;
+use super::XcpConfig;
 use crate::error::SpecResult;
 use crate::plan::{Common, Profile, ProtocolKeys};
 use crate::protocol::CcConfig;
-use crate::protocol::{CcKind, XCP_HEADER};
+use crate::protocol::CcKind;
 use crate::transport::tcp::TcpConfig;
 use serde::Deserialize;
 
@@ -26,9 +28,9 @@ impl ProtocolKeys for XcpKeys {
         // The XCP header (cwnd, RTT, feedback: 20 bytes in seed 003) rides on TCP/IP's; a new
         // flow starts from one segment unless `iw` says otherwise.
         let cfg = TcpConfig {
-            header: c.header.unwrap_or(TcpConfig::default().header + XCP_HEADER),
+            header: c.header.unwrap_or(TcpConfig::default().header + header::BYTES),
             iw: c.iw.unwrap_or(1),
-            cc: CcConfig::Xcp { loss: self.cc.unwrap_or(CcKind::NewReno), desired_bps: DESIRED_BPS },
+            cc: CcConfig::Xcp(XcpConfig { loss: self.cc.unwrap_or(CcKind::NewReno), desired_bps: DESIRED_BPS }),
             ..c.cfg
         };
         Ok(c.tcp(cfg))

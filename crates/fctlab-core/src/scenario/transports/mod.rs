@@ -300,11 +300,14 @@ mod tests {
     fn each_protocol_parses_its_defaults() {
         let d = TcpConfig::default();
         let Profile::Tcp { cfg, .. } = profile(serde_json::json!({"protocol": "xcp"}), None).unwrap() else { panic!() };
-        assert_eq!((cfg.iw, cfg.header), (1, d.header + crate::protocol::XCP_HEADER));
+        assert_eq!((cfg.iw, cfg.header), (1, d.header + crate::protocol::info("xcp").unwrap().header_bytes));
         let Profile::Paced { cfg, rx, .. } = profile(serde_json::json!({"protocol": "rcp"}), None).unwrap() else {
             panic!()
         };
-        assert_eq!((cfg.header, rx.header), (d.header + crate::protocol::RCP_HEADER, cfg.header));
+        assert_eq!(
+            (cfg.header, rx.header),
+            (d.header + crate::protocol::info("rcp").unwrap().header_bytes, cfg.header)
+        );
         assert_eq!(cfg.fallback.map(|f| f.header), Some(d.header));
         let Profile::Tcp { cfg, .. } = profile(serde_json::json!({"protocol": "rc3"}), None).unwrap() else { panic!() };
         assert_eq!(cfg.hook, Some(crate::protocol::HookConfig::Rc3(crate::protocol::rc3::Rc3Config::default())));
@@ -318,7 +321,7 @@ mod tests {
             Profile::Tcp { cfg, .. } => cfg.header,
             _ => panic!("HPCC is window-based"),
         };
-        let hpcc = crate::protocol::HPCC_HEADER;
+        let hpcc = crate::protocol::info("hpcc").unwrap().header_bytes;
         assert_eq!(header(serde_json::json!({"protocol": "hpcc", "line_rate": "10Gbps"})), 40 + hpcc);
         assert_eq!(header(serde_json::json!({"protocol": "hpcc", "line_rate": "10Gbps", "header": 48})), 48 + hpcc);
         // A default transport's header reaches a named HPCC transport the same way.

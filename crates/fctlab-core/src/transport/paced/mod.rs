@@ -332,6 +332,7 @@ impl Endpoint for PacedSender {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::protocol::rcp::FixedConfig;
     use crate::units::Rate;
 
     fn sender(handshake: bool) -> PacedSender {
@@ -340,7 +341,7 @@ mod tests {
             header: 40,
             initial_rto: Time::from_ms(500),
             min_rto: Time::from_ms(200),
-            law: RateConfig::Fixed(Rate::from_mbps(8)),
+            law: RateConfig::Fixed(FixedConfig(Rate::from_mbps(8))),
             handshake,
             fallback: None,
         };

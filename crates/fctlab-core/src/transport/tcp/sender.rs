@@ -600,6 +600,7 @@ impl Endpoint for TcpSender {
 pub(crate) mod tests {
     use super::*;
     use crate::net::packet::SackBlocks;
+    use crate::protocol::pfabric::PFabricConfig;
     use crate::protocol::CcConfig;
 
     pub(crate) fn blocks(bs: &[(u64, u64)]) -> SackBlocks {
@@ -642,8 +643,12 @@ pub(crate) mod tests {
     /// data, and so does every timeout after it, until an ACK brings the retransmissions back.
     #[test]
     fn pfabric_probes_after_five_timeouts_in_a_row_until_an_ack() {
-        let cfg =
-            TcpConfig { mss: MSS as u32, iw: 4, cc: CcConfig::PFabric { max_cwnd: 4 * MSS }, ..TcpConfig::default() };
+        let cfg = TcpConfig {
+            mss: MSS as u32,
+            iw: 4,
+            cc: CcConfig::PFabric(PFabricConfig { max_cwnd: 4 * MSS }),
+            ..TcpConfig::default()
+        };
         let (mut s, out) = established(cfg, 4);
         assert_eq!(out.len(), 4);
         let mut sent = Vec::new();
