@@ -9,19 +9,12 @@ macro_rules! ecn_echoes {
         /// The exact ECN echoes fctlab has (RFC 8257 sec. 3.2: an ACK's ECE is the CE of the
         /// packets it covers), statically dispatched: the receiver's state machine of
         /// [`crate::transport::ecn::EcnMode::Exact`].
-        #[derive(Copy, Clone, Debug)]
+        #[derive(Copy, Clone, Debug, PartialEq, Eq)]
         pub enum EcnEcho {
             $($(
                 #[doc = concat!("The echo of ", $name, " (`", stringify!($folder), "/`).")]
                 $V(crate::protocol::$folder::$E),
             )?)*
-        }
-
-        impl Default for EcnEcho {
-            /// The table's first echo, in its initial state.
-            fn default() -> EcnEcho {
-                [$($( EcnEcho::$V(crate::protocol::$folder::$E::default()), )?)*][0]
-            }
         }
 
         impl EcnEcho {

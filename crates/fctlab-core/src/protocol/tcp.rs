@@ -8,9 +8,10 @@ use super::CcKind;
 use crate::error::{SpecError, SpecResult};
 use crate::plan::{Common, Profile, ProtocolKeys};
 use crate::plugin::Loader;
-use crate::protocol::dctcp::DctcpConfig;
+use crate::protocol::dctcp::{DctcpConfig, DctcpEcho};
 use crate::protocol::pfabric::PFabricConfig;
 use crate::protocol::CcConfig;
+use crate::protocol::EcnEcho;
 use crate::transport::ecn::EcnMode;
 use crate::transport::tcp::TcpConfig;
 use serde::de::{self, Deserializer};
@@ -161,7 +162,7 @@ impl TcpKeys {
         Ok(TcpConfig {
             cc: CcConfig::Dctcp(DctcpConfig { g, alpha0 }),
             hystart: self.hystart.unwrap_or(HyStartMode::Off),
-            ecn: EcnMode::Exact,
+            ecn: EcnMode::Exact(EcnEcho::Dctcp(DctcpEcho::INITIAL)),
             ..cfg
         })
     }

@@ -5,7 +5,7 @@
 //! |---|---|---|---|
 //! | [`EcnMode::Off`] | none | never | none |
 //! | [`EcnMode::Classic`] (RFC 3168) | new data (not SYNs, ACKs or retransmissions, sec. 6.1.1, 6.1.5) | on every ACK from a CE packet until a packet with CWR (sec. 6.1.3) | the controller's [`CongestionControl::on_ecn_echo`], by default as for a loss |
-//! | [`EcnMode::Exact`] (RFC 8257) | all, ACKs and SYNs included (Linux) | exactly the CE of the packets the ACK covers: the registry's `EcnEcho` (DCTCP's, `protocol/dctcp/echo.rs`) | the controller's (DCTCP's cwnd (1 - alpha/2)) |
+//! | [`EcnMode::Exact`] (RFC 8257) | all, ACKs and SYNs included (Linux) | exactly the CE of the packets the ACK covers: the registry's `EcnEcho` the mode holds, the receiver running its own copy (DCTCP's, `protocol/dctcp/echo.rs`) | the controller's (DCTCP's cwnd (1 - alpha/2)) |
 //!
 //! In either mode the sender reduces at most once per window of data: after a reduction (or
 //! a loss recovery) it ignores ECE until an ACK covers data sent after it, and it sets CWR on
@@ -30,8 +30,9 @@ pub enum EcnMode {
     Off,
     /// RFC 3168.
     Classic,
-    /// ECN as DCTCP uses it (RFC 8257): every packet ECN-capable, the exact echo.
-    Exact,
+    /// ECN as DCTCP uses it (RFC 8257): every packet ECN-capable, and the receiver's ECE the
+    /// exact echo it names (a receiver runs its own copy's state machine).
+    Exact(EcnEcho),
 }
 
 /// The sender's half.
@@ -65,7 +66,7 @@ impl EcnSender {
         match self.mode {
             EcnMode::Off => Ecn::NOT_ECT,
             EcnMode::Classic if retx => Ecn::NOT_ECT,
-            EcnMode::Classic | EcnMode::Exact => {
+            EcnMode::Classic | EcnMode::Exact(_) => {
                 let cwr = !retx && std::mem::take(&mut self.cwr_pending);
                 Ecn::ECT0.with_cwr(cwr)
             }
@@ -75,7 +76,7 @@ impl EcnSender {
     /// The ECN bits of a SYN (or of a probe without data).
     pub fn control(&self) -> Ecn {
         match self.mode {
-            EcnMode::Exact => Ecn::ECT0,
+            EcnMode::Exact(_) => Ecn::ECT0,
             EcnMode::Off | EcnMode::Classic => Ecn::NOT_ECT,
         }
     }
@@ -105,8 +106,6 @@ pub struct EcnReceiver {
     mode: EcnMode,
     /// Classic: ECE latched by a CE packet until a CWR arrives.
     latched: bool,
-    /// Exact: the echo's state machine.
-    exact: EcnEcho,
     /// Data packets received with CE.
     pub ce_pkts: u64,
 }
@@ -141,7 +140,7 @@ impl EcnReceiver {
                 self.latched |= ecn.is_ce();
                 false
             }
-            EcnMode::Exact => self.exact.on_data(ecn.is_ce(), pending),
+            EcnMode::Exact(ref mut echo) => echo.on_data(ecn.is_ce(), pending),
         }
     }
 
@@ -151,7 +150,7 @@ impl EcnReceiver {
         match self.mode {
             EcnMode::Off => Ecn::NOT_ECT,
             EcnMode::Classic => Ecn::NOT_ECT.with_ece(self.latched),
-            EcnMode::Exact => Ecn::ECT0.with_ece(self.exact.ece()),
+            EcnMode::Exact(echo) => Ecn::ECT0.with_ece(echo.ece()),
         }
     }
 }
@@ -159,6 +158,10 @@ impl EcnReceiver {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::protocol::dctcp::DctcpEcho;
+
+    /// DCTCP's exact echo, the one the registry has.
+    const EXACT: EcnMode = EcnMode::Exact(EcnEcho::Dctcp(DctcpEcho::INITIAL));
 
     #[test]
     fn classic_marks_only_new_data_and_sets_cwr_once_after_a_reduction() {
@@ -184,7 +187,7 @@ mod tests {
     /// after the reduction may reduce again.
     #[test]
     fn the_ack_of_the_last_packet_before_a_reduction_does_not_reduce_again() {
-        let mut s = EcnSender::new(EcnMode::Exact);
+        let mut s = EcnSender::new(EXACT);
         s.reduced(10_000, true);
         assert!(!s.may_reduce(10_000, false), "the reduced window's own last ACK");
         assert!(s.may_reduce(10_001, false), "an ACK of data sent after the reduction");
@@ -196,7 +199,7 @@ mod tests {
 
     #[test]
     fn dctcp_sends_everything_ecn_capable() {
-        let mut s = EcnSender::new(EcnMode::Exact);
+        let mut s = EcnSender::new(EXACT);
         assert!(s.data(true).is_ect() && s.control().is_ect());
         assert!(!EcnSender::new(EcnMode::Off).data(false).is_ect());
     }
@@ -222,7 +225,7 @@ mod tests {
 
     #[test]
     fn the_dctcp_receiver_echoes_each_packets_ce() {
-        let mut r = EcnReceiver::new(EcnMode::Exact);
+        let mut r = EcnReceiver::new(EXACT);
         assert!(!r.on_data(Ecn::CE, 0));
         assert!(r.ack().ece() && r.ack().is_ect());
         assert!(!r.on_data(Ecn::ECT0, 0));

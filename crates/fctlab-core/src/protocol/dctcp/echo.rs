@@ -13,6 +13,9 @@ pub struct DctcpEcho {
 }
 
 impl DctcpEcho {
+    /// Before any data packet: no CE seen.
+    pub const INITIAL: DctcpEcho = DctcpEcho { ce: false };
+
     /// A data packet arrived with `ce`, while `pending` packets wait for a delayed ACK.
     /// Returns true if that ACK must leave now, before this packet is taken, with ECE = the
     /// state before ([`DctcpEcho::ece`] read before this call).
