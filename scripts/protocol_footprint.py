@@ -85,7 +85,8 @@ def main() -> None:
     for name in PROTOCOLS:
         cells = " | ".join(f"{results[r][name][0]} ({results[r][name][1]})" for r in revs)
         outside = results[revs[-1]][name][2]
-        print(f"| {name} | {cells} | {len(outside)}: {', '.join(f'`{o}`' for o in outside)} |")
+        listed = f": {', '.join(f'`{o}`' for o in outside)}" if outside else ""
+        print(f"| {name} | {cells} | {len(outside)}{listed} |")
 
 
 if __name__ == "__main__":
