@@ -57,7 +57,7 @@ impl EcnSender {
     /// True unless ECN is off.
     #[inline]
     pub fn is_on(&self) -> bool {
-        self.mode != EcnMode::Off
+        !matches!(self.mode, EcnMode::Off)
     }
 
     /// The ECN bits of a data packet; `retx` if it is a retransmission. Takes a pending CWR.
@@ -119,7 +119,7 @@ impl EcnReceiver {
     /// True unless ECN is off (then CE never arrives: packets are not ECN-capable).
     #[inline]
     pub fn is_on(&self) -> bool {
-        self.mode != EcnMode::Off
+        !matches!(self.mode, EcnMode::Off)
     }
 
     /// A data packet with bits `ecn` arrived while `pending` packets wait for a delayed ACK.
