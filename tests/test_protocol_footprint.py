@@ -9,6 +9,7 @@ every row and names none. A place outside `protocol/` that names a protocol fail
 from __future__ import annotations
 
 import importlib.util
+import re
 
 from realcore import REPO
 
@@ -41,3 +42,33 @@ def test_the_count_sees_a_protocol_named_outside(tmp_path, monkeypatch):
         (tmp_path / rel).parent.mkdir(parents=True)
         (tmp_path / rel).write_text(text)
     assert mod.footprint(None)["RCP"][2] == ["net/link.rs"]
+
+
+LOSS_BASED = {"NewReno", "CUBIC"}
+
+
+def _named_in(text: str) -> set[str]:
+    """The protocols the code of `text` names: by its types and paths, or by its folder's
+    name as a string (`"dctcp"`)."""
+    mod = _footprint()
+    code = mod.code(text)
+    return {
+        name
+        for name, (pattern, folder) in mod.PROTOCOLS.items()
+        if re.search(rf'{pattern}|\bprotocol::{folder}\b|"{folder}"', code)
+    }
+
+
+def test_protocol_tcp_names_only_the_loss_based_windows():
+    """`protocol = "tcp"`'s keys (`protocol/tcp.rs`, `protocol/tcp_cc.rs`) name NewReno and CUBIC
+    at most: the other windows `cc = "..."` chooses are the table's `tcp_cc` column."""
+    src = REPO / "crates" / "fctlab-core" / "src" / "protocol"
+    for rel in ("tcp.rs", "tcp_cc.rs"):
+        assert _named_in((src / rel).read_text()) <= LOSS_BASED, rel
+
+
+def test_the_tcp_check_sees_a_window_named_by_hand():
+    """The check can fail: a variant or a spelling of DCTCP by hand shows up."""
+    assert _named_in("enum CcChoice { Dctcp }\n") == {"DCTCP"}
+    assert _named_in('match s { "pfabric" => 1, _ => 0 }\n') == {"pFabric"}
+    assert _named_in("// DCTCP and PFabricConfig in a comment\nfn f() {}\n") == set()

@@ -43,7 +43,9 @@
 //! [`CcKind`] and [`LossBased`], the loss-based windows, [`CcConfig`] and [`Controller`], the
 //! window laws, [`RateConfig`] and [`RateLaw`], the rate laws. `keys.rs` lists each
 //! `protocol = "..."` with the struct of its keys, and `tcp.rs` holds `protocol = "tcp"`'s
-//! (the loss-based window's `cc` and `hystart`).
+//! (the loss-based window's `cc` and `hystart`, and `ecn`); the other windows its `cc` chooses
+//! (DCTCP, pFabric), their own keys and their `TcpConfig` are the table's `tcp_cc` column
+//! (`tcp_cc.rs`, [`tcp_cc::CcKeys`] in the folder's `params.rs`).
 //!
 //! Each config says what the layers below would otherwise ask a protocol's name for, through
 //! the interface of `host.rs` that each protocol's config implements in its folder
@@ -83,6 +85,7 @@ pub mod rcp;
 pub mod registry;
 pub mod rtcp;
 pub mod tcp;
+pub mod tcp_cc;
 pub mod wire;
 pub mod xcp;
 

@@ -2,7 +2,8 @@
 //!
 //! `protocols!(callback)` expands to `callback! { rows }`: a file that needs a list (the
 //! headers in `header.rs`, the router laws and the protocols' queue disciplines in `laws.rs`,
-//! the host laws in `hosts.rs`, the transports in `keys.rs`, ...)
+//! the host laws in `hosts.rs`, the transports in `keys.rs`, TCP's `cc` choices in
+//! `tcp_cc.rs`, ...)
 //! writes a `macro_rules!` callback that matches the rows and builds its items from them. A row
 //! names its parts by idents only, the folder and the type names; the callbacks build the paths
 //! (`$crate::protocol::$folder::header::$T` for a header struct, `$crate::protocol::$folder::$T`
@@ -30,6 +31,7 @@
 //! | `rate` | `[Variant(Config => Law), ...]` | rate host laws: a [`super::RateConfig`] variant holding `Config` and a [`super::RateLaw`] variant holding `Law` each, which `Config` builds and labels as a [`super::RateLawConfig`] (`hosts.rs`) |
 //! | `keys` | `[Variant = "name" => Keys]` | a transport: `protocol = "name"` in a scenario's `transport`, its own keys parsed into `Keys` (a [`super::keys::Protocol`] and a [`super::keys::TransportKeys`] variant, after `tcp`; `keys.rs`) |
 //! | `kinds` | `[Variant = "name" => Keys, ...]` | queue kinds: a `QueueKind` variant each (`crate::scenario`), `kind = "name"` in a scenario's `queues`, its keys parsed into the folder's `Keys`, which builds the port ([`crate::qdisc::KindKeys`], in the folder's `kind.rs`) |
+//! | `tcp_cc` | `[Variant = "name" => Keys]` | a window of `protocol = "tcp"` beside the loss-based ones: `cc = "name"` in a scenario's `transport`, a [`super::tcp_cc::CcChoice`] variant; its own keys (DCTCP's `dctcp_g`, `dctcp_alpha`) parsed into the folder's `Keys` as `protocol = "tcp"`'s, inherited from `[transport]` only with that `cc`, and `Keys` ([`super::tcp_cc::CcKeys`], in the folder's `params.rs`) turns the TCP part's choice (`hystart`, `ecn`) into its `TcpConfig` (`tcp_cc.rs`) |
 //!
 //! A type a row names is exported by its folder's `mod.rs` (`pub use host::XcpConfig;`), a
 //! header struct is its `header.rs`'s.
@@ -60,6 +62,7 @@ macro_rules! protocols {
                 rate: [],
                 keys: [],
                 kinds: [],
+                tcp_cc: [],
             }
             cubic {
                 name: "cubic",
@@ -78,6 +81,7 @@ macro_rules! protocols {
                 rate: [],
                 keys: [],
                 kinds: [],
+                tcp_cc: [],
             }
             dctcp {
                 name: "dctcp",
@@ -96,6 +100,7 @@ macro_rules! protocols {
                 rate: [],
                 keys: [],
                 kinds: [],
+                tcp_cc: [Dctcp = "dctcp" => DctcpKeys],
             }
             pfabric {
                 name: "pfabric",
@@ -114,6 +119,7 @@ macro_rules! protocols {
                 rate: [],
                 keys: [],
                 kinds: [Pfabric = "pfabric" => PFabricKeys],
+                tcp_cc: [PFabric = "pfabric" => PFabricCcKeys],
             }
             hpcc {
                 name: "hpcc",
@@ -132,6 +138,7 @@ macro_rules! protocols {
                 rate: [],
                 keys: [Hpcc = "hpcc" => HpccKeys],
                 kinds: [Hpcc = "hpcc" => HpccQueueKeys],
+                tcp_cc: [],
             }
             rc3 {
                 name: "rc3",
@@ -150,6 +157,7 @@ macro_rules! protocols {
                 rate: [],
                 keys: [Rc3 = "rc3" => Rc3Keys],
                 kinds: [],
+                tcp_cc: [],
             }
             rcp {
                 name: "rcp",
@@ -168,6 +176,7 @@ macro_rules! protocols {
                 rate: [Rcp(RcpConfig => RcpHost), Fixed(FixedConfig => FixedRate)],
                 keys: [Rcp = "rcp" => RcpKeys],
                 kinds: [Rcp = "rcp" => RcpQueueKeys, RcpTcp = "rcp-tcp" => RcpTcpKeys],
+                tcp_cc: [],
             }
             rtcp {
                 name: "rtcp",
@@ -186,6 +195,7 @@ macro_rules! protocols {
                 rate: [],
                 keys: [Rtcp = "rtcp" => RtcpKeys],
                 kinds: [],
+                tcp_cc: [],
             }
             xcp {
                 name: "xcp",
@@ -204,6 +214,7 @@ macro_rules! protocols {
                 rate: [],
                 keys: [Xcp = "xcp" => XcpKeys],
                 kinds: [Xcp = "xcp" => XcpParams],
+                tcp_cc: [],
             }
             jetmax {
                 name: "jetmax",
@@ -222,6 +233,7 @@ macro_rules! protocols {
                 rate: [JetMax(JetMaxConfig => JetMaxHost)],
                 keys: [Jetmax = "jetmax" => JetMaxKeys],
                 kinds: [Jetmax = "jetmax" => JetMaxParams],
+                tcp_cc: [],
             }
             piqi {
                 name: "piqi",
@@ -240,6 +252,7 @@ macro_rules! protocols {
                 rate: [Piqi(PiqiConfig => PiqiHost)],
                 keys: [Piqi = "piqi" => PiqiKeys],
                 kinds: [Piqi = "piqi" => PiqiParams],
+                tcp_cc: [],
             }
         }
     };

@@ -1,30 +1,24 @@
-//! `protocol = "tcp"`: fctlab's TCP with a loss-based window, NewReno (`newreno/`), CUBIC
-//! (`cubic/`) or DCTCP (`dctcp/`), and the keys that choose it (`cc`, `hystart`), which RC3,
-//! RCP's fallback TCP and XCP's reaction to loss share; ECN (`ecn`, RFC 3168) and DCTCP's
-//! constants (`dctcp_g`, `dctcp_alpha`) are `protocol = "tcp"`'s alone.
+//! `protocol = "tcp"`: fctlab's TCP with a loss-based window, NewReno (`newreno/`) or CUBIC
+//! (`cubic/`), and the keys that choose it (`cc`, `hystart`), which RC3, RCP's fallback TCP
+//! and XCP's reaction to loss share; RFC 3168 ECN (`ecn`) and the windows of the table's
+//! `tcp_cc` column (`cc = "dctcp"`, `cc = "pfabric"`: `tcp_cc.rs`), with their own keys, are
+//! `protocol = "tcp"`'s alone.
 
 use super::cubic::HyStartMode;
+pub use super::tcp_cc::{key_applies, CcChoice};
+use super::tcp_cc::{TcpChoice, WindowKeys};
 use super::CcKind;
 use crate::error::{SpecError, SpecResult};
 use crate::plan::{Common, Profile, ProtocolKeys};
 use crate::plugin::Loader;
-use crate::protocol::dctcp::{DctcpConfig, DctcpEcho};
-use crate::protocol::pfabric::PFabricConfig;
 use crate::protocol::CcConfig;
-use crate::protocol::EcnEcho;
 use crate::transport::ecn::EcnMode;
 use crate::transport::tcp::TcpConfig;
-use serde::de::{self, Deserializer};
+use serde::de::{self, Deserializer, MapAccess, Visitor};
 use serde::Deserialize;
-
-/// The keys that only one controller has, by controller: a named transport inherits them from
-/// `[transport]` only if it runs that controller.
-const CC_KEYS: &[(&str, &str)] = &[("dctcp_g", "dctcp"), ("dctcp_alpha", "dctcp")];
-
-/// Whether key `k` means something for a transport whose `cc` is `cc`.
-pub fn key_applies(k: &str, cc: Option<&str>) -> bool {
-    CC_KEYS.iter().all(|&(key, owner)| key != k || cc == Some(owner))
-}
+use serde_json::{Map, Value};
+use std::fmt;
+use std::sync::OnceLock;
 
 /// The built-in controller spelled `name`, if any.
 fn builtin(name: &str) -> Option<CcKind> {
@@ -51,41 +45,6 @@ impl<'de> Deserialize<'de> for CcKind {
     }
 }
 
-/// `cc` of `protocol = "tcp"`: a built-in controller, or a host law plug-in
-/// (`"rust:PATH"`, `"python:FILE:CLASS"`; `crate::plugin`).
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub enum CcChoice {
-    /// NewReno or CUBIC.
-    Builtin(CcKind),
-    /// DCTCP.
-    Dctcp,
-    /// pFabric's minimal window.
-    PFabric,
-    /// A plug-in, as spelled.
-    Plugin(String),
-}
-
-impl<'de> Deserialize<'de> for CcChoice {
-    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<CcChoice, D::Error> {
-        let s = String::deserialize(d)?;
-        if crate::plugin::is_plugin(&s) {
-            return Ok(CcChoice::Plugin(s));
-        }
-        match s.as_str() {
-            "dctcp" => return Ok(CcChoice::Dctcp),
-            "pfabric" => return Ok(CcChoice::PFabric),
-            _ => {}
-        }
-        match builtin(&s) {
-            Some(kind) => Ok(CcChoice::Builtin(kind)),
-            None => Err(de::Error::custom(format!(
-                "expected \"newreno\", \"cubic\", \"dctcp\", \"pfabric\" or a plug-in (\"rust:PATH\", \"python:FILE:CLASS\"), got {s:?} \
-                 (the kernel's controllers need stack = \"linux\")"
-            ))),
-        }
-    }
-}
-
 /// The loss-based window's keys.
 #[derive(Clone, Debug, Default, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -100,71 +59,79 @@ pub struct LossKeys {
     pub hystart: Option<HyStartMode>,
 }
 
-/// `protocol = "tcp"`'s keys: the loss-based window's, ECN, and DCTCP's constants.
-#[derive(Clone, Debug, Default, Deserialize)]
-#[serde(deny_unknown_fields)]
+/// `protocol = "tcp"`'s keys: the loss-based window's, ECN, and the own keys of the table's
+/// `tcp_cc` windows (DCTCP's `dctcp_g`, `dctcp_alpha`), refusing any other key by name.
+#[derive(Clone, Debug, Default)]
 pub struct TcpKeys {
-    /// As [`LossKeys::cc`]; also "dctcp".
-    #[serde(default)]
+    /// As [`LossKeys::cc`]; also a window of the table's `tcp_cc` column ("dctcp", "pfabric").
     pub cc: Option<CcChoice>,
     /// As [`LossKeys::hystart`].
-    #[serde(default)]
     pub hystart: Option<HyStartMode>,
-    /// RFC 3168 ECN (default false; always on with `cc = "dctcp"`): data packets
-    /// ECN-capable, marks echoed, the window reduced once per window of data on ECE.
-    #[serde(default)]
+    /// RFC 3168 ECN (default false; a `tcp_cc` window decides for itself: always on with
+    /// `cc = "dctcp"`): data packets ECN-capable, marks echoed, the window reduced once per
+    /// window of data on ECE.
     pub ecn: Option<bool>,
-    /// DCTCP's weight g of the newest window in alpha (default 1/16).
-    #[serde(default)]
-    pub dctcp_g: Option<f64>,
-    /// DCTCP's alpha before its first window ends (default 1).
-    #[serde(default)]
-    pub dctcp_alpha: Option<f64>,
+    /// The `tcp_cc` windows' own keys.
+    pub windows: WindowKeys,
 }
 
+/// TCP's own keys, before the windows'.
+const OWN: [&str; 3] = ["cc", "hystart", "ecn"];
+
 impl TcpKeys {
+    /// Every key: TCP's own, then the windows' ([`WindowKeys::names`]).
+    fn names() -> &'static [&'static str] {
+        static NAMES: OnceLock<Vec<&'static str>> = OnceLock::new();
+        NAMES.get_or_init(|| OWN.iter().chain(WindowKeys::names()).copied().collect())
+    }
+
     /// `cfg` with this window and ECN.
     pub fn apply(&self, cfg: TcpConfig, plugins: &Loader) -> SpecResult<TcpConfig> {
-        let dctcp = self.cc == Some(CcChoice::Dctcp);
-        for (key, set) in [("dctcp_g", self.dctcp_g.is_some()), ("dctcp_alpha", self.dctcp_alpha.is_some())] {
-            if set && !dctcp {
-                return Err(SpecError::new(key, "set, but only `cc = \"dctcp\"` has it"));
+        self.windows.refuse_others(self.cc.as_ref())?;
+        let tcp = TcpChoice { hystart: self.hystart, ecn: self.ecn };
+        if let Some(cfg) = self.windows.apply(self.cc.as_ref(), tcp, cfg) {
+            return cfg;
+        }
+        let loss = LossKeys { cc: self.cc.clone(), hystart: self.hystart };
+        let ecn = if self.ecn == Some(true) { EcnMode::Classic } else { EcnMode::Off };
+        Ok(TcpConfig { ecn, ..loss.apply(cfg, plugins)? })
+    }
+}
+
+impl<'de> Deserialize<'de> for TcpKeys {
+    /// As a derived struct with `deny_unknown_fields` whose fields are [`TcpKeys::names`]: an
+    /// error names its key, as soon as that key is read.
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<TcpKeys, D::Error> {
+        d.deserialize_struct("TcpKeys", TcpKeys::names(), TcpKeysVisitor)
+    }
+}
+
+/// Reads [`TcpKeys`] from a table.
+struct TcpKeysVisitor;
+
+impl<'de> Visitor<'de> for TcpKeysVisitor {
+    type Value = TcpKeys;
+
+    fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+        f.write_str("struct TcpKeys")
+    }
+
+    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<TcpKeys, A::Error> {
+        let mut keys = TcpKeys::default();
+        let mut raw = Map::new();
+        while let Some(key) = map.next_key::<String>()? {
+            match key.as_str() {
+                "cc" => keys.cc = map.next_value()?,
+                "hystart" => keys.hystart = map.next_value()?,
+                "ecn" => keys.ecn = map.next_value()?,
+                k if WindowKeys::names().contains(&k) => {
+                    raw.insert(key, map.next_value::<Value>()?);
+                    keys.windows = WindowKeys::parse(&raw).map_err(de::Error::custom)?;
+                }
+                k => return Err(de::Error::unknown_field(k, TcpKeys::names())),
             }
         }
-        if self.cc == Some(CcChoice::PFabric) {
-            if self.hystart.is_some() {
-                return Err(SpecError::new("hystart", "set, but pFabric's window has no slow-start exit to choose"));
-            }
-            if self.ecn == Some(true) {
-                return Err(SpecError::new("ecn", "true, but pFabric's window does not react to marks"));
-            }
-            // The first window is one BDP, and the ceiling (`host.rs`).
-            let max_cwnd = cfg.iw as u64 * cfg.mss as u64;
-            return Ok(TcpConfig { cc: CcConfig::PFabric(PFabricConfig { max_cwnd }), ..cfg });
-        }
-        if !dctcp {
-            let loss = LossKeys { cc: self.cc.clone(), hystart: self.hystart };
-            let ecn = if self.ecn == Some(true) { EcnMode::Classic } else { EcnMode::Off };
-            return Ok(TcpConfig { ecn, ..loss.apply(cfg, plugins)? });
-        }
-        if self.ecn == Some(false) {
-            return Err(SpecError::new("ecn", "false, but DCTCP needs ECN: leave `ecn` out or set it to true"));
-        }
-        let d = DctcpConfig::default();
-        let g = self.dctcp_g.unwrap_or(d.g);
-        if !(g > 0.0 && g <= 1.0) {
-            return Err(SpecError::new("dctcp_g", format!("expected a weight in (0, 1], got {g}")));
-        }
-        let alpha0 = self.dctcp_alpha.unwrap_or(d.alpha0);
-        if !(0.0..=1.0).contains(&alpha0) {
-            return Err(SpecError::new("dctcp_alpha", format!("expected a fraction in [0, 1], got {alpha0}")));
-        }
-        Ok(TcpConfig {
-            cc: CcConfig::Dctcp(DctcpConfig { g, alpha0 }),
-            hystart: self.hystart.unwrap_or(HyStartMode::Off),
-            ecn: EcnMode::Exact(EcnEcho::Dctcp(DctcpEcho::INITIAL)),
-            ..cfg
-        })
+        Ok(keys)
     }
 }
 
@@ -183,11 +150,10 @@ impl LossKeys {
                 return Ok(TcpConfig { cc: CcConfig::Plugin(plugins.host(spec, "cc")?), ..cfg });
             }
             Some(CcChoice::Builtin(k)) => *k,
-            Some(c @ (CcChoice::Dctcp | CcChoice::PFabric)) => {
-                let name = if *c == CcChoice::Dctcp { "dctcp" } else { "pfabric" };
+            Some(window) => {
                 return Err(SpecError::new(
                     "cc",
-                    format!("\"{name}\" is `protocol = \"tcp\"`'s alone, not this transport's"),
+                    format!("\"{}\" is `protocol = \"tcp\"`'s alone, not this transport's", window.name()),
                 ));
             }
             None => CcKind::NewReno,
@@ -206,5 +172,86 @@ impl ProtocolKeys for TcpKeys {
     fn profile(&self, c: Common) -> SpecResult<Profile> {
         let cfg = self.apply(c.cfg, &c.plugins)?;
         Ok(c.tcp(cfg))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::spec_de::{field_names, from_table};
+    use serde_json::Value;
+    use std::fmt;
+
+    fn keys(json: Value) -> SpecResult<TcpKeys> {
+        let Value::Object(table) = json else { unreachable!() };
+        from_table(table)
+    }
+
+    fn config(json: Value) -> SpecResult<TcpConfig> {
+        keys(json)?.apply(TcpConfig::default(), &Loader::new(std::path::Path::new(".")))
+    }
+
+    /// `field: message`.
+    fn error(result: SpecResult<impl fmt::Debug>) -> String {
+        let e = result.unwrap_err();
+        format!("{}: {}", e.field, e.message)
+    }
+
+    #[test]
+    fn tcp_keys_are_its_own_then_the_windows_and_refuse_others_by_name() {
+        assert_eq!(field_names::<TcpKeys>(), &["cc", "hystart", "ecn", "dctcp_g", "dctcp_alpha"]);
+        let e = error(keys(serde_json::json!({"colour": 1})));
+        assert!(
+            e.contains("unknown field `colour`, expected one of `cc`, `hystart`, `ecn`, `dctcp_g`, `dctcp_alpha`"),
+            "{e}"
+        );
+        // A bad value is named by its key, the first in the table's order.
+        let e = error(keys(serde_json::json!({"dctcp_g": "x", "ecn": "y"})));
+        assert!(e.starts_with("dctcp_g: invalid type: string \"x\""), "{e}");
+        let e = error(keys(serde_json::json!({"dctcp_alpha": 0.5, "ecn": "y"})));
+        assert!(e.starts_with("ecn: invalid type"), "{e}");
+    }
+
+    #[test]
+    fn the_windows_of_the_table_set_their_config_and_refuse_what_does_not_fit() {
+        let dctcp = config(serde_json::json!({"cc": "dctcp", "dctcp_g": 0.25})).unwrap();
+        assert_eq!(dctcp.cc, CcConfig::Dctcp(crate::protocol::dctcp::DctcpConfig { g: 0.25, alpha0: 1.0 }));
+        assert_eq!(dctcp.hystart, HyStartMode::Off);
+        assert!(matches!(dctcp.ecn, EcnMode::Exact(_)));
+        let cfg = TcpConfig::default();
+        let pfabric = config(serde_json::json!({"cc": "pfabric"})).unwrap();
+        let max_cwnd = cfg.iw as u64 * cfg.mss as u64;
+        assert_eq!(pfabric.cc, CcConfig::PFabric(crate::protocol::pfabric::PFabricConfig { max_cwnd }));
+        for (json, message) in [
+            (
+                serde_json::json!({"cc": "pfabric", "dctcp_alpha": 0.5, "hystart": "off"}),
+                "dctcp_alpha: set, but only `cc = \"dctcp\"` has it",
+            ),
+            (
+                serde_json::json!({"cc": "pfabric", "hystart": "off"}),
+                "hystart: set, but pFabric's window has no slow-start exit to choose",
+            ),
+            (
+                serde_json::json!({"cc": "pfabric", "ecn": true}),
+                "ecn: true, but pFabric's window does not react to marks",
+            ),
+            (serde_json::json!({"cc": "dctcp", "ecn": false, "dctcp_g": 0}), "ecn: false, but DCTCP needs ECN"),
+            (
+                serde_json::json!({"cc": "dctcp", "dctcp_g": 2, "dctcp_alpha": 2}),
+                "dctcp_g: expected a weight in (0, 1], got 2",
+            ),
+        ] {
+            let e = error(config(json.clone()));
+            assert!(e.contains(message), "{json}: {e}");
+        }
+    }
+
+    #[test]
+    fn a_window_of_the_table_is_protocol_tcps_alone() {
+        for (choice, name) in [(CcChoice::Dctcp, "dctcp"), (CcChoice::PFabric, "pfabric")] {
+            let loss = LossKeys { cc: Some(choice), hystart: None };
+            let e = error(loss.apply(TcpConfig::default(), &Loader::new(std::path::Path::new("."))));
+            assert!(e.contains(&format!("\"{name}\" is `protocol = \"tcp\"`'s alone, not this transport's")), "{e}");
+        }
     }
 }

@@ -7,7 +7,7 @@
 //! | receiver | `echo.rs`: [`DctcpEcho`], the exact echo of CE with delayed ACKs (sec. 3.1, Fig. 10; RFC 8257 sec. 3.2), the registry's `EcnEcho::Dctcp`, which a receiver in `EcnMode::Exact` runs |
 //! | router | any ECN marking queue: `kind = "step"` (the paper's marking at K) or `"red"` (`qdisc/aqm.rs`) |
 //! | header | none: the IP ECN field and TCP's ECE flag ([`crate::net::packet::Ecn`]) |
-//! | scenario keys | `transport.cc = "dctcp"`, `dctcp_g`, `dctcp_alpha` (`../tcp.rs`) |
+//! | scenario keys | `params.rs`: [`DctcpKeys`], `dctcp_g` and `dctcp_alpha` under `transport.cc = "dctcp"` (the table's `tcp_cc` row), ECN forced to the exact echo, HyStart off by default |
 //! | analysis | `analysis.rs`: [`SawtoothQueue`], sec. 3.3's queue and alpha for N long flows, and how closely it pins the marked fraction |
 //!
 //! The once-per-window timing of a reduction is RFC 3168's, kept by the TCP sender for every
@@ -19,7 +19,9 @@
 pub mod analysis;
 pub mod echo;
 pub mod host;
+pub mod params;
 
 pub use analysis::SawtoothQueue;
 pub use echo::DctcpEcho;
 pub use host::{Dctcp, DctcpConfig};
+pub use params::DctcpKeys;
