@@ -65,6 +65,11 @@ macro_rules! host_side {
                     $($( CcKind::$LV => $name, )?)*
                 }
             }
+
+            /// The loss-based window spelled `name`, if any.
+            pub fn from_name(name: &str) -> Option<CcKind> {
+                CcKind::ALL.iter().copied().find(|k| k.name() == name)
+            }
         }
 
         /// A loss-based controller, statically dispatched (what XCP and R-TCP fall back on).

@@ -20,11 +20,6 @@ use serde_json::{Map, Value};
 use std::fmt;
 use std::sync::OnceLock;
 
-/// The built-in controller spelled `name`, if any.
-fn builtin(name: &str) -> Option<CcKind> {
-    CcKind::ALL.iter().copied().find(|k| k.name() == name)
-}
-
 impl Default for CcConfig {
     /// NewReno, TCP's standard window.
     fn default() -> CcConfig {
@@ -35,12 +30,15 @@ impl Default for CcConfig {
 impl<'de> Deserialize<'de> for CcKind {
     fn deserialize<D: Deserializer<'de>>(d: D) -> Result<CcKind, D::Error> {
         let s = String::deserialize(d)?;
-        match builtin(&s) {
+        match CcKind::from_name(&s) {
             Some(kind) => Ok(kind),
-            None => Err(de::Error::custom(format!(
-                "expected \"newreno\" or \"cubic\" (fctlab's stack; the kernel's controllers need \
-                 stack = \"linux\"), got {s:?}"
-            ))),
+            None => {
+                let names: Vec<String> = CcKind::ALL.iter().map(|k| format!("{:?}", k.name())).collect();
+                Err(de::Error::custom(format!(
+                    "expected {} (fctlab's stack; the kernel's controllers need stack = \"linux\"), got {s:?}",
+                    names.join(" or ")
+                )))
+            }
         }
     }
 }
@@ -180,6 +178,20 @@ mod tests {
     use super::*;
     use crate::spec_de::{field_names, from_table};
     use serde_json::Value;
+
+    /// A loss-based `cc` (R-TCP's and RCP's fallback, RC3's window) that is none of the table's
+    /// is refused with the spellings the table has.
+    #[test]
+    fn an_unknown_loss_based_window_is_refused_with_the_tables_spellings() {
+        let e = serde_json::from_value::<CcKind>(Value::String("vegas".into())).unwrap_err().to_string();
+        assert_eq!(
+            e,
+            "expected \"newreno\" or \"cubic\" (fctlab's stack; the kernel's controllers need stack = \"linux\"), \
+             got \"vegas\""
+        );
+        assert_eq!(CcKind::from_name("cubic"), Some(CcKind::Cubic));
+        assert_eq!(CcKind::from_name("dctcp"), None, "DCTCP is a window of protocol = \"tcp\" alone");
+    }
     use std::fmt;
 
     fn keys(json: Value) -> SpecResult<TcpKeys> {

@@ -187,7 +187,7 @@ impl<'de> Deserialize<'de> for CcChoice {
         if let Some(window) = CcChoice::window(&s) {
             return Ok(window);
         }
-        match CcKind::ALL.iter().copied().find(|k| k.name() == s) {
+        match CcKind::from_name(&s) {
             Some(kind) => Ok(CcChoice::Builtin(kind)),
             None => Err(de::Error::custom(format!(
                 "expected {} or a plug-in (\"rust:PATH\", \"python:FILE:CLASS\"), got {s:?} \
