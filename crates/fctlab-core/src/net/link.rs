@@ -12,6 +12,7 @@
 //! a link in order, so only the head of the in-flight FIFO needs one.
 
 use crate::metrics::metric::Metric;
+use crate::net::lossless::Lossless;
 use crate::net::packet::Packet;
 use crate::protocol::laws::Law;
 use crate::qdisc::{DropTail, Limit, Qdisc, QueueDiscipline};
@@ -135,6 +136,9 @@ pub struct Link {
     old_rate_until: Time,
     loss: Option<(f64, Rng)>,
     scripted: Vec<ScriptedDrop>,
+    /// The port's lossless state, in a fabric (`[fabric]`: control first, PAUSE, ingress
+    /// accounting, ECN at dequeue); None elsewhere.
+    lossless: Option<Box<Lossless>>,
 }
 
 /// Which side of a link a partition holds ([`crate::world::parallel`]). A run on one partition
@@ -180,7 +184,25 @@ impl Link {
             inflight: VecDeque::new(),
             loss: None,
             scripted: Vec::new(),
+            lossless: None,
         }
+    }
+
+    /// Makes the port a lossless fabric's ([`Lossless`]). The port must be a discipline's
+    /// (PAUSE decides at dequeue): call [`Link::use_qdisc_port`] first.
+    pub fn set_lossless(&mut self, l: Lossless) {
+        debug_assert!(matches!(self.port, Port::Qdisc(_)));
+        self.lossless = Some(Box::new(l));
+    }
+
+    /// The port's lossless state, in a fabric.
+    pub fn lossless(&self) -> Option<&Lossless> {
+        self.lossless.as_deref()
+    }
+
+    /// The port's lossless state, to take what it released.
+    pub fn lossless_mut(&mut self) -> Option<&mut Lossless> {
+        self.lossless.as_deref_mut()
     }
 
     /// Drops the `transmission`-th (1-based) data packet of `flow` starting at byte `seq`
@@ -244,7 +266,7 @@ impl Link {
                 f.settle(now);
                 f.bytes
             }
-            Port::Qdisc(q) => q.bytes(),
+            Port::Qdisc(q) => q.bytes() + self.lossless.as_ref().map_or(0, |l| l.control_backlog().1),
         }
     }
 
@@ -279,7 +301,10 @@ impl Link {
         match &self.port {
             // A FIFO's waiting packets are already in the in-flight list.
             Port::Fifo(_) => (self.inflight.len() as u64, wire_bytes),
-            Port::Qdisc(q) => (self.inflight.len() as u64 + q.packets() as u64, wire_bytes + q.bytes()),
+            Port::Qdisc(q) => {
+                let (cp, cb) = self.lossless.as_ref().map_or((0, 0), |l| l.control_backlog());
+                (self.inflight.len() as u64 + q.packets() as u64 + cp as u64, wire_bytes + q.bytes() + cb)
+            }
         }
     }
 
@@ -360,35 +385,123 @@ impl Link {
                 }
                 self.transmit(id, start, pkt, sched, drops);
             }
-            Port::Qdisc(q) => {
-                let dt = now.0 - self.stats.last_change.0;
-                self.stats.queue_area += q.bytes() as u128 * dt as u128;
-                self.stats.last_change = now;
-                let before = drops.len();
-                q.enqueue(now, pkt, drops);
-                for d in &drops[before..] {
-                    self.stats.drops_pkts += 1;
-                    self.stats.drops_bytes += d.wire as u64;
-                }
-                self.stats.queue_max_bytes = self.stats.queue_max_bytes.max(q.bytes());
-                let backlog = q.packets() > 0;
-                if self.free_pending {
-                    return;
-                }
-                if now >= self.busy_until {
-                    self.start_next(id, now, sched, drops);
-                } else if backlog {
-                    self.free_pending = true;
-                    sched.push(self.busy_until, Event::LinkFree(id));
-                }
+            Port::Qdisc(_) => {
+                self.enqueue(now, pkt, drops);
+                self.kick(id, now, sched, drops);
             }
         }
+    }
+
+    /// Offers `pkt`, which came in on link `in_link` ([`crate::net::lossless::FROM_HOST`] from
+    /// the host itself), to a lossless port: control packets to their own class, data to the
+    /// discipline, noting its ingress. Returns false if the discipline dropped it (its own
+    /// limit, or a marking queue's drop of a packet it cannot mark). Other ports: [`Link::send`].
+    pub fn send_lossless(
+        &mut self,
+        id: u32,
+        now: Time,
+        pkt: Packet,
+        in_link: u32,
+        sched: &mut Scheduler,
+        drops: &mut Vec<Packet>,
+    ) -> bool {
+        let control = match self.lossless.as_deref() {
+            None => {
+                let before = drops.len();
+                self.send(id, now, pkt, sched, drops);
+                return drops.len() == before;
+            }
+            Some(l) => l.is_control(&pkt),
+        };
+        let mut queued = true;
+        if control {
+            if let Some(l) = self.lossless.as_deref_mut() {
+                l.push_control(pkt);
+            }
+        } else if self.enqueue(now, pkt, drops) {
+            if let Some(l) = self.lossless.as_deref_mut() {
+                l.note_ingress(in_link);
+            }
+        } else {
+            queued = false;
+        }
+        self.kick(id, now, sched, drops);
+        queued
+    }
+
+    /// Puts `pkt` in a discipline port, counting the drops; returns whether it was admitted.
+    #[inline]
+    fn enqueue(&mut self, now: Time, pkt: Packet, drops: &mut Vec<Packet>) -> bool {
+        let Port::Qdisc(q) = &mut self.port else { unreachable!("a discipline port") };
+        let dt = now.0 - self.stats.last_change.0;
+        self.stats.queue_area += q.bytes() as u128 * dt as u128;
+        self.stats.last_change = now;
+        let before = drops.len();
+        let held = q.packets();
+        q.enqueue(now, pkt, drops);
+        for d in &drops[before..] {
+            self.stats.drops_pkts += 1;
+            self.stats.drops_bytes += d.wire as u64;
+        }
+        self.stats.queue_max_bytes = self.stats.queue_max_bytes.max(q.bytes());
+        q.packets() > held
+    }
+
+    /// After an arrival at a discipline port: starts serializing if the wire is free, or makes
+    /// sure a "serializer free" event is pending if something waits.
+    #[inline]
+    fn kick(&mut self, id: u32, now: Time, sched: &mut Scheduler, drops: &mut Vec<Packet>) {
+        if self.free_pending {
+            return;
+        }
+        if now >= self.busy_until {
+            self.start_next(id, now, sched, drops);
+        } else if self.has_backlog() {
+            self.free_pending = true;
+            sched.push(self.busy_until, Event::LinkFree(id));
+        }
+    }
+
+    /// Whether a discipline port has a packet it may send now.
+    #[inline]
+    fn has_backlog(&self) -> bool {
+        let Port::Qdisc(q) = &self.port else { return false };
+        match self.lossless.as_deref() {
+            None => q.packets() > 0,
+            Some(l) => l.control_backlog().0 > 0 || (!l.paused() && q.packets() > 0),
+        }
+    }
+
+    /// The far end paused (`on`) or resumed this lossless port at `now`; a resumed port starts
+    /// on its waiting data.
+    pub fn set_paused(&mut self, id: u32, now: Time, on: bool, sched: &mut Scheduler, drops: &mut Vec<Packet>) {
+        let Some(l) = self.lossless.as_deref_mut() else { return };
+        if l.set_paused(now, on) && !on {
+            self.kick(id, now, sched, drops);
+        }
+    }
+
+    /// Puts a link-level control frame of `wire` bytes (a PFC PAUSE or RESUME) on the wire at
+    /// `now`, after the packet being serialized and before the next: returns when it reaches the
+    /// far end. It takes the wire's time but is no packet of the run's counters.
+    pub fn send_frame(&mut self, now: Time, wire: u32) -> Time {
+        let start = self.busy_until.max(now);
+        self.busy_until = start + self.rate.tx_time(wire as u64);
+        if let Some(l) = self.lossless.as_deref_mut() {
+            l.stats.frames_sent += 1;
+        }
+        self.busy_until + self.delay
     }
 
     /// The serializer became free: start the next queued packet, if any (qdisc ports only); a
     /// packet lost on the wire is appended to `drops`.
     #[inline]
     pub fn on_free(&mut self, id: u32, now: Time, sched: &mut Scheduler, drops: &mut Vec<Packet>) {
+        if now < self.busy_until {
+            // A control frame took the wire after this event was set (`send_frame`).
+            sched.push(self.busy_until, Event::LinkFree(id));
+            return;
+        }
         self.free_pending = false;
         self.start_next(id, now, sched, drops);
     }
@@ -396,11 +509,33 @@ impl Link {
     #[inline]
     fn start_next(&mut self, id: u32, now: Time, sched: &mut Scheduler, drops: &mut Vec<Packet>) {
         self.account_queue(now);
+        if self.lossless.is_some() {
+            return self.start_next_lossless(id, now, sched, drops);
+        }
         let Port::Qdisc(q) = &mut self.port else { return };
         let Some(pkt) = q.dequeue(now) else { return };
         let backlog = q.packets() > 0;
         self.transmit(id, now, pkt, sched, drops);
         if backlog {
+            self.free_pending = true;
+            sched.push(self.busy_until, Event::LinkFree(id));
+        }
+    }
+
+    /// [`Link::start_next`] of a lossless port: a control packet first, then data unless paused.
+    fn start_next_lossless(&mut self, id: u32, now: Time, sched: &mut Scheduler, drops: &mut Vec<Packet>) {
+        let (Port::Qdisc(q), Some(l)) = (&mut self.port, self.lossless.as_deref_mut()) else { return };
+        let pkt = match l.pop_control() {
+            Some(p) => p,
+            None if l.paused() => return,
+            None => {
+                let Some(mut p) = q.dequeue(now) else { return };
+                l.on_departure(&mut p, q.bytes());
+                p
+            }
+        };
+        self.transmit(id, now, pkt, sched, drops);
+        if self.has_backlog() {
             self.free_pending = true;
             sched.push(self.busy_until, Event::LinkFree(id));
         }

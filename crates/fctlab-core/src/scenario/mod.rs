@@ -15,6 +15,7 @@
 //! | `transports/` | [`TransportTable`] parsed into a [`Transport`] (the TCP part [`TcpPart`] and a protocol's keys from `protocol/keys.rs`), [`HostTransportSpec`]; the profiles and which flow gets which |
 //! | `stack.rs` | [`Stack`], [`KernelKeys`] (parsed into a [`KernelStack`]): transports run by the kernel's TCP (`stack = "linux"`, emulation only) |
 //! | `flows.rs` | the flow plan: arrivals, paths, propagation RTT and ideal FCT of every flow; the memory of flows and RC3 bursts |
+//! | `fabric.rs` | [`FabricSpec`]: a lossless fabric of shared-buffer switches with PFC (`[fabric]`) |
 //! | `losses.rs` | [`LossSpec`], [`DropSpec`]: random and scripted losses on links |
 //! | `link_rates.rs` | [`LinkRateSpec`]: links whose rate changes at given times |
 //! | `outputs.rs` | [`OutputSpec`], [`SeriesSpec`], [`PcapSpec`]: the series recorder and the memory of its rows, the capture plan |
@@ -23,6 +24,7 @@
 //! this layer, in [`crate::plan`]: the protocols, the world and the tables take it from there,
 //! and nothing but the crate's users imports this module.
 
+mod fabric;
 mod flows;
 mod link_rates;
 mod losses;
@@ -34,6 +36,7 @@ mod transports;
 
 pub use crate::plan::{Common, KernelStack, RunInfo, KERNEL_IW, KERNEL_MSS};
 pub use crate::protocol::keys::{Protocol, ProtocolKeys};
+pub use fabric::{EcnSpec, FabricSpec};
 pub use link_rates::LinkRateSpec;
 pub use losses::{DropSpec, LossSpec};
 pub use names::resolve_link;
@@ -98,6 +101,9 @@ pub struct ScenarioSpec {
     /// Queue disciplines of router ports and host NICs.
     #[serde(default)]
     pub queues: QueuesSpec,
+    /// A lossless fabric: shared-buffer switches and PFC (none: per-port buffers that drop).
+    #[serde(default)]
+    pub fabric: Option<FabricSpec>,
     /// The default transport of every flow (parsed by [`Transport::resolve`]).
     #[serde(default)]
     pub transport: TransportTable,
@@ -186,6 +192,14 @@ pub fn build_spec(spec: &ScenarioSpec, base_dir: &Path) -> SpecResult<(World, Ru
     let plugins = Loader::new(base_dir);
     let mut links = queues::build_links(&spec.queues, &topo, seed, &plugins)?;
     let profiles = Profiles::build(spec, &plugins)?;
+    let largest_packet = profiles.list.iter().map(|p| p.packet_sizes()).map(|(m, h)| m + h).max().unwrap_or(0);
+    let fabric = fabric::build(spec.fabric.as_ref(), &topo, &mut links, largest_packet, seed)?;
+    if fabric.is_some() && spec.parallel.as_ref().is_some_and(|p| p.partitions > 1) {
+        return Err(SpecError::new(
+            "parallel.partitions",
+            "a lossless fabric (`[fabric]`) runs whole: expected 1 partition, got more",
+        ));
+    }
     let nodes = Nodes::of(&topo);
     let arrivals = flows::arrivals(spec, &topo, &nodes, base_dir)?;
     // Routes towards the hosts flows send to (data) and from (ACKs) only.
@@ -230,6 +244,9 @@ pub fn build_spec(spec: &ScenarioSpec, base_dir: &Path) -> SpecResult<(World, Ru
         series,
     );
     world.schedule_rate_changes(rate_changes);
+    if let Some(f) = fabric {
+        world.set_fabric(f);
+    }
     world.plan_capture(capture);
     world.watch_plugins(plugins.fault_slot());
     if let Some(p) = &spec.parallel {

@@ -45,6 +45,7 @@ use crate::transport::{Endpoint, FlowAddr};
 use crate::units::{Rate, Time};
 
 mod barrier;
+pub mod lossless;
 pub mod parallel;
 mod partition;
 mod pool;
@@ -149,6 +150,8 @@ pub struct World {
     periodic: usize,
     /// What stopped the run if it stalled ([`World::stall`]).
     stall: Option<Box<Stall>>,
+    /// The lossless fabric (`[fabric]`: shared buffers, PFC), if the network is one.
+    fabric: Option<Box<lossless::Fabric>>,
 }
 
 impl World {
@@ -218,6 +221,7 @@ impl World {
             plugins: None,
             periodic: 0,
             stall: None,
+            fabric: None,
         };
         world.schedule_first_events();
         world
@@ -479,6 +483,8 @@ impl World {
                     } else {
                         self.deliver(pkt);
                     }
+                } else if self.fabric.is_some() {
+                    self.forward_lossless(node, l, pkt);
                 } else {
                     self.forward(node, pkt);
                 }
@@ -486,6 +492,14 @@ impl World {
             Event::LinkFree(l) => {
                 self.links[l as usize].on_free(l, self.now, &mut self.sched, &mut self.drops);
                 self.count_drops(0);
+                if self.fabric.is_some() {
+                    self.after_lossless_port(l);
+                }
+            }
+            Event::Pfc { link, pause } => self.on_pfc(link, pause),
+            Event::PfcWatch => {
+                self.on_pfc_watch();
+                self.stop_if_stalled();
             }
             Event::FlowStart if self.external => {}
             Event::FlowStart => self.start_next_flow(),
@@ -640,7 +654,11 @@ impl World {
         for p in out.drain(..) {
             self.counters.sent_pkts += 1;
             self.counters.sent_bytes += p.wire as u64;
-            self.forward(host, p);
+            if self.fabric.is_some() {
+                self.forward_lossless(host, crate::net::lossless::FROM_HOST, p);
+            } else {
+                self.forward(host, p);
+            }
         }
         let Some(a) = self.active[f].as_mut() else { return };
         let due = if side == 0 { a.sender.poll_timeout() } else { a.receiver.poll_timeout() };

@@ -108,11 +108,23 @@ pub struct Stall {
     pub time: Time,
     /// The flows still open, by flow id.
     pub flows: Vec<StalledFlow>,
+    /// Why nothing could happen any more, when the run knows (a PFC deadlock); None when the
+    /// event queue simply ran dry.
+    pub cause: Option<String>,
 }
 
 impl std::fmt::Display for Stall {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         let n = self.flows.len();
+        if let Some(cause) = &self.cause {
+            return write!(
+                f,
+                "the run stopped at t = {:.9} s on {cause}; {n} flow{} {} still open and can never finish",
+                self.time.as_secs_f64(),
+                if n == 1 { "" } else { "s" },
+                if n == 1 { "was" } else { "were" },
+            );
+        }
         write!(
             f,
             "the run stalled: by t = {:.9} s nothing could happen any more, but {n} flow{} {} still open and \
@@ -177,7 +189,7 @@ impl World {
             && self.is_stuck()
         {
             let flows = self.open_flow_states(|_| None);
-            self.stall = Some(Box::new(Stall { time: self.now, flows }));
+            self.stall = Some(Box::new(Stall { time: self.now, flows, cause: None }));
             self.finished = true;
         }
     }
@@ -185,7 +197,7 @@ impl World {
     /// The flows still open whose sender this world holds, in flow id order, with their
     /// sender's state; `other_last` gives a flow's last event at its far end, if another
     /// world holds that end.
-    fn open_flow_states(&self, other_last: impl Fn(usize) -> Option<(Time, FlowEvent)>) -> Vec<StalledFlow> {
+    pub(super) fn open_flow_states(&self, other_last: impl Fn(usize) -> Option<(Time, FlowEvent)>) -> Vec<StalledFlow> {
         let mut out = Vec::new();
         for (f, a) in self.active.iter().enumerate() {
             let Some(a) = a.as_deref() else { continue };
@@ -224,5 +236,5 @@ pub(crate) fn of_partitions(parts: &[World], of: &[u16], time: Time) -> Stall {
         }));
     }
     flows.sort_by_key(|s| s.flow);
-    Stall { time, flows }
+    Stall { time, flows, cause: None }
 }

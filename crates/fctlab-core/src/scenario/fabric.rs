@@ -1,0 +1,202 @@
+//! The `[fabric]` table: a lossless fabric of shared-buffer switches with PFC (its mechanics:
+//! [`crate::net::mmu`], [`crate::net::lossless`], [`crate::world::lossless`]).
+//!
+//! Without the table every port keeps its own buffer and drops when it is full, as before.
+//! With it, every switch has one buffer (`buffer`) that its ingress ports share, every port
+//! serves control packets first and obeys PFC, and host NICs never drop.
+
+use crate::error::{SpecError, SpecResult};
+use crate::net::link::{Link, Port};
+use crate::net::lossless::{EcnRamp, Lossless};
+use crate::net::mmu::{default_headroom, default_shift, BufferConfig, Ingress, SharedBuffer};
+use crate::qdisc::{DropTail, Limit, Qdisc};
+use crate::quantity::{BytesQ, RateQ, TimeQ};
+use crate::rng::Rng;
+use crate::topology::{NodeKind, Topology};
+use crate::units::Time;
+use crate::world::lossless::{Fabric, OnDeadlock, WatchConfig};
+use serde::Deserialize;
+
+fn yes() -> bool {
+    true
+}
+
+/// The `[fabric]` table.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct FabricSpec {
+    /// Each switch's shared buffer (HPCC's `BUFFER_SIZE`).
+    pub buffer: BytesQ,
+    /// Priority flow control on (default); off, a port whose headroom is full drops.
+    #[serde(default = "yes")]
+    pub pfc: bool,
+    /// Bytes of each ingress port's own (default 4 KiB, as HPCC's switches).
+    #[serde(default)]
+    pub reserve: Option<BytesQ>,
+    /// How far under the threshold a paused port must drain to resume (default 3 KiB).
+    #[serde(default)]
+    pub resume_offset: Option<BytesQ>,
+    /// Each ingress port's headroom (default: 3 x its link's rate x delay, as HPCC's `third.cc`,
+    /// and never less than what can arrive after a PAUSE: [`default_headroom`]).
+    #[serde(default)]
+    pub headroom: Option<BytesQ>,
+    /// The dynamic threshold's shift, alpha = 1/2^shift (default: 3, one less per doubling of
+    /// the port's rate above the hosts' rate).
+    #[serde(default)]
+    pub alpha_shift: Option<u32>,
+    /// ECN marking at the switches' ports, by port rate (none: no marking).
+    #[serde(default)]
+    pub ecn: Vec<EcnSpec>,
+    /// Control packets (ACKs, SYNs) in their own class, first and never paused (default).
+    #[serde(default = "yes")]
+    pub control_first: bool,
+    /// How often the watch looks at paused ports (default 100 us).
+    #[serde(default)]
+    pub watch: Option<TimeQ>,
+    /// A port paused longer than this is reported as a pause storm (default: not watched).
+    #[serde(default)]
+    pub storm: Option<TimeQ>,
+    /// What a PFC deadlock does: "stop" the run (default) or "report" it and go on.
+    #[serde(default)]
+    pub on_deadlock: Option<String>,
+}
+
+/// ECN marking of the switch ports of one rate (HPCC's `KMIN_MAP`, `KMAX_MAP`, `PMAX_MAP`).
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct EcnSpec {
+    /// The port rate these thresholds are for.
+    pub rate: RateQ,
+    /// No mark below this many bytes queued.
+    pub kmin: BytesQ,
+    /// Every packet marked above this many.
+    pub kmax: BytesQ,
+    /// The marking probability at `kmax`, in [0, 1].
+    pub pmax: f64,
+}
+
+/// The default watch interval.
+const WATCH: Time = Time::from_us(100);
+
+/// Build step: makes every link's port lossless and returns the fabric, or None without a
+/// `[fabric]` table. Refuses ports that are not FIFOs (the ingress record needs the order).
+pub(super) fn build(
+    spec: Option<&FabricSpec>,
+    topo: &Topology,
+    links: &mut [Link],
+    largest_packet: u32,
+    seed: u64,
+) -> SpecResult<Option<Fabric>> {
+    let Some(f) = spec else { return Ok(None) };
+    let field = |k: &str| format!("fabric.{k}");
+    let watch = f.watch.map_or(WATCH, |t| t.0);
+    if watch == Time::ZERO {
+        return Err(SpecError::new(field("watch"), "expected a duration > 0, got 0"));
+    }
+    let on_deadlock = match f.on_deadlock.as_deref() {
+        None | Some("stop") => OnDeadlock::Stop,
+        Some("report") => OnDeadlock::Report,
+        Some(other) => {
+            return Err(SpecError::new(field("on_deadlock"), format!("expected \"stop\" or \"report\", got {other:?}")))
+        }
+    };
+    if f.alpha_shift.is_some_and(|s| s > 30) {
+        return Err(SpecError::new(field("alpha_shift"), format!("expected 0 to 30, got {}", f.alpha_shift.unwrap())));
+    }
+    for (i, e) in f.ecn.iter().enumerate() {
+        let at = |k: &str| field(&format!("ecn[{i}].{k}"));
+        if !(0.0..=1.0).contains(&e.pmax) {
+            return Err(SpecError::new(at("pmax"), format!("expected 0 <= pmax <= 1, got {}", e.pmax)));
+        }
+        if e.kmax.0 <= e.kmin.0 {
+            return Err(SpecError::new(
+                at("kmax"),
+                format!("expected kmax > kmin ({} B), got {} B", e.kmin.0, e.kmax.0),
+            ));
+        }
+        if f.ecn[..i].iter().any(|o| o.rate.0 == e.rate.0) {
+            return Err(SpecError::new(at("rate"), format!("{} has thresholds already", e.rate.0)));
+        }
+    }
+    let cfg = BufferConfig {
+        buffer: f.buffer.0,
+        reserve: f.reserve.map_or(4 * 1024, |b| b.0),
+        resume_offset: f.resume_offset.map_or(3 * 1024, |b| b.0),
+    };
+    let is_switch = |n: usize| topo.nodes[n].kind != NodeKind::Host;
+    let host_rate = topo.links.iter().filter(|l| !is_switch(l.from)).map(|l| l.rate.0).max().unwrap_or(0);
+    let mut ingress = Vec::with_capacity(links.len());
+    for (i, l) in links.iter_mut().enumerate() {
+        let desc = &topo.links[i];
+        let into_switch = is_switch(desc.to);
+        let headroom = f.headroom.map_or_else(|| default_headroom(desc.rate.0, desc.delay.0, largest_packet), |b| b.0);
+        let shift = f.alpha_shift.unwrap_or_else(|| default_shift(desc.rate.0, host_rate));
+        ingress.push(Ingress { headroom: if into_switch { headroom } else { 0 }, shift, ..Ingress::default() });
+        let ramp = if is_switch(desc.from) && !f.ecn.is_empty() {
+            let Some(e) = f.ecn.iter().find(|e| e.rate.0 == desc.rate) else {
+                return Err(SpecError::new(
+                    field("ecn"),
+                    format!(
+                        "no thresholds for the rate of link {} ({}): give every switch port's rate",
+                        desc.name, desc.rate
+                    ),
+                ));
+            };
+            Some(EcnRamp::new(e.kmin.0, e.kmax.0, e.pmax, Rng::stream(seed, &format!("fabric-ecn-{i}"))))
+        } else {
+            None
+        };
+        lossless_port(l, &desc.name)?;
+        l.set_lossless(Lossless::new(f.control_first, ramp));
+    }
+    let mut buffers: Vec<Option<SharedBuffer>> = vec![None; topo.nodes.len()];
+    for (n, b) in buffers.iter_mut().enumerate() {
+        if is_switch(n) {
+            let headrooms = topo.links.iter().enumerate().filter(|(_, d)| d.to == n).map(|(i, _)| ingress[i].headroom);
+            *b = Some(SharedBuffer::new(cfg, headrooms));
+            let set_aside: u64 = topo
+                .links
+                .iter()
+                .enumerate()
+                .filter(|(_, d)| d.to == n)
+                .map(|(i, _)| ingress[i].headroom + cfg.reserve)
+                .sum();
+            if set_aside >= cfg.buffer {
+                return Err(SpecError::new(
+                    field("buffer"),
+                    format!(
+                        "expected more than switch {}'s headroom and reserves ({set_aside} B), got {} B",
+                        topo.nodes[n].name, cfg.buffer
+                    ),
+                ));
+            }
+        }
+    }
+    // Duplex pairs are links 2i and 2i + 1.
+    let back = (0..links.len() as u32).map(|i| i ^ 1).collect();
+    let watch = WatchConfig { interval: watch, storm: f.storm.map(|t| t.0), on_deadlock };
+    Ok(Some(Fabric::new(buffers, ingress, back, f.pfc, f.control_first, watch)))
+}
+
+/// Makes `l`'s port one a lossless fabric can run: a FIFO becomes an unlimited drop-tail
+/// discipline (the switch's buffer decides, and hosts never drop); a FIFO discipline stays; a
+/// discipline that reorders or pushes out is refused.
+fn lossless_port(l: &mut Link, name: &str) -> SpecResult<()> {
+    match &l.port {
+        Port::Fifo(_) => l.port = Port::qdisc(Qdisc::DropTail(DropTail::new(Limit::UNLIMITED))),
+        Port::Qdisc(q) => match **q {
+            Qdisc::DropTail(_) => l.port = Port::qdisc(Qdisc::DropTail(DropTail::new(Limit::UNLIMITED))),
+            Qdisc::Aqm(_) | Qdisc::Explicit(_) => {}
+            _ => {
+                return Err(SpecError::new(
+                    "fabric",
+                    format!(
+                        "link {name}'s queue reorders packets; a lossless fabric's ports are FIFOs (drop-tail, \
+                         step, red or a router law's)"
+                    ),
+                ))
+            }
+        },
+    }
+    Ok(())
+}
