@@ -63,6 +63,8 @@ def _schemas() -> dict[str, dict[str, pl.DataType]]:
 CAPTURE_NAME = "capture.pcapng"
 #: The name a failed run keeps the packets it captured under.
 CAPTURE_PARTIAL_NAME = "capture.partial.pcapng"
+#: The PFC frames of a lossless fabric's run (`[fabric]`), as HPCC's simulator writes them.
+PFC_LOG_NAME = "pfc.txt"
 
 #: Column order and dtypes of each table, derived from the core.
 TABLES = _schemas()
@@ -99,6 +101,9 @@ class Result:
         self._flows_file: Path | None = None
         #: The run's packet capture (pcapng), if its scenario asked for one.
         self.capture_file: Path | None = None
+        #: A lossless fabric's PFC frames, one line each as HPCC's `pfc.txt` (None without a
+        #: `[fabric]`); `write` puts them in `pfc.txt`.
+        self.pfc_log: list[str] | None = None
         if isinstance(flows, pl.DataFrame):
             self.flows = flows
         else:
@@ -130,7 +135,10 @@ class Result:
         from `flows_file` instead, if given)."""
         frames = {name: frame_of(raw.get(name), schema, name) for name, schema in TABLES.items() if name != "flows"}
         flows = flows_file if flows_file is not None else frame_of(raw.get("flows"), FLOW_SCHEMA, "flows")
-        return cls(flows, frames["links"], frames["series"], raw.get("meta") or {}, scenario, raw.get("notices") or ())
+        meta, notices = raw.get("meta") or {}, raw.get("notices") or ()
+        result = cls(flows, frames["links"], frames["series"], meta, scenario, notices)
+        result.pfc_log = raw.get("pfc_log")
+        return result
 
     @cached_property
     def summary(self) -> dict[str, Any]:
@@ -167,6 +175,9 @@ class Result:
                 prewritten.append(capture)
             else:
                 files.append((capture, partial(shutil.copyfile, self.capture_file)))
+        if self.pfc_log is not None:
+            text = "".join(f"{line}\n" for line in self.pfc_log)
+            files.append((out / PFC_LOG_NAME, lambda p, text=text: p.write_text(text)))
         meta = {**self.meta, "notices": self.notices} if self.notices else self.meta
         for name, obj in (("summary", self.summary), ("scenario", self.scenario), ("meta", meta)):
             files.append((out / f"{name}.json", lambda p, obj=obj: _write_json(p, obj)))

@@ -11,6 +11,7 @@ use fctlab_core::reference::ps::{max_min_fct, PsFlow};
 use fctlab_core::reference::srpt::srpt_fct as greedy_srpt_fct;
 use fctlab_core::scenario::{self, RunInfo};
 use fctlab_core::units::Time;
+use fctlab_core::world::lossless::Fabric;
 use fctlab_core::world::parallel::{Engine, Layout, ParallelStats, Stopped};
 use fctlab_core::world::{Stall, World};
 use fctlab_emu::{
@@ -255,6 +256,10 @@ fn results_dict<'py>(
     if let Some(stall) = world.stall() {
         meta.set_item("stall", stall_dict(py, stall, &info.node_names, STALL_FLOWS_IN_META)?)?;
     }
+    if let Some(fabric) = world.fabric() {
+        meta.set_item("fabric", fabric_dict(py, world, fabric, info)?)?;
+        out.set_item("pfc_log", pfc_log(world, fabric, info))?;
+    }
     out.set_item("meta", meta)?;
     out.set_item("notices", info.notices.clone())?;
     Ok(out)
@@ -290,6 +295,64 @@ fn stall_dict<'py>(py: Python<'py>, stall: &Stall, names: &[String], limit: usiz
     }
     out.set_item("flows", flows)?;
     Ok(out)
+}
+
+/// A lossless fabric's run in its metadata: frames, drops, storms, a deadlock, and every port
+/// that was paused or marked (its counters, its time paused).
+fn fabric_dict<'py>(py: Python<'py>, world: &World, f: &Fabric, info: &RunInfo) -> PyResult<Bound<'py, PyDict>> {
+    let out = PyDict::new(py);
+    let link = |l: u32| info.link_names.get(l as usize).cloned().unwrap_or_else(|| l.to_string());
+    let pauses = f.log.iter().filter(|r| r.pause).count();
+    out.set_item("pause_frames", pauses)?;
+    out.set_item("resume_frames", f.log.len() - pauses)?;
+    out.set_item("buffer_drops", f.drops)?;
+    let mut ports = Vec::new();
+    for (i, l) in world.links.iter().enumerate() {
+        let Some(p) = l.lossless() else { continue };
+        if p.stats.pauses == 0 && p.stats.ecn_marks == 0 {
+            continue;
+        }
+        let d = PyDict::new(py);
+        d.set_item("link", link(i as u32))?;
+        d.set_item("pauses", p.stats.pauses)?;
+        d.set_item("resumes", p.stats.resumes)?;
+        d.set_item("paused_s", p.paused_time(world.now()).as_secs_f64())?;
+        d.set_item("ecn_marks", p.stats.ecn_marks)?;
+        ports.push(d);
+    }
+    out.set_item("ports", ports)?;
+    let mut storms = Vec::new();
+    for s in &f.storms {
+        let d = PyDict::new(py);
+        d.set_item("link", link(s.link))?;
+        d.set_item("paused_since_s", s.since.as_secs_f64())?;
+        d.set_item("seen_s", s.seen.as_secs_f64())?;
+        storms.push(d);
+    }
+    out.set_item("storms", storms)?;
+    if let Some(d) = &f.deadlock {
+        let dd = PyDict::new(py);
+        dd.set_item("time_s", d.time.as_secs_f64())?;
+        dd.set_item("cycle", d.cycle.iter().map(|&l| link(l)).collect::<Vec<_>>())?;
+        out.set_item("deadlock", dd)?;
+    }
+    Ok(out)
+}
+
+/// The PFC frames a fabric's ports received, one line each as HPCC's `pfc.txt` has them: time
+/// (ns), the node whose port received it, that node's kind (0 host, 1 switch), the port's link,
+/// and 1 for a PAUSE, 0 for a RESUME.
+fn pfc_log(world: &World, f: &Fabric, info: &RunInfo) -> Vec<String> {
+    f.log
+        .iter()
+        .map(|r| {
+            let from = world.links[r.link as usize].from as usize;
+            let node = info.node_names.get(from).cloned().unwrap_or_else(|| from.to_string());
+            let kind = u8::from(!world.is_host(from));
+            let link = info.link_names.get(r.link as usize).cloned().unwrap_or_else(|| r.link.to_string());
+            format!("{} {node} {kind} {link} {}", r.time.0 / 1000, u8::from(r.pause))
+        })
+        .collect()
 }
 
 /// What a run asked to be cut into, and what it used, in its metadata: nothing for a run that

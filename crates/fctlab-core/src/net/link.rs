@@ -99,6 +99,9 @@ impl Port {
     }
 }
 
+/// The series row of a lossless port's time paused ([`Link::law_metrics`]).
+pub const PAUSED_S: &str = "paused_s";
+
 /// One direction of a link.
 ///
 /// Laid out by use (`repr(C)`, aligned to a cache line): a large topology's links do not fit
@@ -622,16 +625,20 @@ impl Link {
     }
 
     /// The series rows of the port's own state ([`QueueDiscipline::metrics`]): a router law's,
-    /// a marking queue's marks and drops, a protocol discipline's; none for other ports.
-    pub fn law_metrics(&self, out: &mut impl FnMut(Metric, f64)) {
+    /// a marking queue's marks and drops, a protocol discipline's; and a lossless port's time
+    /// paused up to `now` (`paused_s`, seconds since the start of the run); none for other ports.
+    pub fn law_metrics(&self, now: Time, out: &mut impl FnMut(Metric, f64)) {
         if let Some(q) = self.port.discipline() {
             q.metrics(out)
+        }
+        if let Some(l) = self.lossless.as_deref() {
+            out(Metric::Law(PAUSED_S), l.paused_time(now).as_secs_f64());
         }
     }
 
     /// How many rows [`Link::law_metrics`] emits per sample.
     pub fn law_metric_count(&self) -> usize {
-        self.port.discipline().map_or(0, |q| q.metric_count())
+        self.port.discipline().map_or(0, |q| q.metric_count()) + self.lossless.is_some() as usize
     }
 
     /// Wire bytes offered to the port so far: admitted (put on the wire, or still waiting)

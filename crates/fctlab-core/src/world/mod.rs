@@ -559,7 +559,7 @@ impl World {
                 offered_bytes: link.offered_bytes(),
                 drops_bytes: link.stats.drops_bytes,
             };
-            link.law_metrics(&mut |m, v| law_rows(m, v));
+            link.law_metrics(now, &mut |m, v| law_rows(m, v));
             sample
         };
         self.series.sample(now, read_link, &flows)
