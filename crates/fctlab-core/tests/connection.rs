@@ -37,6 +37,7 @@ fn both(size: u64) -> [(&'static str, Sender); 2] {
         law: RateConfig::Fixed(FixedConfig(Rate::from_mbps(8))),
         handshake: true,
         fallback: None,
+        queue_pair: false,
     };
     [
         ("tcp", Sender::Tcp(TcpSender::new(tcp, ADDR, app, Time::ZERO))),
@@ -71,7 +72,7 @@ fn a_lost_syn_is_retried_after_the_initial_rto_doubling_each_time_in_both_sender
     let syn = (PacketKind::Syn, 0, 0, 40);
     for (name, mut s) in both(10 * MSS as u64) {
         let mut out = Vec::new();
-        s.start(Time::ZERO, &mut out);
+        s.start(Time::ZERO, Time::ZERO, &mut out);
         assert_eq!(sent(&out), vec![syn], "{name}");
         assert_eq!(fire(&mut s), (Time::from_ms(500), vec![syn]), "{name}");
         assert_eq!(fire(&mut s), (Time::from_ms(1500), vec![syn]), "{name}");
@@ -89,7 +90,7 @@ fn a_lost_segment_times_out_one_rto_after_it_left_in_both_senders() {
     let data = (PacketKind::Data, 0, MSS, MSS + 40);
     for (name, mut s) in both(MSS as u64) {
         let mut out = Vec::new();
-        s.start(Time::ZERO, &mut out);
+        s.start(Time::ZERO, Time::ZERO, &mut out);
         out.clear();
         s.on_packet(Time::from_ms(10), &reply(PacketKind::SynAck, Time::from_ms(10), Time::ZERO, 0), &mut out);
         assert_eq!(sent(&out), vec![data], "{name}: the segment leaves with the SYN-ACK");

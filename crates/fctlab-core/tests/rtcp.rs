@@ -39,7 +39,7 @@ fn established_with(segments: u64, rate_kbps: u32, rtt: Time, fallback: bool) ->
     let cfg = TcpConfig { header: HEADER as u32, cc: CcConfig::Rtcp(rtcp), ..TcpConfig::default() };
     let mut s = TcpSender::new(cfg, ADDR, App::Bulk { size: segments * MSS }, Time::ZERO);
     let mut out = Vec::new();
-    s.start(Time::ZERO, &mut out);
+    s.start(Time::ZERO, Time::ZERO, &mut out);
     out.clear();
     let mut synack = ADDR.reverse(PacketKind::SynAck, rtt);
     synack.ts_echo = Time::ZERO;
@@ -81,7 +81,7 @@ fn nothing_but_the_syn_leaves_before_the_first_rate_and_the_syn_asks_for_any_rat
     let cfg = TcpConfig { header: HEADER as u32, cc: CcConfig::Rtcp(RtcpConfig::default()), ..TcpConfig::default() };
     let mut s = TcpSender::new(cfg, ADDR, App::Bulk { size: 100 * MSS }, Time::ZERO);
     let mut out = Vec::new();
-    s.start(Time::ZERO, &mut out);
+    s.start(Time::ZERO, Time::ZERO, &mut out);
     assert_eq!(out.len(), 1);
     assert_eq!(out[0].kind, PacketKind::Syn);
     assert_eq!(out[0].wire as u64, HEADER);

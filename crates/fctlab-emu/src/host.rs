@@ -199,7 +199,7 @@ impl Host<'_> {
         let mut sender = new_sender(plan, &world.profiles()[plan.profile], addr, now, world.limits().duration);
         self.report.max_start_lag_ps = self.report.max_start_lag_ps.max((now - plan.start).ps());
         let mut out = std::mem::take(&mut self.out);
-        sender.start(now, &mut out);
+        sender.start(now, world.records[f].rtt_prop, &mut out);
         self.tx[f] = Some(Tx { sender, start: now, done: false });
         self.live.push((f, true));
         self.after(f, true, &mut out)?;

@@ -84,6 +84,7 @@ impl Common {
             law,
             handshake,
             fallback: fallback.map(|f| TcpConfig { header: tcp_header, ..f }),
+            queue_pair: self.cfg.queue_pair,
         };
         Profile::Paced { cfg: paced, rx: TcpConfig { header, ..self.cfg }, app: self.app }
     }

@@ -29,10 +29,10 @@ pub enum Receiver {
 
 impl Sender {
     /// Opens the connection.
-    pub fn start(&mut self, now: Time, out: &mut Vec<Packet>) {
+    pub fn start(&mut self, now: Time, path_rtt: Time, out: &mut Vec<Packet>) {
         match self {
-            Sender::Tcp(s) => s.start(now, out),
-            Sender::Paced(s) => s.start(now, out),
+            Sender::Tcp(s) => s.start(now, path_rtt, out),
+            Sender::Paced(s) => s.start(now, path_rtt, out),
         }
     }
     /// Congestion window in bytes, where the protocol has one.

@@ -734,7 +734,7 @@ impl World {
             self.series.flow_started(self.paths.get(self.records[f].path));
             let mut out = std::mem::take(&mut self.out);
             if let Some(a) = self.active[f].as_mut() {
-                a.sender.start(now, &mut out);
+                a.sender.start(now, self.records[f].rtt_prop, &mut out);
             }
             self.after_endpoint(f, 0, &mut out);
             self.out = out;

@@ -167,6 +167,10 @@ pub struct TcpPart {
     /// Application model (default bulk).
     #[serde(default, deserialize_with = "crate::spec_de::tagged_opt")]
     pub app: Option<AppSpec>,
+    /// An RDMA queue pair instead of a TCP connection: no handshake, data from the first
+    /// instant, the path's base RTT known at start (default false).
+    #[serde(default)]
+    pub queue_pair: Option<bool>,
 }
 
 impl TcpPart {
@@ -191,6 +195,7 @@ impl TcpPart {
             delack_timeout,
             abc: self.abc.map_or(d.abc, |l| l.0),
             prio: self.priority.unwrap_or(0),
+            queue_pair: self.queue_pair.unwrap_or(false),
             ..d
         };
         Ok(Common {

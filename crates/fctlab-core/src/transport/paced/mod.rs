@@ -65,6 +65,9 @@ pub struct PacedConfig {
     /// The TCP the flow becomes when the SYN-ACK shows no router of the law's kind on the path
     /// (thesis sec. 6.2.2); `None`: pace at the law's "unlimited" rate instead.
     pub fallback: Option<TcpConfig>,
+    /// An RDMA queue pair: no handshake (whatever `handshake` says), and the path's base RTT is
+    /// the first RTT sample.
+    pub queue_pair: bool,
 }
 
 /// The congestion header the rate law stamps on a packet sent at `rate_bps`.
@@ -161,9 +164,12 @@ impl PacedSender {
     }
 
     /// Sends the SYN, or without a handshake the first data at the fixed rate.
-    pub fn start(&mut self, now: Time, out: &mut Vec<Packet>) {
+    pub fn start(&mut self, now: Time, path_rtt: Time, out: &mut Vec<Packet>) {
         self.conn.write_app(now);
-        if self.cfg.handshake {
+        if self.cfg.queue_pair {
+            self.conn.rtt.sample(path_rtt);
+        }
+        if self.cfg.handshake && !self.cfg.queue_pair {
             self.send_syn(now, out);
         } else {
             self.take_rate(now, CongestionHeader::None);
@@ -344,6 +350,7 @@ mod tests {
             law: RateConfig::Fixed(FixedConfig(Rate::from_mbps(8))),
             handshake,
             fallback: None,
+            queue_pair: false,
         };
         let addr = FlowAddr { flow: 0, src: 0, dst: 1, hash: 0 };
         PacedSender::new(cfg, addr, App::Bulk { size: 3 * 960 }, Time::ZERO)
@@ -353,7 +360,7 @@ mod tests {
     fn a_fixed_rate_sender_without_handshake_paces_data_from_the_start() {
         let mut s = sender(false);
         let mut out = Vec::new();
-        s.start(Time::ZERO, &mut out);
+        s.start(Time::ZERO, Time::ZERO, &mut out);
         assert_eq!(out.len(), 1);
         assert_eq!((out[0].kind, out[0].seq, out[0].len), (PacketKind::Data, 0, 960));
         // 1000 wire bytes at 8 Mb/s: the next packet 1 ms later.
@@ -367,7 +374,7 @@ mod tests {
     fn with_a_handshake_the_sender_opens_with_a_syn_and_waits() {
         let mut s = sender(true);
         let mut out = Vec::new();
-        s.start(Time::ZERO, &mut out);
+        s.start(Time::ZERO, Time::ZERO, &mut out);
         assert_eq!(out.len(), 1);
         assert_eq!(out[0].kind, PacketKind::Syn);
         assert_eq!(s.poll_timeout(), Some(Time::from_ms(500)), "only the SYN's retry is due");

@@ -52,6 +52,10 @@ pub struct TcpConfig {
     /// low-priority loop): not a congestion controller but an extension of the sender
     /// (`hook.rs`), so not a [`CcConfig`].
     pub hook: Option<HookConfig>,
+    /// An RDMA queue pair (RoCEv2) rather than a TCP connection: no handshake, data from the
+    /// first instant, and the path's base RTT known at start (the RTO's first sample, and a
+    /// window law's base RTT where it would take the handshake's), as an RDMA NIC is given it.
+    pub queue_pair: bool,
 }
 
 impl TcpConfig {
@@ -83,6 +87,7 @@ impl Default for TcpConfig {
             ecn: EcnMode::Off,
             prio: 0,
             hook: None,
+            queue_pair: false,
         }
     }
 }

@@ -149,10 +149,26 @@ impl TcpSender {
         s
     }
 
-    /// Opens the connection: the application writes and the SYN leaves.
-    pub fn start(&mut self, now: Time, out: &mut Vec<Packet>) {
+    /// Opens the connection: the application writes and the SYN leaves. A queue pair
+    /// ([`TcpConfig::queue_pair`]) has no handshake: `path_rtt`, the flow's base RTT, is its
+    /// first RTT sample and what its controller would have learnt from the SYN-ACK, and the
+    /// first window leaves at once.
+    pub fn start(&mut self, now: Time, path_rtt: Time, out: &mut Vec<Packet>) {
         self.poll_app(now);
-        self.send_syn(now, out);
+        if !self.cfg.queue_pair {
+            return self.send_syn(now, out);
+        }
+        self.conn.establish_without_handshake();
+        self.conn.rtt.sample(path_rtt);
+        // What the SYN-ACK would have brought: the echo of the SYN's header, untouched by the
+        // path (no queue yet), and the path's RTT.
+        let mut first = self.conn.addr.reverse(PacketKind::SynAck, now);
+        first.ts_echo = now.saturating_sub(path_rtt);
+        first.cc = self.header(PacketKind::Syn).feedback();
+        self.take_feedback(now, &first);
+        self.send_more(now, out);
+        self.run_hook(now, out);
+        self.conn.check_done();
     }
 
     /// Congestion window in bytes.
@@ -614,7 +630,7 @@ pub(crate) mod tests {
         let addr = FlowAddr { flow: 0, src: 0, dst: 1, hash: 0 };
         let mut s = TcpSender::new(cfg, addr, App::Bulk { size: segments * MSS }, Time::ZERO);
         let mut out = Vec::new();
-        s.start(Time::ZERO, &mut out);
+        s.start(Time::ZERO, Time::ZERO, &mut out);
         let mut synack = addr.reverse(PacketKind::SynAck, Time::from_ms(10));
         synack.ts_echo = Time::ZERO;
         out.clear();
@@ -679,7 +695,7 @@ pub(crate) mod tests {
         let addr = FlowAddr { flow: 0, src: 0, dst: 1, hash: 0 };
         let mut s = TcpSender::new(cfg, addr, App::LongLived { stop: Time::from_secs(100) }, Time::ZERO);
         let mut out = Vec::new();
-        s.start(Time::ZERO, &mut out);
+        s.start(Time::ZERO, Time::ZERO, &mut out);
         let mut synack = addr.reverse(PacketKind::SynAck, Time::from_ms(10));
         synack.ts_echo = Time::ZERO;
         s.cc.cwnd = crate::plugin::bounds::MAX_WINDOW;
@@ -692,7 +708,7 @@ pub(crate) mod tests {
         // An initial window above the cap is sent whole (the build's memory estimate counts it).
         let cfg = TcpConfig { iw: MAX_FLIGHT_SEGMENTS as u32 + 3, ..cfg };
         let mut s = TcpSender::new(cfg, addr, App::LongLived { stop: Time::from_secs(100) }, Time::ZERO);
-        s.start(Time::ZERO, &mut out);
+        s.start(Time::ZERO, Time::ZERO, &mut out);
         out.clear();
         s.on_packet(Time::from_ms(10), &synack, &mut out);
         assert_eq!(out.len() as u64, MAX_FLIGHT_SEGMENTS + 3);
