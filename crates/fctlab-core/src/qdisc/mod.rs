@@ -18,6 +18,9 @@
 //! its queue kind's keys (the row's `kinds`, implementing [`KindKeys`] in the folder's
 //! `kind.rs`). Nothing in the link, the world or the metrics changes.
 //!
+//! **Round robin** (`round_robin.rs`): one FIFO per flow served in turn, an RDMA NIC's
+//! per-queue-pair scheduling, for host NICs.
+//!
 //! **Keys.** A discipline's scenario keys (`kind = "red"`, `"step"`, `"drr"`, `"prio"`)
 //! deserialize, check themselves and build its port beside it (`aqm_keys.rs`, `drr_keys.rs`,
 //! `prio_keys.rs`), as a protocol's queue kinds do in its folder ([`KindKeys`],
@@ -35,6 +38,7 @@ pub mod kind_keys;
 pub mod law;
 pub mod prio;
 pub mod prio_keys;
+pub mod round_robin;
 pub mod zombie;
 
 use crate::metrics::metric::Metric;
@@ -49,6 +53,7 @@ pub use explicit::ExplicitQueue;
 pub use kind_keys::KindKeys;
 pub use law::{PortCtx, RouterLaw};
 pub use prio::Prio;
+pub use round_robin::RoundRobin;
 
 /// The queue disciplines fctlab has, dispatched statically.
 #[derive(Debug)]
@@ -66,6 +71,8 @@ pub enum Qdisc {
     /// A protocol's own discipline (the registry's closed list: pFabric's switch, RCP beside
     /// TCP).
     Protocol(ProtocolQueue),
+    /// Round robin over flows (an RDMA NIC's queue pairs).
+    RoundRobin(RoundRobin),
 }
 
 macro_rules! each_qdisc {
@@ -77,6 +84,7 @@ macro_rules! each_qdisc {
             Qdisc::Explicit($q) => $body,
             Qdisc::Aqm($q) => $body,
             Qdisc::Protocol($q) => $body,
+            Qdisc::RoundRobin($q) => $body,
         }
     };
 }

@@ -9,7 +9,7 @@ use crate::error::{SpecError, SpecResult};
 use crate::net::link::{Link, Port};
 use crate::net::lossless::{EcnRamp, Lossless};
 use crate::net::mmu::{default_headroom, default_shift, BufferConfig, Ingress, SharedBuffer};
-use crate::qdisc::{DropTail, Limit, Qdisc};
+use crate::qdisc::{DropTail, Limit, Qdisc, RoundRobin};
 use crate::quantity::{BytesQ, RateQ, TimeQ};
 use crate::rng::Rng;
 use crate::topology::{NodeKind, Topology};
@@ -146,7 +146,7 @@ pub(super) fn build(
         } else {
             None
         };
-        lossless_port(l, &desc.name)?;
+        lossless_port(l, &desc.name, !is_switch(desc.from))?;
         l.set_lossless(Lossless::new(f.control_first, ramp));
     }
     let mut buffers: Vec<Option<SharedBuffer>> = vec![None; topo.nodes.len()];
@@ -180,19 +180,24 @@ pub(super) fn build(
 
 /// Makes `l`'s port one a lossless fabric can run: a FIFO becomes an unlimited drop-tail
 /// discipline (the switch's buffer decides, and hosts never drop); a FIFO discipline stays; a
-/// discipline that reorders or pushes out is refused.
-fn lossless_port(l: &mut Link, name: &str) -> SpecResult<()> {
+/// discipline that reorders or pushes out is refused at a switch (the buffer releases each
+/// packet against the port it came in on, in order), and a host NIC (`from_host`) may also
+/// serve its flows round robin.
+fn lossless_port(l: &mut Link, name: &str, from_host: bool) -> SpecResult<()> {
     match &l.port {
         Port::Fifo(_) => l.port = Port::qdisc(Qdisc::DropTail(DropTail::new(Limit::UNLIMITED))),
         Port::Qdisc(q) => match **q {
             Qdisc::DropTail(_) => l.port = Port::qdisc(Qdisc::DropTail(DropTail::new(Limit::UNLIMITED))),
+            Qdisc::RoundRobin(_) if from_host => {
+                l.port = Port::qdisc(Qdisc::RoundRobin(RoundRobin::new(Limit::UNLIMITED)))
+            }
             Qdisc::Aqm(_) | Qdisc::Explicit(_) => {}
             _ => {
                 return Err(SpecError::new(
                     "fabric",
                     format!(
-                        "link {name}'s queue reorders packets; a lossless fabric's ports are FIFOs (drop-tail, \
-                         step, red or a router law's)"
+                        "link {name}'s queue reorders packets; a lossless fabric's switch ports are FIFOs (drop-tail, \
+                         step, red or a router law's), its host NICs FIFOs or round_robin"
                     ),
                 ))
             }

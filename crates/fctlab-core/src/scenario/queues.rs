@@ -20,7 +20,7 @@ use crate::protocol::registry::protocols;
 use crate::qdisc::aqm_keys::{RedKeys, StepKeys};
 use crate::qdisc::drr_keys::DrrKeys;
 use crate::qdisc::prio_keys::PrioKeys;
-use crate::qdisc::{ExplicitQueue, KindKeys, Limit, PortCtx, Qdisc};
+use crate::qdisc::{ExplicitQueue, KindKeys, Limit, PortCtx, Qdisc, RoundRobin};
 use crate::quantity::BytesQ;
 use crate::rng::Rng;
 use crate::spec_de::{field_names, from_table};
@@ -151,6 +151,9 @@ macro_rules! queue_kinds {
             Droptail(Empty),
             /// Deficit round robin: weighted fair queuing over classes sharing one buffer.
             Drr(DrrKeys),
+            /// Round robin over flows, one packet each in turn (an RDMA NIC's queue pairs;
+            /// `qdisc/round_robin.rs`).
+            RoundRobin(Empty),
             /// Strict priority over `bands` bands (default 8, band 0 highest) sharing one buffer,
             /// pushing out the lowest band's tail when a higher-priority packet finds it full.
             Prio(PrioKeys),
@@ -188,6 +191,7 @@ macro_rules! queue_kinds {
                 match &self.kind {
                     QueueKind::Droptail(_) => Ok(Port::Fifo(FifoSchedule::new(limit))),
                     QueueKind::Drr(keys) => Ok(Port::qdisc(Qdisc::Drr(keys.build(limit)?))),
+                    QueueKind::RoundRobin(_) => Ok(Port::qdisc(Qdisc::RoundRobin(RoundRobin::new(limit)))),
                     QueueKind::Prio(_) if ignore_priorities => Ok(Port::Fifo(FifoSchedule::new(limit))),
                     QueueKind::Prio(keys) => Ok(Port::qdisc(Qdisc::Prio(keys.build(limit)?))),
                     QueueKind::Red(keys) => {
@@ -310,7 +314,8 @@ mod tests {
         let e = queue(serde_json::json!({"kind": "codel"})).unwrap_err();
         assert!(
             e.starts_with(
-                "unknown variant `codel`, expected one of `droptail`, `drr`, `prio`, `red`, `step`, `pfabric`, \
+                "unknown variant `codel`, expected one of `droptail`, `drr`, `round_robin`, `prio`, `red`, `step`, \
+                 `pfabric`, \
                  `hpcc`, `rcp`, `rcp-tcp`, `xcp`, `jetmax`, `piqi`"
             ),
             "{e}"
