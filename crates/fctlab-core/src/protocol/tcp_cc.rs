@@ -205,8 +205,9 @@ mod tests {
 
     #[test]
     fn the_spellings_are_the_loss_based_windows_then_the_tables() {
-        assert_eq!(CcChoice::spellings(), r#""newreno", "cubic", "dctcp", "pfabric""#);
-        assert_eq!(WindowKeys::names(), &["dctcp_g", "dctcp_alpha"]);
+        assert_eq!(CcChoice::spellings(), r#""newreno", "cubic", "dctcp", "pfabric", "swift""#);
+        assert_eq!(&WindowKeys::names()[..3], &["dctcp_g", "dctcp_alpha", "swift_base_target"]);
+        assert!(key_applies("swift_beta", Some("swift")) && !key_applies("swift_beta", Some("dctcp")));
         assert!(key_applies("dctcp_g", Some("dctcp")) && !key_applies("dctcp_g", Some("cubic")));
         assert!(!key_applies("dctcp_alpha", None) && key_applies("ecn", None));
     }
