@@ -22,8 +22,8 @@ SRC = ROOT / "crates" / "fctlab-core" / "src"
 # The lower layers: folders and single files under the core's `src/`.
 LOWER = ["net", "qdisc", "capture", "sched.rs", "routing.rs", "metrics", "transport", "world", "plugin"]
 # The protocols' folders, and the prefixes of their type names.
-FOLDERS = ["newreno", "cubic", "dctcp", "pfabric", "hpcc", "rc3", "rcp", "rtcp", "xcp", "jetmax", "piqi"]
-TYPE_PREFIXES = ["Rcp", "Xcp", "JetMax", "Piqi", "PFabric", "Hpcc", "Dctcp", "Rc3", "Cubic", "NewReno", "Rtcp"]
+FOLDERS = ["newreno", "cubic", "dctcp", "pfabric", "hpcc", "rc3", "rcp", "rtcp", "xcp", "jetmax", "piqi", "swift"]
+TYPE_PREFIXES = ["Rcp", "Xcp", "JetMax", "Piqi", "PFabric", "Hpcc", "Dctcp", "Rc3", "Cubic", "NewReno", "Rtcp", "Swift"]
 
 FOLDER_PATH = r"\bprotocol::(?:" + "|".join(FOLDERS) + r")\b"
 TYPE_NAME = r"\b(?:" + "|".join(TYPE_PREFIXES) + r")\w*"

@@ -60,8 +60,13 @@ PASS, FAIL, REPORT = "pass", "FAIL", "report"
 QUEUE_KEYS: dict[str, dict[str, Any]] = {"step": {"k_packets": 20}, "pfabric": {"limit_packets": 24}}
 
 #: Transport keys a protocol cannot do without, for the same dumbbell: HPCC's NIC rate (its
-#: flows start at it), the hosts' 100 Mb/s.
-TRANSPORT_KEYS: dict[str, dict[str, Any]] = {"hpcc": {"line_rate": "100Mbps"}}
+#: flows start at it), the hosts' 100 Mb/s; Swift's base target delay, which must exceed the
+#: path's RTT (about 13.5 ms here: 12 ms of propagation and a 1,500-byte packet's serialization;
+#: its default, 25 us, is a datacenter's): 16 ms leaves about two packets of queue at 10 Mb/s.
+TRANSPORT_KEYS: dict[str, dict[str, Any]] = {
+    "hpcc": {"line_rate": "100Mbps"},
+    "swift": {"swift_base_target": "16ms"},
+}
 
 
 @dataclass(frozen=True)

@@ -32,6 +32,7 @@
 //! | `xcp/` | XCP (Katabi et al.; seed 003) | header, router law, window host law |
 //! | `jetmax/` | JetMax (seed 003) | header, router law, rate host law |
 //! | `piqi/` | PIQI-RCP (seed 003) | header, router law, rate host law |
+//! | `swift/` | Swift (Kumar et al. 2020) | window and pacing host law (delay against a target); any queue |
 //!
 //! This file is the registry. Its table, `registry.rs` (`protocols!`, one row per protocol),
 //! generates the closed lists that dispatch to each part statically (a `match`, no virtual
@@ -84,6 +85,7 @@ pub mod rc3;
 pub mod rcp;
 pub mod registry;
 pub mod rtcp;
+pub mod swift;
 pub mod tcp;
 pub mod tcp_cc;
 pub mod wire;

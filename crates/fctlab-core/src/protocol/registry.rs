@@ -254,6 +254,25 @@ macro_rules! protocols {
                 kinds: [Piqi = "piqi" => PiqiParams],
                 tcp_cc: [],
             }
+            swift {
+                name: "swift",
+                title: "Swift, delay-based datacenter congestion control (Kumar et al. 2020)",
+                host_key: "transport.cc",
+                header: [],
+                carries: [],
+                law: [],
+                queue: [],
+                qdisc: [],
+                cost: [],
+                hook: [],
+                echo: [],
+                loss: [],
+                window: [Swift(SwiftConfig => Swift)],
+                rate: [],
+                keys: [],
+                kinds: [],
+                tcp_cc: [Swift = "swift" => SwiftKeys],
+            }
         }
     };
 }

@@ -211,12 +211,25 @@ mod tests {
 
     #[test]
     fn tcp_keys_are_its_own_then_the_windows_and_refuse_others_by_name() {
-        assert_eq!(field_names::<TcpKeys>(), &["cc", "hystart", "ecn", "dctcp_g", "dctcp_alpha"]);
+        let swift = [
+            "swift_base_target",
+            "swift_hops",
+            "swift_h",
+            "swift_fs_range",
+            "swift_fs_min_cwnd",
+            "swift_fs_max_cwnd",
+            "swift_ai",
+            "swift_beta",
+            "swift_max_mdf",
+            "swift_retx_reset",
+            "swift_min_cwnd",
+            "swift_max_cwnd",
+        ];
+        let names: Vec<&str> = ["cc", "hystart", "ecn", "dctcp_g", "dctcp_alpha"].into_iter().chain(swift).collect();
+        assert_eq!(field_names::<TcpKeys>(), names);
         let e = error(keys(serde_json::json!({"colour": 1})));
-        assert!(
-            e.contains("unknown field `colour`, expected one of `cc`, `hystart`, `ecn`, `dctcp_g`, `dctcp_alpha`"),
-            "{e}"
-        );
+        let expected = names.iter().map(|n| format!("`{n}`")).collect::<Vec<_>>().join(", ");
+        assert!(e.contains(&format!("unknown field `colour`, expected one of {expected}")), "{e}");
         // A bad value is named by its key, the first in the table's order.
         let e = error(keys(serde_json::json!({"dctcp_g": "x", "ecn": "y"})));
         assert!(e.starts_with("dctcp_g: invalid type: string \"x\""), "{e}");
@@ -249,6 +262,15 @@ mod tests {
             ),
             (serde_json::json!({"cc": "dctcp", "ecn": false, "dctcp_g": 0}), "ecn: false, but DCTCP needs ECN"),
             (
+                serde_json::json!({"cc": "swift", "ecn": true}),
+                "ecn: true, but Swift's window reacts to delay, not to marks",
+            ),
+            (
+                serde_json::json!({"cc": "dctcp", "swift_beta": 0.5}),
+                "swift_beta: set, but only `cc = \"swift\"` has it",
+            ),
+            (serde_json::json!({"cc": "swift", "swift_beta": 2}), "swift_beta: expected a constant in (0, 1], got 2"),
+            (
                 serde_json::json!({"cc": "dctcp", "dctcp_g": 2, "dctcp_alpha": 2}),
                 "dctcp_g: expected a weight in (0, 1], got 2",
             ),
@@ -260,7 +282,7 @@ mod tests {
 
     #[test]
     fn a_window_of_the_table_is_protocol_tcps_alone() {
-        for (choice, name) in [(CcChoice::Dctcp, "dctcp"), (CcChoice::PFabric, "pfabric")] {
+        for (choice, name) in [(CcChoice::Dctcp, "dctcp"), (CcChoice::PFabric, "pfabric"), (CcChoice::Swift, "swift")] {
             let loss = LossKeys { cc: Some(choice), hystart: None };
             let e = error(loss.apply(TcpConfig::default(), &Loader::new(std::path::Path::new("."))));
             assert!(e.contains(&format!("\"{name}\" is `protocol = \"tcp\"`'s alone, not this transport's")), "{e}");

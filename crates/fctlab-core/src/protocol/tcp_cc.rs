@@ -116,12 +116,13 @@ macro_rules! tcp_windows {
         }
 
         /// The own keys of the table's `tcp_cc` windows, by folder: each window's keys as set
-        /// and the first of them (in its struct's order), or None if none is set.
+        /// and the first of them (in its struct's order), or None if none is set; boxed, so that
+        /// a window with many keys does not grow every transport's keys.
         #[derive(Clone, Debug, Default)]
         pub struct WindowKeys {
             $($(
                 #[doc = concat!("`cc = \"", $cc, "\"`'s.")]
-                pub $folder: Option<($crate::protocol::$folder::$K, &'static str)>,
+                pub $folder: Option<Box<($crate::protocol::$folder::$K, &'static str)>>,
             )?)*
         }
 
@@ -139,15 +140,15 @@ macro_rules! tcp_windows {
             /// The windows' keys of `raw` (which holds only [`WindowKeys::names`]), parsed; an
             /// error is `key: message`.
             pub fn parse(raw: &Map<String, Value>) -> Result<WindowKeys, String> {
-                Ok(WindowKeys { $($($folder: own::<$crate::protocol::$folder::$K>(raw)?,)?)* })
+                Ok(WindowKeys { $($($folder: own::<$crate::protocol::$folder::$K>(raw)?.map(Box::new),)?)* })
             }
 
             /// An error naming the first key set of a window other than `cc`.
             pub fn refuse_others(&self, cc: Option<&CcChoice>) -> SpecResult<()> {
                 $($(
-                    if let Some((_, key)) = &self.$folder {
+                    if let Some(set) = &self.$folder {
                         if cc != Some(&CcChoice::$V) {
-                            return Err(SpecError::new(*key, concat!("set, but only `cc = \"", $cc, "\"` has it")));
+                            return Err(SpecError::new(set.1, concat!("set, but only `cc = \"", $cc, "\"` has it")));
                         }
                     }
                 )?)*
@@ -159,7 +160,7 @@ macro_rules! tcp_windows {
                 match cc {
                     $($(
                         Some(CcChoice::$V) => Some(match &self.$folder {
-                            Some((keys, _)) => CcKeys::apply(keys, tcp, cfg),
+                            Some(set) => CcKeys::apply(&set.0, tcp, cfg),
                             None => CcKeys::apply(&<$crate::protocol::$folder::$K>::default(), tcp, cfg),
                         }),
                     )?)*
@@ -204,8 +205,9 @@ mod tests {
 
     #[test]
     fn the_spellings_are_the_loss_based_windows_then_the_tables() {
-        assert_eq!(CcChoice::spellings(), r#""newreno", "cubic", "dctcp", "pfabric""#);
-        assert_eq!(WindowKeys::names(), &["dctcp_g", "dctcp_alpha"]);
+        assert_eq!(CcChoice::spellings(), r#""newreno", "cubic", "dctcp", "pfabric", "swift""#);
+        assert_eq!(&WindowKeys::names()[..3], &["dctcp_g", "dctcp_alpha", "swift_base_target"]);
+        assert!(key_applies("swift_beta", Some("swift")) && !key_applies("swift_beta", Some("dctcp")));
         assert!(key_applies("dctcp_g", Some("dctcp")) && !key_applies("dctcp_g", Some("cubic")));
         assert!(!key_applies("dctcp_alpha", None) && key_applies("ecn", None));
     }
