@@ -31,19 +31,11 @@ import polars as pl
 
 from fctlab.reproduce.framework import Context, Experiment, Runs, figure, fmt, md_table
 from fctlab_experiments.datacenter.fabric import PROTOCOLS as DC_PROTOCOLS
+from fctlab_experiments.hpcc.slowdown import LABELS, PAPER_P95, size_bin
 
 #: The two protocols, as overrides of the leaf-spine scenario.
 PROTOCOLS: dict[str, dict[str, Any]] = {"hpcc": DC_PROTOCOLS["hpcc"], "dctcp": DC_PROTOCOLS["dctcp"]}
 LOADS = [0.3, 0.5]
-#: Upper edges of the size bins (bytes): the paper's axis groups.
-EDGES = [20_000, 73_000, 200_000, 1_000_000, 5_000_000]
-LABELS = ["<20K", "20K-73K", "73K-200K", "200K-1M", "1M-5M", ">5M"]
-#: 95th-percentile slowdown read off the authors' figures (HPCC-INT and DCTCP, web search), at the
-#: middle of each bin of LABELS, to about 10%: {load: values}.
-PAPER_P95: dict[str, dict[float, list[float]]] = {
-    "hpcc": {0.3: [1.3, 1.8, 2.3, 3.2, 4.1, 4.3], 0.5: [1.6, 2.4, 3.6, 5.8, 8.5, 9.5]},
-    "dctcp": {0.3: [2.6, 2.6, 2.7, 3.8, 4.2, 3.6], 0.5: [3.7, 3.8, 4.0, 7.0, 8.7, 6.8]},
-}
 #: Incast: every INCAST_EVERY_S, INCAST_SENDERS hosts of other racks send INCAST_BYTES each to one host.
 INCAST_EVERY_S, INCAST_SENDERS, INCAST_BYTES = 1e-3, 20, 50_000
 HOSTS, RACK = 144, 16
@@ -93,14 +85,6 @@ def quick(name: str, over: dict[str, Any]) -> dict[str, Any]:
     load = over["workload"][0]["load"]
     short = {"duration": QUICK_S, "measure_from": 0.001, "max_time": 0.1}
     return {**short, "workload": workloads(load, "-incast-" in name, QUICK_S)}
-
-
-def size_bin(size: pl.Expr) -> pl.Expr:
-    """The label of LABELS for a flow size."""
-    e = pl.when(size < EDGES[0]).then(pl.lit(LABELS[0]))
-    for edge, label in zip(EDGES[1:], LABELS[1:-1], strict=True):
-        e = e.when(size < edge).then(pl.lit(label))
-    return e.otherwise(pl.lit(LABELS[-1]))
 
 
 def p95_by_bin(flows: pl.DataFrame, ideal: pl.DataFrame) -> dict[str, tuple[float | None, int]]:

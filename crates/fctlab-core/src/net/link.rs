@@ -526,6 +526,8 @@ impl Link {
     }
 
     /// [`Link::start_next`] of a lossless port: a control packet first, then data unless paused.
+    #[cold]
+    #[inline(never)]
     fn start_next_lossless(&mut self, id: u32, now: Time, sched: &mut Scheduler, drops: &mut Vec<Packet>) {
         let (Port::Qdisc(q), Some(l)) = (&mut self.port, self.lossless.as_deref_mut()) else { return };
         let pkt = match l.pop_control() {

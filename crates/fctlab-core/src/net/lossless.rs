@@ -11,7 +11,8 @@
 //!   (ingress link, bytes) of each one that leaves, for the switch's buffer to release.
 //! - **ECN.** A data packet leaving marks CE with probability 0 below `kmin` bytes queued, 1 above
 //!   `kmax`, `pmax (q - kmin) / (kmax - kmin)` between (the queue it leaves, as HPCC's switches
-//!   mark at dequeue); packets that are not ECN-capable are not marked.
+//!   mark at dequeue; `kmin = kmax` is DCTCP's step); packets that are not ECN-capable are not
+//!   marked.
 
 use crate::net::packet::{Packet, PacketKind};
 use crate::rng::Rng;

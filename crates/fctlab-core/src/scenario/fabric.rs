@@ -108,10 +108,10 @@ pub(super) fn build(
         if !(0.0..=1.0).contains(&e.pmax) {
             return Err(SpecError::new(at("pmax"), format!("expected 0 <= pmax <= 1, got {}", e.pmax)));
         }
-        if e.kmax.0 <= e.kmin.0 {
+        if e.kmax.0 < e.kmin.0 {
             return Err(SpecError::new(
                 at("kmax"),
-                format!("expected kmax > kmin ({} B), got {} B", e.kmin.0, e.kmax.0),
+                format!("expected kmax >= kmin ({} B), got {} B", e.kmin.0, e.kmax.0),
             ));
         }
         if f.ecn[..i].iter().any(|o| o.rate.0 == e.rate.0) {

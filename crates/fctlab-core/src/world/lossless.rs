@@ -162,6 +162,8 @@ impl World {
 
     /// [`World::forward`] in a fabric: `pkt` reached `node` over `in_link` (`FROM_HOST` from the
     /// host itself); a switch admits its data against `in_link` first.
+    #[cold]
+    #[inline(never)]
     pub(super) fn forward_lossless(&mut self, node: usize, in_link: u32, pkt: Packet) {
         let seed = self.seed;
         let Some(l) =
@@ -213,6 +215,8 @@ impl World {
 
     /// Releases, in their switches' buffers, the packets port `l` sent since the last look, and
     /// resumes the ingress ports that drained enough.
+    #[cold]
+    #[inline(never)]
     pub(super) fn after_lossless_port(&mut self, l: u32) {
         let Some(fabric) = self.fabric.as_deref_mut() else { return };
         let mut released = std::mem::take(&mut fabric.released);
@@ -250,6 +254,8 @@ impl World {
     }
 
     /// A PFC frame reached the near end of `link`.
+    #[cold]
+    #[inline(never)]
     pub(super) fn on_pfc(&mut self, link: u32, pause: bool) {
         self.links[link as usize].set_paused(link, self.now, pause, &mut self.sched, &mut self.drops);
         self.count_drops(0);
@@ -266,6 +272,8 @@ impl World {
     }
 
     /// The watch: pause storms and deadlocks among the ports paused now; comes back while any is.
+    #[cold]
+    #[inline(never)]
     pub(super) fn on_pfc_watch(&mut self) {
         self.periodic -= 1;
         let now = self.now;

@@ -1,0 +1,243 @@
+"""HPCC's Fig. 11 (Li et al., SIGCOMM 2019): FCT slowdown by flow size of HPCC, DCQCN, TIMELY and
+DCTCP on the paper's own fabric, the 320-server fat tree at 100/400 Gb/s, lossless (shared-buffer
+switches with PFC), the hosts RDMA NICs (queue pairs without handshake, served round robin):
+web search at 30% load, with and without incast, and at 50%; FB_Hadoop at 30%.
+
+Each transport as the authors' `run.py` configures it for a 100 Gb/s NIC (`PROTOCOLS`, each
+constant's source beside it); the ECN thresholds are run.py's maps (DCTCP: a step at K); the
+switches' buffer 32 MB (BUFFER_SIZE 32). T, HPCC's base RTT, is the fabric's largest (GLOBAL_T
+1): 2 x 6 us of propagation plus a 1000-byte packet's serialization on each of the 6 hops,
+12.24 us (third.cc's `maxRtt`).
+
+Slowdown is a flow's FCT over its standalone FCT as the authors' simulator computes it
+(`fctlab.tools.hpcc_files.standalone_fct_ns`: the base RTT of its path plus its bytes with
+headers at the path's slowest rate), and the tables are the authors' `analysis/fct_analysis.py`
+(`slowdown.py`): 20 groups of 5% of the flows by size, 50th/95th/99th percentiles. The paper's
+own 95th percentiles, read off the authors' results page for HPCC and DCTCP at 30% and 50%
+(six size ranges), are the checks.
+
+Incast, when on: every millisecond, 20 servers of other racks send 50 KB each to one server
+(fctlab's choice; the paper's incast parameters were not available here).
+"""
+
+from __future__ import annotations
+
+import random
+from typing import Any
+
+import polars as pl
+
+from fctlab.reproduce.framework import Context, Experiment, Runs, figure, fmt, md_table
+from fctlab.tools.hpcc_files import standalone_fct_ns
+from fctlab_experiments.hpcc.slowdown import LABELS, PAPER_P95, by_range, groups
+
+#: HPCC's base RTT T (third.cc's maxRtt on this fabric) and the NIC's rate.
+MAX_RTT, NIC = "12240ns", "100Gbps"
+#: The transports, as overrides of `fat-tree.toml`: run.py's settings for `--bw 100`.
+PROTOCOLS: dict[str, dict[str, Any]] = {
+    # CC_MODE 3, U_TARGET 0.95, MI_THRESH 0 (the authors: maxStage 0 in the simulations), RATE_AI
+    # 10 x bw / 25 = 40 Mb/s = fctlab's default W_AI (W_init / 2500); INT at every switch port.
+    "hpcc": {
+        "queues.router": {"kind": "hpcc"},
+        "transport": {"protocol": "hpcc", "line_rate": NIC, "base_rtt": MAX_RTT, "eta": 0.95, "max_stage": 0},
+    },
+    # CC_MODE 1 (`dcqcn`): RATE_AI 5 x bw / 25 = 20 Mb/s, RATE_HAI 50 x bw / 25 = 200 Mb/s,
+    # MIN_RATE 100 Mb/s, EWMA_GAIN 1/256, RP_TIMER 300 us, FAST_RECOVERY_TIMES 1,
+    # ALPHA_RESUME_INTERVAL 1 us; no byte counter in the authors' NIC.
+    "dcqcn": {
+        "transport": {
+            "protocol": "dcqcn",
+            "line_rate": NIC,
+            "min_rate": "100Mbps",
+            "rate_ai": "20Mbps",
+            "rate_hai": "200Mbps",
+            "dcqcn_g": 0.00390625,
+            "timer": "300us",
+            "fast_recovery": 1,
+            "alpha_timer": "1us",
+            "byte_counter": 0,
+        },
+    },
+    # CC_MODE 7 (`timely`): RATE_AI 10 x bw / 10 = 100 Mb/s, RATE_HAI 500 Mb/s.
+    "timely": {
+        "transport": {"protocol": "timely", "line_rate": NIC, "delta": "100Mbps"},
+    },
+    # CC_MODE 8 (`dctcp`): a step at K = 30 x bw / 10 KB (300 KB at 100 Gb/s, 1200 KB at 400), g =
+    # 1/16 (EWMA_GAIN 0.0625), a window of one BDP at the start (HAS_WIN: maxBdp = 153 KB).
+    "dctcp": {
+        "fabric.ecn": [
+            {"rate": "100Gbps", "kmin": "300KB", "kmax": "300KB", "pmax": 1.0},
+            {"rate": "400Gbps", "kmin": "1200KB", "kmax": "1200KB", "pmax": 1.0},
+        ],
+        "transport": {"protocol": "tcp", "cc": "dctcp", "dctcp_g": 0.0625, "iw": 153},
+    },
+}
+#: (name, load, sizes, incast) of the panels.
+PANELS = [
+    ("ws30", 0.3, "websearch", False),
+    ("ws30-incast", 0.3, "websearch", True),
+    ("ws50", 0.5, "websearch", False),
+    ("fb30", 0.3, "fb-hadoop", False),
+]
+SERVERS, RACK = 320, 16
+INCAST_EVERY_S, INCAST_SENDERS, INCAST_BYTES = 1e-3, 20, 50_000
+DURATION_S = 0.02
+
+
+def incast_flows(duration_s: float, seed: int = 7) -> list[dict[str, Any]]:
+    """The incast events of a run of `duration_s`: deterministic for `seed`."""
+    rng = random.Random(seed)
+    flows = []
+    k = 0
+    while (t := INCAST_EVERY_S * (k + 0.5)) < duration_s:
+        dst = rng.randrange(SERVERS)
+        others = [h for h in range(SERVERS) if h // RACK != dst // RACK]
+        for src in rng.sample(others, INCAST_SENDERS):
+            flows.append({"src": f"n{src}", "dst": f"n{dst}", "start": f"{t * 1e6:.0f}us", "size": INCAST_BYTES})
+        k += 1
+    return flows
+
+
+def workloads(load: float, sizes: str, incast: bool, duration_s: float) -> list[dict[str, Any]]:
+    """The background traffic, and the incast events if `incast`."""
+    background = {"kind": "poisson", "load": load, "sizes": {"kind": "cdf", "name": sizes}}
+    background["pairs"] = {"kind": "uniform"}
+    return [background, {"kind": "flows", "flows": incast_flows(duration_s)}] if incast else [background]
+
+
+def point_name(panel: str, protocol: str) -> str:
+    return f"{panel}-{protocol}"
+
+
+def points() -> list[tuple[str, dict[str, Any]]]:
+    return [
+        (point_name(panel, p), {"workload": workloads(load, sizes, incast, DURATION_S), **o})
+        for panel, load, sizes, incast in PANELS
+        for p, o in PROTOCOLS.items()
+    ]
+
+
+#: Quick mode: 2 ms of arrivals.
+QUICK_S = 0.002
+
+
+def quick(name: str, over: dict[str, Any]) -> dict[str, Any]:
+    """Quick mode's overrides of point `name`: a shorter run, its incast events if any."""
+    _, load, sizes, incast = next(p for p in PANELS if p[0] == name.rsplit("-", 1)[0])
+    return {"duration": QUICK_S, "max_time": 0.5, "workload": workloads(load, sizes, incast, QUICK_S)}
+
+
+def slowdowns(runs: Runs, name: str, seed: int) -> tuple[list[int], list[float]]:
+    """(size, slowdown) of the completed background flows of a run, the standalone FCT as the
+    authors' simulator computes it on each flow's path."""
+    flows = runs.flows(name, seed)
+    links = runs.links(name, seed)
+    rate = dict(zip(links["id"].to_list(), links["rate_bps"].to_list(), strict=True))
+    delay = dict(zip(links["id"].to_list(), (round(d * 1e9) for d in links["delay_s"].to_list()), strict=True))
+    done = flows.filter((pl.col("workload") == "w0") & pl.col("fct_s").is_not_null())
+    sizes, slow = [], []
+    columns = (done["size_bytes"].to_list(), done["path"].to_list(), done["fct_s"].to_list())
+    for size, path, fct in zip(*columns, strict=True):
+        alone = standalone_fct_ns(size, [rate[k] for k in path], [delay[k] for k in path])
+        sizes.append(size)
+        slow.append(fct * 1e9 / alone)
+    return sizes, slow
+
+
+def analyze(runs: Runs, ctx: Context) -> str:
+    seed = runs.seeds[0]
+    body = []
+    ranges: dict[tuple[str, str], dict[float, dict[str, tuple[float | None, int]]]] = {}
+    for panel, load, sizes_name, incast in PANELS:
+        names = [(p, point_name(panel, p)) for p in PROTOCOLS if point_name(panel, p) in runs.names]
+        if not names:
+            continue
+        body.append(f"## {panel}: {sizes_name}, load {load:g}{' + incast' if incast else ''}\n")
+        rows = []
+        for p, name in names:
+            sz, sl = slowdowns(runs, name, seed)
+            meta = runs.meta(name, seed)
+            fab = meta.get("fabric") or {}
+            ranges[(panel, p)] = {q: by_range(sz, sl, q) for q in (0.5, 0.95, 0.99)}
+            for g in groups(sz, sl):
+                if g.upto in (0.25, 0.5, 0.75, 0.9, 0.95, 1.0):
+                    rows.append([p, f"{g.upto:.2f}", str(g.size), f"{g.p50:.2f}", f"{g.p95:.2f}", f"{g.p99:.2f}"])
+            body.append(
+                f"- {p}: {len(sz)} flows completed of {meta.get('flows_started', '?')}, dropped packets "
+                f"{meta.get('dropped_pkts', 0)}, PAUSE frames {fab.get('pause_frames', 0)}"
+            )
+        body.append(
+            "\nThe authors' table (`fct_analysis.py`): flows sorted by size in groups of 5%; a row of every few groups "
+            "(up to: the fraction of flows; size: the group's largest).\n"
+        )
+        body.append(md_table(["protocol", "up to", "size (B)", "p50", "p95", "p99"], rows))
+        body.append("")
+        for p in PROTOCOLS:
+            st = ranges.get((panel, p))
+            if st is None or incast or sizes_name != "websearch" or p not in PAPER_P95:
+                continue
+            for b, paper in zip(LABELS, PAPER_P95[p][load], strict=True):
+                ctx.check(
+                    "Fig. 11 (authors' page)",
+                    f"{p}, web search {load:g}: p95 slowdown, {b} (ratio)",
+                    paper,
+                    st[0.95][b][0],
+                    tolerance=0.15,
+                )
+    _plot(ranges, ctx)
+    head = (
+        "FCT slowdown by size on the HPCC paper's fat tree (320 servers, 100/400 Gb/s, lossless, RDMA queue pairs "
+        "on round-robin NICs), each transport as the authors' run.py sets it; "
+        f"{DURATION_S * 1e3:g} ms of Poisson arrivals per run, one seed.\n\n"
+        "![95th-percentile slowdown by size range](p95-slowdown.png)\n\n"
+    )
+    ranges_table = _ranges_table(ranges)
+    return head + ranges_table + "\n\n" + "\n".join(body)
+
+
+def _ranges_table(ranges: dict) -> str:
+    rows = []
+    for (panel, p), st in ranges.items():
+        rows.append([panel, p] + [f"{fmt(st[0.95][b][0], '.2f')} ({st[0.95][b][1]})" for b in LABELS])
+        load = 0.5 if panel == "ws50" else 0.3
+        if panel in ("ws30", "ws50") and p in PAPER_P95:
+            rows.append([panel, f"{p}, paper"] + [f"{x:g}" for x in PAPER_P95[p][load]])
+    return (
+        "95th-percentile slowdown (flows) per size range of the authors' figures; the `paper` rows are read off "
+        "their results page.\n\n" + md_table(["panel", "protocol", *LABELS], rows)
+    )
+
+
+COLORS = {"hpcc": "tab:blue", "dcqcn": "tab:green", "timely": "tab:red", "dctcp": "tab:orange"}
+
+
+def _plot(ranges: dict, ctx: Context) -> None:
+    panels = [p for p, *_ in PANELS]
+    with figure(ctx, "p95-slowdown.png", 1, len(panels), figsize=(16, 3.4), squeeze=False) as (fig, axes):
+        for k, panel in enumerate(panels):
+            ax = axes[0][k]
+            for proto, color in COLORS.items():
+                st = ranges.get((panel, proto))
+                if st:
+                    xs = [i for i, b in enumerate(LABELS) if st[0.95][b][0] is not None]
+                    ax.plot(xs, [st[0.95][LABELS[i]][0] for i in xs], marker="o", color=color, label=proto)
+                if panel in ("ws30", "ws50") and proto in PAPER_P95:
+                    load = 0.5 if panel == "ws50" else 0.3
+                    ax.plot(range(len(LABELS)), PAPER_P95[proto][load], ls="--", color=color, alpha=0.5)
+            ax.set(title=panel, ylabel="p95 slowdown", yscale="log")
+            ax.set_xticks(range(len(LABELS)), LABELS, rotation=30, fontsize=7)
+            if ax.lines:
+                ax.legend(fontsize=6)
+
+
+def experiment() -> Experiment:
+    return Experiment(
+        name="fig11",
+        title="Fig. 11: FCT slowdown of HPCC, DCQCN, TIMELY and DCTCP on the lossless fat tree",
+        base="fat-tree.toml",
+        points=points(),
+        seeds=1,
+        analyze=analyze,
+        quick=quick,
+        quick_points=[point_name("ws30", p) for p in PROTOCOLS],
+    )

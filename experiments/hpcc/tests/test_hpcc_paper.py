@@ -1,0 +1,50 @@
+"""The HPCC paper's setup (`experiments/hpcc`): the fat tree is the authors' `mix/fat.txt`, and the
+slowdown tables are computed as their `analysis/fct_analysis.py` computes them."""
+
+from __future__ import annotations
+
+import json
+
+from realcore import paper_code
+
+topology = paper_code("hpcc", "topology")
+slowdown = paper_code("hpcc", "slowdown")
+
+
+def test_the_committed_graph_is_the_generator_s():
+    assert topology.FILE.read_text() == topology.text()
+    g = json.loads(topology.FILE.read_text())
+    hosts = [n for n in g["nodes"] if n["kind"] == "host"]
+    assert (len(g["nodes"]), len(hosts), len(g["links"])) == (376, 320, 480)
+
+
+def test_the_fat_tree_has_the_paper_s_shape():
+    links = topology.links()
+    degree: dict[int, int] = {}
+    for a, b, _ in links:
+        degree[a] = degree.get(a, 0) + 1
+        degree[b] = degree.get(b, 0) + 1
+    # Servers 1 link, ToRs 16 down + 4 up, aggregation 4 down + 4 up, cores 5 (one per pod).
+    assert all(degree[s] == 1 for s in range(320))
+    assert all(degree[t] == 20 for t in range(320, 340))
+    assert all(degree[a] == 8 for a in range(340, 360))
+    assert all(degree[c] == 5 for c in range(360, 376))
+    assert {r for _, _, r in links[:320]} == {"100Gbps"} and {r for _, _, r in links[320:]} == {"400Gbps"}
+
+
+def test_groups_are_five_percent_of_the_flows_sorted_by_size_with_the_authors_percentiles():
+    # 100 flows: sizes 1..100, slowdown = size / 10 (at least 1).
+    sizes = list(range(100, 0, -1))
+    slow = [s / 10 for s in sizes]
+    g = slowdown.groups(sizes, slow)
+    assert len(g) == 20 and all(x.count == 5 for x in g)
+    # The last group: sizes 96..100, slowdowns 9.6..10.0; sorted[int(5 p)] = [2], [4], [4].
+    assert (g[-1].size, g[-1].p50, g[-1].p95, g[-1].p99) == (100, 9.8, 10.0, 10.0)
+    # The first: sizes 1..5, slowdowns below 1 count as 1.
+    assert (g[0].size, g[0].p50) == (5, 1.0)
+
+
+def test_ranges_follow_the_paper_s_axis():
+    got = slowdown.by_range([1_000, 19_999, 20_000, 6_000_000], [2.0, 4.0, 3.0, 0.5], 0.5)
+    assert got["<20K"] == (4.0, 2) and got["20K-73K"] == (3.0, 1) and got[">5M"] == (1.0, 1)
+    assert got["1M-5M"] == (None, 0)
