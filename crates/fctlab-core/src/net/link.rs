@@ -388,17 +388,22 @@ impl Link {
                 }
                 self.transmit(id, start, pkt, sched, drops);
             }
-            Port::Qdisc(_) => {
-                self.enqueue(now, pkt, drops);
-                self.kick(id, now, sched, drops);
-            }
+            Port::Qdisc(_) => self.send_qdisc(id, now, pkt, sched, drops),
         }
+    }
+
+    /// [`Link::send`] to a discipline port.
+    #[inline]
+    fn send_qdisc(&mut self, id: u32, now: Time, pkt: Packet, sched: &mut Scheduler, drops: &mut Vec<Packet>) {
+        self.enqueue(now, pkt, drops);
+        self.kick(id, now, sched, drops);
     }
 
     /// Offers `pkt`, which came in on link `in_link` ([`crate::net::lossless::FROM_HOST`] from
     /// the host itself), to a lossless port: control packets to their own class, data to the
     /// discipline, noting its ingress. Returns false if the discipline dropped it (its own
-    /// limit, or a marking queue's drop of a packet it cannot mark). Other ports: [`Link::send`].
+    /// limit, or a marking queue's drop of a packet it cannot mark). The port must be a
+    /// discipline's ([`Link::set_lossless`]).
     pub fn send_lossless(
         &mut self,
         id: u32,
@@ -408,14 +413,9 @@ impl Link {
         sched: &mut Scheduler,
         drops: &mut Vec<Packet>,
     ) -> bool {
-        let control = match self.lossless.as_deref() {
-            None => {
-                let before = drops.len();
-                self.send(id, now, pkt, sched, drops);
-                return drops.len() == before;
-            }
-            Some(l) => l.is_control(&pkt),
-        };
+        // Not `send` for a port without the state (a fabric gives every port one): a second
+        // caller of `send` would cost the forwarding loop its inlining.
+        let control = self.lossless.as_deref().is_some_and(|l| l.is_control(&pkt));
         let mut queued = true;
         if control {
             if let Some(l) = self.lossless.as_deref_mut() {

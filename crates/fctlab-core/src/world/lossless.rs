@@ -165,10 +165,10 @@ impl World {
     #[cold]
     #[inline(never)]
     pub(super) fn forward_lossless(&mut self, node: usize, in_link: u32, pkt: Packet) {
-        let seed = self.seed;
-        let Some(l) =
-            self.routes.next_hop_with(node, pkt.dst as usize, || crate::routing::flow_hash(pkt.flow as u64, seed))
-        else {
+        // `next_hop`, not the forwarding loop's `next_hop_with`: a second caller of that would cost
+        // the loop its inlining.
+        let hash = crate::routing::flow_hash(pkt.flow as u64, self.seed);
+        let Some(l) = self.routes.next_hop(node, pkt.dst as usize, hash) else {
             self.counters.dropped_pkts += 1;
             self.counters.dropped_bytes += pkt.wire as u64;
             return;
