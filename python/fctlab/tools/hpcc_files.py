@@ -4,14 +4,16 @@ per-flow output, `fct.txt`, written from an fctlab run.
 
 The approximate FCT estimators (Parsimon, m3, m4) take their ground truth from that simulator;
 with this module fctlab reads the same two input files and writes the same output file, so it
-can stand in as the packet-level reference. The name says "files": fctlab does not simulate
-HPCC's congestion control, only speaks its simulator's formats.
+can stand in as the packet-level reference. The simulation is fctlab's; its configuration file
+(`mix/config.txt`, the fabric and the transport) is read by `fctlab.tools.hpcc_config`.
 
 - `read_topology(path)`: the topology file as a `[topology]` table of `kind = "graph"`; node i
   of the file is node `n<i>`, a host unless it is in the switch list (then a router).
 - `read_flows(path, topology)`: the flow file as the scenario's `workload` list (one entry of
   `kind = "flows"`); flow i of the file is fctlab flow id i.
-- `scenario(topology_path, flow_path)`: a whole runnable scenario from the two files.
+- `scenario(topology_path, flow_path)`: a whole runnable scenario from the two files
+  (`scenario_of` from the records `parse_topology` and `parse_flows` return).
+- `ns3_rate_bps(text)`: an ns-3 rate string in whole bit/s, as ns-3 converts it.
 - `write_fct(result, path, flow_file)`: a finished run's flows as HPCC's `fct.txt` lines.
 
 How the simulator reads and writes each field (units, rounding, encodings, the standalone FCT
