@@ -12,5 +12,6 @@ never the other way round (`tests/test_python_layers.py` holds the rule).
 | `router_cost` | the per-packet cost of each router law (`fctlab bench --routers`) |
 | `plugins` | plug-in crates written and built, the example plug-ins' equivalence (`fctlab plugin`) |
 | `hpcc_files` | HPCC's ns-3 topology and flow files read as a scenario, a run written as its `fct.txt` |
+| `hpcc_config` | HPCC's ns-3 configuration file read as a scenario; keys fctlab does not model refused |
 | `report` | plain-text tables for the terminal |
 """

@@ -4,14 +4,16 @@ per-flow output, `fct.txt`, written from an fctlab run.
 
 The approximate FCT estimators (Parsimon, m3, m4) take their ground truth from that simulator;
 with this module fctlab reads the same two input files and writes the same output file, so it
-can stand in as the packet-level reference. The name says "files": fctlab does not simulate
-HPCC's congestion control, only speaks its simulator's formats.
+can stand in as the packet-level reference. The simulation is fctlab's; its configuration file
+(`mix/config.txt`, the fabric and the transport) is read by `fctlab.tools.hpcc_config`.
 
 - `read_topology(path)`: the topology file as a `[topology]` table of `kind = "graph"`; node i
   of the file is node `n<i>`, a host unless it is in the switch list (then a router).
 - `read_flows(path, topology)`: the flow file as the scenario's `workload` list (one entry of
   `kind = "flows"`); flow i of the file is fctlab flow id i.
-- `scenario(topology_path, flow_path)`: a whole runnable scenario from the two files.
+- `scenario(topology_path, flow_path)`: a whole runnable scenario from the two files
+  (`scenario_of` from the records `parse_topology` and `parse_flows` return).
+- `ns3_rate_bps(text)`: an ns-3 rate string in whole bit/s, as ns-3 converts it.
 - `write_fct(result, path, flow_file)`: a finished run's flows as HPCC's `fct.txt` lines.
 
 How the simulator reads and writes each field (units, rounding, encodings, the standalone FCT
@@ -287,23 +289,33 @@ def standalone_fct_ns(
     return base_rtt + total_bytes * 8_000_000_000 // min(rates_bps)
 
 
-def _rate_bps(f: _File, line: int, token: str) -> int:
-    expected = f'a rate > 0 like "100Gbps": a number, then one of ns-3\'s units {", ".join(_RATE_UNITS)}'
+#: What a rate string is, for error messages.
+RATE_EXPECTED = (
+    f'a rate > 0 like "100Gbps": a number, then one of ns-3\'s units {", ".join(_RATE_UNITS)} (none: whole bit/s)'
+)
+
+
+def ns3_rate_bps(token: str) -> int | None:
+    """ns-3's `DataRate` of a string in whole bit/s (the number times its unit's factors, in
+    double precision, truncated), or None when ns-3 would not parse it."""
     m = _RATE.fullmatch(token)
     if m is None:
-        raise f.error(line, "rate", expected, token)
+        return None
     number, unit = m.groups()
     if unit == "":
-        if not _UINT.fullmatch(number):
-            raise f.error(line, "rate", expected + " (none: whole bit/s)", token)
-        bps = int(number)
-    elif unit in _RATE_UNITS:
-        product = float(number)
-        for factor in _RATE_UNITS[unit]:
-            product *= factor
-        bps = int(product)
-    else:
-        raise f.error(line, "rate", expected, token)
+        return int(number) if _UINT.fullmatch(number) else None
+    if unit not in _RATE_UNITS:
+        return None
+    product = float(number)
+    for factor in _RATE_UNITS[unit]:
+        product *= factor
+    return int(product)
+
+
+def _rate_bps(f: _File, line: int, token: str) -> int:
+    bps = ns3_rate_bps(token)
+    if bps is None:
+        raise f.error(line, "rate", RATE_EXPECTED, token)
     if bps < 1:
         raise f.error(line, "rate", "a rate of at least 1 bit/s once truncated to whole bit/s, as ns-3 does", token)
     if bps > MAX_RATE_BPS:
@@ -609,6 +621,19 @@ def scenario(
         raise ScenarioError(f"transport: expected a table of transport fields, got {type(transport).__name__}")
     topo = parse_topology(topology_path, extra_lines=extra_lines)
     flows = parse_flows(flow_path, topo, extra_lines=extra_lines)
+    return scenario_of(topo, flows, topology_path, flow_path, transport=transport, seed=seed)
+
+
+def scenario_of(
+    topo: Topology,
+    flows: list[Flow],
+    topology_path: str | Path,
+    flow_path: str | Path,
+    *,
+    transport: Mapping[str, Any] | None = None,
+    seed: int = 1,
+) -> dict[str, Any]:
+    """`scenario` of files already parsed (`parse_topology`, `parse_flows`)."""
     if not flows:
         raise ScenarioError(f"{flow_path} line 1: field `flow_num`: expected at least one flow to run, got 0")
     spec: dict[str, Any] = {
