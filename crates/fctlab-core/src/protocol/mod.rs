@@ -32,6 +32,7 @@
 //! | `xcp/` | XCP (Katabi et al.; seed 003) | header, router law, window host law |
 //! | `jetmax/` | JetMax (seed 003) | header, router law, rate host law |
 //! | `piqi/` | PIQI-RCP (seed 003) | header, router law, rate host law |
+//! | `dcqcn/` | DCQCN (Zhu et al. 2015) | rate host law (the RP), ECN echo (the NP's CNPs); any ECN marking queue |
 //!
 //! This file is the registry. Its table, `registry.rs` (`protocols!`, one row per protocol),
 //! generates the closed lists that dispatch to each part statically (a `match`, no virtual
@@ -65,6 +66,7 @@
 //! from the table: rustfmt and rust-analyzer follow only written `mod` lines.
 
 pub mod cubic;
+pub mod dcqcn;
 pub mod dctcp;
 pub mod echo;
 pub mod header;

@@ -254,6 +254,25 @@ macro_rules! protocols {
                 kinds: [Piqi = "piqi" => PiqiParams],
                 tcp_cc: [],
             }
+            dcqcn {
+                name: "dcqcn",
+                title: "DCQCN, congestion control for large-scale RDMA deployments (Zhu et al. 2015)",
+                host_key: "transport.protocol",
+                header: [],
+                carries: [],
+                law: [],
+                queue: ["red"],
+                qdisc: [],
+                cost: [],
+                hook: [],
+                echo: [Dcqcn(DcqcnEcho)],
+                loss: [],
+                window: [],
+                rate: [Dcqcn(DcqcnConfig => Dcqcn)],
+                keys: [Dcqcn = "dcqcn" => DcqcnKeys],
+                kinds: [],
+                tcp_cc: [],
+            }
         }
     };
 }
