@@ -33,6 +33,7 @@
 //! | `jetmax/` | JetMax (seed 003) | header, router law, rate host law |
 //! | `piqi/` | PIQI-RCP (seed 003) | header, router law, rate host law |
 //! | `dcqcn/` | DCQCN (Zhu et al. 2015) | rate host law (the RP), ECN echo (the NP's CNPs); any ECN marking queue |
+//! | `timely/` | TIMELY (Mittal et al. 2015) | rate host law (per-ACK RTT samples); any queue |
 //!
 //! This file is the registry. Its table, `registry.rs` (`protocols!`, one row per protocol),
 //! generates the closed lists that dispatch to each part statically (a `match`, no virtual
@@ -88,6 +89,7 @@ pub mod registry;
 pub mod rtcp;
 pub mod tcp;
 pub mod tcp_cc;
+pub mod timely;
 pub mod wire;
 pub mod xcp;
 

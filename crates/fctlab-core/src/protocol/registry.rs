@@ -273,6 +273,25 @@ macro_rules! protocols {
                 kinds: [],
                 tcp_cc: [],
             }
+            timely {
+                name: "timely",
+                title: "TIMELY, RTT-based congestion control for the datacenter (Mittal et al. 2015)",
+                host_key: "transport.protocol",
+                header: [],
+                carries: [],
+                law: [],
+                queue: [],
+                qdisc: [],
+                cost: [],
+                hook: [],
+                echo: [],
+                loss: [],
+                window: [],
+                rate: [Timely(TimelyConfig => Timely)],
+                keys: [Timely = "timely" => TimelyKeys],
+                kinds: [],
+                tcp_cc: [],
+            }
         }
     };
 }
