@@ -15,9 +15,12 @@
 //! adds delta whatever the count.
 //!
 //! A completion event is the paper's rate update point (one per segment of 16-64 KB); here,
-//! as in HPCC's simulator (`rdma-hw.cc`, `UpdateRateTimely`), it is one per round: the first
-//! ACK that advances past every byte sent at the previous update, its own RTT sample the
-//! new_rtt. The first such ACK only sets prev_rtt. The rate stays between the minimum rate and
+//! as in HPCC's simulator (`rdma-hw.cc`, `UpdateRateTimely`), it is one per round trip: the
+//! first ACK at least one RTT (the last update's sample) after the previous update, its own
+//! RTT sample the new_rtt. HPCC's simulator counts the round by sequence (the ACK past every
+//! byte sent at the last update), which on a lossless fabric is the same instant; by time, a
+//! loss recovery, whose ACKs do not advance, does not freeze the rate. The first such ACK only
+//! sets prev_rtt. The rate stays between the minimum rate and
 //! the line rate, and never becomes negative (a gradient above 1 / beta would cut it to 0:
 //! the minimum rate then).
 
@@ -88,14 +91,14 @@ pub struct Timely {
     rtt_diff: f64,
     /// Completions in a row with gradient <= 0.
     negative: u32,
-    /// The next update waits for an ACK above this many bytes.
-    update_after: u64,
+    /// The next update waits for an ACK at or after this time.
+    next_update: Time,
 }
 
 impl Timely {
     /// A law starting at `rate` bit/s.
     pub fn new(cfg: TimelyConfig, rate: f64) -> Timely {
-        Timely { cfg, rate, prev_rtt: None, rtt_diff: 0.0, negative: 0, update_after: 0 }
+        Timely { cfg, rate, prev_rtt: None, rtt_diff: 0.0, negative: 0, next_update: Time::ZERO }
     }
 
     /// The rate, bit/s.
@@ -152,10 +155,10 @@ impl RateControl for Timely {
 
     fn on_feedback(&mut self, fb: &RateFeedback) -> Option<f64> {
         let rtt = fb.rtt?;
-        if fb.acked <= self.update_after {
+        if fb.now < self.next_update {
             return None;
         }
-        self.update_after = fb.sent_bytes;
+        self.next_update = fb.now + rtt;
         self.update(rtt).map(|_| self.rate)
     }
 }
@@ -227,18 +230,17 @@ mod tests {
     }
 
     #[test]
-    fn one_update_per_round_and_the_rate_stays_within_its_bounds() {
+    fn one_update_per_round_trip_and_the_rate_stays_within_its_bounds() {
         let mut x = Timely::new(cfg(), 10e9);
-        let fb = |acked, sent, us| RateFeedback {
-            rtt: Some(Time::from_us(us)),
-            acked,
-            sent_bytes: sent,
-            ..RateFeedback::of(Time::ZERO, CongestionHeader::None, None)
+        let fb = |now_us, rtt_us| RateFeedback {
+            rtt: Some(Time::from_us(rtt_us)),
+            ..RateFeedback::of(Time::from_us(now_us), CongestionHeader::None, None)
         };
-        assert_eq!(x.on_feedback(&fb(1000, 10_000, 100)), None, "first sample");
-        assert_eq!(x.on_feedback(&fb(5000, 12_000, 300)), None, "within the round");
-        assert_eq!(x.on_feedback(&fb(10_001, 20_000, 20)), Some(10e9), "below Tlow, at line rate");
+        assert_eq!(x.on_feedback(&fb(100, 100)), None, "first sample: the next update at 200 us");
+        assert_eq!(x.on_feedback(&fb(199, 300)), None, "within the round trip");
+        assert_eq!(x.on_feedback(&fb(200, 20)), Some(10e9), "below Tlow, at line rate");
+        assert_eq!(x.on_feedback(&fb(210, 20)), None, "the next update at 220 us");
         // A steep rise: the gradient above 1 / beta would cut below 0; the floor holds.
-        assert_eq!(x.on_feedback(&fb(20_001, 30_000, 400)), Some(100e6));
+        assert_eq!(x.on_feedback(&fb(220, 400)), Some(100e6));
     }
 }

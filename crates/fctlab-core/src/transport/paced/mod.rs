@@ -207,7 +207,7 @@ impl PacedSender {
             now,
             echo: pkt.cc,
             srtt: self.conn.rtt.srtt(),
-            rtt: (pkt.ack > acked).then(|| now - pkt.ts_echo),
+            rtt: Some(now.saturating_sub(pkt.ts_echo)),
             ece: pkt.ecn.ece(),
             sent_bytes: self.conn.stats().data_bytes,
             acked: acked.max(pkt.ack),

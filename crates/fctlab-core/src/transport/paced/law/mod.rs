@@ -36,8 +36,10 @@ pub struct RateFeedback {
     pub echo: CongestionHeader,
     /// The sender's smoothed RTT before this ACK, if it has a sample.
     pub srtt: Option<Time>,
-    /// The round trip this ACK measures (now minus the timestamp it echoes), when it advances
-    /// the cumulative ACK: a per-ACK RTT sample, not smoothed.
+    /// The round trip this ACK measures, now minus the timestamp it echoes: a per-ACK RTT
+    /// sample, not smoothed. The receiver echoes the data packet that called for the ACK (out
+    /// of order, or in order without delayed ACKs; with them, the newest in-order packet), so
+    /// every ACK times one (re)transmission, during a loss recovery too.
     pub rtt: Option<Time>,
     /// ECE: the receiver's ECN echo on this ACK (a congestion notification).
     pub ece: bool,
