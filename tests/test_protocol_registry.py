@@ -16,7 +16,21 @@ explicit = paper_code("explicit", "protocols")
 
 def test_every_protocol_has_its_folder_and_runs_by_its_name() -> None:
     names = [p["name"] for p in PROTOCOLS]
-    assert names == ["newreno", "cubic", "dctcp", "pfabric", "hpcc", "rc3", "rcp", "rtcp", "xcp", "jetmax", "piqi"]
+    assert names == [
+        "newreno",
+        "cubic",
+        "dctcp",
+        "pfabric",
+        "hpcc",
+        "rc3",
+        "rcp",
+        "rtcp",
+        "xcp",
+        "jetmax",
+        "piqi",
+        "dcqcn",
+        "timely",
+    ]
     for p in PROTOCOLS:
         folder = ROOT / "crates/fctlab-core/src/protocol" / p["folder"]
         assert (folder / "mod.rs").is_file(), p["name"]
