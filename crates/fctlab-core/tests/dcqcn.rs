@@ -30,7 +30,7 @@ fn two_flows_share_a_10g_bottleneck_fairly_with_a_bounded_queue() {
     let q = series_rows(&w, "queue_bytes", "bottleneck");
     let q_mean = series_mean(&w, "queue_bytes", "bottleneck", from, to);
     let q_max = q.iter().filter(|&&(t, _)| t > 0.003).map(|&(_, v)| v).fold(0.0, f64::max);
-    let drops = series_rows(&w, "drops", "bottleneck").last().map_or(0.0, |&(_, v)| v);
+    let drops = series_rows(&w, "drops_bytes", "bottleneck").last().expect("the bottleneck's drops are sampled").1;
     eprintln!("rates {r0:.2} and {r1:.2} Gb/s, bottleneck {total:.2} Gb/s, queue mean {q_mean:.0} max {q_max:.0} bytes, drops {drops}");
     let jain = (r0 + r1).powi(2) / (2.0 * (r0 * r0 + r1 * r1));
     assert!(jain > 0.95, "Jain's index {jain}: {r0} and {r1} Gb/s");
