@@ -8,7 +8,7 @@
 //! | host law, window | [`crate::transport::cc::CongestionControl`] | cwnd (and a pacing rate) from ACKs, RTT samples, losses, timeouts and the echoed header |
 //! | host law, rate | [`crate::transport::paced::law::RateControl`] | the pacing rate from each ACK (its echoed header, ECE and RTT sample) and from a timer of the law's own |
 //! | loop beside the window | [`crate::transport::tcp::hook::WindowHook`] | a second sending loop over the window's connection (RC3's low-priority loop) |
-//! | ECN echo | [`crate::transport::ecn::EcnMode::Exact`], [`crate::transport::ecn::ExactEcho`] | the receiver's ECE from the CE of the data packets (DCTCP's: of the packets each ACK covers; DCQCN's: a CNP at most once per interval) |
+//! | ECN echo | [`crate::transport::ecn::EcnMode::Exact`], [`crate::transport::exact_echo::ExactEcho`] | the receiver's ECE from the CE of the data packets (DCTCP's: of the packets each ACK covers; DCQCN's: a CNP at most once per interval) |
 //! | router law | [`crate::qdisc::law::RouterLaw`] | per packet at arrival and departure, per control interval: reads and stamps its header, sees its port's rate and queue, emits its metrics |
 //! | header | a [`CongestionHeader`] variant per direction, holding the structs of `<name>/header.rs` (fields, echo, wire encoding) | what routers and hosts tell each other |
 //! | scenario keys | [`keys::ProtocolKeys`] (`<name>/params.rs`), the router law's parameters (`<name>/router.rs`) | the `transport` keys beside the TCP part, the queue kind's keys |
