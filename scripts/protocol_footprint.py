@@ -33,6 +33,8 @@ PROTOCOLS = {
     "JetMax": (r"\bJet[Mm]ax\w*|\bJETMAX_\w+", "jetmax"),
     "PIQI-RCP": (r"\bPiqi\w*|\bPIQI_\w+", "piqi"),
     "Swift": (r"\bSwift\w*", "swift"),
+    "DCQCN": (r"\bDcqcn\w*", "dcqcn"),
+    "TIMELY": (r"\bTimely\w*", "timely"),
 }
 # The registry: the table of protocols and the files that expand it or list the modules.
 REGISTRY = ("protocol/registry.rs", "protocol/mod.rs", "protocol/keys.rs", "protocol/tcp.rs")

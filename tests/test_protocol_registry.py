@@ -18,7 +18,7 @@ def test_every_protocol_has_its_folder_and_runs_by_its_name() -> None:
     names = [p["name"] for p in PROTOCOLS]
     assert names == [
         *("newreno", "cubic", "dctcp", "pfabric", "hpcc", "rc3"),
-        *("rcp", "rtcp", "xcp", "jetmax", "piqi", "swift"),
+        *("rcp", "rtcp", "xcp", "jetmax", "piqi", "swift", "dcqcn", "timely"),
     ]
     for p in PROTOCOLS:
         folder = ROOT / "crates/fctlab-core/src/protocol" / p["folder"]

@@ -56,16 +56,43 @@ PASS, FAIL, REPORT = "pass", "FAIL", "report"
 
 #: Keys a queue kind cannot do without, for the checks' 10 Mb/s dumbbell (a bandwidth-delay
 #: product of 10 packets): a step marker's K, at the DCTCP paper's 1 Gb/s value (20 packets,
-#: above its K > C x RTT / 7 guideline); a pFabric port's small buffer (about two BDPs).
-QUEUE_KEYS: dict[str, dict[str, Any]] = {"step": {"k_packets": 20}, "pfabric": {"limit_packets": 24}}
+#: above its K > C x RTT / 7 guideline); a pFabric port's small buffer (about two BDPs); RED as
+#: DCQCN's switch marks (the instantaneous queue, each arrival with p alone), Kmin 2 and Kmax
+#: 10 packets (one BDP), Pmax 0.2 (HPCC's simulator's).
+QUEUE_KEYS: dict[str, dict[str, Any]] = {
+    "step": {"k_packets": 20},
+    "pfabric": {"limit_packets": 24},
+    "red": {"min_packets": 2, "max_packets": 10, "max_p": 0.2, "w_q": 1.0, "gentle": False, "spread": False},
+}
 
-#: Transport keys a protocol cannot do without, for the same dumbbell: HPCC's NIC rate (its
-#: flows start at it), the hosts' 100 Mb/s; Swift's base target delay, which must exceed the
-#: path's RTT (about 13.5 ms here: 12 ms of propagation and a 1,500-byte packet's serialization;
-#: its default, 25 us, is a datacenter's): 16 ms leaves about two packets of queue at 10 Mb/s.
+#: Transport keys a protocol cannot do without, for the same dumbbell: HPCC's, DCQCN's and
+#: TIMELY's NIC rate (their flows start at it), the hosts' 100 Mb/s. DCQCN's and TIMELY's
+#: constants are for microsecond round trips at 10-100 Gb/s; here the round trip is 12 ms at
+#: 10 Mb/s: their timers, thresholds and steps scaled to it. Swift's base target delay must
+#: exceed the path's RTT (about 13.5 ms here: 12 ms of propagation and a 1,500-byte packet's
+#: serialization; its default, 25 us, is a datacenter's): 16 ms leaves about two packets of
+#: queue at 10 Mb/s.
 TRANSPORT_KEYS: dict[str, dict[str, Any]] = {
     "hpcc": {"line_rate": "100Mbps"},
     "swift": {"swift_base_target": "16ms"},
+    "dcqcn": {
+        "line_rate": "100Mbps",
+        "min_rate": "0.1Mbps",
+        "timer": "12ms",
+        "alpha_timer": "12ms",
+        "cnp_interval": "12ms",
+        "byte_counter": "150KB",
+        "rate_ai": "0.2Mbps",
+        "rate_hai": "2Mbps",
+    },
+    "timely": {
+        "line_rate": "100Mbps",
+        "min_rate": "0.1Mbps",
+        "t_low": "14ms",
+        "t_high": "20ms",
+        "min_rtt": "12ms",
+        "delta": "0.2Mbps",
+    },
 }
 
 

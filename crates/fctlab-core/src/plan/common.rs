@@ -7,6 +7,7 @@ use super::{AppTemplate, Profile};
 use crate::error::SpecResult;
 use crate::plugin::Loader;
 use crate::protocol::RateConfig;
+use crate::transport::ecn::EcnMode;
 use crate::transport::paced::PacedConfig;
 use crate::transport::tcp::TcpConfig;
 use crate::units::Time;
@@ -85,6 +86,7 @@ impl Common {
             handshake,
             fallback: fallback.map(|f| TcpConfig { header: tcp_header, ..f }),
             queue_pair: self.cfg.queue_pair,
+            ecn: EcnMode::Off,
         };
         Profile::Paced { cfg: paced, rx: TcpConfig { header, ..self.cfg }, app: self.app }
     }

@@ -2,6 +2,8 @@
 //! [`crate::transport::ecn::EcnMode::Exact`] runs, each from its protocol's folder.
 
 use crate::protocol::registry::protocols;
+use crate::transport::exact_echo::ExactEcho;
+use crate::units::Time;
 
 /// Generates [`EcnEcho`] from the table's `echo` column (`registry.rs`).
 macro_rules! ecn_echoes {
@@ -18,13 +20,21 @@ macro_rules! ecn_echoes {
         }
 
         impl EcnEcho {
-            /// A data packet arrived, with CE if `ce`, while `pending` packets wait for a
-            /// delayed ACK; true if that ACK must leave first, with the ECE [`EcnEcho::ece`]
-            /// gave before.
+            /// A data packet arrived at `now`, with CE if `ce`, while `pending` packets wait
+            /// for a delayed ACK; true if that ACK must leave first, with the ECE
+            /// [`EcnEcho::ece`] gave before.
             #[inline]
-            pub fn on_data(&mut self, ce: bool, pending: u32) -> bool {
+            pub fn on_data(&mut self, ce: bool, pending: u32, now: Time) -> bool {
                 match self {
-                    $($( EcnEcho::$V(e) => e.on_data(ce, pending), )?)*
+                    $($( EcnEcho::$V(e) => ExactEcho::on_data(e, ce, pending, now), )?)*
+                }
+            }
+
+            /// An ACK carrying [`EcnEcho::ece`] has left.
+            #[inline]
+            pub fn on_ack_sent(&mut self) {
+                match self {
+                    $($( EcnEcho::$V(e) => ExactEcho::on_ack_sent(e), )?)*
                 }
             }
 
@@ -32,7 +42,7 @@ macro_rules! ecn_echoes {
             #[inline]
             pub fn ece(&self) -> bool {
                 match self {
-                    $($( EcnEcho::$V(e) => e.ece(), )?)*
+                    $($( EcnEcho::$V(e) => ExactEcho::ece(e), )?)*
                 }
             }
         }

@@ -17,7 +17,7 @@ use crate::protocol::registry::protocols;
 use crate::protocol::HookConfig;
 use crate::transport::cc::hystart::HyStartMode;
 use crate::transport::cc::{CcState, CongestionControl, EcnAck, Feedback, HeaderCtx, RttSample};
-use crate::transport::paced::law::{LawCtx, RateControl};
+use crate::transport::paced::law::{LawCtx, RateControl, RateFeedback};
 use crate::units::{Rate, Time};
 
 macro_rules! host_side {
@@ -327,8 +327,15 @@ impl RateControl for RateLaw {
         each_rate_law!(self, l => l.header(ctx))
     }
     #[inline]
-    fn on_feedback(&mut self, now: Time, echo: CongestionHeader, srtt: Option<Time>) -> Option<f64> {
-        each_rate_law!(self, l => l.on_feedback(now, echo, srtt))
+    fn on_feedback(&mut self, fb: &RateFeedback) -> Option<f64> {
+        each_rate_law!(self, l => l.on_feedback(fb))
+    }
+    #[inline]
+    fn next_timer(&self) -> Option<Time> {
+        each_rate_law!(self, l => l.next_timer())
+    }
+    fn on_timer(&mut self, now: Time, sent_bytes: u64) -> Option<f64> {
+        each_rate_law!(self, l => l.on_timer(now, sent_bytes))
     }
     fn path_has_routers(&self, echo: CongestionHeader) -> bool {
         each_rate_law!(self, l => l.path_has_routers(echo))

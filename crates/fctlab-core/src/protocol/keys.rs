@@ -29,10 +29,11 @@ macro_rules! transports {
             $($(#[$doc])* #[serde(rename = $name)] $variant,)*
         }
 
-        /// A transport's own keys, parsed, by protocol.
+        /// A transport's own keys, parsed, by protocol (boxed: a protocol with many keys
+        /// would make every transport as large as its struct).
         #[derive(Clone, Debug)]
         pub enum TransportKeys {
-            $($(#[$doc])* $variant($keys),)*
+            $($(#[$doc])* $variant(Box<$keys>),)*
         }
 
         impl Protocol {
@@ -56,7 +57,7 @@ macro_rules! transports {
             /// Its keys parsed from `table` (its own keys only).
             pub fn parse(self, table: Map<String, Value>) -> SpecResult<TransportKeys> {
                 match self {
-                    $(Protocol::$variant => from_table(table).map(TransportKeys::$variant),)*
+                    $(Protocol::$variant => from_table(table).map(|k| TransportKeys::$variant(Box::new(k))),)*
                 }
             }
         }

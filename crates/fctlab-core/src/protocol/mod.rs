@@ -6,9 +6,9 @@
 //! | part | interface | what it decides |
 //! |---|---|---|
 //! | host law, window | [`crate::transport::cc::CongestionControl`] | cwnd (and a pacing rate) from ACKs, RTT samples, losses, timeouts and the echoed header |
-//! | host law, rate | [`crate::transport::paced::law::RateControl`] | the pacing rate from the echoed header |
+//! | host law, rate | [`crate::transport::paced::law::RateControl`] | the pacing rate from each ACK (its echoed header, ECE and RTT sample) and from a timer of the law's own |
 //! | loop beside the window | [`crate::transport::tcp::hook::WindowHook`] | a second sending loop over the window's connection (RC3's low-priority loop) |
-//! | ECN echo | [`crate::transport::ecn::EcnMode::Exact`] | the receiver's ECE from the CE of the packets each ACK covers (DCTCP's) |
+//! | ECN echo | [`crate::transport::ecn::EcnMode::Exact`], [`crate::transport::exact_echo::ExactEcho`] | the receiver's ECE from the CE of the data packets (DCTCP's: of the packets each ACK covers; DCQCN's: a CNP at most once per interval) |
 //! | router law | [`crate::qdisc::law::RouterLaw`] | per packet at arrival and departure, per control interval: reads and stamps its header, sees its port's rate and queue, emits its metrics |
 //! | header | a [`CongestionHeader`] variant per direction, holding the structs of `<name>/header.rs` (fields, echo, wire encoding) | what routers and hosts tell each other |
 //! | scenario keys | [`keys::ProtocolKeys`] (`<name>/params.rs`), the router law's parameters (`<name>/router.rs`) | the `transport` keys beside the TCP part, the queue kind's keys |
@@ -33,6 +33,8 @@
 //! | `jetmax/` | JetMax (seed 003) | header, router law, rate host law |
 //! | `piqi/` | PIQI-RCP (seed 003) | header, router law, rate host law |
 //! | `swift/` | Swift (Kumar et al. 2020) | window and pacing host law (delay against a target); any queue |
+//! | `dcqcn/` | DCQCN (Zhu et al. 2015) | rate host law (the RP), ECN echo (the NP's CNPs); any ECN marking queue |
+//! | `timely/` | TIMELY (Mittal et al. 2015) | rate host law (per-ACK RTT samples); any queue |
 //!
 //! This file is the registry. Its table, `registry.rs` (`protocols!`, one row per protocol),
 //! generates the closed lists that dispatch to each part statically (a `match`, no virtual
@@ -66,6 +68,7 @@
 //! from the table: rustfmt and rust-analyzer follow only written `mod` lines.
 
 pub mod cubic;
+pub mod dcqcn;
 pub mod dctcp;
 pub mod echo;
 pub mod header;
@@ -88,6 +91,7 @@ pub mod rtcp;
 pub mod swift;
 pub mod tcp;
 pub mod tcp_cc;
+pub mod timely;
 pub mod wire;
 pub mod xcp;
 

@@ -25,7 +25,7 @@
 //! | `qdisc` | `[Variant(PortType)]` | queue disciplines of its own: a [`super::ProtocolQueue`] variant each |
 //! | `cost` | `[Variant at 2]` | its law (of `law`) is timed by the router-cost benchmark (`qdisc/cost.rs`), on the port the folder's `router::cost_port` builds, at that place in its table (seed 003's order: XCP, RCP, JetMax, PIQI-RCP; then HPCC) |
 //! | `hook` | `[Variant(HookType, ConfigType)]` | a loop beside the window ([`crate::transport::tcp::hook::WindowHook`]): a [`super::Hook`] and a [`super::HookConfig`] variant, built by `HookType::new(config, prio)`, labelled by the folder's `label(kind, at)` |
-//! | `echo` | `[Variant(EchoType)]` | an exact ECN echo at the receiver: an [`super::EcnEcho`] variant (`on_data`, `ece`) |
+//! | `echo` | `[Variant(EchoType)]` | an exact ECN echo at the receiver: an [`super::EcnEcho`] variant, implementing [`crate::transport::exact_echo::ExactEcho`] (`on_data`, `ece`, `on_ack_sent`) |
 //! | `loss` | `[Variant(Type)]` | a loss-based window (NewReno, CUBIC): a [`super::CcKind`] and a [`super::LossBased`] variant, built by `Type::new(hystart)`, `cc = "<name>"` in a TCP part (`hosts.rs`) |
 //! | `window` | `[Variant(Config => Controller)]` | a window host law: a [`super::CcConfig`] variant holding `Config`, a [`super::Controller`] variant holding `Controller`, which `Config` builds, labels and describes as a [`super::WindowConfig`] (`hosts.rs`) |
 //! | `rate` | `[Variant(Config => Law), ...]` | rate host laws: a [`super::RateConfig`] variant holding `Config` and a [`super::RateLaw`] variant holding `Law` each, which `Config` builds and labels as a [`super::RateLawConfig`] (`hosts.rs`) |
@@ -272,6 +272,44 @@ macro_rules! protocols {
                 keys: [],
                 kinds: [],
                 tcp_cc: [Swift = "swift" => SwiftKeys],
+            }
+            dcqcn {
+                name: "dcqcn",
+                title: "DCQCN, congestion control for large-scale RDMA deployments (Zhu et al. 2015)",
+                host_key: "transport.protocol",
+                header: [],
+                carries: [],
+                law: [],
+                queue: ["red"],
+                qdisc: [],
+                cost: [],
+                hook: [],
+                echo: [Dcqcn(DcqcnEcho)],
+                loss: [],
+                window: [],
+                rate: [Dcqcn(DcqcnConfig => Dcqcn)],
+                keys: [Dcqcn = "dcqcn" => DcqcnKeys],
+                kinds: [],
+                tcp_cc: [],
+            }
+            timely {
+                name: "timely",
+                title: "TIMELY, RTT-based congestion control for the datacenter (Mittal et al. 2015)",
+                host_key: "transport.protocol",
+                header: [],
+                carries: [],
+                law: [],
+                queue: [],
+                qdisc: [],
+                cost: [],
+                hook: [],
+                echo: [],
+                loss: [],
+                window: [],
+                rate: [Timely(TimelyConfig => Timely)],
+                keys: [Timely = "timely" => TimelyKeys],
+                kinds: [],
+                tcp_cc: [],
             }
         }
     };

@@ -23,7 +23,10 @@
 //!   ```
 //!
 //!   where `count` is the number of arrivals since the last mark (-1 below `min_th`, so the
-//!   first arrival above it starts at 0). Above `max_th` (without gentle) or `2 max_th` (with)
+//!   first arrival above it starts at 0). Without `spread` (R5) is skipped and each arrival is
+//!   marked with probability p_b alone, independently of the others: with `w_q = 1` and
+//!   `gentle = false` that is the marking of DCQCN's switch (Zhu et al. 2015, sec. 3.1: Kmin,
+//!   Kmax, Pmax on the instantaneous queue), also HPCC's simulator's. Above `max_th` (without gentle) or `2 max_th` (with)
 //!   every arrival is marked. An ECN-capable arrival is marked CE and queued (Linux's RED
 //!   with `ecn`, also in the hard-mark region); one that is not is dropped.
 //!
@@ -97,14 +100,26 @@ pub struct RedParams {
     pub w_q: f64,
     /// Gentle mode: (R4) between `max_th` and `2 max_th`.
     pub gentle: bool,
+    /// (R5): marks spread out by the count since the last one; false: each arrival marked with
+    /// probability p_b independently.
+    pub spread: bool,
     /// Unit of the thresholds.
     pub unit: QueueUnit,
 }
 
 impl Default for RedParams {
-    /// Floyd's recommendations: max_p = 0.1, w_q = 0.002, gentle; thresholds 5 and 15 packets.
+    /// Floyd's recommendations: max_p = 0.1, w_q = 0.002, gentle, (R5); thresholds 5 and 15
+    /// packets.
     fn default() -> RedParams {
-        RedParams { min_th: 5.0, max_th: 15.0, max_p: 0.1, w_q: 0.002, gentle: true, unit: QueueUnit::Packets }
+        RedParams {
+            min_th: 5.0,
+            max_th: 15.0,
+            max_p: 0.1,
+            w_q: 0.002,
+            gentle: true,
+            spread: true,
+            unit: QueueUnit::Packets,
+        }
     }
 }
 
@@ -175,6 +190,9 @@ impl Red {
         if p_b >= 1.0 {
             self.count = 0;
             return true;
+        }
+        if !self.p.spread {
+            return self.rng.uniform() < p_b;
         }
         self.count += 1;
         // (R5): marks spread out evenly between marks rather than clustered.
@@ -389,6 +407,25 @@ mod tests {
         }
         // Uniform spacing on 1..=20 arrivals: a mean gap of 10.5, about 950 marks.
         assert!((850..1050).contains(&marks), "{marks}");
+    }
+
+    /// Without (R5), at a steady queue the marked fraction is p_b itself (DCQCN's marking):
+    /// gaps between marks are geometric, longer than 1/p_b arrivals now and then.
+    #[test]
+    fn red_without_spread_marks_each_arrival_with_p_b() {
+        let mut r = red(RedParams { w_q: 1.0, spread: false, ..RedParams::default() });
+        let (mut marks, mut since, mut longest) = (0, 0, 0);
+        for _ in 0..100_000 {
+            since += 1;
+            if r.decide(Time::ZERO, 10.0, None) {
+                marks += 1;
+                longest = longest.max(since);
+                since = 0;
+            }
+        }
+        // p_b = 0.05: 5,000 marks expected, standard deviation about 69.
+        assert!((4_750..5_250).contains(&marks), "{marks}");
+        assert!(longest > 20, "no gap above 1/p_b: marks are being spread ({longest})");
     }
 
     #[test]

@@ -52,6 +52,10 @@ pub struct RedKeys {
     /// Gentle mode (default true).
     #[serde(default)]
     gentle: Option<bool>,
+    /// (R5), marks spread by the count since the last (default true); false: each arrival
+    /// marked with probability p_b alone (DCQCN's switch, with `w_q = 1`, `gentle = false`).
+    #[serde(default)]
+    spread: Option<bool>,
     /// What happens to a packet that is not ECN-capable where RED marks (default "drop").
     #[serde(default)]
     non_ect: Option<NonEct>,
@@ -122,6 +126,7 @@ impl RedKeys {
             max_p: in_range("max_p", self.max_p.unwrap_or(d.max_p), 0.0, 1.0)?,
             w_q: in_range("w_q", self.w_q.unwrap_or(d.w_q), 0.0, 1.0)?,
             gentle: self.gentle.unwrap_or(d.gentle),
+            spread: self.spread.unwrap_or(d.spread),
             unit,
         };
         Ok(AqmQueue::new(limit, Marker::Red(Red::new(p, capacity, rng)), self.non_ect.unwrap_or(NonEct::Drop)))

@@ -21,6 +21,7 @@
 
 use crate::net::packet::Ecn;
 use crate::protocol::echo::EcnEcho;
+use crate::units::Time;
 
 /// Whether and how a connection uses ECN.
 #[derive(Copy, Clone, Debug, Default, PartialEq, Eq)]
@@ -122,11 +123,11 @@ impl EcnReceiver {
         !matches!(self.mode, EcnMode::Off)
     }
 
-    /// A data packet with bits `ecn` arrived while `pending` packets wait for a delayed ACK.
-    /// Returns true if that ACK must leave first, with the ECE [`EcnReceiver::ack`] gave before
-    /// this call (exact echo only).
+    /// A data packet with bits `ecn` arrived at `now` while `pending` packets wait for a
+    /// delayed ACK. Returns true if that ACK must leave first, with the ECE
+    /// [`EcnReceiver::ack`] gave before this call (exact echo only).
     #[inline]
-    pub fn on_data(&mut self, ecn: Ecn, pending: u32) -> bool {
+    pub fn on_data(&mut self, ecn: Ecn, pending: u32, now: Time) -> bool {
         if ecn.is_ce() {
             self.ce_pkts += 1;
         }
@@ -140,7 +141,15 @@ impl EcnReceiver {
                 self.latched |= ecn.is_ce();
                 false
             }
-            EcnMode::Exact(ref mut echo) => echo.on_data(ecn.is_ce(), pending),
+            EcnMode::Exact(ref mut echo) => echo.on_data(ecn.is_ce(), pending, now),
+        }
+    }
+
+    /// An ACK with the bits [`EcnReceiver::ack`] gave has left.
+    #[inline]
+    pub fn ack_sent(&mut self) {
+        if let EcnMode::Exact(ref mut echo) = self.mode {
+            echo.on_ack_sent();
         }
     }
 
@@ -208,16 +217,16 @@ mod tests {
     #[test]
     fn the_classic_receiver_latches_ece_until_cwr() {
         let mut r = EcnReceiver::new(EcnMode::Classic);
-        r.on_data(Ecn::ECT0, 0);
+        r.on_data(Ecn::ECT0, 0, Time::ZERO);
         assert!(!r.ack().ece());
-        r.on_data(Ecn::CE, 0);
-        r.on_data(Ecn::ECT0, 0);
+        r.on_data(Ecn::CE, 0, Time::ZERO);
+        r.on_data(Ecn::ECT0, 0, Time::ZERO);
         assert!(r.ack().ece(), "latched");
-        r.on_data(Ecn::ECT0.with_cwr(true), 0);
+        r.on_data(Ecn::ECT0.with_cwr(true), 0, Time::ZERO);
         assert!(!r.ack().ece());
         let mut ce_cwr = Ecn::ECT0.with_cwr(true);
         ce_cwr.mark_ce();
-        r.on_data(ce_cwr, 0);
+        r.on_data(ce_cwr, 0, Time::ZERO);
         assert!(r.ack().ece());
         assert_eq!(r.ce_pkts, 2);
         assert!(!r.ack().is_ect(), "classic ACKs are not ECN-capable");
@@ -226,10 +235,10 @@ mod tests {
     #[test]
     fn the_dctcp_receiver_echoes_each_packets_ce() {
         let mut r = EcnReceiver::new(EXACT);
-        assert!(!r.on_data(Ecn::CE, 0));
+        assert!(!r.on_data(Ecn::CE, 0, Time::ZERO));
         assert!(r.ack().ece() && r.ack().is_ect());
-        assert!(!r.on_data(Ecn::ECT0, 0));
+        assert!(!r.on_data(Ecn::ECT0, 0, Time::ZERO));
         assert!(!r.ack().ece(), "no latch: the next packet's CE");
-        assert!(r.on_data(Ecn::CE, 2), "a delayed ACK is flushed on a change");
+        assert!(r.on_data(Ecn::CE, 2, Time::ZERO), "a delayed ACK is flushed on a change");
     }
 }

@@ -7,6 +7,7 @@ pub mod cc;
 pub mod conn;
 pub mod ecn;
 pub mod endpoint;
+pub mod exact_echo;
 pub mod paced;
 pub mod tcp;
 

@@ -5,6 +5,9 @@
 //! back, it first sends that ACK at once, for the packets before, with the old bit: a
 //! delayed ACK never covers marked and unmarked packets together.
 
+use crate::transport::exact_echo::ExactEcho;
+use crate::units::Time;
+
 /// The receiver's echo state.
 #[derive(Copy, Clone, Debug, Default, PartialEq, Eq)]
 pub struct DctcpEcho {
@@ -30,6 +33,17 @@ impl DctcpEcho {
     #[inline]
     pub fn ece(&self) -> bool {
         self.ce
+    }
+}
+
+impl ExactEcho for DctcpEcho {
+    #[inline]
+    fn on_data(&mut self, ce: bool, pending: u32, _now: Time) -> bool {
+        DctcpEcho::on_data(self, ce, pending)
+    }
+    #[inline]
+    fn ece(&self) -> bool {
+        DctcpEcho::ece(self)
     }
 }
 

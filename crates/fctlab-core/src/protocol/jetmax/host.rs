@@ -18,7 +18,7 @@
 use crate::net::packet::CongestionHeader;
 use crate::protocol::jetmax::header::{JetMaxEcho, JetMaxHeader, JETMAX_NO_ROUTER};
 use crate::protocol::RateLawConfig;
-use crate::transport::paced::law::{LawCtx, RateControl};
+use crate::transport::paced::law::{LawCtx, RateControl, RateFeedback};
 use crate::units::{Rate, Time};
 
 /// JetMax's host settings (seed 003 eq. 3): gain `tau`; `unlimited` on a path without JetMax
@@ -80,7 +80,8 @@ impl RateControl for JetMaxHost {
         CongestionHeader::JetMax(JetMaxHeader { rt: self.rt, rs: JETMAX_NO_ROUTER, rate: f32::INFINITY, ipi })
     }
 
-    fn on_feedback(&mut self, now: Time, echo: CongestionHeader, srtt: Option<Time>) -> Option<f64> {
+    fn on_feedback(&mut self, fb: &RateFeedback) -> Option<f64> {
+        let (now, echo, srtt) = (fb.now, fb.echo, fb.srtt);
         let CongestionHeader::JetMaxFeedback(JetMaxEcho { rs, rate }) = echo else { return None };
         if rs != JETMAX_NO_ROUTER {
             self.rt = rs;
@@ -108,11 +109,15 @@ mod tests {
     fn eq_3_closes_sixty_percent_of_the_gap_once_per_rtt() {
         let mut h = JetMaxHost::new(0.6, Rate::from_gbps(10));
         let rtt = Some(Time::from_ms(50));
-        assert_eq!(h.on_feedback(Time::ZERO, fb(4, 100e6), rtt), Some(60e6));
+        assert_eq!(h.on_feedback(&RateFeedback::of(Time::ZERO, fb(4, 100e6), rtt)), Some(60e6));
         assert_eq!(h.bottleneck(), 4);
-        assert_eq!(h.on_feedback(Time::from_ms(20), fb(5, 100e6), rtt), None, "within the RTT: no update");
+        assert_eq!(
+            h.on_feedback(&RateFeedback::of(Time::from_ms(20), fb(5, 100e6), rtt)),
+            None,
+            "within the RTT: no update"
+        );
         assert_eq!(h.bottleneck(), 5, "but the bottleneck follows RS at once");
-        let x = h.on_feedback(Time::from_ms(50), fb(5, 100e6), rtt).unwrap();
+        let x = h.on_feedback(&RateFeedback::of(Time::from_ms(50), fb(5, 100e6), rtt)).unwrap();
         assert!((x - 84e6).abs() < 1e-6, "{x}");
     }
 
@@ -122,7 +127,9 @@ mod tests {
             let mut h = JetMaxHost::new(0.6, Rate::from_gbps(10));
             let mut x = 0.0;
             for k in 0..6 {
-                x = h.on_feedback(Time::from_ms(100 * k), fb(1, g as f32), Some(Time::from_ms(100))).unwrap();
+                x = h
+                    .on_feedback(&RateFeedback::of(Time::from_ms(100 * k), fb(1, g as f32), Some(Time::from_ms(100))))
+                    .unwrap();
             }
             assert!((g - x) / g < 0.01 && (g - x) / g > 0.0, "{x} of {g}: overshoot-free, within 1%");
         }

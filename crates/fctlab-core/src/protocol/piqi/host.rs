@@ -24,8 +24,8 @@
 use crate::net::packet::CongestionHeader;
 use crate::protocol::piqi::header::{PiqiEcho, PiqiHeader};
 use crate::protocol::RateLawConfig;
-use crate::transport::paced::law::{LawCtx, RateControl};
-use crate::units::{Rate, Time};
+use crate::transport::paced::law::{LawCtx, RateControl, RateFeedback};
+use crate::units::Rate;
 
 /// Longest gap, in intervals, one echo may apply (the host's state is settled long before).
 const MAX_GAP: u32 = 1000;
@@ -85,7 +85,8 @@ impl RateControl for PiqiHost {
         CongestionHeader::Piqi(PiqiHeader { rate: f32::INFINITY, interval: 0, id: 0 })
     }
 
-    fn on_feedback(&mut self, _now: Time, echo: CongestionHeader, _srtt: Option<Time>) -> Option<f64> {
+    fn on_feedback(&mut self, fb: &RateFeedback) -> Option<f64> {
+        let echo = fb.echo;
         let CongestionHeader::PiqiFeedback(PiqiEcho { rate, interval, id }) = echo else { return None };
         if !rate.is_finite() {
             self.rate = self.unlimited.bps_f64();
@@ -108,6 +109,7 @@ impl RateControl for PiqiHost {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::units::Time;
 
     fn fb(id: u32, interval: u32, rate: f32) -> CongestionHeader {
         CongestionHeader::PiqiFeedback(PiqiEcho { rate, interval, id })
@@ -121,10 +123,10 @@ mod tests {
     fn once_per_interval_eqs_7_and_8_move_x_by_tau1_of_the_gap_and_tau2_of_the_change() {
         let mut h = host();
         let t = Time::ZERO;
-        assert_eq!(h.on_feedback(t, fb(4, 10, 100e6), None), Some(1e6), "from 0: tau1 R, no delta");
-        assert_eq!(h.on_feedback(t, fb(4, 10, 100e6), None), None, "same interval: nothing");
+        assert_eq!(h.on_feedback(&RateFeedback::of(t, fb(4, 10, 100e6), None)), Some(1e6), "from 0: tau1 R, no delta");
+        assert_eq!(h.on_feedback(&RateFeedback::of(t, fb(4, 10, 100e6), None)), None, "same interval: nothing");
         // R falls to 90: x = 1 + 0.01 (90 - 1) + 0.1 (90 - 100) Mb/s.
-        let x = h.on_feedback(t, fb(4, 11, 90e6), None).unwrap();
+        let x = h.on_feedback(&RateFeedback::of(t, fb(4, 11, 90e6), None)).unwrap();
         assert!((x - (1e6 + 0.01 * 89e6 - 1e6)).abs() < 1e-3, "{x}");
     }
 
@@ -132,21 +134,21 @@ mod tests {
     fn skipped_intervals_apply_eq_7_once_per_interval() {
         let mut a = host();
         let mut b = host();
-        a.on_feedback(Time::ZERO, fb(1, 0, 50e6), None);
-        b.on_feedback(Time::ZERO, fb(1, 0, 50e6), None);
+        a.on_feedback(&RateFeedback::of(Time::ZERO, fb(1, 0, 50e6), None));
+        b.on_feedback(&RateFeedback::of(Time::ZERO, fb(1, 0, 50e6), None));
         for k in 1..=5 {
-            a.on_feedback(Time::ZERO, fb(1, k, 50e6), None);
+            a.on_feedback(&RateFeedback::of(Time::ZERO, fb(1, k, 50e6), None));
         }
-        let xb = b.on_feedback(Time::ZERO, fb(1, 5, 50e6), None).unwrap();
+        let xb = b.on_feedback(&RateFeedback::of(Time::ZERO, fb(1, 5, 50e6), None)).unwrap();
         assert!((a.rate - xb).abs() < 1e-6, "{} vs {xb}", a.rate);
     }
 
     #[test]
     fn a_new_bottleneck_gives_no_delta_and_no_router_gives_unlimited() {
         let mut h = host();
-        h.on_feedback(Time::ZERO, fb(1, 0, 50e6), None);
-        let x = h.on_feedback(Time::ZERO, fb(2, 7, 10e6), None).unwrap();
+        h.on_feedback(&RateFeedback::of(Time::ZERO, fb(1, 0, 50e6), None));
+        let x = h.on_feedback(&RateFeedback::of(Time::ZERO, fb(2, 7, 10e6), None)).unwrap();
         assert!((x - (0.5e6 + 0.01 * (10e6 - 0.5e6))).abs() < 1e-3, "{x}");
-        assert_eq!(h.on_feedback(Time::ZERO, fb(0, 0, f32::INFINITY), None), Some(10e9));
+        assert_eq!(h.on_feedback(&RateFeedback::of(Time::ZERO, fb(0, 0, f32::INFINITY), None)), Some(10e9));
     }
 }

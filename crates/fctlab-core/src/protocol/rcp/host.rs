@@ -14,7 +14,7 @@
 use crate::net::packet::CongestionHeader;
 use crate::protocol::rcp::header::{RcpEcho, RcpHeader};
 use crate::protocol::RateLawConfig;
-use crate::transport::paced::law::{LawCtx, RateControl};
+use crate::transport::paced::law::{LawCtx, RateControl, RateFeedback};
 use crate::units::{Rate, Time};
 
 /// RCP's forward header: no rate limit yet, the RTT in microseconds, the KiB sent so far.
@@ -78,7 +78,8 @@ impl RateControl for RcpHost {
     fn header(&self, ctx: LawCtx) -> CongestionHeader {
         forward_header(ctx.srtt, ctx.sent_bytes)
     }
-    fn on_feedback(&mut self, _now: Time, echo: CongestionHeader, _srtt: Option<Time>) -> Option<f64> {
+    fn on_feedback(&mut self, fb: &RateFeedback) -> Option<f64> {
+        let echo = fb.echo;
         echoed_rate(self.unlimited, echo).map(Rate::bps_f64)
     }
     fn path_has_routers(&self, echo: CongestionHeader) -> bool {
@@ -123,7 +124,7 @@ impl RateControl for FixedRate {
     fn header(&self, ctx: LawCtx) -> CongestionHeader {
         forward_header(ctx.srtt, ctx.sent_bytes)
     }
-    fn on_feedback(&mut self, _now: Time, _echo: CongestionHeader, _srtt: Option<Time>) -> Option<f64> {
+    fn on_feedback(&mut self, _fb: &RateFeedback) -> Option<f64> {
         Some(self.rate.bps_f64())
     }
 }
@@ -136,10 +137,10 @@ mod tests {
     fn rcp_takes_the_echoed_rate_and_unlimited_means_the_default() {
         let mut h = RcpHost::new(Rate::from_gbps(10));
         let fb = |k| CongestionHeader::RcpFeedback(RcpEcho { rate_kbps: k });
-        assert_eq!(h.on_feedback(Time::ZERO, fb(25_000), None), Some(25e6));
-        assert_eq!(h.on_feedback(Time::ZERO, fb(u32::MAX), None), Some(10e9));
-        assert_eq!(h.on_feedback(Time::ZERO, fb(0), None), Some(1e3), "at least 1 kbit/s");
-        assert_eq!(h.on_feedback(Time::ZERO, CongestionHeader::None, None), None);
+        assert_eq!(h.on_feedback(&RateFeedback::of(Time::ZERO, fb(25_000), None)), Some(25e6));
+        assert_eq!(h.on_feedback(&RateFeedback::of(Time::ZERO, fb(u32::MAX), None)), Some(10e9));
+        assert_eq!(h.on_feedback(&RateFeedback::of(Time::ZERO, fb(0), None)), Some(1e3), "at least 1 kbit/s");
+        assert_eq!(h.on_feedback(&RateFeedback::of(Time::ZERO, CongestionHeader::None, None)), None);
     }
 
     #[test]

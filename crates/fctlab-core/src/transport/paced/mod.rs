@@ -39,12 +39,13 @@ pub mod send_rate;
 use super::app::{App, AppState};
 use super::conn::rtt::RttEstimator;
 use super::conn::{Connection, SenderStats, Stamp, State};
+use super::ecn::{EcnMode, EcnSender};
 use super::tcp::{TcpConfig, TcpSender};
 use super::{Endpoint, FlowAddr};
 use crate::net::packet::{CongestionHeader, Packet, PacketKind};
 use crate::protocol::{RateConfig, RateLaw};
 use crate::units::Time;
-use law::{LawCtx, RateControl};
+use law::{LawCtx, RateControl, RateFeedback};
 use send_rate::SendRate;
 
 /// Paced sender settings.
@@ -68,6 +69,9 @@ pub struct PacedConfig {
     /// An RDMA queue pair: no handshake (whatever `handshake` says), and the path's base RTT is
     /// the first RTT sample.
     pub queue_pair: bool,
+    /// Which packets leave ECN-capable ([`EcnMode::Off`]: none); the receiver's echo is its
+    /// own config's, and the law reads it as [`law::RateFeedback::ece`].
+    pub ecn: EcnMode,
 }
 
 /// The congestion header the rate law stamps on a packet sent at `rate_bps`.
@@ -101,9 +105,11 @@ impl PacedSender {
     pub fn new(cfg: PacedConfig, addr: FlowAddr, app: App, start: Time) -> PacedSender {
         let law = RateLaw::new(cfg.law);
         let rtt = RttEstimator::new(cfg.initial_rto, cfg.min_rto, Time::from_secs(60));
+        let mut conn = Connection::new(addr, AppState::new(app, start), cfg.mss, cfg.header, rtt);
+        conn.ecn = EcnSender::new(cfg.ecn);
         PacedSender {
             cfg,
-            conn: Connection::new(addr, AppState::new(app, start), cfg.mss, cfg.header, rtt),
+            conn,
             falling_back: false,
             rate: law.initial_rate(),
             law,
@@ -172,7 +178,7 @@ impl PacedSender {
         if self.cfg.handshake && !self.cfg.queue_pair {
             self.send_syn(now, out);
         } else {
-            self.take_rate(now, CongestionHeader::None);
+            self.take_rate(now, &RateFeedback::of(now, CongestionHeader::None, None));
             self.conn.establish_without_handshake();
             self.next_send = now;
             self.pump(now, out);
@@ -195,9 +201,28 @@ impl PacedSender {
     /// that starts from almost nothing and rises once per interval (PIQI-RCP) would otherwise
     /// wait out the first, longest gap whatever the feedback says meanwhile. Above one packet
     /// per RTT the new rate applies from the next gap on.
-    fn take_rate(&mut self, now: Time, cc: CongestionHeader) {
+    fn take_rate(&mut self, now: Time, fb: &RateFeedback) {
+        let Some(r) = self.law.on_feedback(fb) else { return };
+        self.set_rate(now, r);
+    }
+
+    /// The feedback `pkt` (a SYN-ACK or ACK arriving at `now`) gives the law.
+    fn feedback(&self, now: Time, pkt: &Packet) -> RateFeedback {
+        let acked = self.conn.acked_bytes();
+        RateFeedback {
+            now,
+            echo: pkt.cc,
+            srtt: self.conn.rtt.srtt(),
+            rtt: Some(now.saturating_sub(pkt.ts_echo)),
+            ece: pkt.ecn.ece(),
+            sent_bytes: self.conn.stats().data_bytes,
+            acked: acked.max(pkt.ack),
+        }
+    }
+
+    /// Paces at `r` from now on (see [`PacedSender::take_rate`]).
+    fn set_rate(&mut self, now: Time, r: f64) {
         let srtt = self.conn.rtt.srtt();
-        let Some(r) = self.law.on_feedback(now, cc, srtt) else { return };
         let old = self.rate;
         self.rate = r;
         if r > old && srtt.is_some_and(|s| self.next_send > now + s) {
@@ -255,7 +280,8 @@ impl PacedSender {
     }
 
     fn on_ack(&mut self, now: Time, pkt: &Packet, out: &mut Vec<Packet>) {
-        self.take_rate(now, pkt.cc);
+        let fb = self.feedback(now, pkt);
+        self.take_rate(now, &fb);
         self.conn.take_sack(pkt, &mut ());
         let ack_seg = self.conn.segs.segs_below(pkt.ack);
         if ack_seg > self.conn.board.una() {
@@ -291,7 +317,8 @@ impl Endpoint for PacedSender {
                     self.conn.stop_rto();
                     return;
                 }
-                self.take_rate(now, pkt.cc);
+                let fb = self.feedback(now, pkt);
+                self.take_rate(now, &fb);
                 self.conn.establish(now, pkt);
                 self.next_send = now;
                 self.pump(now, out);
@@ -317,6 +344,11 @@ impl Endpoint for PacedSender {
             }
             _ => {}
         }
+        if self.conn.is_established() && self.law.next_timer().is_some_and(|t| t <= now) {
+            if let Some(r) = self.law.on_timer(now, self.conn.stats().data_bytes) {
+                self.set_rate(now, r);
+            }
+        }
         self.pump(now, out);
     }
 
@@ -327,6 +359,9 @@ impl Endpoint for PacedSender {
                 t = t.min(self.next_send);
             }
             t = t.min(self.probe_at);
+            if let Some(w) = self.law.next_timer() {
+                t = t.min(w);
+            }
         }
         if let Some(w) = self.conn.app.next_event() {
             t = t.min(w);
@@ -351,6 +386,7 @@ mod tests {
             handshake,
             fallback: None,
             queue_pair: false,
+            ecn: EcnMode::Off,
         };
         let addr = FlowAddr { flow: 0, src: 0, dst: 1, hash: 0 };
         PacedSender::new(cfg, addr, App::Bulk { size: 3 * 960 }, Time::ZERO)

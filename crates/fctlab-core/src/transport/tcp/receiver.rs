@@ -174,6 +174,7 @@ impl TcpReceiver {
         p.prio = prio;
         p.cc = self.echo_cc.feedback();
         out.push(p);
+        self.ecn.ack_sent();
         self.unacked = 0;
         self.delack_at = None;
     }
@@ -195,7 +196,7 @@ impl Endpoint for TcpReceiver {
                 if self.ecn.is_on() {
                     // DCTCP: a change of CE first sends the ACK held back, with the old ECE.
                     let prior = self.ecn.ack();
-                    if self.ecn.on_data(pkt.ecn, self.unacked) {
+                    if self.ecn.on_data(pkt.ecn, self.unacked, now) {
                         self.send_ack_with(now, self.cfg.prio, prior, out);
                     }
                 }

@@ -1,0 +1,337 @@
+//! DCQCN's RP (Zhu et al. 2015, sec. 3.1, "RP algorithm"), the sender's rate law. RC is the
+//! current rate, RT the target rate, alpha the estimate of congestion.
+//!
+//! ```text
+//!   on a CNP:        RT = RC,  RC = RC (1 - alpha/2),  alpha = (1 - g) alpha + g   (eqs. 1, 2)
+//!   every K without a CNP:                            alpha = (1 - g) alpha       (eq. 3)
+//!   fast recovery:   RC = (RT + RC) / 2                                           (eq. 4)
+//!   additive:        RT = RT + R_AI,      RC = (RT + RC) / 2                      (eq. 5)
+//!   hyper-additive:  RT = RT + i R_HAI,   RC = (RT + RC) / 2                      (eq. 6)
+//! ```
+//!
+//! A rate increase event is an expiry of the timer (every T) or of the byte counter (every B
+//! bytes sent); each counts its own expiries since the last CNP, which resets both. With the
+//! counts after the expiry, t of the timer and b of the byte counter: fast recovery while
+//! max(t, b) <= F (the first F expiries of either), hyper-additive once min(t, b) > F, with
+//! i = min(t, b) - F, and additive in between. RT and RC never exceed the line rate, and RC
+//! never falls below the minimum rate. The first CNP finds alpha = 1 (the paper's initial
+//! value), so it halves the rate.
+//!
+//! Timing: the alpha timer (K) starts at the first CNP and restarts at each CNP; the rate
+//! increase timer (T) restarts at each CNP. The byte counter is read when an ACK arrives or a
+//! timer fires, and every B bytes sent by then counts one expiry, in order. Both timers stop
+//! being needed at line rate with RT = RC, but keep running (cheap: one wake-up per K or T).
+
+use crate::net::packet::CongestionHeader;
+use crate::protocol::RateLawConfig;
+use crate::transport::paced::law::{LawCtx, RateControl, RateFeedback};
+use crate::units::{Rate, Time};
+
+/// DCQCN's RP settings (the paper's names; defaults in `params.rs`, each with its source).
+#[derive(Copy, Clone, Debug, PartialEq)]
+pub struct DcqcnConfig {
+    /// The line rate: where a flow starts, the ceiling of RT and RC.
+    pub line_rate: Rate,
+    /// The least rate RC is cut to.
+    pub min_rate: Rate,
+    /// g, the weight of a CNP in alpha (eqs. 2, 3).
+    pub g: f64,
+    /// K, the alpha timer (eq. 3).
+    pub alpha_timer: Time,
+    /// T, the rate increase timer.
+    pub timer: Time,
+    /// B, the byte counter, bytes (0: no byte counter).
+    pub byte_counter: u64,
+    /// F, the number of fast recovery stages.
+    pub fast_recovery: u32,
+    /// R_AI, the additive step (eq. 5).
+    pub rate_ai: Rate,
+    /// R_HAI, the hyper-additive step (eq. 6).
+    pub rate_hai: Rate,
+}
+
+impl RateLawConfig for DcqcnConfig {
+    type Law = Dcqcn;
+
+    fn build(self) -> Dcqcn {
+        Dcqcn::new(self)
+    }
+
+    /// `dcqcn`.
+    fn label(&self) -> String {
+        "dcqcn".to_string()
+    }
+}
+
+/// Which increase an expiry makes.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum Stage {
+    /// Eq. 4.
+    FastRecovery,
+    /// Eq. 5.
+    Additive,
+    /// Eq. 6, with its i.
+    Hyper(u32),
+}
+
+/// The RP of one flow.
+#[derive(Clone, Debug)]
+pub struct Dcqcn {
+    cfg: DcqcnConfig,
+    /// RC, bit/s.
+    rc: f64,
+    /// RT, bit/s.
+    rt: f64,
+    alpha: f64,
+    /// When alpha next decays (None before the first CNP).
+    alpha_at: Option<Time>,
+    /// When the rate increase timer next expires (None before the first CNP).
+    increase_at: Option<Time>,
+    /// Timer expiries since the last CNP.
+    t: u32,
+    /// Byte counter expiries since the last CNP.
+    b: u32,
+    /// Bytes sent when the byte counter last expired or was reset.
+    bytes_mark: u64,
+}
+
+impl Dcqcn {
+    /// An RP at line rate, alpha = 1, no CNP yet.
+    pub fn new(cfg: DcqcnConfig) -> Dcqcn {
+        let line = cfg.line_rate.bps_f64();
+        Dcqcn { cfg, rc: line, rt: line, alpha: 1.0, alpha_at: None, increase_at: None, t: 0, b: 0, bytes_mark: 0 }
+    }
+
+    /// RC, bit/s.
+    pub fn rate(&self) -> f64 {
+        self.rc
+    }
+
+    /// RT, bit/s.
+    pub fn target(&self) -> f64 {
+        self.rt
+    }
+
+    /// alpha.
+    pub fn alpha(&self) -> f64 {
+        self.alpha
+    }
+
+    /// Which increase the next expiry makes with `t` timer and `b` byte counter expiries.
+    pub fn stage(&self, t: u32, b: u32) -> Stage {
+        let f = self.cfg.fast_recovery;
+        if t.max(b) <= f {
+            Stage::FastRecovery
+        } else if t.min(b) > f {
+            Stage::Hyper(t.min(b) - f)
+        } else {
+            Stage::Additive
+        }
+    }
+
+    /// A CNP at `now`, `sent` bytes sent so far: eqs. 1 and 2.
+    pub fn on_cnp(&mut self, now: Time, sent: u64) {
+        let min = self.cfg.min_rate.bps_f64();
+        // Eq. 1.
+        self.rt = self.rc;
+        self.rc = (self.rc * (1.0 - self.alpha / 2.0)).max(min);
+        // Eq. 2.
+        self.alpha = (1.0 - self.cfg.g) * self.alpha + self.cfg.g;
+        self.alpha_at = Some(now + self.cfg.alpha_timer);
+        self.increase_at = Some(now + self.cfg.timer);
+        self.t = 0;
+        self.b = 0;
+        self.bytes_mark = sent;
+    }
+
+    /// One expiry of the timer or the byte counter, the counts already advanced: eqs. 4-6.
+    fn increase(&mut self) {
+        let line = self.cfg.line_rate.bps_f64();
+        match self.stage(self.t, self.b) {
+            Stage::FastRecovery => {}
+            // Eq. 5.
+            Stage::Additive => self.rt = (self.rt + self.cfg.rate_ai.bps_f64()).min(line),
+            // Eq. 6.
+            Stage::Hyper(i) => self.rt = (self.rt + i as f64 * self.cfg.rate_hai.bps_f64()).min(line),
+        }
+        // Eqs. 4-6.
+        self.rc = ((self.rt + self.rc) / 2.0).min(line);
+    }
+
+    /// The timer expiries due by `now`, in time order, then the byte counter's by `sent`.
+    pub fn advance(&mut self, now: Time, sent: u64) {
+        loop {
+            let alpha = self.alpha_at.filter(|&t| t <= now);
+            let inc = self.increase_at.filter(|&t| t <= now);
+            match (alpha, inc) {
+                (None, None) => break,
+                (Some(a), i) if i.is_none_or(|i| a <= i) => {
+                    // Eq. 3.
+                    self.alpha *= 1.0 - self.cfg.g;
+                    self.alpha_at = Some(a + self.cfg.alpha_timer);
+                }
+                (_, i) => {
+                    self.t += 1;
+                    self.increase();
+                    self.increase_at = i.map(|i| i + self.cfg.timer);
+                }
+            }
+        }
+        let bc = self.cfg.byte_counter;
+        if bc > 0 && self.increase_at.is_some() {
+            while sent >= self.bytes_mark + bc {
+                self.bytes_mark += bc;
+                self.b += 1;
+                self.increase();
+            }
+        }
+    }
+}
+
+impl RateControl for Dcqcn {
+    fn initial_rate(&self) -> f64 {
+        self.rc
+    }
+
+    fn header(&self, _ctx: LawCtx) -> CongestionHeader {
+        CongestionHeader::None
+    }
+
+    fn on_feedback(&mut self, fb: &RateFeedback) -> Option<f64> {
+        self.advance(fb.now, fb.sent_bytes);
+        if fb.ece {
+            self.on_cnp(fb.now, fb.sent_bytes);
+        }
+        Some(self.rc)
+    }
+
+    fn next_timer(&self) -> Option<Time> {
+        match (self.alpha_at, self.increase_at) {
+            (Some(a), Some(i)) => Some(a.min(i)),
+            (a, i) => a.or(i),
+        }
+    }
+
+    fn on_timer(&mut self, now: Time, sent_bytes: u64) -> Option<f64> {
+        self.advance(now, sent_bytes);
+        Some(self.rc)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const MB: u64 = 1_000_000;
+
+    /// 40 Gb/s, F = 5, R_AI = 40 Mb/s, R_HAI = 400 Mb/s, g = 1/256, K = T = 55 us, B = 10 MB.
+    fn cfg() -> DcqcnConfig {
+        DcqcnConfig {
+            line_rate: Rate::from_gbps(40),
+            min_rate: Rate::from_mbps(100),
+            g: 1.0 / 256.0,
+            alpha_timer: Time::from_us(55),
+            timer: Time::from_us(55),
+            byte_counter: 10 * MB,
+            fast_recovery: 5,
+            rate_ai: Rate::from_mbps(40),
+            rate_hai: Rate::from_mbps(400),
+        }
+    }
+
+    fn close(a: f64, b: f64) -> bool {
+        (a - b).abs() <= 1e-6 * b.abs().max(1.0)
+    }
+
+    fn ack(now: Time, ece: bool, sent: u64) -> RateFeedback {
+        RateFeedback { ece, sent_bytes: sent, ..RateFeedback::of(now, CongestionHeader::None, None) }
+    }
+
+    /// A hand-made trace: a CNP, the timer's F fast recovery stages, then additive increase,
+    /// then, once the byte counter has expired more than F times too, hyper-additive increase;
+    /// every expected number is computed here from eqs. 1-6.
+    #[test]
+    fn the_rate_after_a_cnp_and_each_increase_stage_follows_eqs_1_to_6() {
+        let c = cfg();
+        let g = c.g;
+        let (line, ai, hai) = (40e9, 40e6, 400e6);
+        let us = Time::from_us;
+        let mut rp = Dcqcn::new(c);
+        assert_eq!(rp.initial_rate(), line);
+        assert_eq!(rp.next_timer(), None, "no timer before a CNP");
+
+        // CNP at 0: alpha = 1, RT = 40 G, RC = 40 G (1 - 1/2) = 20 G, alpha = (1 - g) + g = 1.
+        let r = rp.on_feedback(&ack(us(0), true, 0)).unwrap();
+        let (mut rc, mut rt, mut alpha) = (line * (1.0 - 1.0 / 2.0), line, (1.0 - g) * 1.0 + g);
+        assert!(close(r, rc) && close(rp.target(), rt) && close(rp.alpha(), alpha), "{r}");
+        assert_eq!(rp.next_timer(), Some(us(55)));
+
+        // A second CNP at 10 us: RT = RC = 20 G, RC = 20 G (1 - alpha/2), alpha moves up by g.
+        let r = rp.on_feedback(&ack(us(10), true, 0)).unwrap();
+        rt = rc;
+        rc *= 1.0 - alpha / 2.0;
+        alpha = (1.0 - g) * alpha + g;
+        assert!(close(r, rc) && close(rp.target(), rt) && close(rp.alpha(), alpha));
+
+        // Timer expiries at 65, 120, ... us (T = 55 after the CNP at 10): alpha decays at the
+        // same instants (K = 55 too, eq. 3), RC halves its distance to RT five times (eq. 4).
+        for k in 1..=5u64 {
+            let now = us(10 + 55 * k);
+            let r = rp.on_timer(now, 0).unwrap();
+            alpha *= 1.0 - g;
+            rc = (rt + rc) / 2.0;
+            assert!(close(r, rc), "fast recovery stage {k}: {r} != {rc}");
+            assert!(close(rp.alpha(), alpha), "eq. 3 at stage {k}");
+            assert!(close(rp.target(), rt), "RT holds during fast recovery");
+        }
+        // The sixth expiry: additive increase (eq. 5).
+        let r = rp.on_timer(us(10 + 55 * 6), 0).unwrap();
+        rt += ai;
+        rc = (rt + rc) / 2.0;
+        assert!(close(r, rc) && close(rp.target(), rt), "additive: {r} != {rc}");
+        // The byte counter: 60 MB sent, six expiries of B = 10 MB, in order: the first five
+        // leave min(t, b) <= F (additive, since t = 6 > F); the sixth makes b = 6 > F with
+        // t = 6: hyper-additive with i = min(6, 6) - 5 = 1.
+        let r = rp.on_feedback(&ack(us(10 + 55 * 6 + 1), false, 60 * MB)).unwrap();
+        for _ in 0..5 {
+            rt += ai;
+            rc = (rt + rc) / 2.0;
+        }
+        rt += 1.0 * hai;
+        rc = (rt + rc) / 2.0;
+        assert!(close(r, rc) && close(rp.target(), rt), "hyper, i = 1: {r} != {rc}");
+        // The next timer expiry: t = 7, b = 6: i = 1 again; then 10 MB more: b = 7, i = 2.
+        let r = rp.on_timer(us(10 + 55 * 7), 60 * MB).unwrap();
+        alpha *= (1.0 - g) * (1.0 - g);
+        rt += hai;
+        rc = (rt + rc) / 2.0;
+        assert!(close(r, rc), "{r} != {rc}");
+        let r = rp.on_feedback(&ack(us(10 + 55 * 7 + 1), false, 70 * MB)).unwrap();
+        rt += 2.0 * hai;
+        rc = (rt + rc) / 2.0;
+        assert!(close(r, rc) && close(rp.target(), rt), "hyper, i = 2: {r} != {rc}");
+        assert!(close(rp.alpha(), alpha));
+    }
+
+    #[test]
+    fn rates_stay_between_the_minimum_and_the_line_rate() {
+        let us = Time::from_us;
+        let mut rp = Dcqcn::new(cfg());
+        for k in 0..2000 {
+            rp.on_feedback(&ack(us(k), true, 0));
+        }
+        assert_eq!(rp.rate(), 100e6, "clamped at the minimum rate");
+        let mut now = us(2000);
+        for _ in 0..10_000 {
+            now = rp.next_timer().unwrap();
+            rp.on_timer(now, 0);
+        }
+        assert!(now > us(2000));
+        assert_eq!(rp.target(), 40e9, "RT clamped at line rate");
+        assert!(rp.rate() <= 40e9 && rp.rate() > 39.9e9);
+        assert_eq!(rp.stage(5, 5), Stage::FastRecovery);
+        assert_eq!(rp.stage(6, 0), Stage::Additive);
+        assert_eq!(rp.stage(5, 9), Stage::Additive);
+        assert_eq!(rp.stage(6, 7), Stage::Hyper(1));
+    }
+}
