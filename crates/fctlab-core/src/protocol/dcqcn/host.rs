@@ -11,7 +11,8 @@
 //!
 //! A rate increase event is an expiry of the timer (every T) or of the byte counter (every B
 //! bytes sent); each counts its own expiries since the last CNP, which resets both. With the
-//! counts after the expiry, t of the timer and b of the byte counter: fast recovery while
+//! counts after the expiry, t of the timer and b of the byte counter (without one, b = t: the
+//! timer alone counts, as on HPCC's simulator's NIC): fast recovery while
 //! max(t, b) <= F (the first F expiries of either), hyper-additive once min(t, b) > F, with
 //! i = min(t, b) - F, and additive in between. RT and RC never exceed the line rate, and RC
 //! never falls below the minimum rate. The first CNP finds alpha = 1 (the paper's initial
@@ -117,9 +118,12 @@ impl Dcqcn {
         self.alpha
     }
 
-    /// Which increase the next expiry makes with `t` timer and `b` byte counter expiries.
+    /// Which increase the next expiry makes with `t` timer and `b` byte counter expiries. Without
+    /// a byte counter (`byte_counter = 0`, as HPCC's simulator's NIC) the timer alone counts: `b`
+    /// is taken to be `t`, so the stages still reach hyper-additive increase.
     pub fn stage(&self, t: u32, b: u32) -> Stage {
         let f = self.cfg.fast_recovery;
+        let b = if self.cfg.byte_counter == 0 { t } else { b };
         if t.max(b) <= f {
             Stage::FastRecovery
         } else if t.min(b) > f {
@@ -333,5 +337,9 @@ mod tests {
         assert_eq!(rp.stage(6, 0), Stage::Additive);
         assert_eq!(rp.stage(5, 9), Stage::Additive);
         assert_eq!(rp.stage(6, 7), Stage::Hyper(1));
+        // Without a byte counter the timer alone counts.
+        let timer_only = Dcqcn::new(DcqcnConfig { byte_counter: 0, ..rp.cfg });
+        assert_eq!(timer_only.stage(5, 0), Stage::FastRecovery);
+        assert_eq!(timer_only.stage(7, 0), Stage::Hyper(2));
     }
 }
