@@ -185,10 +185,12 @@ def analyze(runs: Runs, ctx: Context) -> str:
                     tolerance=0.15,
                 )
     _plot(ranges, ctx)
+    first = next(n for n in runs.names)
+    duration = runs.scenario(first, seed).get("duration")
     head = (
         "FCT slowdown by size on the HPCC paper's fat tree (320 servers, 100/400 Gb/s, lossless, RDMA queue pairs "
         "on round-robin NICs), each transport as the authors' run.py sets it; "
-        f"{DURATION_S * 1e3:g} ms of Poisson arrivals per run, one seed.\n\n"
+        f"{duration} of Poisson arrivals per run (s), one seed.\n\n"
         "![95th-percentile slowdown by size range](p95-slowdown.png)\n\n"
     )
     ranges_table = _ranges_table(ranges)
@@ -226,7 +228,7 @@ def _plot(ranges: dict, ctx: Context) -> None:
                     ax.plot(range(len(LABELS)), PAPER_P95[proto][load], ls="--", color=color, alpha=0.5)
             ax.set(title=panel, ylabel="p95 slowdown", yscale="log")
             ax.set_xticks(range(len(LABELS)), LABELS, rotation=30, fontsize=7)
-            if ax.lines:
+            if any(not line.get_label().startswith("_") for line in ax.lines):
                 ax.legend(fontsize=6)
 
 
