@@ -24,13 +24,13 @@ results", web search, 95th percentile, HPCC-INT and DCTCP, 100 Gb/s fat tree; th
 
 from __future__ import annotations
 
-import random
 from typing import Any
 
 import polars as pl
 
 from fctlab.reproduce.framework import Context, Experiment, Runs, figure, fmt, md_table
 from fctlab_experiments.datacenter.fabric import PROTOCOLS as DC_PROTOCOLS
+from fctlab_experiments.hpcc.incast import incast_flows as make_incast
 from fctlab_experiments.hpcc.slowdown import LABELS, PAPER_P95, size_bin
 
 #: The two protocols, as overrides of the leaf-spine scenario.
@@ -42,18 +42,9 @@ HOSTS, RACK = 144, 16
 DURATION_S = 0.05
 
 
-def incast_flows(duration_s: float, seed: int = 7) -> list[dict[str, Any]]:
-    """The incast events of a run of `duration_s`: deterministic for `seed`."""
-    rng = random.Random(seed)
-    flows = []
-    k = 0
-    while (t := INCAST_EVERY_S * (k + 0.5)) < duration_s:
-        dst = rng.randrange(HOSTS)
-        others = [h for h in range(HOSTS) if h // RACK != dst // RACK]
-        for src in rng.sample(others, INCAST_SENDERS):
-            flows.append({"src": f"h{src}", "dst": f"h{dst}", "start": f"{t * 1e6:.0f}us", "size": INCAST_BYTES})
-        k += 1
-    return flows
+def incast_flows(duration_s: float) -> list[dict[str, Any]]:
+    """The incast events of a run of `duration_s` (`hpcc/incast.py`)."""
+    return make_incast(duration_s, HOSTS, RACK, "h", every_s=INCAST_EVERY_S, senders=INCAST_SENDERS, size=INCAST_BYTES)
 
 
 def point_name(load: float, incast: bool, protocol: str) -> str:

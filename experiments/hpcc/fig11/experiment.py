@@ -22,13 +22,13 @@ Incast, when on: every millisecond, 20 servers of other racks send 50 KB each to
 
 from __future__ import annotations
 
-import random
 from typing import Any
 
 import polars as pl
 
 from fctlab.reproduce.framework import Context, Experiment, Runs, figure, fmt, md_table
 from fctlab.tools.hpcc_files import standalone_fct_ns
+from fctlab_experiments.hpcc.incast import incast_flows as make_incast
 from fctlab_experiments.hpcc.slowdown import LABELS, PAPER_P95, by_range, groups
 
 #: HPCC's base RTT T (third.cc's maxRtt on this fabric) and the NIC's rate.
@@ -84,18 +84,11 @@ INCAST_EVERY_S, INCAST_SENDERS, INCAST_BYTES = 1e-3, 20, 50_000
 DURATION_S = 0.02
 
 
-def incast_flows(duration_s: float, seed: int = 7) -> list[dict[str, Any]]:
-    """The incast events of a run of `duration_s`: deterministic for `seed`."""
-    rng = random.Random(seed)
-    flows = []
-    k = 0
-    while (t := INCAST_EVERY_S * (k + 0.5)) < duration_s:
-        dst = rng.randrange(SERVERS)
-        others = [h for h in range(SERVERS) if h // RACK != dst // RACK]
-        for src in rng.sample(others, INCAST_SENDERS):
-            flows.append({"src": f"n{src}", "dst": f"n{dst}", "start": f"{t * 1e6:.0f}us", "size": INCAST_BYTES})
-        k += 1
-    return flows
+def incast_flows(duration_s: float) -> list[dict[str, Any]]:
+    """The incast events of a run of `duration_s` (`hpcc/incast.py`)."""
+    return make_incast(
+        duration_s, SERVERS, RACK, "n", every_s=INCAST_EVERY_S, senders=INCAST_SENDERS, size=INCAST_BYTES
+    )
 
 
 def workloads(load: float, sizes: str, incast: bool, duration_s: float) -> list[dict[str, Any]]:
