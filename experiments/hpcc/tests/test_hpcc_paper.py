@@ -48,3 +48,20 @@ def test_ranges_follow_the_paper_s_axis():
     got = slowdown.by_range([1_000, 19_999, 20_000, 6_000_000], [2.0, 4.0, 3.0, 0.5], 0.5)
     assert got["<20K"] == (4.0, 2) and got["20K-73K"] == (3.0, 1) and got[">5M"] == (1.0, 1)
     assert got["1M-5M"] == (None, 0)
+
+
+def test_the_reference_comparison_reads_fct_txt_as_the_authors_script(tmp_path):
+    reference = paper_code("hpcc", "reference")
+    lines = [
+        # sip dip sport dport size start fct standalone
+        "0b000001 0b000101 10000 100 3000 0 2000 1000",
+        "0b000001 0b000101 10001 200 3000 0 9000 1000",  # incast (port 200): left out
+        "0b000001 0b000101 10002 100 1000 0 500 1000",  # slowdown below 1: 1
+        "0b000001 0b000101 10003 100 9000 0 4000 1000",  # the largest: left out
+    ]
+    f = tmp_path / "fct.txt"
+    f.write_text("\n".join(lines) + "\n")
+    assert reference.read_fct(f) == ([1000, 3000], [0.5, 2.0])
+    g = slowdown.groups(*reference.read_fct(f), step=50)
+    text, within, total = reference.table(g, g, "x")
+    assert (within, total) == (6, 6) and "| 0.50 | 1000 |" in text and "| 1.00 | 3000 |" in text
