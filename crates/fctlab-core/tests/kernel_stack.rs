@@ -68,7 +68,7 @@ fn kernel_fields_are_checked_and_fctlab_fields_refused() {
         (json!({"stack": "bsd"}), "transport.stack"),
         (
             json!({"cc": "bbr"}),
-            "field `transport.cc`: expected \"newreno\", \"cubic\", \"dctcp\", \"pfabric\" or a plug-in",
+            "field `transport.cc`: expected \"newreno\", \"cubic\", \"dctcp\", \"pfabric\", \"swift\" or a plug-in",
         ),
     ];
     for (t, want) in cases {
