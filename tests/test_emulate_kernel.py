@@ -110,7 +110,7 @@ def test_a_named_transport_is_named_and_fctlab_fields_are_refused():
         run(spec)
     spec = kernel_flows([1460], cc="bbr")
     spec["transport"]["stack"] = "fctlab"
-    expected = r"field `transport.cc`: expected \"newreno\", \"cubic\", \"dctcp\", \"pfabric\" or a plug-in"
+    expected = r"field `transport.cc`: expected \"newreno\", \"cubic\", \"dctcp\", \"pfabric\", \"swift\" or a plug-in"
     with pytest.raises(ScenarioError, match=expected):
         run(spec)
 
