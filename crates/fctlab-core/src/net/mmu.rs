@@ -67,6 +67,11 @@ impl SharedBuffer {
         self.cfg
     }
 
+    /// `H + R`: the headroom and reserve of all its ports, set aside from the shared part.
+    pub fn set_aside(&self) -> u64 {
+        self.set_aside
+    }
+
     /// Shared bytes in use over all ports, `S`.
     pub fn shared_used(&self) -> u64 {
         self.shared_used

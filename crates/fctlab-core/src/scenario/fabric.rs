@@ -149,28 +149,30 @@ pub(super) fn build(
         lossless_port(l, &desc.name, !is_switch(desc.from))?;
         l.set_lossless(Lossless::new(f.control_first, ramp));
     }
-    let mut buffers: Vec<Option<SharedBuffer>> = vec![None; topo.nodes.len()];
-    for (n, b) in buffers.iter_mut().enumerate() {
-        if is_switch(n) {
-            let headrooms = topo.links.iter().enumerate().filter(|(_, d)| d.to == n).map(|(i, _)| ingress[i].headroom);
-            *b = Some(SharedBuffer::new(cfg, headrooms));
-            let set_aside: u64 = topo
-                .links
-                .iter()
-                .enumerate()
-                .filter(|(_, d)| d.to == n)
-                .map(|(i, _)| ingress[i].headroom + cfg.reserve)
-                .sum();
-            if set_aside >= cfg.buffer {
-                return Err(SpecError::new(
-                    field("buffer"),
-                    format!(
-                        "expected more than switch {}'s headroom and reserves ({set_aside} B), got {} B",
-                        topo.nodes[n].name, cfg.buffer
-                    ),
-                ));
-            }
+    // Each switch's ingress headrooms, in one pass over the links.
+    let mut headrooms: Vec<Vec<u64>> = vec![Vec::new(); topo.nodes.len()];
+    for (i, d) in topo.links.iter().enumerate() {
+        headrooms[d.to].push(ingress[i].headroom);
+    }
+    let mut buffers: Vec<Option<SharedBuffer>> = Vec::with_capacity(topo.nodes.len());
+    for (n, h) in headrooms.into_iter().enumerate() {
+        if !is_switch(n) {
+            buffers.push(None);
+            continue;
         }
+        let buf = SharedBuffer::new(cfg, h);
+        if buf.set_aside() >= cfg.buffer {
+            return Err(SpecError::new(
+                field("buffer"),
+                format!(
+                    "expected more than switch {}'s headroom and reserves ({} B), got {} B",
+                    topo.nodes[n].name,
+                    buf.set_aside(),
+                    cfg.buffer
+                ),
+            ));
+        }
+        buffers.push(Some(buf));
     }
     // Duplex pairs are links 2i and 2i + 1.
     let back = (0..links.len() as u32).map(|i| i ^ 1).collect();

@@ -236,7 +236,6 @@ impl World {
                 resumes.push(in_link);
             }
         }
-        released.clear();
         fabric.released = released;
         for in_link in resumes {
             self.send_pfc(in_link, false);
