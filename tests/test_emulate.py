@@ -127,11 +127,15 @@ def test_every_explicit_protocol_runs_for_real(protocol):
 @pytest.mark.parametrize("mode", MODES)
 def test_a_long_flow_fills_the_bottleneck(mode):
     """A long-lived TCP flow keeps the 10 Mb/s bottleneck more than 90% busy, as in simulation,
-    and the links table counts what the emulated link carried."""
+    and the links table counts what the emulated link carried. When the machine is too loaded
+    for real time, the emulator says so and names the remedy (a larger time scale); the test
+    then takes that remedy once, as a user would, and the run must fill the link."""
     spec = single_flows("tcp", [1])
     spec["duration"] = "1.5s"
     spec["workload"] = [{"kind": "long_lived", "flows": [{"src": "l0", "dst": "r0", "start": "0s", "stop": "1.5s"}]}]
     sim, emu = run(spec), emulate(spec, mode=mode)
+    if fell_behind(emu):
+        emu = emulate(spec, mode=mode, time_scale=4)
 
     def bottleneck(r):
         return r.links.filter(r.links["name"] == "bottleneck").row(0, named=True)
