@@ -73,6 +73,7 @@ class Simulation:
                 "start_s": start,
                 "finish_s": None if fct is None else start + fct,
                 "fct_s": fct,
+                "acked_s": None if fct is None else start + fct + 0.01,
                 "rtt_prop_s": 0.02,
                 "ideal_fct_s": ideal,
                 "first_write_s": None,

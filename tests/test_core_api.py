@@ -21,6 +21,7 @@ FLOW_COLUMNS = {
     "start_s": pl.Float64,
     "finish_s": pl.Float64,
     "fct_s": pl.Float64,
+    "acked_s": pl.Float64,
     "rtt_prop_s": pl.Float64,
     "ideal_fct_s": pl.Float64,
     "first_write_s": pl.Float64,

@@ -11,6 +11,8 @@ from pathlib import Path
 
 import pytest
 
+import fctlab
+
 from fctlab.errors import ScenarioError
 from fctlab.tools import hpcc_config, hpcc_files
 from realcore import cli, fake  # noqa: F401  (fake: the compiled core, not conftest's stand-in)
@@ -92,13 +94,13 @@ SAMPLE_KEYS = {
 }
 
 
-def write_config(tmp_path: Path, drop: tuple[str, ...] = (), **keys: str) -> Path:
+def write_config(tmp_path: Path, drop: tuple[str, ...] = (), flows: str = FLOWS, **keys: str) -> Path:
     """simulation/mix/config.txt under tmp_path, with the topology and flows beside it: the
     sample's keys, `keys` over them (a value None leaves the key out), `drop` left out."""
     mix = tmp_path / "simulation" / "mix"
     mix.mkdir(parents=True, exist_ok=True)
     (mix / "topo.txt").write_text(TOPOLOGY)
-    (mix / "flows.txt").write_text(FLOWS)
+    (mix / "flows.txt").write_text(flows)
     values = {**SAMPLE_KEYS, **keys}
     lines = [f"{k} {v}" for k, v in values.items() if k not in drop]
     path = mix / "config.txt"
@@ -110,11 +112,33 @@ def line_of(path: Path, key: str) -> int:
     return next(i for i, line in enumerate(path.read_text().splitlines(), 1) if line.split()[0] == key)
 
 
+DCTCP_MAPS = {"KMIN_MAP": "2 100000000000 30 400000000000 120", "KMAX_MAP": "2 100000000000 60 400000000000 240"}
+
+
+@pytest.mark.parametrize(("mode", "keys"), [("1", {"HAS_WIN": "0"}), ("8", DCTCP_MAPS)])
+@pytest.mark.parametrize("size", [2500, 1_000_000])
+def test_a_queue_pair_alone_takes_hpccs_standalone_fct(tmp_path, mode, keys, size):
+    """A flow alone on the empty fabric, DCQCN or DCTCP starting at line rate, ends (its last ACK
+    back at the sender, as fct.txt counts) within 1% of HPCC's standalone_fct: no handshake, no
+    window to grow, the same store-and-forward. Measured 0.995 and 0.999 of it."""
+    config = write_config(tmp_path, flows=f"1\n0 2 3 100 {size} 2\n", CC_MODE=mode, **keys)
+    cfg = hpcc_config.read_config(config, None)
+    result = fctlab.run(cfg.scenario)
+    lines = hpcc_files.fct_lines(result, cfg.flow_file, payload=cfg.payload, header=hpcc_files.HEADER)
+    fct, alone = (int(x) for x in lines[0].split()[6:8])
+    assert fct == pytest.approx(alone, rel=0.01), (fct, alone)
+    receiver = hpcc_files.fct_lines(
+        result, cfg.flow_file, payload=cfg.payload, header=hpcc_files.HEADER, completion="receiver"
+    )
+    # Ended at the receiver instead, the flow is a one-way trip (6 us and three ACKs) sooner.
+    assert 6000 <= fct - int(receiver[0].split()[6]) <= 6500
+
+
 @pytest.mark.parametrize(
     ("mode", "keys"),
     [
         ("3", {}),
-        ("8", {"KMIN_MAP": "2 100000000000 30 400000000000 120", "KMAX_MAP": "2 100000000000 60 400000000000 240"}),
+        ("8", DCTCP_MAPS),
     ],
 )
 def test_a_configuration_runs_end_to_end_and_writes_fct_and_pfc(tmp_path, mode, keys):

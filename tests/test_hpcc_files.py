@@ -179,10 +179,11 @@ def test_round_trip_through_the_core(files, tmp_path):
         assert row["dport"] == DPORTS[i]
         assert row["size"] == SIZES[i]
         assert row["start"] == STARTS_NS[i]
-        assert row["fct"] == round(flows["fct_s"][i] * 1e9)
+        # HPCC's simulator ends a flow when its last ACK reaches the sender.
+        assert row["fct"] == round((flows["acked_s"][i] - flows["start_s"][i]) * 1e9)
     # Lines in completion order, as HPCC writes them.
-    finish = flows["finish_s"].to_list()
-    assert [finish[i] for i in written] == sorted(finish)
+    acked = flows["acked_s"].to_list()
+    assert [acked[i] for i in written] == sorted(acked)
 
     # standalone_fct by hand. Flow 0, host 0 -> host 2: links 0-4 (100 Gb/s, 1 us), 4-5 (40 Gb/s,
     # 2 us), 5-2 (25 Gb/s, 1 us). Base RTT: twice the 4 us of delay, plus one 1000-byte payload
@@ -193,6 +194,24 @@ def test_round_trip_through_the_core(files, tmp_path):
     # Flow 4, host 1 -> host 0 through switch 4 only: 2 x 2 us + 2 x 80 ns; 4500 + 5 x 48 bytes
     # at 100 Gb/s = 379.2 ns.
     assert by_flow[4]["standalone"] == 4000 + 160 + 379
+
+
+def test_the_sender_sees_the_end_a_return_trip_after_the_receiver(files, tmp_path):
+    """fct.txt ends a flow at the last ACK's arrival (acked_s); `completion="receiver"` writes
+    fct_s. The ACK of flow 0 (host 0 -> host 2) comes back over 4 us of propagation and three
+    ACK serializations, so the two differ by at least 4 us and at most a few us more."""
+    result = fctlab.run(hpcc_files.scenario(*files))
+    flows = result.flows.sort("id")
+    sender, receiver = tmp_path / "sender.txt", tmp_path / "receiver.txt"
+    hpcc_files.write_fct(result, sender, files[1])
+    hpcc_files.write_fct(result, receiver, files[1], completion="receiver")
+    by_size = {r["size"]: r["fct"] for r in parse_fct(receiver)}
+    assert sorted(by_size.items()) == sorted((s, round(f * 1e9)) for s, f in zip(flows["size_bytes"], flows["fct_s"]))
+    lag = {r["size"]: r["fct"] - by_size[r["size"]] for r in parse_fct(sender)}
+    assert 4000 <= lag[SIZES[0]] <= 6000, lag
+    assert all(v > 0 for v in lag.values()), lag
+    with pytest.raises(ScenarioError, match=r"completion: expected one of sender, receiver, got 'ack'"):
+        hpcc_files.write_fct(result, sender, files[1], completion="ack")
 
 
 def test_standalone_fctlab_writes_the_ideal_fct(files, tmp_path):
@@ -404,7 +423,7 @@ def test_cli_runs_end_to_end(files, tmp_path):
     rows = parse_fct(out / "fct.txt")
     flows = pl.read_parquet(out / "flows.parquet").sort("id")
     assert sorted((r["size"], r["fct"]) for r in rows) == sorted(
-        (s, round(f * 1e9)) for s, f in zip(flows["size_bytes"], flows["fct_s"])
+        (s, round((a - t) * 1e9)) for s, a, t in zip(flows["size_bytes"], flows["acked_s"], flows["start_s"])
     )
     # The scenario the run saw is kept and runs again with `fctlab run`.
     assert fctlab.load(out).scenario["transport"] == {"mss": 1000, "header": 48, "iw": 10}

@@ -65,6 +65,25 @@ fn the_pieces_are_the_whole_table_and_come_as_flows_retire() {
 }
 
 #[test]
+fn the_sender_hears_of_the_end_at_least_a_return_trip_after_the_receiver() {
+    // acked_s is the last ACK's arrival: the reverse path's 5 ms + access delays after finish_s
+    // at least, for every flow that completed before the run ended.
+    let (w, info, _, _) = streamed(&loaded(), Time::from_ms(20));
+    let t = flow_table(&w, &info);
+    let mut both = 0;
+    for i in 0..t.len() {
+        if let (Some(finish), Some(acked)) = (t.finish_s.get(i), t.acked_s.get(i)) {
+            let back = t.rtt_prop_s[i] / 2.0;
+            assert!(acked - finish >= back - 1e-12, "flow {i}: acked {acked} finish {finish}, {back} back");
+            both += 1;
+        } else {
+            assert!(t.acked_s.get(i).is_none(), "flow {i}: acknowledged without completing");
+        }
+    }
+    assert!(both > 300, "{both} flows completed and were acknowledged");
+}
+
+#[test]
 fn an_open_flow_holds_back_the_rows_after_it_until_the_end() {
     // Flow 0 is long-lived until 1.5 s (its row is final only then: at the end of the run).
     let mut s = loaded();

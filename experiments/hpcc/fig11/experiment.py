@@ -121,15 +121,17 @@ def quick(name: str, over: dict[str, Any]) -> dict[str, Any]:
 
 
 def slowdowns(runs: Runs, name: str, seed: int) -> tuple[list[int], list[float]]:
-    """(size, slowdown) of the completed background flows of a run, the standalone FCT as the
-    authors' simulator computes it on each flow's path."""
+    """(size, slowdown) of the completed background flows of a run, each flow ending when its
+    sender had every byte acknowledged (`acked_s`) and its standalone FCT computed on its path,
+    both as the authors' simulator does."""
     flows = runs.flows(name, seed)
     links = runs.links(name, seed)
     rate = dict(zip(links["id"].to_list(), links["rate_bps"].to_list(), strict=True))
     delay = dict(zip(links["id"].to_list(), (round(d * 1e9) for d in links["delay_s"].to_list()), strict=True))
-    done = flows.filter((pl.col("workload") == "w0") & pl.col("fct_s").is_not_null())
+    done = flows.filter((pl.col("workload") == "w0") & pl.col("acked_s").is_not_null())
+    done = done.with_columns(fct=pl.col("acked_s") - pl.col("start_s"))
     sizes, slow = [], []
-    columns = (done["size_bytes"].to_list(), done["path"].to_list(), done["fct_s"].to_list())
+    columns = (done["size_bytes"].to_list(), done["path"].to_list(), done["fct"].to_list())
     for size, path, fct in zip(*columns, strict=True):
         alone = standalone_fct_ns(size, [rate[k] for k in path], [delay[k] for k in path])
         sizes.append(size)

@@ -63,6 +63,13 @@ def register(sub: argparse._SubParsersAction) -> None:
         help="what fct.txt's standalone_fct holds: HPCC's formula on the flow's path (default), or fctlab's ideal FCT",
     )
     hr.add_argument(
+        "--completion",
+        choices=["sender", "receiver"],
+        default="sender",
+        help="where fct.txt's fct ends: at the sender's last ACK, as HPCC's simulator (default), or when the "
+        "receiver held every byte (fctlab's fct_s)",
+    )
+    hr.add_argument(
         "--ignore-extra-lines",
         action="store_true",
         help="ignore lines after the counts the files declare, as HPCC's simulator does (default: an error)",
@@ -105,7 +112,9 @@ def cmd_hpcc_run(args: argparse.Namespace) -> int:
     topology, flows = args.files
     spec = hpcc_files.scenario(topology, flows, transport=_transport_table(args.transport), extra_lines=extra)
     result = _run(args, spec)
-    written = hpcc_files.write_fct(result, Path(args.out) / "fct.txt", flows, standalone=args.standalone)
+    written = hpcc_files.write_fct(
+        result, Path(args.out) / "fct.txt", flows, standalone=args.standalone, completion=args.completion
+    )
     _report(args, result, written)
     return 0
 
@@ -138,6 +147,7 @@ def _run_config(args: argparse.Namespace, extra: str) -> int:
         payload=cfg.payload,
         header=hpcc_files.HEADER,
         standalone=args.standalone,
+        completion=args.completion,
     )
     write_text(cfg.fct_output, (out / "fct.txt").read_text())
     pfc = "".join(f"{line}\n" for line in result.pfc_log or [])

@@ -660,6 +660,9 @@ def scenario_of(
 
 # --- fct.txt ---------------------------------------------------------------------------------
 
+#: Where `write_fct` ends a flow: at the sender's last ACK (as HPCC) or at the receiver.
+COMPLETIONS = ("sender", "receiver")
+
 
 def _node_id(name: str) -> int:
     if not re.fullmatch(r"n\d+", name, re.ASCII):
@@ -704,10 +707,13 @@ def fct_lines(
     payload: int | None = None,
     header: int | None = None,
     standalone: str = "hpcc",
+    completion: str = "sender",
 ) -> list[str]:
     """The lines `write_fct` writes (without their newlines), in the order it writes them."""
     if standalone not in ("hpcc", "fctlab"):
         raise ScenarioError(f'write_fct: standalone: expected "hpcc" or "fctlab", got {standalone!r}')
+    if completion not in COMPLETIONS:
+        raise ScenarioError(f"write_fct: completion: expected one of {', '.join(COMPLETIONS)}, got {completion!r}")
     payload, header = _packet_sizes(result, payload, header)
     flows = result.flows.sort("id")
     ids = flows["id"].to_list()
@@ -743,13 +749,12 @@ def fct_lines(
     # Source ports: per (source, destination) pair from 10000 up, in start order, 16 bits.
     next_port: dict[tuple[int, int], int] = {}
     rows = []
-    for i, path, fct, finish, ideal in zip(
-        ids,
-        flows["path"].to_list(),
-        flows["fct_s"].to_list(),
-        flows["finish_s"].to_list(),
-        flows["ideal_fct_s"].to_list(),
-    ):
+    if completion == "sender":
+        end = flows["acked_s"].to_list()
+        fcts = [None if a is None else a - s for a, s in zip(end, flows["start_s"].to_list())]
+    else:
+        end, fcts = flows["finish_s"].to_list(), flows["fct_s"].to_list()
+    for i, path, finish, fct, ideal in zip(ids, flows["path"].to_list(), end, fcts, flows["ideal_fct_s"].to_list()):
         pair = (srcs[i], dsts[i])
         sport = next_port.get(pair, FIRST_PORT)
         next_port[pair] = (sport + 1) % 65536
@@ -776,6 +781,7 @@ def write_fct(
     payload: int | None = None,
     header: int | None = None,
     standalone: str = "hpcc",
+    completion: str = "sender",
 ) -> int:
     """Writes a finished run's completed flows as HPCC's `fct.txt` and returns how many lines:
 
@@ -783,7 +789,7 @@ def write_fct(
 
     sip and dip as HPCC's 8-digit hex addresses of the end nodes, sport from 10000 up per
     (source, destination) pair in start order, size in bytes, the three times in whole ns:
-    start_time, fct (fctlab's FCT) and standalone_fct (HPCC's formula on the flow's path,
+    start_time, fct and standalone_fct (HPCC's formula on the flow's path,
     `standalone_fct_ns`; `standalone="fctlab"` writes fctlab's ideal FCT instead). Lines come in
     completion order, as HPCC writes them; flows that did not complete are left out, as HPCC
     leaves them out.
@@ -792,9 +798,14 @@ def write_fct(
     its flows are checked against the run's. Without it every dport is 100 (what HPCC's
     fct_analysis.py takes as an ordinary flow). `payload` and `header` (bytes per packet in the
     formula) default to the run's `transport.mss` and `transport.header`.
+
+    `completion` says where a flow ends. "sender" (the default): when its sender had every byte
+    acknowledged (the flows table's `acked_s`), where HPCC's simulator ends a flow (the last
+    ACK's arrival at the sending NIC); "receiver": when the receiver held every byte, fctlab's
+    `fct_s`, about half a round trip sooner.
     """
     from fctlab.atomic import write_text
 
-    lines = fct_lines(result, flow_file, payload=payload, header=header, standalone=standalone)
+    lines = fct_lines(result, flow_file, payload=payload, header=header, standalone=standalone, completion=completion)
     write_text(Path(path), "".join(f"{line}\n" for line in lines))
     return len(lines)

@@ -5,7 +5,7 @@
 //! them, at the end or piece by piece as flows retire: `metrics::tables::FlowStream`), so a
 //! record holds no heap allocation of its own: node, profile and workload indices are u32, and
 //! the forward path is an index into [`Paths`], where each distinct path is stored once (flows
-//! between the same two hosts share theirs). A record is 120 bytes (a test checks).
+//! between the same two hosts share theirs). A record is 136 bytes (a test checks).
 
 use crate::units::Time;
 use std::collections::HashMap;
@@ -24,6 +24,8 @@ pub struct FlowRecord {
     pub start: Time,
     /// When the receiver held every byte.
     pub finish: Option<Time>,
+    /// When the sender had every byte acknowledged (a finite flow's sender is then done).
+    pub acked: Option<Time>,
     /// A long-lived flow's application stopped.
     pub stopped: bool,
     /// Round-trip propagation delay of the flow's path (forward + reverse).
@@ -190,8 +192,8 @@ mod tests {
     }
 
     #[test]
-    fn a_record_is_120_bytes() {
+    fn a_record_is_136_bytes() {
         // No heap allocation per flow, no padding beyond the Options' tags.
-        assert_eq!(std::mem::size_of::<FlowRecord>(), 120);
+        assert_eq!(std::mem::size_of::<FlowRecord>(), 136);
     }
 }

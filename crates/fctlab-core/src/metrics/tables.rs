@@ -47,6 +47,7 @@ pub const FLOW_COLUMNS: &[ColumnSpec] = &[
     col("start_s", "f64"),
     opt("finish_s", "f64"),
     opt("fct_s", "f64"),
+    opt("acked_s", "f64"),
     col("rtt_prop_s", "f64"),
     col("ideal_fct_s", "f64"),
     opt("first_write_s", "f64"),
@@ -309,6 +310,8 @@ pub struct FlowTable {
     pub finish_s: OptF64s,
     /// finish - start, s.
     pub fct_s: OptF64s,
+    /// Time the sender had every byte acknowledged, s (where RDMA simulators end a flow).
+    pub acked_s: OptF64s,
     /// Round-trip propagation delay of the path, s.
     pub rtt_prop_s: Vec<f64>,
     /// Ideal FCT (1.5 RTT + wire bytes / bottleneck rate), s.
@@ -377,6 +380,7 @@ impl FlowTable {
             ("start_s", Column::F64(self.start_s)),
             ("finish_s", Column::OptF64(self.finish_s)),
             ("fct_s", Column::OptF64(self.fct_s)),
+            ("acked_s", Column::OptF64(self.acked_s)),
             ("rtt_prop_s", Column::F64(self.rtt_prop_s)),
             ("ideal_fct_s", Column::F64(self.ideal_fct_s)),
             ("first_write_s", Column::OptF64(self.first_write_s)),
@@ -413,6 +417,7 @@ impl FlowTable {
             self.start_s.push(other.start_s[i]);
             self.finish_s.push(other.finish_s.get(i));
             self.fct_s.push(other.fct_s.get(i));
+            self.acked_s.push(other.acked_s.get(i));
             self.rtt_prop_s.push(other.rtt_prop_s[i]);
             self.ideal_fct_s.push(other.ideal_fct_s[i]);
             self.first_write_s.push(other.first_write_s.get(i));
@@ -448,6 +453,7 @@ impl FlowTable {
             start_s: f64s(),
             finish_s: opt(),
             fct_s: opt(),
+            acked_s: opt(),
             rtt_prop_s: f64s(),
             ideal_fct_s: f64s(),
             first_write_s: opt(),
@@ -523,6 +529,7 @@ pub fn flow_rows(w: &World, info: &RunInfo, range: Range<usize>) -> FlowTable {
         t.start_s.push(r.start.as_secs_f64());
         t.finish_s.push(r.finish.map(|f| f.as_secs_f64()));
         t.fct_s.push(r.fct().map(|f| f.as_secs_f64()));
+        t.acked_s.push(r.acked.map(|f| f.as_secs_f64()));
         t.rtt_prop_s.push(r.rtt_prop.as_secs_f64());
         t.ideal_fct_s.push(r.ideal.as_secs_f64());
         t.first_write_s.push(r.first_write.map(|f| (f - r.start).as_secs_f64()));

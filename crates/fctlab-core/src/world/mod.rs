@@ -700,10 +700,13 @@ impl World {
         }
     }
 
-    /// Copies a finished flow's counters into its record and frees its state.
+    /// Copies a finished flow's counters into its record and frees its state. Called at the
+    /// event that made its sender done: the last acknowledgement's arrival.
     fn retire(&mut self, f: usize) {
         if let Some(a) = self.active[f].take() {
-            fold_counters(&a, &mut self.records[f], &mut self.packet_counts[f]);
+            let rec = &mut self.records[f];
+            rec.acked = Some(self.now);
+            fold_counters(&a, rec, &mut self.packet_counts[f]);
         }
     }
 
