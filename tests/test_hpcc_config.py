@@ -12,7 +12,6 @@ from pathlib import Path
 import pytest
 
 import fctlab
-
 from fctlab.errors import ScenarioError
 from fctlab.tools import hpcc_config, hpcc_files
 from realcore import cli, fake  # noqa: F401  (fake: the compiled core, not conftest's stand-in)
