@@ -111,7 +111,8 @@ def line_of(path: Path, key: str) -> int:
     return next(i for i, line in enumerate(path.read_text().splitlines(), 1) if line.split()[0] == key)
 
 
-DCTCP_MAPS = {"KMIN_MAP": "2 100000000000 30 400000000000 120", "KMAX_MAP": "2 100000000000 60 400000000000 240"}
+# run.py's DCTCP: one threshold, K = 30 KB per 10 Gb/s, for both maps (a step, not a ramp).
+DCTCP_MAPS = {"KMIN_MAP": "2 100000000000 300 400000000000 1200", "KMAX_MAP": "2 100000000000 300 400000000000 1200"}
 
 
 @pytest.mark.parametrize(("mode", "keys"), [("1", {"HAS_WIN": "0"}), ("8", DCTCP_MAPS)])
@@ -337,6 +338,11 @@ def test_a_bad_value_is_one_line_naming_key_value_and_line(tmp_path):
             {"KMAX_MAP": "2 100000000000 1600 400000000000"},
             (),
             ["field `KMAX_MAP`", "a threshold in KB", 'got "KMIN_MAP"'],
+        ),
+        (
+            {"KMAX_MAP": "2 100000000000 399 400000000000 6400"},
+            (),
+            ["field `KMAX_MAP`", "kmax at least kmin (400 KB) at 100000000000 bit/s"],
         ),
         ({"U_TARGET": "1.5"}, (), ["field `U_TARGET`", "(0, 1]", 'got "1.5"']),
         ({"L2_ACK_INTERVAL": "0"}, (), ["field `L2_ACK_INTERVAL`", "no flow completes"]),

@@ -704,8 +704,9 @@ def _fabric(d: _Decider, topo: Topology, queues: dict[str, Any]) -> dict[str, An
                         f"(port {port})",
                     )
             kmin, kmax, pmax = (maps[k].value[rate] for k in maps)
-            if kmax <= kmin:
-                raise d.bad(maps["KMAX_MAP"], f"kmax above kmin ({kmin} KB) at {rate} bit/s")
+            # kmax = kmin is DCTCP's step (the authors' run.py gives CC_MODE 8 the same two maps).
+            if kmax < kmin:
+                raise d.bad(maps["KMAX_MAP"], f"kmax at least kmin ({kmin} KB) at {rate} bit/s")
             if not 0 <= pmax <= 1:
                 raise d.bad(maps["PMAX_MAP"], f"a probability in [0, 1] at {rate} bit/s")
             # ConfigEcn takes kmin and kmax in KB of 1000 bytes.
