@@ -213,6 +213,15 @@ def test_the_sample_configurations_keys_are_read_and_mapped(tmp_path):
     assert len(spec["loss"]) == 10 and {x["p"] for x in spec["loss"]} == {0.001}
 
 
+def test_clamp_target_rate_0_keeps_dcqcns_target_through_cuts(tmp_path):
+    """run.py's DCQCN settings have CLAMP_TARGET_RATE 0: fctlab's DCQCN keeps RT through a run
+    of cuts (`clamp_target = false`), no warning."""
+    spec, warnings = hpcc_config.config_scenario(
+        write_config(tmp_path, CC_MODE="1", HAS_WIN="0", CLAMP_TARGET_RATE="0")
+    )
+    assert warnings == [] and spec["transport"]["clamp_target"] is False
+
+
 def test_dcqcn_and_timely_map_their_keys(tmp_path):
     """CC_MODE 1 and 7 as scenario dicts (their protocols come with another branch: not run here)."""
     spec, warnings = hpcc_config.config_scenario(write_config(tmp_path, CC_MODE="1", HAS_WIN="0"))
@@ -229,6 +238,8 @@ def test_dcqcn_and_timely_map_their_keys(tmp_path):
         "rate_ai": "40000000bps",
         "rate_hai": "200000000bps",
         "cnp_interval": "8000ns",
+        "clamp_target": True,
+        "hyper_step": "fixed",
         "mss": 1000,
         "header": hpcc_files.HEADER,
         "queue_pair": True,
@@ -271,7 +282,6 @@ REFUSED = [
     ({"ACK_HIGH_PRIO": "1"}, (), "ACK_HIGH_PRIO", "AckHighPrio"),
     ({"QLEN_MON_START": "2000000000"}, (), "QLEN_MON_START", "QLEN_MON_FILE mix/qlen.txt"),
     ({"ENABLE_TRACE": "1"}, (), "ENABLE_TRACE", "the 2 nodes TRACE_FILE mix/trace.txt lists"),
-    ({"CC_MODE": "1", "HAS_WIN": "0", "CLAMP_TARGET_RATE": "0"}, (), "CLAMP_TARGET_RATE", "RT = RC"),
     ({"CC_MODE": "1", "HAS_WIN": "1"}, (), "HAS_WIN", "a window on top of DCQCN"),
     ({"CC_MODE": "7", "HAS_WIN": "0", "RATE_HAI": "100Mb/s"}, (), "RATE_HAI", "5 x RATE_AI (200Mb/s)"),
     ({"FLOW_CONTROL": "1"}, (), "FLOW_CONTROL", "not a key third.cc reads"),

@@ -42,20 +42,24 @@ PROTOCOLS: dict[str, dict[str, Any]] = {
         "transport": {"protocol": "hpcc", "line_rate": NIC, "base_rtt": MAX_RTT, "eta": 0.95, "max_stage": 0},
     },
     # CC_MODE 1 (`dcqcn`): RATE_AI 5 x bw / 25 = 20 Mb/s, RATE_HAI 50 x bw / 25 = 200 Mb/s,
-    # MIN_RATE 100 Mb/s, EWMA_GAIN 1/256, RP_TIMER 300 us, FAST_RECOVERY_TIMES 1,
-    # ALPHA_RESUME_INTERVAL 1 us; no byte counter in the authors' NIC.
+    # MIN_RATE 1000 Mb/s, EWMA_GAIN 1/256, RP_TIMER 300 us, FAST_RECOVERY_TIMES 1,
+    # ALPHA_RESUME_INTERVAL 1 us, RATE_DECREASE_INTERVAL 4 us, CLAMP_TARGET_RATE 0; no byte
+    # counter in the authors' NIC, and its hyper-additive steps are R_HAI each.
     "dcqcn": {
         "transport": {
             "protocol": "dcqcn",
             "line_rate": NIC,
-            "min_rate": "100Mbps",
+            "min_rate": "1Gbps",
             "rate_ai": "20Mbps",
             "rate_hai": "200Mbps",
             "dcqcn_g": 0.00390625,
             "timer": "300us",
             "fast_recovery": 1,
             "alpha_timer": "1us",
+            "cnp_interval": "4us",
             "byte_counter": 0,
+            "clamp_target": False,
+            "hyper_step": "fixed",
         },
     },
     # CC_MODE 7 (`timely`): RATE_AI 10 x bw / 10 = 100 Mb/s, RATE_HAI 500 Mb/s.

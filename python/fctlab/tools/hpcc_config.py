@@ -575,14 +575,6 @@ def _transport(
     rate_ai, rate_hai = d["RATE_AI"], d["RATE_HAI"]
 
     if mode == 1:
-        clamp = d["CLAMP_TARGET_RATE"]
-        if clamp.value == 0:
-            d.refuse(
-                clamp,
-                "keeping the target rate through rate cuts with no increase between them is not modeled: "
-                "fctlab's DCQCN sets RT = RC at every cut (the paper's eq. 1)",
-                "fctlab runs CLAMP_TARGET_RATE 1",
-            )
         fr = d["FAST_RECOVERY_TIMES"]
         fast_recovery = fr.value
         if fr.value == 0:
@@ -604,6 +596,8 @@ def _transport(
             "rate_ai": _rate(rate_ai.value),
             "rate_hai": _rate(rate_hai.value),
             "cnp_interval": _positive_us(d, "RATE_DECREASE_INTERVAL"),
+            "clamp_target": d["CLAMP_TARGET_RATE"].value != 0,
+            "hyper_step": "fixed",
         }
     elif mode == 3:
         for key, why in (

@@ -11,12 +11,20 @@
 //!
 //! A rate increase event is an expiry of the timer (every T) or of the byte counter (every B
 //! bytes sent); each counts its own expiries since the last CNP, which resets both. With the
-//! counts after the expiry, t of the timer and b of the byte counter (without one, b = t: the
-//! timer alone counts, as on HPCC's simulator's NIC): fast recovery while
+//! counts after the expiry, t of the timer and b of the byte counter: fast recovery while
 //! max(t, b) <= F (the first F expiries of either), hyper-additive once min(t, b) > F, with
-//! i = min(t, b) - F, and additive in between. RT and RC never exceed the line rate, and RC
+//! i = min(t, b) - F, and additive in between. Without a byte counter (HPCC's simulator's NIC,
+//! `rdma-hw.cc` `RateIncEventMlx`) the timer alone counts: F fast recovery stages, one additive
+//! step, then hyper-additive with i = t - F - 1. RT and RC never exceed the line rate, and RC
 //! never falls below the minimum rate. The first CNP finds alpha = 1 (the paper's initial
 //! value), so it halves the rate.
+//!
+//! Two choices of HPCC's simulator, off by default (the paper's law):
+//! - `clamp_target = false` (its `CLAMP_TARGET_RATE 0`): a cut sets RT = RC only if a rate
+//!   increase came since the last cut; during a run of cuts RT keeps the rate the flow had
+//!   before the congestion, and recovery aims back at it.
+//! - `hyper_step = "fixed"` (its `HyperIncreaseMlx`): each hyper-additive step adds R_HAI, not
+//!   i R_HAI (eq. 6).
 //!
 //! Timing: the alpha timer (K) starts at the first CNP and restarts at each CNP; the rate
 //! increase timer (T) restarts at each CNP. The byte counter is read when an ACK arrives or a
@@ -49,6 +57,20 @@ pub struct DcqcnConfig {
     pub rate_ai: Rate,
     /// R_HAI, the hyper-additive step (eq. 6).
     pub rate_hai: Rate,
+    /// Eq. 1's RT = RC at every cut (true, the paper), or only after an increase since the last
+    /// cut (false, HPCC's simulator's `CLAMP_TARGET_RATE 0`).
+    pub clamp_target: bool,
+    /// How a hyper-additive step grows.
+    pub hyper_step: HyperStep,
+}
+
+/// The size of the i-th hyper-additive step.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum HyperStep {
+    /// i R_HAI (the paper's eq. 6).
+    Growing,
+    /// R_HAI whatever i (HPCC's simulator).
+    Fixed,
 }
 
 impl RateLawConfig for DcqcnConfig {
@@ -119,11 +141,17 @@ impl Dcqcn {
     }
 
     /// Which increase the next expiry makes with `t` timer and `b` byte counter expiries. Without
-    /// a byte counter (`byte_counter = 0`, as HPCC's simulator's NIC) the timer alone counts: `b`
-    /// is taken to be `t`, so the stages still reach hyper-additive increase.
+    /// a byte counter (`byte_counter = 0`, as HPCC's simulator's NIC) the timer alone counts:
+    /// F fast recovery stages, one additive, then hyper-additive.
     pub fn stage(&self, t: u32, b: u32) -> Stage {
         let f = self.cfg.fast_recovery;
-        let b = if self.cfg.byte_counter == 0 { t } else { b };
+        if self.cfg.byte_counter == 0 {
+            return match t {
+                t if t <= f => Stage::FastRecovery,
+                t if t == f + 1 => Stage::Additive,
+                t => Stage::Hyper(t - f - 1),
+            };
+        }
         if t.max(b) <= f {
             Stage::FastRecovery
         } else if t.min(b) > f {
@@ -136,8 +164,10 @@ impl Dcqcn {
     /// A CNP at `now`, `sent` bytes sent so far: eqs. 1 and 2.
     pub fn on_cnp(&mut self, now: Time, sent: u64) {
         let min = self.cfg.min_rate.bps_f64();
-        // Eq. 1.
-        self.rt = self.rc;
+        // Eq. 1 (with clamp_target = false, RT holds through cuts with no increase between).
+        if self.cfg.clamp_target || self.t > 0 || self.b > 0 {
+            self.rt = self.rc;
+        }
         self.rc = (self.rc * (1.0 - self.alpha / 2.0)).max(min);
         // Eq. 2.
         self.alpha = (1.0 - self.cfg.g) * self.alpha + self.cfg.g;
@@ -156,7 +186,10 @@ impl Dcqcn {
             // Eq. 5.
             Stage::Additive => self.rt = (self.rt + self.cfg.rate_ai.bps_f64()).min(line),
             // Eq. 6.
-            Stage::Hyper(i) => self.rt = (self.rt + i as f64 * self.cfg.rate_hai.bps_f64()).min(line),
+            Stage::Hyper(i) => {
+                let steps = if self.cfg.hyper_step == HyperStep::Fixed { 1.0 } else { i as f64 };
+                self.rt = (self.rt + steps * self.cfg.rate_hai.bps_f64()).min(line);
+            }
         }
         // Eqs. 4-6.
         self.rc = ((self.rt + self.rc) / 2.0).min(line);
@@ -240,6 +273,8 @@ mod tests {
             fast_recovery: 5,
             rate_ai: Rate::from_mbps(40),
             rate_hai: Rate::from_mbps(400),
+            clamp_target: true,
+            hyper_step: HyperStep::Growing,
         }
     }
 
@@ -337,9 +372,53 @@ mod tests {
         assert_eq!(rp.stage(6, 0), Stage::Additive);
         assert_eq!(rp.stage(5, 9), Stage::Additive);
         assert_eq!(rp.stage(6, 7), Stage::Hyper(1));
-        // Without a byte counter the timer alone counts.
+        // Without a byte counter the timer alone counts: F fast recovery stages, one additive
+        // step, then hyper (HPCC's simulator's RateIncEventMlx with its stage count).
         let timer_only = Dcqcn::new(DcqcnConfig { byte_counter: 0, ..rp.cfg });
         assert_eq!(timer_only.stage(5, 0), Stage::FastRecovery);
-        assert_eq!(timer_only.stage(7, 0), Stage::Hyper(2));
+        assert_eq!(timer_only.stage(6, 0), Stage::Additive);
+        assert_eq!(timer_only.stage(8, 0), Stage::Hyper(2));
+    }
+
+    /// HPCC's simulator's choices: with clamp_target = false a run of cuts with no increase
+    /// between them leaves RT where it was before the first (line rate here), and the first
+    /// fast recovery takes RC halfway back to it; with the paper's clamp RT follows each cut.
+    /// With hyper_step = "fixed" each hyper step adds R_HAI.
+    #[test]
+    fn the_simulators_target_holds_through_a_run_of_cuts_and_its_hyper_steps_are_fixed() {
+        let us = Time::from_us;
+        let sim = DcqcnConfig {
+            byte_counter: 0,
+            fast_recovery: 1,
+            clamp_target: false,
+            hyper_step: HyperStep::Fixed,
+            ..cfg()
+        };
+        let mut rp = Dcqcn::new(sim);
+        let mut paper = Dcqcn::new(DcqcnConfig { clamp_target: true, ..sim });
+        for k in 0..5 {
+            rp.on_feedback(&ack(us(k), true, 0));
+            paper.on_feedback(&ack(us(k), true, 0));
+        }
+        assert_eq!(rp.target(), 40e9, "RT kept through five cuts without an increase");
+        assert!(close(rp.rate(), paper.rate()), "the cuts themselves are the same");
+        assert!(paper.target() < 20e9 && paper.target() > paper.rate(), "the paper's RT: the rate before the last cut");
+        let rc = rp.rate();
+        rp.on_timer(us(4 + 55), 0); // fast recovery
+        assert!(close(rp.rate(), (40e9 + rc) / 2.0));
+        // An increase came: the next cut clamps RT to RC again.
+        rp.on_feedback(&ack(us(4 + 56), true, 0));
+        let rt = rp.target();
+        assert!(rt < 40e9 && close(rt, (40e9 + rc) / 2.0), "{rt}");
+        // F = 1: t = 1 fast recovery, t = 2 additive, t = 3.. hyper by R_HAI each.
+        let mut now = us(4 + 56);
+        let mut targets = Vec::new();
+        for _ in 0..5 {
+            now += us(55);
+            rp.on_timer(now, 0);
+            targets.push(rp.target());
+        }
+        let steps: Vec<f64> = targets.windows(2).map(|w| ((w[1] - w[0]) / 1e6).round()).collect();
+        assert_eq!(steps, vec![40.0, 400.0, 400.0, 400.0], "additive once, then R_HAI per step");
     }
 }

@@ -19,5 +19,5 @@ pub mod host;
 pub mod params;
 
 pub use echo::DcqcnEcho;
-pub use host::{Dcqcn, DcqcnConfig};
+pub use host::{Dcqcn, DcqcnConfig, HyperStep};
 pub use params::DcqcnKeys;

@@ -3,7 +3,7 @@
 //! its value is named beside, so a scenario can run its settings. The CP is the queue's
 //! (`kind = "red"` with `w_q = 1`, `gentle = false`, `spread = false`).
 
-use super::{DcqcnConfig, DcqcnEcho};
+use super::{DcqcnConfig, DcqcnEcho, HyperStep};
 use crate::error::{SpecError, SpecResult};
 use crate::plan::{Common, Profile, ProtocolKeys};
 use crate::protocol::{EcnEcho, RateConfig, UNLIMITED_RATE};
@@ -71,6 +71,12 @@ pub struct DcqcnKeys {
     /// N, the NP's CNP interval (default 50 us).
     #[serde(default)]
     pub cnp_interval: Option<TimeQ>,
+    /// RT = RC at every cut (default true, the paper; false: HPCC's `CLAMP_TARGET_RATE 0`).
+    #[serde(default)]
+    pub clamp_target: Option<bool>,
+    /// "growing" (default: i R_HAI, eq. 6) or "fixed" (R_HAI per step, HPCC's simulator).
+    #[serde(default)]
+    pub hyper_step: Option<String>,
 }
 
 fn positive_time(field: &str, t: Time) -> SpecResult<Time> {
@@ -100,6 +106,13 @@ impl DcqcnKeys {
         if fast_recovery == 0 {
             return Err(SpecError::new("fast_recovery", "expected at least 1 stage, got 0"));
         }
+        let hyper_step = match self.hyper_step.as_deref() {
+            None | Some("growing") => HyperStep::Growing,
+            Some("fixed") => HyperStep::Fixed,
+            Some(other) => {
+                return Err(SpecError::new("hyper_step", format!("expected \"growing\" or \"fixed\", got \"{other}\"")))
+            }
+        };
         let cfg = DcqcnConfig {
             line_rate,
             min_rate,
@@ -110,6 +123,8 @@ impl DcqcnKeys {
             fast_recovery,
             rate_ai: self.rate_ai.map_or(RATE_AI, |r| r.0),
             rate_hai: self.rate_hai.map_or(RATE_HAI, |r| r.0),
+            clamp_target: self.clamp_target.unwrap_or(true),
+            hyper_step,
         };
         let interval = self.cnp_interval.map_or(CNP_INTERVAL, |t| t.0);
         Ok((cfg, interval))
@@ -146,6 +161,7 @@ mod tests {
             (1.0 / 256.0, Time::from_us(55), Time::from_us(55), 10_000_000)
         );
         assert_eq!((c.fast_recovery, c.rate_ai, n), (5, Rate::from_mbps(40), Time::from_us(50)));
+        assert_eq!((c.clamp_target, c.hyper_step), (true, HyperStep::Growing));
         for (v, field) in [
             (serde_json::json!({"dcqcn_g": 0.0}), "dcqcn_g"),
             (serde_json::json!({"dcqcn_g": 1.5}), "dcqcn_g"),
@@ -153,6 +169,7 @@ mod tests {
             (serde_json::json!({"alpha_timer": "0us"}), "alpha_timer"),
             (serde_json::json!({"line_rate": "1Gbps", "min_rate": "2Gbps"}), "min_rate"),
             (serde_json::json!({"fast_recovery": 0}), "fast_recovery"),
+            (serde_json::json!({"hyper_step": "linear"}), "hyper_step"),
         ] {
             let e = keys(v.clone()).config().unwrap_err();
             assert!(e.to_string().contains(field), "{v}: {e}");
