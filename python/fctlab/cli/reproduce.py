@@ -18,7 +18,7 @@ def register(sub: argparse._SubParsersAction) -> None:
         metavar="PAPER",
         help="all (every paper, then the index of every experiment: experiments/README.md and index.html), "
         "index (only that index, from the reports on disk), or one paper: a folder of the checkout's experiments/ "
-        "with a paper.toml (here rc3, rcp, explicit, emulated, datacenter; `fctlab reproduce all --list` lists "
+        "with a paper.toml (here rc3, rcp, explicit, emulated, datacenter, hpcc; `fctlab reproduce all --list` lists "
         "their experiments). The emulated paper's emulations run one at a time whatever --jobs says",
     )
     rp.add_argument(
