@@ -43,8 +43,9 @@ PROTOCOLS: dict[str, dict[str, Any]] = {
     },
     # CC_MODE 1 (`dcqcn`): RATE_AI 5 x bw / 25 = 20 Mb/s, RATE_HAI 50 x bw / 25 = 200 Mb/s,
     # MIN_RATE 1000 Mb/s, EWMA_GAIN 1/256, RP_TIMER 300 us, FAST_RECOVERY_TIMES 1,
-    # ALPHA_RESUME_INTERVAL 1 us, RATE_DECREASE_INTERVAL 4 us, CLAMP_TARGET_RATE 0; no byte
-    # counter in the authors' NIC, and its hyper-additive steps are R_HAI each.
+    # ALPHA_RESUME_INTERVAL 1 us, RATE_DECREASE_INTERVAL 4 us, CLAMP_TARGET_RATE 0; the authors'
+    # NIC: a CNP on every marked packet's ACK, a cut checked every 4 us, no byte counter, its
+    # hyper-additive steps R_HAI each.
     "dcqcn": {
         "transport": {
             "protocol": "dcqcn",
@@ -56,7 +57,8 @@ PROTOCOLS: dict[str, dict[str, Any]] = {
             "timer": "300us",
             "fast_recovery": 1,
             "alpha_timer": "1us",
-            "cnp_interval": "4us",
+            "cnp_interval": "0us",
+            "rate_decrease_interval": "4us",
             "byte_counter": 0,
             "clamp_target": False,
             "hyper_step": "fixed",

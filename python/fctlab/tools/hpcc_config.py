@@ -595,7 +595,8 @@ def _transport(
             "fast_recovery": fast_recovery,
             "rate_ai": _rate(rate_ai.value),
             "rate_hai": _rate(rate_hai.value),
-            "cnp_interval": _positive_us(d, "RATE_DECREASE_INTERVAL"),
+            "cnp_interval": "0ns",
+            "rate_decrease_interval": _positive_us(d, "RATE_DECREASE_INTERVAL"),
             "clamp_target": d["CLAMP_TARGET_RATE"].value != 0,
             "hyper_step": "fixed",
         }

@@ -19,7 +19,15 @@
 //! never falls below the minimum rate. The first CNP finds alpha = 1 (the paper's initial
 //! value), so it halves the rate.
 //!
-//! Two choices of HPCC's simulator, off by default (the paper's law):
+//! HPCC's simulator's RP (`rdma-hw.cc`, "Mellanox's version of DCQCN") differs in three ways,
+//! each a key, all off by default (the paper's law):
+//! - `rate_decrease_interval` (its `RATE_DECREASE_INTERVAL`): a CNP only raises two flags. From
+//!   the first CNP on, every `rate_decrease_interval` a check cuts RC by alpha / 2 if a CNP came
+//!   since the last check (eq. 1, at most one cut per interval however many CNPs), and every K
+//!   alpha moves to (1 - g) alpha + g if a CNP came in that tick, else (1 - g) alpha (eqs. 2-3
+//!   by tick, not by CNP). The first CNP sets alpha = 1 and cuts at the first check. The rate
+//!   increase timer starts at a cut. With it the NP marks every marked packet's ACK
+//!   (`cnp_interval = 0`), as the simulator's receiver does.
 //! - `clamp_target = false` (its `CLAMP_TARGET_RATE 0`): a cut sets RT = RC only if a rate
 //!   increase came since the last cut; during a run of cuts RT keeps the rate the flow had
 //!   before the congestion, and recovery aims back at it.
@@ -62,6 +70,9 @@ pub struct DcqcnConfig {
     pub clamp_target: bool,
     /// How a hyper-additive step grows.
     pub hyper_step: HyperStep,
+    /// None: each CNP cuts at once and moves alpha (the paper). Some(interval): HPCC's
+    /// simulator's periodic check (see the module docs).
+    pub rate_decrease_interval: Option<Time>,
 }
 
 /// The size of the i-th hyper-additive step.
@@ -110,6 +121,12 @@ pub struct Dcqcn {
     alpha_at: Option<Time>,
     /// When the rate increase timer next expires (None before the first CNP).
     increase_at: Option<Time>,
+    /// When the periodic cut check next runs (`rate_decrease_interval` only).
+    cut_at: Option<Time>,
+    /// A CNP came since the last alpha tick (`rate_decrease_interval` only).
+    cnp_for_alpha: bool,
+    /// A CNP came since the last cut check (`rate_decrease_interval` only).
+    cnp_for_cut: bool,
     /// Timer expiries since the last CNP.
     t: u32,
     /// Byte counter expiries since the last CNP.
@@ -122,7 +139,20 @@ impl Dcqcn {
     /// An RP at line rate, alpha = 1, no CNP yet.
     pub fn new(cfg: DcqcnConfig) -> Dcqcn {
         let line = cfg.line_rate.bps_f64();
-        Dcqcn { cfg, rc: line, rt: line, alpha: 1.0, alpha_at: None, increase_at: None, t: 0, b: 0, bytes_mark: 0 }
+        Dcqcn {
+            cfg,
+            rc: line,
+            rt: line,
+            alpha: 1.0,
+            alpha_at: None,
+            increase_at: None,
+            cut_at: None,
+            cnp_for_alpha: false,
+            cnp_for_cut: false,
+            t: 0,
+            b: 0,
+            bytes_mark: 0,
+        }
     }
 
     /// RC, bit/s.
@@ -161,18 +191,38 @@ impl Dcqcn {
         }
     }
 
-    /// A CNP at `now`, `sent` bytes sent so far: eqs. 1 and 2.
+    /// A CNP at `now`, `sent` bytes sent so far: eqs. 1 and 2 (the paper), or the flags the
+    /// periodic checks read (`rate_decrease_interval`).
     pub fn on_cnp(&mut self, now: Time, sent: u64) {
-        let min = self.cfg.min_rate.bps_f64();
-        // Eq. 1 (with clamp_target = false, RT holds through cuts with no increase between).
-        if self.cfg.clamp_target || self.t > 0 || self.b > 0 {
-            self.rt = self.rc;
+        if let Some(interval) = self.cfg.rate_decrease_interval {
+            if self.alpha_at.is_none() {
+                // The first CNP (rdma-hw.cc `cnp_received_mlx`): alpha = 1, the ticks start,
+                // the first check 1 ns after the alpha tick it coincides with cuts.
+                self.alpha = 1.0;
+                self.rt = self.rc;
+                self.alpha_at = Some(now + self.cfg.alpha_timer);
+                self.cut_at = Some(now + interval + Time::from_ns(1));
+            } else {
+                self.cnp_for_alpha = true;
+            }
+            self.cnp_for_cut = true;
+            return;
         }
-        self.rc = (self.rc * (1.0 - self.alpha / 2.0)).max(min);
+        self.cut(sent);
         // Eq. 2.
         self.alpha = (1.0 - self.cfg.g) * self.alpha + self.cfg.g;
         self.alpha_at = Some(now + self.cfg.alpha_timer);
         self.increase_at = Some(now + self.cfg.timer);
+    }
+
+    /// Eq. 1 (with clamp_target = false, RT holds through cuts with no increase between), and
+    /// the increase counts start over.
+    fn cut(&mut self, sent: u64) {
+        let min = self.cfg.min_rate.bps_f64();
+        if self.cfg.clamp_target || self.t > 0 || self.b > 0 {
+            self.rt = self.rc;
+        }
+        self.rc = (self.rc * (1.0 - self.alpha / 2.0)).max(min);
         self.t = 0;
         self.b = 0;
         self.bytes_mark = sent;
@@ -195,23 +245,32 @@ impl Dcqcn {
         self.rc = ((self.rt + self.rc) / 2.0).min(line);
     }
 
-    /// The timer expiries due by `now`, in time order, then the byte counter's by `sent`.
+    /// The timer expiries due by `now`, in time order (at a tie: alpha, the cut check, the
+    /// increase), then the byte counter's by `sent`.
     pub fn advance(&mut self, now: Time, sent: u64) {
+        let due = |t: Option<Time>| t.filter(|&t| t <= now);
         loop {
-            let alpha = self.alpha_at.filter(|&t| t <= now);
-            let inc = self.increase_at.filter(|&t| t <= now);
-            match (alpha, inc) {
-                (None, None) => break,
-                (Some(a), i) if i.is_none_or(|i| a <= i) => {
-                    // Eq. 3.
-                    self.alpha *= 1.0 - self.cfg.g;
-                    self.alpha_at = Some(a + self.cfg.alpha_timer);
+            let (alpha, cut, inc) = (due(self.alpha_at), due(self.cut_at), due(self.increase_at));
+            let first = [alpha, cut, inc].into_iter().flatten().min();
+            let Some(at) = first else { break };
+            let g = self.cfg.g;
+            if alpha == Some(at) {
+                // Eq. 3 (by tick with rate_decrease_interval: eq. 2 if a CNP came in it).
+                let up = if self.cnp_for_alpha { g } else { 0.0 };
+                self.alpha = (1.0 - g) * self.alpha + up;
+                self.cnp_for_alpha = false;
+                self.alpha_at = Some(at + self.cfg.alpha_timer);
+            } else if cut == Some(at) {
+                if self.cnp_for_cut {
+                    self.cnp_for_cut = false;
+                    self.cut(sent);
+                    self.increase_at = Some(at + self.cfg.timer);
                 }
-                (_, i) => {
-                    self.t += 1;
-                    self.increase();
-                    self.increase_at = i.map(|i| i + self.cfg.timer);
-                }
+                self.cut_at = self.cfg.rate_decrease_interval.map(|i| at + i);
+            } else {
+                self.t += 1;
+                self.increase();
+                self.increase_at = Some(at + self.cfg.timer);
             }
         }
         let bc = self.cfg.byte_counter;
@@ -243,10 +302,7 @@ impl RateControl for Dcqcn {
     }
 
     fn next_timer(&self) -> Option<Time> {
-        match (self.alpha_at, self.increase_at) {
-            (Some(a), Some(i)) => Some(a.min(i)),
-            (a, i) => a.or(i),
-        }
+        [self.alpha_at, self.cut_at, self.increase_at].into_iter().flatten().min()
     }
 
     fn on_timer(&mut self, now: Time, sent_bytes: u64) -> Option<f64> {
@@ -275,6 +331,7 @@ mod tests {
             rate_hai: Rate::from_mbps(400),
             clamp_target: true,
             hyper_step: HyperStep::Growing,
+            rate_decrease_interval: None,
         }
     }
 
@@ -420,5 +477,51 @@ mod tests {
         }
         let steps: Vec<f64> = targets.windows(2).map(|w| ((w[1] - w[0]) / 1e6).round()).collect();
         assert_eq!(steps, vec![40.0, 400.0, 400.0, 400.0], "additive once, then R_HAI per step");
+    }
+
+    /// HPCC's simulator's periodic RP (rate_decrease_interval = 4 us, K = 1 us): the first CNP
+    /// sets alpha = 1 and cuts at the first check, alpha moves per tick by whether a CNP came,
+    /// three CNPs within one interval make one cut, a check with no CNP none; every expected
+    /// number computed here from the rules in the module docs.
+    #[test]
+    fn the_simulators_periodic_rp_cuts_at_most_once_per_interval() {
+        let us = Time::from_us;
+        let ns = Time::from_ns;
+        let c = DcqcnConfig {
+            alpha_timer: us(1),
+            timer: us(300),
+            byte_counter: 0,
+            rate_decrease_interval: Some(us(4)),
+            ..cfg()
+        };
+        let (g, line) = (c.g, 40e9);
+        let mut rp = Dcqcn::new(c);
+        rp.on_feedback(&ack(us(0), true, 0));
+        assert_eq!(rp.rate(), line, "the first CNP does not cut by itself");
+        assert_eq!(rp.next_timer(), Some(us(1)));
+        // Ticks at 1..4 us without a CNP, then the check at 4 us + 1 ns cuts.
+        let mut alpha = (1.0 - g).powi(4);
+        rp.on_timer(us(4) + ns(1), 0);
+        let mut rc = line * (1.0 - alpha / 2.0);
+        assert!(close(rp.rate(), rc) && close(rp.alpha(), alpha), "{} {}", rp.rate(), rp.alpha());
+        // CNPs at 5.2, 5.5 and 6.5 us: the ticks at 6 and 7 see one, those at 5 and 8 none; one
+        // cut at 8 us + 1 ns.
+        for t in [ns(5200), ns(5500), ns(6500)] {
+            rp.on_feedback(&ack(t, true, 0));
+        }
+        rp.on_timer(us(8) + ns(1), 0);
+        alpha *= 1.0 - g; // 5
+        alpha = (1.0 - g) * alpha + g; // 6
+        alpha = (1.0 - g) * alpha + g; // 7
+        alpha *= 1.0 - g; // 8
+        rc *= 1.0 - alpha / 2.0;
+        assert!(close(rp.alpha(), alpha) && close(rp.rate(), rc), "one cut for three CNPs");
+        // No CNP until the check at 12 us + 1 ns: no cut; the increase timer runs from the cut.
+        rp.on_timer(us(12) + ns(1), 0);
+        assert!(close(rp.rate(), rc));
+        assert_eq!(rp.next_timer(), Some(us(13)));
+        let rt = rp.target();
+        rp.on_timer(us(308) + ns(1), 0);
+        assert!(close(rp.rate(), (rt + rc) / 2.0), "fast recovery 300 us after the cut");
     }
 }

@@ -77,6 +77,9 @@ pub struct DcqcnKeys {
     /// "growing" (default: i R_HAI, eq. 6) or "fixed" (R_HAI per step, HPCC's simulator).
     #[serde(default)]
     pub hyper_step: Option<String>,
+    /// HPCC's simulator's periodic cut check (default: none, each CNP cuts).
+    #[serde(default)]
+    pub rate_decrease_interval: Option<TimeQ>,
 }
 
 fn positive_time(field: &str, t: Time) -> SpecResult<Time> {
@@ -125,6 +128,10 @@ impl DcqcnKeys {
             rate_hai: self.rate_hai.map_or(RATE_HAI, |r| r.0),
             clamp_target: self.clamp_target.unwrap_or(true),
             hyper_step,
+            rate_decrease_interval: match self.rate_decrease_interval {
+                None => None,
+                Some(t) => Some(positive_time("rate_decrease_interval", t.0)?),
+            },
         };
         let interval = self.cnp_interval.map_or(CNP_INTERVAL, |t| t.0);
         Ok((cfg, interval))
@@ -170,6 +177,7 @@ mod tests {
             (serde_json::json!({"line_rate": "1Gbps", "min_rate": "2Gbps"}), "min_rate"),
             (serde_json::json!({"fast_recovery": 0}), "fast_recovery"),
             (serde_json::json!({"hyper_step": "linear"}), "hyper_step"),
+            (serde_json::json!({"rate_decrease_interval": "0us"}), "rate_decrease_interval"),
         ] {
             let e = keys(v.clone()).config().unwrap_err();
             assert!(e.to_string().contains(field), "{v}: {e}");
