@@ -162,7 +162,7 @@ def test_a_configuration_runs_end_to_end_and_writes_fct_and_pfc(tmp_path, mode, 
     t = spec["transport"]
     assert t["queue_pair"] is True and spec["queues"]["host"] == {"kind": "round_robin"}
     assert spec["fabric"]["buffer"] == 2**20 and spec["fabric"]["pfc"] is True
-    assert spec["fabric"]["control_first"] is False
+    assert spec["fabric"]["control_first"] == "hosts" and spec["fabric"]["control_pauses"] is True
     if mode == "3":
         assert t["protocol"] == "hpcc" and t["base_rtt"] == f"{MAX_RTT_NS}ns"
         assert spec["queues"]["router"]["kind"] == "hpcc"
@@ -197,7 +197,8 @@ def test_the_sample_configurations_keys_are_read_and_mapped(tmp_path):
     assert spec["fabric"] == {
         "buffer": 2**20,
         "pfc": True,
-        "control_first": False,
+        "control_first": "hosts",
+        "control_pauses": True,
         "ecn": [
             {"rate": "100000000000bps", "kmin": 400_000, "kmax": 1_600_000, "pmax": 0.2},
             {"rate": "400000000000bps", "kmin": 1_600_000, "kmax": 6_400_000, "pmax": 0.1},
@@ -211,6 +212,14 @@ def test_the_sample_configurations_keys_are_read_and_mapped(tmp_path):
     # ERROR_RATE_PER_LINK: loss on every link whose own error rate is 0, both ways.
     spec, _ = hpcc_config.config_scenario(write_config(tmp_path, ERROR_RATE_PER_LINK="0.001"))
     assert len(spec["loss"]) == 10 and {x["p"] for x in spec["loss"]} == {0.001}
+
+
+def test_ack_high_prio_says_whether_the_nics_acks_pass_a_pause(tmp_path):
+    """The NICs send ACKs first either way (control_first = "hosts"); ACK_HIGH_PRIO 1 lets them
+    pass a pause of the data (run.py's DCQCN setting)."""
+    spec, warnings = hpcc_config.config_scenario(write_config(tmp_path, ACK_HIGH_PRIO="1"))
+    assert warnings == []
+    assert (spec["fabric"]["control_first"], spec["fabric"]["control_pauses"]) == ("hosts", False)
 
 
 def test_clamp_target_rate_0_keeps_dcqcns_target_through_cuts(tmp_path):
@@ -280,7 +289,6 @@ REFUSED = [
     ({"L2_ACK_INTERVAL": "3000"}, (), "L2_ACK_INTERVAL", "ACKs every packet"),
     ({"LINK_DOWN": "10 4 5"}, (), "LINK_DOWN", "link down"),
     ({"RATE_BOUND": "0"}, (), "RATE_BOUND", "whatever the rate law says"),
-    ({"ACK_HIGH_PRIO": "1"}, (), "ACK_HIGH_PRIO", "AckHighPrio"),
     ({"QLEN_MON_START": "2000000000"}, (), "QLEN_MON_START", "QLEN_MON_FILE mix/qlen.txt"),
     ({"ENABLE_TRACE": "1"}, (), "ENABLE_TRACE", "the 2 nodes TRACE_FILE mix/trace.txt lists"),
     ({"CC_MODE": "1", "HAS_WIN": "1"}, (), "HAS_WIN", "a window on top of DCQCN"),

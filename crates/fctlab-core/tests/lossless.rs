@@ -171,6 +171,23 @@ fn the_ring_without_the_cycle_does_not_deadlock() {
     conserved(&w);
 }
 
+/// `control_first = "hosts"` (HPCC's simulator: NICs send ACKs first, switches queue them with
+/// the data): the hosts' ports serve control first, the switch's do not; true and false are
+/// every port's.
+#[test]
+fn control_first_at_the_hosts_only() {
+    for (key, hosts, switch) in [(json!("hosts"), true, false), (json!(true), true, true), (json!(false), false, false)]
+    {
+        let w = common::run(incast(2, "10KB", json!({"buffer": "1MB", "control_first": key})));
+        for l in &w.links {
+            let from_switch = l.from == 0;
+            let want = if from_switch { switch } else { hosts };
+            assert_eq!(l.lossless().unwrap().serves_control_first(), want, "{key}: link {} -> {}", l.from, l.to);
+        }
+        assert!(w.records.iter().all(|r| r.finish.is_some()));
+    }
+}
+
 #[test]
 fn bad_fabric_keys_name_the_field() {
     let bad = [
@@ -190,6 +207,7 @@ fn bad_fabric_keys_name_the_field() {
         (json!({"buffer": "10KB"}), "fabric.buffer"),
         (json!({"buffer": "1MB", "watch": "0s"}), "fabric.watch"),
         (json!({"buffer": "1MB", "xoff": "1KB"}), "fabric"),
+        (json!({"buffer": "1MB", "control_first": "switches"}), "fabric.control_first"),
     ];
     for (fabric, field) in bad {
         let s = incast(2, "10KB", fabric.clone());

@@ -45,8 +45,9 @@ PROTOCOLS: dict[str, dict[str, Any]] = {
     # MIN_RATE 1000 Mb/s, EWMA_GAIN 1/256, RP_TIMER 300 us, FAST_RECOVERY_TIMES 1,
     # ALPHA_RESUME_INTERVAL 1 us, RATE_DECREASE_INTERVAL 4 us, CLAMP_TARGET_RATE 0; the authors'
     # NIC: a CNP on every marked packet's ACK, a cut checked every 4 us, no byte counter, its
-    # hyper-additive steps R_HAI each.
+    # hyper-additive steps R_HAI each. ACK_HIGH_PRIO 1: the NICs' ACKs pass a pause.
     "dcqcn": {
+        "fabric.control_pauses": False,
         "transport": {
             "protocol": "dcqcn",
             "line_rate": NIC,

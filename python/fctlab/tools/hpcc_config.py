@@ -677,16 +677,11 @@ def _fabric(d: _Decider, topo: Topology, queues: dict[str, Any]) -> dict[str, An
     # third.cc puts PAUSE_TIME into a whole number of us; a PAUSE carrying 0 is read as a RESUME,
     # so nothing is ever paused and a full headroom drops. Any other PAUSE holds until a RESUME.
     fabric["pfc"] = pause.value >= 1
-    ack = d["ACK_HIGH_PRIO"]
-    if ack.value != 0:
-        d.refuse(
-            ack,
-            "ACKs that ignore a pause at the hosts' NICs only (third.cc never gives the switches' AckHighPrio, so "
-            "there ACKs share the data's queue) are not modeled",
-            "fctlab runs ACKs in the data's class everywhere (ACK_HIGH_PRIO 0: --set fabric.control_first=true "
-            "serves them first everywhere)",
-        )
-    fabric["control_first"] = False
+    # The NICs send ACKs before any queue pair (qbb-net-device.cc GetNextQindex); ACK_HIGH_PRIO
+    # says whether they then obey the data's pause (0: ack_q_idx 3, the data's priority) or not
+    # (1: queue 0). The switches queue them with the data (third.cc never sets AckHighPrio).
+    fabric["control_first"] = "hosts"
+    fabric["control_pauses"] = d["ACK_HIGH_PRIO"].value == 0
     if d["ENABLE_QCN"].value:
         maps = {k: d[k] for k in ("KMIN_MAP", "KMAX_MAP", "PMAX_MAP")}
         ecn = []

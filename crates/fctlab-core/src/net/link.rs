@@ -471,7 +471,7 @@ impl Link {
         let Port::Qdisc(q) = &self.port else { return false };
         match self.lossless.as_deref() {
             None => q.packets() > 0,
-            Some(l) => l.control_backlog().0 > 0 || (!l.paused() && q.packets() > 0),
+            Some(l) => (l.control_backlog().0 > 0 && !l.control_waits()) || (!l.paused() && q.packets() > 0),
         }
     }
 
@@ -530,6 +530,9 @@ impl Link {
     #[inline(never)]
     fn start_next_lossless(&mut self, id: u32, now: Time, sched: &mut Scheduler, drops: &mut Vec<Packet>) {
         let (Port::Qdisc(q), Some(l)) = (&mut self.port, self.lossless.as_deref_mut()) else { return };
+        if l.control_waits() {
+            return;
+        }
         let pkt = match l.pop_control() {
             Some(p) => p,
             None if l.paused() => return,

@@ -74,6 +74,7 @@ pub struct Lossless {
     ctrl: VecDeque<Packet>,
     ctrl_bytes: u64,
     control_first: bool,
+    control_pauses: bool,
     ingress: VecDeque<u32>,
     paused: bool,
     paused_since: Time,
@@ -84,12 +85,14 @@ pub struct Lossless {
 }
 
 impl Lossless {
-    /// A port that serves control packets first (or not), marking with `ecn` if given.
+    /// A port that serves control packets first (or not), marking with `ecn` if given. Its
+    /// control class is never paused unless [`Lossless::with_control_paused`] says so.
     pub fn new(control_first: bool, ecn: Option<EcnRamp>) -> Lossless {
         Lossless {
             ctrl: VecDeque::new(),
             ctrl_bytes: 0,
             control_first,
+            control_pauses: false,
             ingress: VecDeque::new(),
             paused: false,
             paused_since: Time::ZERO,
@@ -97,6 +100,23 @@ impl Lossless {
             released: Vec::new(),
             stats: PauseStats::default(),
         }
+    }
+
+    /// The control class stops too while the port is paused (HPCC's NICs with `ACK_HIGH_PRIO 0`).
+    pub fn with_control_paused(mut self, pauses: bool) -> Lossless {
+        self.control_pauses = pauses;
+        self
+    }
+
+    /// Whether the control class waits: the port is paused and its control class obeys.
+    #[inline]
+    pub fn control_waits(&self) -> bool {
+        self.control_pauses && self.paused
+    }
+
+    /// Whether this port serves control packets first.
+    pub fn serves_control_first(&self) -> bool {
+        self.control_first
     }
 
     /// Whether `pkt` goes to the control class.
@@ -215,5 +235,19 @@ mod tests {
         assert!(l.set_paused(Time::from_us(31), false));
         assert_eq!(l.paused_time(Time::from_us(100)), Time::from_us(11));
         assert_eq!((l.stats.pauses, l.stats.resumes), (3, 2));
+    }
+
+    #[test]
+    fn the_control_class_waits_out_a_pause_only_when_told_to() {
+        let mut free = Lossless::new(true, None);
+        let mut obeys = Lossless::new(true, None).with_control_paused(true);
+        for l in [&mut free, &mut obeys] {
+            assert!(!l.control_waits());
+            l.set_paused(Time::from_us(1), true);
+        }
+        assert!(!free.control_waits(), "never paused by default");
+        assert!(obeys.control_waits());
+        obeys.set_paused(Time::from_us(2), false);
+        assert!(!obeys.control_waits());
     }
 }

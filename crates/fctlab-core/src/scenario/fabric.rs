@@ -21,6 +21,37 @@ fn yes() -> bool {
     true
 }
 
+/// `control_first`: true (every port), false (none), or "hosts" (the hosts' NICs only, as
+/// HPCC's simulator: its NICs send ACKs before any queue pair, its switches queue them with
+/// the data).
+#[derive(Debug, Deserialize)]
+#[serde(untagged)]
+pub enum ControlFirstKey {
+    /// Every port, or none.
+    Everywhere(bool),
+    /// "hosts".
+    Only(String),
+}
+
+impl Default for ControlFirstKey {
+    fn default() -> Self {
+        ControlFirstKey::Everywhere(true)
+    }
+}
+
+impl ControlFirstKey {
+    /// (at the hosts' NICs, at the switches).
+    fn resolve(&self, field: &str) -> SpecResult<(bool, bool)> {
+        match self {
+            ControlFirstKey::Everywhere(b) => Ok((*b, *b)),
+            ControlFirstKey::Only(s) if s == "hosts" => Ok((true, false)),
+            ControlFirstKey::Only(s) => {
+                Err(SpecError::new(field, format!("expected true, false or \"hosts\", got {s:?}")))
+            }
+        }
+    }
+}
+
 /// The `[fabric]` table.
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -47,9 +78,13 @@ pub struct FabricSpec {
     /// ECN marking at the switches' ports, by port rate (none: no marking).
     #[serde(default)]
     pub ecn: Vec<EcnSpec>,
-    /// Control packets (ACKs, SYNs) in their own class, first and never paused (default).
-    #[serde(default = "yes")]
-    pub control_first: bool,
+    /// Control packets (ACKs, SYNs) in their own class, first and never paused: at every port
+    /// (true, the default), none (false), or the hosts' NICs only ("hosts").
+    #[serde(default)]
+    pub control_first: ControlFirstKey,
+    /// The control class stops while its port is paused (default false: never paused).
+    #[serde(default)]
+    pub control_pauses: bool,
     /// How often the watch looks at paused ports (default 100 us).
     #[serde(default)]
     pub watch: Option<TimeQ>,
@@ -118,6 +153,7 @@ pub(super) fn build(
             return Err(SpecError::new(at("rate"), format!("{} has thresholds already", e.rate.0)));
         }
     }
+    let (hosts_first, switches_first) = f.control_first.resolve(&field("control_first"))?;
     let cfg = BufferConfig {
         buffer: f.buffer.0,
         reserve: f.reserve.map_or(4 * 1024, |b| b.0),
@@ -147,7 +183,8 @@ pub(super) fn build(
             None
         };
         lossless_port(l, &desc.name, !is_switch(desc.from))?;
-        l.set_lossless(Lossless::new(f.control_first, ramp));
+        let first = if is_switch(desc.from) { switches_first } else { hosts_first };
+        l.set_lossless(Lossless::new(first, ramp).with_control_paused(f.control_pauses));
     }
     // Each switch's ingress headrooms, in one pass over the links.
     let mut headrooms: Vec<Vec<u64>> = vec![Vec::new(); topo.nodes.len()];
@@ -177,7 +214,7 @@ pub(super) fn build(
     // Duplex pairs are links 2i and 2i + 1.
     let back = (0..links.len() as u32).map(|i| i ^ 1).collect();
     let watch = WatchConfig { interval: watch, storm: f.storm.map(|t| t.0), on_deadlock };
-    Ok(Some(Fabric::new(buffers, ingress, back, f.pfc, f.control_first, watch)))
+    Ok(Some(Fabric::new(buffers, ingress, back, f.pfc, switches_first, watch)))
 }
 
 /// Makes `l`'s port one a lossless fabric can run: a FIFO becomes an unlimited drop-tail

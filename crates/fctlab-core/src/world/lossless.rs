@@ -95,7 +95,8 @@ pub struct Fabric {
     /// (`u32::MAX`: none).
     back: Vec<u32>,
     pfc: bool,
-    control_first: bool,
+    /// The switches serve control packets first (outside the shared buffer's accounting).
+    switches_control_first: bool,
     watch: WatchConfig,
     watch_pending: bool,
     /// Frames received, in order.
@@ -117,7 +118,7 @@ impl Fabric {
         ingress: Vec<Ingress>,
         back: Vec<u32>,
         pfc: bool,
-        control_first: bool,
+        switches_control_first: bool,
         watch: WatchConfig,
     ) -> Fabric {
         Fabric {
@@ -125,7 +126,7 @@ impl Fabric {
             ingress,
             back,
             pfc,
-            control_first,
+            switches_control_first,
             watch,
             watch_pending: false,
             log: Vec::new(),
@@ -174,7 +175,7 @@ impl World {
             return;
         };
         let fabric = self.fabric.as_deref_mut().expect("a fabric");
-        let counted = in_link != FROM_HOST && (pkt.kind == PacketKind::Data || !fabric.control_first);
+        let counted = in_link != FROM_HOST && (pkt.kind == PacketKind::Data || !fabric.switches_control_first);
         let mut pause = false;
         if counted {
             if let Some(buf) = fabric.buffers[node].as_mut() {
