@@ -66,17 +66,27 @@ PROTOCOLS: dict[str, dict[str, Any]] = {
         },
     },
     # CC_MODE 7 (`timely`): RATE_AI 10 x bw / 10 = 100 Mb/s, RATE_HAI 500 Mb/s.
+    # MIN_RATE 1000 Mb/s, ACK_HIGH_PRIO 1; the simulator's TIMELY: HAI after five increases in
+    # a row, its constants the paper's (rdma-hw.cc), a timestamp in every data packet (8 B).
     "timely": {
-        "transport": {"protocol": "timely", "line_rate": NIC, "delta": "100Mbps"},
+        "fabric.control_pauses": False,
+        "transport": {
+            "protocol": "timely",
+            "line_rate": NIC,
+            "min_rate": "1Gbps",
+            "delta": "100Mbps",
+            "hai_after": "increases",
+            "header": 56,
+        },
     },
     # CC_MODE 8 (`dctcp`): a step at K = 30 x bw / 10 KB (300 KB at 100 Gb/s, 1200 KB at 400), g =
-    # 1/16 (EWMA_GAIN 0.0625), a window of one BDP at the start (HAS_WIN: maxBdp = 153 KB).
+    # 1/16 (EWMA_GAIN 0.0625), a window of one BDP at the start and at most (HAS_WIN: maxBdp = 153 KB).
     "dctcp": {
         "fabric.ecn": [
             {"rate": "100Gbps", "kmin": "300KB", "kmax": "300KB", "pmax": 1.0},
             {"rate": "400Gbps", "kmin": "1200KB", "kmax": "1200KB", "pmax": 1.0},
         ],
-        "transport": {"protocol": "tcp", "cc": "dctcp", "dctcp_g": 0.0625, "iw": 153},
+        "transport": {"protocol": "tcp", "cc": "dctcp", "dctcp_g": 0.0625, "iw": 153, "rwnd": 153_000},
     },
 }
 #: (name, load, sizes, incast) of the panels.
@@ -109,11 +119,23 @@ def point_name(panel: str, protocol: str) -> str:
     return f"{panel}-{protocol}"
 
 
+def overrides(protocol: str) -> dict[str, Any]:
+    """A transport's overrides of `fat-tree.toml`, its `transport` keys as dotted paths: they
+    join the base's `[transport]` (queue pairs, packet sizes) instead of replacing it."""
+    out: dict[str, Any] = {}
+    for key, value in PROTOCOLS[protocol].items():
+        if key == "transport":
+            out.update({f"transport.{k}": v for k, v in value.items()})
+        else:
+            out[key] = value
+    return out
+
+
 def points() -> list[tuple[str, dict[str, Any]]]:
     return [
-        (point_name(panel, p), {"workload": workloads(load, sizes, incast, DURATION_S), **o})
+        (point_name(panel, p), {"workload": workloads(load, sizes, incast, DURATION_S), **overrides(p)})
         for panel, load, sizes, incast in PANELS
-        for p, o in PROTOCOLS.items()
+        for p in PROTOCOLS
     ]
 
 

@@ -65,3 +65,20 @@ def test_the_reference_comparison_reads_fct_txt_as_the_authors_script(tmp_path):
     g = slowdown.groups(*reference.read_fct(f), step=50)
     text, within, total = reference.table(g, g, "x")
     assert (within, total) == (6, 6) and "| 0.50 | 1000 |" in text and "| 1.00 | 3000 |" in text
+
+
+def test_every_fig11_point_keeps_the_fabric_s_queue_pairs_and_packet_sizes():
+    """A transport's keys join `fat-tree.toml`'s `[transport]`: every run is a queue pair with
+    1,000-byte payloads and HPCC's 48-byte header (TIMELY's 8-byte timestamp on top), whatever
+    protocol it runs."""
+    from fctlab.scenario import read_scenario, with_overrides
+
+    fig11 = paper_code("hpcc", "fig11.experiment")
+    base, _ = read_scenario(topology.FILE.parent / "fat-tree.toml")
+    points = fig11.points()
+    assert len(points) == 16
+    for name, over in points:
+        t = with_overrides(base, over)["transport"]
+        assert (t["queue_pair"], t["mss"], t["min_rto"]) == (True, 1000, "1ms"), name
+        assert t["header"] == (56 if name.endswith("timely") else 48), name
+        assert t.get("protocol", "tcp") == name.rsplit("-", 1)[1].replace("dctcp", "tcp"), name

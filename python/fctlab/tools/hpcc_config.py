@@ -54,6 +54,8 @@ TIMELY_CONSTANTS = {
     "t_high": "500us",
     "min_rtt": "20us",
     "hai": 5,
+    # m_incStage: HAI after five increases in a row, whichever branch (UpdateRateTimely).
+    "hai_after": "increases",
 }
 #: Bytes of TIMELY's timestamp (`IntHeader`'s TS mode), carried by every data packet.
 TIMELY_TS_BYTES = 8

@@ -12,7 +12,10 @@
 //!
 //! HAI: N = 5 once the gradient has been <= 0 for five completion events in a row (this one
 //! included); a gradient above 0 resets the count, and so does any decrease. The Tlow branch
-//! adds delta whatever the count.
+//! adds delta whatever the count. With `hai_after = "increases"` (HPCC's simulator,
+//! `UpdateRateTimely`'s `m_incStage`) the count is of increases in a row, whichever branch
+//! made them, and every increase after five of them adds N delta, the Tlow branch's too; a
+//! decrease resets it.
 //!
 //! A completion event is the paper's rate update point (one per segment of 16-64 KB); here,
 //! as in HPCC's simulator (`rdma-hw.cc`, `UpdateRateTimely`), it is one per round trip: the
@@ -50,6 +53,17 @@ pub struct TimelyConfig {
     pub min_rtt: Time,
     /// N: HAI's step in deltas, and the completions of gradient <= 0 that start it.
     pub hai: u32,
+    /// What HAI counts.
+    pub hai_after: HaiAfter,
+}
+
+/// What starts HAI.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum HaiAfter {
+    /// N completions in a row with gradient <= 0, this one included (the paper).
+    Gradient,
+    /// N increases in a row before this one, any branch (HPCC's simulator).
+    Increases,
 }
 
 impl RateLawConfig for TimelyConfig {
@@ -89,7 +103,8 @@ pub struct Timely {
     prev_rtt: Option<Time>,
     /// The EWMA of RTT differences, seconds.
     rtt_diff: f64,
-    /// Completions in a row with gradient <= 0.
+    /// Completions in a row with gradient <= 0 (the paper), or increases in a row (HPCC's
+    /// simulator).
     negative: u32,
     /// The next update waits for an ACK at or after this time.
     next_update: Time,
@@ -118,6 +133,9 @@ impl Timely {
         let new_rtt_diff = new_rtt.as_secs_f64() - prev.as_secs_f64();
         self.rtt_diff = (1.0 - c.alpha) * self.rtt_diff + c.alpha * new_rtt_diff;
         let gradient = self.rtt_diff / c.min_rtt.as_secs_f64();
+        if c.hai_after == HaiAfter::Increases {
+            return Some(self.update_by_increases(new_rtt, gradient));
+        }
         self.negative = if gradient <= 0.0 { self.negative + 1 } else { 0 };
         let delta = c.delta.bps_f64();
         let branch = if new_rtt < c.t_low {
@@ -141,6 +159,43 @@ impl Timely {
         };
         self.rate = self.rate.clamp(c.min_rate.bps_f64(), c.line_rate.bps_f64());
         Some(branch)
+    }
+
+    /// Algorithm 1's branches with HPCC's simulator's HAI: the step is N delta once N
+    /// increases in a row came before this one.
+    fn update_by_increases(&mut self, new_rtt: Time, gradient: f64) -> Branch {
+        let c = self.cfg;
+        let factor = if new_rtt < c.t_low || (new_rtt <= c.t_high && gradient <= 0.0) {
+            None
+        } else if new_rtt > c.t_high {
+            Some(1.0 - c.beta * (1.0 - c.t_high.as_secs_f64() / new_rtt.as_secs_f64()))
+        } else {
+            Some((1.0 - c.beta * gradient).max(0.0))
+        };
+        let branch = match factor {
+            None => {
+                let hai = self.negative >= c.hai;
+                let n = if hai { c.hai as f64 } else { 1.0 };
+                self.rate += n * c.delta.bps_f64();
+                self.negative += 1;
+                match (hai, new_rtt < c.t_low) {
+                    (_, true) => Branch::BelowTlow,
+                    (true, false) => Branch::Hai,
+                    (false, false) => Branch::Negative,
+                }
+            }
+            Some(f) => {
+                self.rate *= f;
+                self.negative = 0;
+                if new_rtt > c.t_high {
+                    Branch::AboveThigh
+                } else {
+                    Branch::Positive
+                }
+            }
+        };
+        self.rate = self.rate.clamp(c.min_rate.bps_f64(), c.line_rate.bps_f64());
+        branch
     }
 }
 
@@ -180,6 +235,7 @@ mod tests {
             t_high: Time::from_us(500),
             min_rtt: Time::from_us(20),
             hai: 5,
+            hai_after: HaiAfter::Gradient,
         }
     }
 
@@ -242,5 +298,30 @@ mod tests {
         assert_eq!(x.on_feedback(&fb(210, 20)), None, "the next update at 220 us");
         // A steep rise: the gradient above 1 / beta would cut below 0; the floor holds.
         assert_eq!(x.on_feedback(&fb(220, 400)), Some(100e6));
+    }
+
+    /// HPCC's simulator's HAI: RTTs below Tlow (a fabric's usual case) add delta five times,
+    /// then N delta each; the paper's law adds delta every time there; a decrease resets the
+    /// count.
+    #[test]
+    fn hai_after_five_increases_of_any_branch_in_the_simulators_law() {
+        let sim = TimelyConfig { hai_after: HaiAfter::Increases, ..cfg() };
+        let (mut x, mut paper) = (Timely::new(sim, 1e9), Timely::new(cfg(), 1e9));
+        x.update(Time::from_us(20));
+        paper.update(Time::from_us(20));
+        let mut steps = Vec::new();
+        for _ in 0..8 {
+            let before = x.rate();
+            assert_eq!(x.update(Time::from_us(20)), Some(Branch::BelowTlow));
+            paper.update(Time::from_us(20));
+            steps.push(((x.rate() - before) / 1e6).round());
+        }
+        assert_eq!(steps, vec![10.0, 10.0, 10.0, 10.0, 10.0, 50.0, 50.0, 50.0]);
+        assert!(close(paper.rate(), 1e9 + 8.0 * 10e6), "the paper: delta below Tlow");
+        // A decrease (RTT above Thigh) resets the count: delta again.
+        assert_eq!(x.update(Time::from_us(600)), Some(Branch::AboveThigh));
+        let before = x.rate();
+        x.update(Time::from_us(20));
+        assert!(close(x.rate() - before, 10e6));
     }
 }

@@ -12,5 +12,5 @@
 pub mod host;
 pub mod params;
 
-pub use host::{Timely, TimelyConfig};
+pub use host::{HaiAfter, Timely, TimelyConfig};
 pub use params::TimelyKeys;

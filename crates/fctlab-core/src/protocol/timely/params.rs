@@ -3,7 +3,7 @@
 //! alpha, beta, Tlow, Thigh and minRTT, and its run.py scales delta with the line rate (10 Mb/s
 //! per 10 Gb/s, HAI's step five times that).
 
-use super::TimelyConfig;
+use super::{HaiAfter, TimelyConfig};
 use crate::error::{SpecError, SpecResult};
 use crate::plan::{Common, Profile, ProtocolKeys};
 use crate::protocol::{RateConfig, UNLIMITED_RATE};
@@ -60,6 +60,9 @@ pub struct TimelyKeys {
     /// N (default 5).
     #[serde(default)]
     pub hai: Option<u32>,
+    /// What starts HAI: "gradient" (default, the paper) or "increases" (HPCC's simulator).
+    #[serde(default)]
+    pub hai_after: Option<String>,
 }
 
 fn fraction(field: &str, x: f64) -> SpecResult<f64> {
@@ -97,7 +100,18 @@ impl TimelyKeys {
         if hai == 0 {
             return Err(SpecError::new("hai", "expected at least 1, got 0"));
         }
+        let hai_after = match self.hai_after.as_deref() {
+            None | Some("gradient") => HaiAfter::Gradient,
+            Some("increases") => HaiAfter::Increases,
+            Some(other) => {
+                return Err(SpecError::new(
+                    "hai_after",
+                    format!("expected \"gradient\" or \"increases\", got \"{other}\""),
+                ))
+            }
+        };
         Ok(TimelyConfig {
+            hai_after,
             line_rate,
             min_rate,
             alpha: fraction("timely_alpha", self.timely_alpha.unwrap_or(ALPHA))?,
@@ -136,6 +150,7 @@ mod tests {
             (serde_json::json!({"t_low": "600us"}), "t_high"),
             (serde_json::json!({"min_rtt": 0}), "min_rtt"),
             (serde_json::json!({"hai": 0}), "hai"),
+            (serde_json::json!({"hai_after": "rtt"}), "hai_after"),
             (serde_json::json!({"line_rate": "1Gbps", "min_rate": "2Gbps"}), "min_rate"),
         ] {
             let e = keys(v.clone()).config().unwrap_err();
