@@ -268,6 +268,7 @@ def test_dcqcn_and_timely_map_their_keys(tmp_path):
         "t_high": "500us",
         "min_rtt": "20us",
         "hai": 5,
+        "hai_after": "increases",
         "mss": 1000,
         "header": hpcc_files.HEADER + hpcc_config.TIMELY_TS_BYTES,
         "queue_pair": True,
