@@ -17,9 +17,9 @@ from pathlib import Path
 
 if __package__ in (None, ""):
     sys.path.insert(0, str(Path(__file__).resolve().parent))
-    from slowdown import Group, groups  # type: ignore[no-redef]
+    from slowdown import LABELS, PAPER_P95, Group, by_range, groups  # type: ignore[no-redef]
 else:
-    from .slowdown import Group, groups
+    from .slowdown import LABELS, PAPER_P95, Group, by_range, groups
 
 #: The goal: every percentile of every group within this relative difference.
 GOAL = 0.15
@@ -56,12 +56,42 @@ def table(ref: list[Group], ours: list[Group], label: str) -> tuple[str, int, in
     return "\n".join(lines), within, total
 
 
+def paper_table(ref: tuple[list[int], list[float]], ours: tuple[list[int], list[float]], key: str, load: float) -> str:
+    """The paper's 95th percentiles by size range (`PAPER_P95[key][load]`, Fig. 11) beside the
+    simulator's and fctlab's on the same flows, each with its difference from the paper's."""
+    paper = PAPER_P95[key][load]
+    sim, fct = by_range(*ref, 0.95), by_range(*ours, 0.95)
+    rows = [f"| {key}, load {load:g}: p95 | " + " | ".join(LABELS) + " |", "|---" * (len(LABELS) + 1) + "|"]
+    rows.append("| paper | " + " | ".join(f"{v:g}" for v in paper) + " |")
+    for name, got in (("simulator", sim), ("fctlab", fct)):
+        cells = []
+        for b, want in zip(LABELS, paper, strict=True):
+            v = got[b][0]
+            cells.append("-" if v is None else f"{v:.2f} ({(v - want) / want:+.0%})")
+        rows.append(f"| {name} | " + " | ".join(cells) + " |")
+    return "\n".join(rows)
+
+
 def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     p.add_argument("ref", type=Path, help="HPCC's simulator's fct.txt")
     p.add_argument("ours", type=Path, help="fctlab's fct.txt of the same configuration")
     p.add_argument("--label", default="run")
+    p.add_argument(
+        "--paper",
+        metavar="PROTOCOL:LOAD",
+        help="also the paper's Fig. 11 p95 by size range beside both (hpcc or dctcp, load 0.3 or 0.5)",
+    )
     a = p.parse_args(argv)
+    if a.paper is not None:
+        key, _, load = a.paper.partition(":")
+        if key not in PAPER_P95 or load not in ("0.3", "0.5"):
+            print(
+                f"error: --paper: expected one of hpcc:0.3, hpcc:0.5, dctcp:0.3, dctcp:0.5, got {a.paper}",
+                file=sys.stderr,
+            )
+            return 2
+        print(paper_table(read_fct(a.ref), read_fct(a.ours), key, float(load)) + "\n")
     ref, ours = groups(*read_fct(a.ref)), groups(*read_fct(a.ours))
     if len(ref) != len(ours):
         print(f"error: {len(ref)} groups against {len(ours)}: not the same flows", file=sys.stderr)

@@ -67,6 +67,20 @@ def test_the_reference_comparison_reads_fct_txt_as_the_authors_script(tmp_path):
     assert (within, total) == (6, 6) and "| 0.50 | 1000 |" in text and "| 1.00 | 3000 |" in text
 
 
+def test_the_paper_table_puts_both_sides_beside_the_paper_s_p95():
+    """reference.py --paper: the paper's value per range, and each side's p95 with its difference."""
+    reference = paper_code("hpcc", "reference")
+    # One flow per range, each at twice the paper's HPCC value at 30% (the simulator's side),
+    # fctlab's at the paper's value.
+    sizes = [10_000, 50_000, 100_000, 500_000, 2_000_000, 9_000_000]
+    paper = slowdown.PAPER_P95["hpcc"][0.3]
+    text = reference.paper_table((sizes, [2 * v for v in paper]), (sizes, paper), "hpcc", 0.3)
+    lines = text.splitlines()
+    assert lines[2] == "| paper | 1.3 | 1.8 | 2.3 | 3.2 | 4.1 | 4.3 |"
+    assert lines[3].startswith("| simulator | 2.60 (+100%) | 3.60 (+100%)")
+    assert lines[4].startswith("| fctlab | 1.30 (+0%) | 1.80 (+0%)")
+
+
 def test_every_fig11_point_keeps_the_fabric_s_queue_pairs_and_packet_sizes():
     """A transport's keys join `fat-tree.toml`'s `[transport]`: every run is a queue pair with
     1,000-byte payloads and HPCC's 48-byte header (TIMELY's 8-byte timestamp on top), whatever
