@@ -529,7 +529,7 @@ pub fn flow_rows(w: &World, info: &RunInfo, range: Range<usize>) -> FlowTable {
         t.start_s.push(r.start.as_secs_f64());
         t.finish_s.push(r.finish.map(|f| f.as_secs_f64()));
         t.fct_s.push(r.fct().map(|f| f.as_secs_f64()));
-        t.acked_s.push(r.acked.map(|f| f.as_secs_f64()));
+        t.acked_s.push(r.acked().map(|f| f.as_secs_f64()));
         t.rtt_prop_s.push(r.rtt_prop.as_secs_f64());
         t.ideal_fct_s.push(r.ideal.as_secs_f64());
         t.first_write_s.push(r.first_write.map(|f| (f - r.start).as_secs_f64()));

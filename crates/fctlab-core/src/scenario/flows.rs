@@ -371,7 +371,7 @@ fn record(a: &FlowArrival, profile: usize, rtt_prop: Time, ideal: Time, path: u3
         size: a.size,
         start: a.start,
         finish: None,
-        acked: None,
+        acked_ps: None,
         stopped: false,
         rtt_prop,
         ideal,

@@ -705,7 +705,7 @@ impl World {
     fn retire(&mut self, f: usize) {
         if let Some(a) = self.active[f].take() {
             let rec = &mut self.records[f];
-            rec.acked = Some(self.now);
+            rec.set_acked(self.now);
             fold_counters(&a, rec, &mut self.packet_counts[f]);
         }
     }

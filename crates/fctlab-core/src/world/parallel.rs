@@ -511,7 +511,7 @@ impl Parallel {
             let (s, d) = (of[rec.src as usize] as usize, of[rec.dst as usize] as usize);
             let (sent, got) = (&parts[s].records[f], &parts[d].records[f]);
             rec.finish = got.finish;
-            rec.acked = sent.acked;
+            rec.acked_ps = sent.acked_ps;
             rec.delivered = got.delivered;
             rec.first_write = got.first_write;
             rec.retx_bytes = sent.retx_bytes;
