@@ -171,6 +171,7 @@ def slowdowns(runs: Runs, name: str, seed: int) -> tuple[list[int], list[float]]
 def analyze(runs: Runs, ctx: Context) -> str:
     seed = runs.seeds[0]
     body = []
+    missed: list[str] = []
     ranges: dict[tuple[str, str], dict[float, dict[str, tuple[float | None, int]]]] = {}
     for panel, load, sizes_name, incast in PANELS:
         names = [(p, point_name(panel, p)) for p in PROTOCOLS if point_name(panel, p) in runs.names]
@@ -201,13 +202,16 @@ def analyze(runs: Runs, ctx: Context) -> str:
             if st is None or incast or sizes_name != "websearch" or p not in PAPER_P95:
                 continue
             for b, paper in zip(LABELS, PAPER_P95[p][load], strict=True):
+                got = st[0.95][b][0]
                 ctx.check(
                     "Fig. 11 (authors' page)",
                     f"{p}, web search {load:g}: p95 slowdown, {b} (ratio)",
                     paper,
-                    st[0.95][b][0],
+                    got,
                     tolerance=0.15,
                 )
+                if got is not None and abs(got - paper) > 0.15 * paper:
+                    missed.append(f"{p} at {load:g}, {b}: {got:.2f} against {paper:g} ({(got - paper) / paper:+.0%})")
     _plot(ranges, ctx)
     first = next(n for n in runs.names)
     duration = runs.scenario(first, seed).get("duration")
@@ -218,7 +222,20 @@ def analyze(runs: Runs, ctx: Context) -> str:
         "![95th-percentile slowdown by size range](p95-slowdown.png)\n\n"
     )
     ranges_table = _ranges_table(ranges)
-    return head + ranges_table + "\n\n" + "\n".join(body) + "\n" + SAME_FLOWS
+    return head + ranges_table + "\n\n" + "\n".join(body) + "\n" + _not_reached(missed) + SAME_FLOWS
+
+
+def _not_reached(missed: list[str]) -> str:
+    """What of the paper's numbers these runs miss by more than 15%, and what is known of why."""
+    if not missed:
+        return "\n**Every p95 of the paper's page is reached within 15%.**\n"
+    return (
+        "\n**Not reached (more than 15% from the paper's page):** "
+        + "; ".join(missed)
+        + ". Why is open: HPCC's simulator has been run here only at 30% load (`REFERENCE.md`), where it and "
+        "fctlab agree with the paper, so at 50% a gap of fctlab's cannot yet be told from one of the flows' (one "
+        "seed of 20 ms of fctlab's own arrivals) or from the page's reading (about 10%).\n"
+    )
 
 
 #: What the runs of this experiment cannot show alone.
