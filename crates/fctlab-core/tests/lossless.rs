@@ -186,6 +186,9 @@ fn control_first_at_the_hosts_only() {
         }
         assert!(w.records.iter().all(|r| r.finish.is_some()));
     }
+    let s = incast(2, "10KB", json!({"buffer": "1MB", "control_first": 3}));
+    let e = fctlab_core::scenario::build(&s.to_string(), std::path::Path::new(".")).err().expect("refused");
+    assert!(e.to_string().contains("expected true, false or \"hosts\", got 3"), "{e}");
 }
 
 #[test]
@@ -208,6 +211,7 @@ fn bad_fabric_keys_name_the_field() {
         (json!({"buffer": "1MB", "watch": "0s"}), "fabric.watch"),
         (json!({"buffer": "1MB", "xoff": "1KB"}), "fabric"),
         (json!({"buffer": "1MB", "control_first": "switches"}), "fabric.control_first"),
+        (json!({"buffer": "1MB", "control_first": 3}), "fabric.control_first"),
     ];
     for (fabric, field) in bad {
         let s = incast(2, "10KB", fabric.clone());

@@ -31,6 +31,8 @@ pub enum ControlFirstKey {
     Everywhere(bool),
     /// "hosts".
     Only(String),
+    /// Anything else: refused by [`ControlFirstKey::resolve`], naming the value.
+    Other(serde_json::Value),
 }
 
 impl Default for ControlFirstKey {
@@ -47,6 +49,9 @@ impl ControlFirstKey {
             ControlFirstKey::Only(s) if s == "hosts" => Ok((true, false)),
             ControlFirstKey::Only(s) => {
                 Err(SpecError::new(field, format!("expected true, false or \"hosts\", got {s:?}")))
+            }
+            ControlFirstKey::Other(v) => {
+                Err(SpecError::new(field, format!("expected true, false or \"hosts\", got {v}")))
             }
         }
     }
