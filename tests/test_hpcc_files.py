@@ -6,6 +6,7 @@ from __future__ import annotations
 import re
 import tomllib
 from pathlib import Path
+from types import SimpleNamespace
 
 import polars as pl
 import pytest
@@ -212,6 +213,13 @@ def test_the_sender_sees_the_end_a_return_trip_after_the_receiver(files, tmp_pat
     assert all(v > 0 for v in lag.values()), lag
     with pytest.raises(ScenarioError, match=r"completion: expected one of sender, receiver, got 'ack'"):
         hpcc_files.write_fct(result, sender, files[1], completion="ack")
+    # A run without the sender's completion (as an emulation's) is refused, not written empty.
+    no_acks = SimpleNamespace(
+        flows=result.flows.with_columns(acked_s=None), links=result.links, scenario=result.scenario
+    )
+    with pytest.raises(ScenarioError, match=r"recorded no sender completion .*--completion receiver"):
+        hpcc_files.write_fct(no_acks, sender, files[1])
+    assert hpcc_files.write_fct(no_acks, receiver, files[1], completion="receiver") == 5
 
 
 def test_standalone_fctlab_writes_the_ideal_fct(files, tmp_path):

@@ -750,6 +750,11 @@ def fct_lines(
     next_port: dict[tuple[int, int], int] = {}
     rows = []
     if completion == "sender":
+        if flows["acked_s"].null_count() == len(flows) and flows["fct_s"].null_count() < len(flows):
+            raise ScenarioError(
+                'write_fct: completion "sender": the run recorded no sender completion (acked_s), though flows '
+                'completed (an emulated run records none); expected completion="receiver" (--completion receiver)'
+            )
         end = flows["acked_s"].to_list()
         fcts = [None if a is None else a - s for a, s in zip(end, flows["start_s"].to_list())]
     else:
