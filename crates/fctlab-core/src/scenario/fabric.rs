@@ -219,7 +219,7 @@ pub(super) fn build(
     // Duplex pairs are links 2i and 2i + 1.
     let back = (0..links.len() as u32).map(|i| i ^ 1).collect();
     let watch = WatchConfig { interval: watch, storm: f.storm.map(|t| t.0), on_deadlock };
-    Ok(Some(Fabric::new(buffers, ingress, back, f.pfc, switches_first, watch)))
+    Ok(Some(Fabric::new(buffers, ingress, back, f.pfc, watch)))
 }
 
 /// Makes `l`'s port one a lossless fabric can run: a FIFO becomes an unlimited drop-tail

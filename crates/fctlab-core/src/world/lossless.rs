@@ -25,7 +25,7 @@ use super::stall::Stall;
 use super::World;
 use crate::net::lossless::FROM_HOST;
 use crate::net::mmu::{Ingress, SharedBuffer};
-use crate::net::packet::{Packet, PacketKind};
+use crate::net::packet::Packet;
 use crate::sched::Event;
 use crate::units::Time;
 
@@ -95,8 +95,6 @@ pub struct Fabric {
     /// (`u32::MAX`: none).
     back: Vec<u32>,
     pfc: bool,
-    /// The switches serve control packets first (outside the shared buffer's accounting).
-    switches_control_first: bool,
     watch: WatchConfig,
     watch_pending: bool,
     /// Frames received, in order.
@@ -118,7 +116,6 @@ impl Fabric {
         ingress: Vec<Ingress>,
         back: Vec<u32>,
         pfc: bool,
-        switches_control_first: bool,
         watch: WatchConfig,
     ) -> Fabric {
         Fabric {
@@ -126,7 +123,6 @@ impl Fabric {
             ingress,
             back,
             pfc,
-            switches_control_first,
             watch,
             watch_pending: false,
             log: Vec::new(),
@@ -174,8 +170,10 @@ impl World {
             self.counters.dropped_bytes += pkt.wire as u64;
             return;
         };
+        // The egress port's control class (served first) is outside the switch's buffer.
+        let control = self.links[l as usize].lossless().is_some_and(|port| port.is_control(&pkt));
+        let counted = in_link != FROM_HOST && !control;
         let fabric = self.fabric.as_deref_mut().expect("a fabric");
-        let counted = in_link != FROM_HOST && (pkt.kind == PacketKind::Data || !fabric.switches_control_first);
         let mut pause = false;
         if counted {
             if let Some(buf) = fabric.buffers[node].as_mut() {
