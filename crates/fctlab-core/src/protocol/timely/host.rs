@@ -133,57 +133,17 @@ impl Timely {
         let new_rtt_diff = new_rtt.as_secs_f64() - prev.as_secs_f64();
         self.rtt_diff = (1.0 - c.alpha) * self.rtt_diff + c.alpha * new_rtt_diff;
         let gradient = self.rtt_diff / c.min_rtt.as_secs_f64();
-        if c.hai_after == HaiAfter::Increases {
-            return Some(self.update_by_increases(new_rtt, gradient));
-        }
-        self.negative = if gradient <= 0.0 { self.negative + 1 } else { 0 };
-        let delta = c.delta.bps_f64();
-        let branch = if new_rtt < c.t_low {
-            self.rate += delta;
-            Branch::BelowTlow
-        } else if new_rtt > c.t_high {
-            self.rate *= 1.0 - c.beta * (1.0 - c.t_high.as_secs_f64() / new_rtt.as_secs_f64());
-            self.negative = 0;
-            Branch::AboveThigh
-        } else if gradient <= 0.0 {
-            let hai = self.negative >= c.hai;
-            self.rate += if hai { c.hai as f64 * delta } else { delta };
-            if hai {
-                Branch::Hai
-            } else {
-                Branch::Negative
-            }
-        } else {
-            self.rate *= (1.0 - c.beta * gradient).max(0.0);
-            Branch::Positive
-        };
-        self.rate = self.rate.clamp(c.min_rate.bps_f64(), c.line_rate.bps_f64());
-        Some(branch)
-    }
-
-    /// Algorithm 1's branches with HPCC's simulator's HAI: the step is N delta once N
-    /// increases in a row came before this one.
-    fn update_by_increases(&mut self, new_rtt: Time, gradient: f64) -> Branch {
-        let c = self.cfg;
-        let factor = if new_rtt < c.t_low || (new_rtt <= c.t_high && gradient <= 0.0) {
+        // The decrease branches' factor; None: an increase.
+        let factor = if new_rtt < c.t_low {
             None
         } else if new_rtt > c.t_high {
             Some(1.0 - c.beta * (1.0 - c.t_high.as_secs_f64() / new_rtt.as_secs_f64()))
+        } else if gradient <= 0.0 {
+            None
         } else {
             Some((1.0 - c.beta * gradient).max(0.0))
         };
         let branch = match factor {
-            None => {
-                let hai = self.negative >= c.hai;
-                let n = if hai { c.hai as f64 } else { 1.0 };
-                self.rate += n * c.delta.bps_f64();
-                self.negative += 1;
-                match (hai, new_rtt < c.t_low) {
-                    (_, true) => Branch::BelowTlow,
-                    (true, false) => Branch::Hai,
-                    (false, false) => Branch::Negative,
-                }
-            }
             Some(f) => {
                 self.rate *= f;
                 self.negative = 0;
@@ -193,9 +153,30 @@ impl Timely {
                     Branch::Positive
                 }
             }
+            None => {
+                let hai = match c.hai_after {
+                    // The paper: gradients <= 0 in a row, this one included; never below Tlow.
+                    HaiAfter::Gradient => {
+                        self.negative = if gradient <= 0.0 { self.negative + 1 } else { 0 };
+                        new_rtt >= c.t_low && self.negative >= c.hai
+                    }
+                    // HPCC's simulator: increases in a row before this one, any branch.
+                    HaiAfter::Increases => {
+                        let hai = self.negative >= c.hai;
+                        self.negative += 1;
+                        hai
+                    }
+                };
+                self.rate += if hai { c.hai as f64 } else { 1.0 } * c.delta.bps_f64();
+                match (new_rtt < c.t_low, hai) {
+                    (true, _) => Branch::BelowTlow,
+                    (false, true) => Branch::Hai,
+                    (false, false) => Branch::Negative,
+                }
+            }
         };
         self.rate = self.rate.clamp(c.min_rate.bps_f64(), c.line_rate.bps_f64());
-        branch
+        Some(branch)
     }
 }
 
