@@ -37,8 +37,8 @@ pub enum Event {
     Sample,
     /// The next scheduled change of a link's rate.
     LinkRate,
-    /// A PFC frame reaches the near end of `link`: its data class pauses or resumes.
-    Pfc { link: u32, pause: bool },
+    /// A PFC frame reaches the near end of `link`: its traffic class `class` pauses or resumes.
+    Pfc { link: u32, class: u8, pause: bool },
     /// The lossless fabric's look at its paused ports (pause storms, deadlocks).
     PfcWatch,
 }

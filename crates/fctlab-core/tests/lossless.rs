@@ -89,7 +89,9 @@ fn pause_comes_at_the_buffer_threshold_and_the_port_holds_at_most_its_headroom_m
     // At the end, everything released.
     assert_eq!(sw.shared_used(), 0);
     for l in 0..w.links.len() as u32 {
-        assert_eq!((f.ingress(l).bytes, f.ingress(l).hdrm), (0, 0), "link {l}");
+        for c in 0..fctlab_core::net::packet::CLASSES {
+            assert_eq!((f.ingress(l, c).bytes, f.ingress(l, c).hdrm), (0, 0), "link {l} class {c}");
+        }
     }
     assert!(f.log.iter().any(|r| r.pause));
     // The threshold for one port alone: (B - H - R - S) / 8 at S = the port's share, i.e.
@@ -218,4 +220,69 @@ fn bad_fabric_keys_name_the_field() {
         let e = fctlab_core::scenario::build(&s.to_string(), std::path::Path::new(".")).err().expect("refused");
         assert!(e.field.starts_with(field), "{fabric}: {} ({e})", e.field);
     }
+}
+
+/// Eight senders on `sw1` in an incast at priority 3 onto `dst` behind `sw2`, and one flow from
+/// `v` on `sw1` to `w` on `sw2` at priority `victim_prio`: the incast fills `sw2`'s buffer and
+/// pauses `sw1 -> sw2`, which the victim flow crosses too.
+fn victim(victim_prio: u8) -> Value {
+    let mut nodes = vec![
+        json!({"name": "sw1", "kind": "router"}),
+        json!({"name": "sw2", "kind": "router"}),
+        json!({"name": "dst", "kind": "host"}),
+        json!({"name": "v", "kind": "host"}),
+        json!({"name": "w", "kind": "host"}),
+    ];
+    let link = |a: &str, b: &str, rate: &str| json!({"a": a, "b": b, "rate": rate, "delay": "1us"});
+    let mut links = vec![
+        link("sw1", "sw2", "40Gbps"),
+        link("dst", "sw2", "10Gbps"),
+        link("v", "sw1", "10Gbps"),
+        link("w", "sw2", "10Gbps"),
+    ];
+    let mut flows = Vec::new();
+    for i in 0..8 {
+        nodes.push(json!({"name": format!("s{i}"), "kind": "host"}));
+        links.push(link(&format!("s{i}"), "sw1", "10Gbps"));
+        flows.push(json!({"src": format!("s{i}"), "dst": "dst", "size": "2MB", "start": "0s"}));
+    }
+    json!({
+        "duration": "1ms",
+        "topology": {"kind": "graph", "nodes": nodes, "links": links},
+        "transport": {"iw": 64, "mss": 1000, "min_rto": "1ms", "priority": 3},
+        "transports": {"victim": {"priority": victim_prio}},
+        "workload": [
+            {"kind": "flows", "transport": "victim", "flows": [{"src": "v", "dst": "w", "size": "500KB", "start": "100us"}]},
+            {"kind": "flows", "flows": flows},
+        ],
+        "fabric": {"buffer": "300KB"},
+    })
+}
+
+#[test]
+fn pause_stops_only_its_class_and_a_flow_of_another_class_crosses_the_paused_link() {
+    let apart = common::run(victim(1));
+    let together = common::run(victim(3));
+    for w in [&apart, &together] {
+        assert_eq!(w.counters.dropped_pkts, 0, "lossless");
+        assert!(w.records.iter().all(|r| r.finish.is_some()));
+        conserved(w);
+    }
+    // sw1 -> sw2 is link 0 (sw1's side of the first duplex pair): paused, class 3 only.
+    let f = apart.fabric().unwrap();
+    assert!(f.log.iter().any(|r| r.link == 0 && r.pause), "the incast pauses sw1 -> sw2");
+    assert!(f.log.iter().all(|r| r.class == 3), "only the incast's class is paused");
+    let port = apart.links[0].lossless().unwrap();
+    assert!(port.class_paused_time(apart.now(), 3) > fctlab_core::units::Time::ZERO);
+    assert_eq!(port.class_paused_time(apart.now(), 1), fctlab_core::units::Time::ZERO);
+    // The victim's FCT: in a class of its own it crosses the paused link; in the incast's class
+    // it waits behind the incast's packets and its pauses.
+    // Nodes: sw1 0, sw2 1, dst 2, v 3, w 4.
+    let fct = |w: &World| {
+        let r = w.records.iter().find(|r| r.src == 3).unwrap();
+        r.finish.unwrap() - r.start
+    };
+    // 500 KB at 10 Gb/s: 400 us of serialization at least.
+    assert!(fct(&apart).as_secs_f64() < 0.6e-3, "apart: {}", fct(&apart));
+    assert!(fct(&together).0 > fct(&apart).0 * 3, "together {} vs apart {}", fct(&together), fct(&apart));
 }

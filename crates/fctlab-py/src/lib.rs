@@ -317,6 +317,14 @@ fn fabric_dict<'py>(py: Python<'py>, world: &World, f: &Fabric, info: &RunInfo) 
         d.set_item("pauses", p.stats.pauses)?;
         d.set_item("resumes", p.stats.resumes)?;
         d.set_item("paused_s", p.paused_time(world.now()).as_secs_f64())?;
+        let by_class = PyDict::new(py);
+        for c in 0..fctlab_core::net::packet::CLASSES {
+            let t = p.class_paused_time(world.now(), c);
+            if t > fctlab_core::units::Time::ZERO {
+                by_class.set_item(c, t.as_secs_f64())?;
+            }
+        }
+        d.set_item("paused_s_by_class", by_class)?;
         d.set_item("ecn_marks", p.stats.ecn_marks)?;
         ports.push(d);
     }
@@ -341,7 +349,8 @@ fn fabric_dict<'py>(py: Python<'py>, world: &World, f: &Fabric, info: &RunInfo) 
 
 /// The PFC frames a fabric's ports received, one line each as HPCC's `pfc.txt` has them: time
 /// (ns), the node whose port received it, that node's kind (0 host, 1 switch), the port's link,
-/// and 1 for a PAUSE, 0 for a RESUME.
+/// and 1 for a PAUSE, 0 for a RESUME. HPCC's file names no class (its runs pause one); the
+/// metadata's `fabric.ports[].paused_s_by_class` has the classes.
 fn pfc_log(world: &World, f: &Fabric, info: &RunInfo) -> Vec<String> {
     f.log
         .iter()

@@ -423,7 +423,7 @@ impl Link {
             }
         } else if self.enqueue(now, pkt, drops) {
             if let Some(l) = self.lossless.as_deref_mut() {
-                l.note_ingress(in_link);
+                l.note_ingress(in_link, &pkt);
             }
         } else {
             queued = false;
@@ -471,15 +471,23 @@ impl Link {
         let Port::Qdisc(q) = &self.port else { return false };
         match self.lossless.as_deref() {
             None => q.packets() > 0,
-            Some(l) => (l.control_backlog().0 > 0 && !l.control_waits()) || (!l.paused() && q.packets() > 0),
+            Some(l) => (l.control_backlog().0 > 0 && !l.control_waits()) || q.has_unpaused(l.paused_classes()),
         }
     }
 
-    /// The far end paused (`on`) or resumed this lossless port at `now`; a resumed port starts
-    /// on its waiting data.
-    pub fn set_paused(&mut self, id: u32, now: Time, on: bool, sched: &mut Scheduler, drops: &mut Vec<Packet>) {
+    /// The far end paused (`on`) or resumed traffic class `class` of this lossless port at
+    /// `now`; a resumed class starts on its waiting data.
+    pub fn set_paused(
+        &mut self,
+        id: u32,
+        now: Time,
+        class: usize,
+        on: bool,
+        sched: &mut Scheduler,
+        drops: &mut Vec<Packet>,
+    ) {
         let Some(l) = self.lossless.as_deref_mut() else { return };
-        if l.set_paused(now, on) && !on {
+        if l.set_paused(now, class, on) && !on {
             self.kick(id, now, sched, drops);
         }
     }
@@ -525,7 +533,8 @@ impl Link {
         }
     }
 
-    /// [`Link::start_next`] of a lossless port: a control packet first, then data unless paused.
+    /// [`Link::start_next`] of a lossless port: a control packet first, then data of a class not
+    /// paused.
     #[cold]
     #[inline(never)]
     fn start_next_lossless(&mut self, id: u32, now: Time, sched: &mut Scheduler, drops: &mut Vec<Packet>) {
@@ -535,10 +544,9 @@ impl Link {
         }
         let pkt = match l.pop_control() {
             Some(p) => p,
-            None if l.paused() => return,
             None => {
-                let Some(mut p) = q.dequeue(now) else { return };
-                l.on_departure(&mut p, q.bytes());
+                let Some(mut p) = q.dequeue_unpaused(now, l.paused_classes()) else { return };
+                l.on_departure(&mut p);
                 p
             }
         };

@@ -1,20 +1,25 @@
 //! A port of a lossless fabric: what a link's output gains when the scenario has a `[fabric]`.
 //!
-//! - **Two classes.** Control packets (ACKs, SYNs: everything but data) wait in their own queue,
-//!   served first and never paused, as RDMA fabrics put ACKs, NACKs and CNPs in the highest
-//!   priority (HPCC's simulator: queue 0). Data waits in the port's discipline, the only class
-//!   PFC pauses. With `control_first = false` control packets join the data.
-//! - **PAUSE.** While the far end has paused the port ([`Lossless::set_paused`]), only control
-//!   packets leave; the time paused adds up per port (the `paused_s` series row).
-//! - **Ingress.** Each data packet remembers the link it came in on (the port's disciplines are
-//!   FIFOs in a fabric, so a queue of link ids in the same order does), and the port hands back
-//!   (ingress link, bytes) of each one that leaves, for the switch's buffer to release.
-//! - **ECN.** A data packet leaving marks CE with probability 0 below `kmin` bytes queued, 1 above
-//!   `kmax`, `pmax (q - kmin) / (kmax - kmin)` between (the queue it leaves, as HPCC's switches
-//!   mark at dequeue; `kmin = kmax` is DCTCP's step); packets that are not ECN-capable are not
-//!   marked.
+//! - **Control first.** Control packets (ACKs, SYNs: everything but data) wait in their own
+//!   queue, served first and never paused, as RDMA fabrics put ACKs, NACKs and CNPs in the
+//!   highest priority (HPCC's simulator: queue 0). Data waits in the port's discipline. With
+//!   `control_first = false` control packets join the data.
+//! - **Eight traffic classes** (IEEE 802.1Qbb). A data packet's class is its priority band
+//!   ([`Packet::class`]); the port's discipline keeps one FIFO per class at a switch (one per
+//!   queue pair at a round-robin NIC) and skips those whose class is paused
+//!   ([`crate::qdisc::Qdisc::dequeue_unpaused`]).
+//! - **PAUSE**, per class. While the far end has paused a class ([`Lossless::set_paused`]),
+//!   its data stays; the other classes and the control packets go on. The time paused adds up
+//!   per port (any class paused: the `paused_s` series row) and per class.
+//! - **Ingress.** Each data packet remembers the link it came in on (a queue of link ids per
+//!   class, in the order of the class's FIFO), and the port hands back (ingress link, class,
+//!   bytes) of each one that leaves, for the switch's buffer to release.
+//! - **ECN.** A data packet leaving marks CE with probability 0 below `kmin` bytes of its class
+//!   queued, 1 above `kmax`, `pmax (q - kmin) / (kmax - kmin)` between (the queue it leaves, as
+//!   HPCC's switches mark at dequeue on the bytes of the packet's queue; `kmin = kmax` is
+//!   DCTCP's step); packets that are not ECN-capable are not marked.
 
-use crate::net::packet::{Packet, PacketKind};
+use crate::net::packet::{Packet, PacketKind, CLASSES};
 use crate::rng::Rng;
 use crate::units::Time;
 use std::collections::VecDeque;
@@ -60,12 +65,25 @@ pub struct PauseStats {
     pub pauses: u64,
     /// RESUME frames this port received.
     pub resumes: u64,
-    /// Time paused, up to the last change.
+    /// Time with any class paused, up to the last change.
     pub paused_time: Time,
+    /// Time each class was paused, up to its last change.
+    pub class_paused_time: [Time; CLASSES],
     /// PFC frames this link carried (sent by the near end to pause or resume the link back).
     pub frames_sent: u64,
     /// ECN marks.
     pub ecn_marks: u64,
+}
+
+/// One data packet that left: the link it came in on, its class and its wire bytes.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub struct Released {
+    /// The ingress link.
+    pub link: u32,
+    /// Its traffic class.
+    pub class: u8,
+    /// Wire bytes.
+    pub wire: u32,
 }
 
 /// The lossless state of one output port.
@@ -75,11 +93,18 @@ pub struct Lossless {
     ctrl_bytes: u64,
     control_first: bool,
     control_pauses: bool,
-    ingress: VecDeque<u32>,
-    paused: bool,
-    paused_since: Time,
+    /// By class: the ingress links of its data packets waiting, in order.
+    ingress: [VecDeque<u32>; CLASSES],
+    /// By class: its data bytes waiting.
+    class_bytes: [u64; CLASSES],
+    /// Bit `c`: class `c` is paused.
+    paused: u8,
+    /// When the port last went from no class paused to some (meaningful while one is).
+    any_since: Time,
+    /// By class: since when it is paused (meaningful while it is).
+    since: [Time; CLASSES],
     ecn: Option<EcnRamp>,
-    released: Vec<(u32, u32)>,
+    released: Vec<Released>,
     /// Counters.
     pub stats: PauseStats,
 }
@@ -93,25 +118,28 @@ impl Lossless {
             ctrl_bytes: 0,
             control_first,
             control_pauses: false,
-            ingress: VecDeque::new(),
-            paused: false,
-            paused_since: Time::ZERO,
+            ingress: Default::default(),
+            class_bytes: [0; CLASSES],
+            paused: 0,
+            any_since: Time::ZERO,
+            since: [Time::ZERO; CLASSES],
             ecn,
             released: Vec::new(),
             stats: PauseStats::default(),
         }
     }
 
-    /// The control class stops too while the port is paused (HPCC's NICs with `ACK_HIGH_PRIO 0`).
+    /// The control class stops too while any class of the port is paused (HPCC's NICs with
+    /// `ACK_HIGH_PRIO 0`).
     pub fn with_control_paused(mut self, pauses: bool) -> Lossless {
         self.control_pauses = pauses;
         self
     }
 
-    /// Whether the control class waits: the port is paused and its control class obeys.
+    /// Whether the control class waits: a class is paused and the control class obeys.
     #[inline]
     pub fn control_waits(&self) -> bool {
-        self.control_pauses && self.paused
+        self.control_pauses && self.paused != 0
     }
 
     /// Whether this port serves control packets first.
@@ -138,20 +166,24 @@ impl Lossless {
         Some(p)
     }
 
-    /// Notes that a packet that came in on `in_link` joined the discipline (the data class).
-    pub fn note_ingress(&mut self, in_link: u32) {
-        self.ingress.push_back(in_link);
+    /// Notes that `pkt`, which came in on `in_link`, joined the discipline (the data classes).
+    pub fn note_ingress(&mut self, in_link: u32, pkt: &Packet) {
+        let c = pkt.class();
+        self.ingress[c].push_back(in_link);
+        self.class_bytes[c] += pkt.wire as u64;
     }
 
-    /// A packet left the discipline (the data class) with `queued` bytes behind it: releases its
-    /// ingress and marks it.
-    pub fn on_departure(&mut self, pkt: &mut Packet, queued: u64) {
-        let from = self.ingress.pop_front().unwrap_or(FROM_HOST);
+    /// A packet left the discipline (the data classes): releases its ingress and marks it on the
+    /// bytes of its class left behind.
+    pub fn on_departure(&mut self, pkt: &mut Packet) {
+        let c = pkt.class();
+        let from = self.ingress[c].pop_front().unwrap_or(FROM_HOST);
+        self.class_bytes[c] -= pkt.wire as u64;
         if from != FROM_HOST {
-            self.released.push((from, pkt.wire));
+            self.released.push(Released { link: from, class: c as u8, wire: pkt.wire });
         }
         if let Some(ramp) = &mut self.ecn {
-            if pkt.ecn.is_ect() && ramp.marks(queued) {
+            if pkt.ecn.is_ect() && ramp.marks(self.class_bytes[c]) {
                 pkt.ecn.mark_ce();
                 self.stats.ecn_marks += 1;
             }
@@ -163,50 +195,70 @@ impl Lossless {
         (self.ctrl.len(), self.ctrl_bytes)
     }
 
-    /// Whether data may leave.
+    /// The classes paused: bit `c` for class `c`.
     #[inline]
-    pub fn paused(&self) -> bool {
+    pub fn paused_classes(&self) -> u8 {
         self.paused
     }
 
-    /// Since when the port is paused (meaningful while it is).
-    pub fn paused_since(&self) -> Time {
-        self.paused_since
+    /// Whether any class is paused.
+    #[inline]
+    pub fn paused(&self) -> bool {
+        self.paused != 0
     }
 
-    /// The far end paused (`on`) or resumed the port at `now`; returns whether that changed
-    /// anything (a PAUSE while paused does not).
-    pub fn set_paused(&mut self, now: Time, on: bool) -> bool {
+    /// Since when some class is paused (meaningful while one is).
+    pub fn paused_since(&self) -> Time {
+        self.any_since
+    }
+
+    /// The far end paused (`on`) or resumed `class` of the port at `now`; returns whether that
+    /// changed anything (a PAUSE while paused does not).
+    pub fn set_paused(&mut self, now: Time, class: usize, on: bool) -> bool {
         if on {
             self.stats.pauses += 1;
         } else {
             self.stats.resumes += 1;
         }
-        if on == self.paused {
+        let bit = 1u8 << class;
+        if on == (self.paused & bit != 0) {
             return false;
         }
         if on {
-            self.paused_since = now;
+            self.since[class] = now;
+            if self.paused == 0 {
+                self.any_since = now;
+            }
+            self.paused |= bit;
         } else {
-            self.stats.paused_time += now - self.paused_since;
+            self.stats.class_paused_time[class] += now - self.since[class];
+            self.paused &= !bit;
+            if self.paused == 0 {
+                self.stats.paused_time += now - self.any_since;
+            }
         }
-        self.paused = on;
         true
     }
 
-    /// Time paused up to `now`.
+    /// Time with any class paused, up to `now`.
     pub fn paused_time(&self, now: Time) -> Time {
-        self.stats.paused_time + if self.paused { now - self.paused_since } else { Time::ZERO }
+        self.stats.paused_time + if self.paused != 0 { now - self.any_since } else { Time::ZERO }
     }
 
-    /// Takes the (ingress link, bytes) of the data packets that left since the last call.
-    pub fn take_released(&mut self, into: &mut Vec<(u32, u32)>) {
+    /// Time `class` was paused, up to `now`.
+    pub fn class_paused_time(&self, now: Time, class: usize) -> Time {
+        let open = if self.paused & (1 << class) != 0 { now - self.since[class] } else { Time::ZERO };
+        self.stats.class_paused_time[class] + open
+    }
+
+    /// Takes the data packets that left since the last call.
+    pub fn take_released(&mut self, into: &mut Vec<Released>) {
         into.append(&mut self.released);
     }
 
-    /// The ingress links of the data packets waiting, in order.
+    /// The ingress links of the data packets waiting, class by class.
     pub fn ingress_links(&self) -> impl Iterator<Item = u32> + '_ {
-        self.ingress.iter().copied()
+        self.ingress.iter().flatten().copied()
     }
 }
 
@@ -227,14 +279,32 @@ mod tests {
     #[test]
     fn paused_time_adds_up_over_pauses_and_a_repeated_pause_changes_nothing() {
         let mut l = Lossless::new(true, None);
-        assert!(l.set_paused(Time::from_us(10), true));
-        assert!(!l.set_paused(Time::from_us(12), true));
+        assert!(l.set_paused(Time::from_us(10), 3, true));
+        assert!(!l.set_paused(Time::from_us(12), 3, true));
         assert_eq!(l.paused_time(Time::from_us(15)), Time::from_us(5));
-        assert!(l.set_paused(Time::from_us(20), false));
-        assert!(l.set_paused(Time::from_us(30), true));
-        assert!(l.set_paused(Time::from_us(31), false));
+        assert!(l.set_paused(Time::from_us(20), 3, false));
+        assert!(l.set_paused(Time::from_us(30), 3, true));
+        assert!(l.set_paused(Time::from_us(31), 3, false));
         assert_eq!(l.paused_time(Time::from_us(100)), Time::from_us(11));
         assert_eq!((l.stats.pauses, l.stats.resumes), (3, 2));
+    }
+
+    #[test]
+    fn classes_pause_on_their_own_and_the_port_counts_time_with_any_paused() {
+        let us = Time::from_us;
+        let mut l = Lossless::new(true, None);
+        assert!(l.set_paused(us(10), 3, true));
+        assert!(l.set_paused(us(12), 1, true));
+        assert_eq!(l.paused_classes(), 0b1010);
+        assert!(l.set_paused(us(15), 3, false));
+        assert_eq!(l.paused_classes(), 0b0010, "class 1 stays paused");
+        assert!(l.paused());
+        assert!(l.set_paused(us(20), 1, false));
+        assert!(!l.paused());
+        // Any class paused from 10 to 20 us; class 3 for 5 us, class 1 for 8 us.
+        assert_eq!(l.paused_time(us(50)), us(10));
+        assert_eq!((l.class_paused_time(us(50), 3), l.class_paused_time(us(50), 1)), (us(5), us(8)));
+        assert_eq!(l.class_paused_time(us(50), 0), Time::ZERO);
     }
 
     #[test]
@@ -243,11 +313,11 @@ mod tests {
         let mut obeys = Lossless::new(true, None).with_control_paused(true);
         for l in [&mut free, &mut obeys] {
             assert!(!l.control_waits());
-            l.set_paused(Time::from_us(1), true);
+            l.set_paused(Time::from_us(1), 3, true);
         }
         assert!(!free.control_waits(), "never paused by default");
         assert!(obeys.control_waits());
-        obeys.set_paused(Time::from_us(2), false);
+        obeys.set_paused(Time::from_us(2), 3, false);
         assert!(!obeys.control_waits());
     }
 }

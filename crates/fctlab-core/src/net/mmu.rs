@@ -1,8 +1,11 @@
-//! A shared-buffer switch's memory manager: one buffer per switch, accounted per ingress port,
-//! with a reserve per port, a dynamic threshold on the shared part, and PFC headroom.
+//! A shared-buffer switch's memory manager: one buffer per switch, accounted per ingress port
+//! and traffic class, with a reserve, a dynamic threshold on the shared part, and PFC headroom.
 //!
 //! The accounting is that of the switches of HPCC's simulator (`switch-mmu.cc`), the ground
-//! truth of the RDMA studies fctlab is compared with:
+//! truth of the RDMA studies fctlab is compared with. An [`Ingress`] is one (port, class): each
+//! class of a port has its counters, its reserve and the port's headroom to fill, and pauses on
+//! its own; what the buffer sets aside counts one reserve and one headroom per port, as HPCC's
+//! `ConfigNPort` does. Below, "port" is such an (ingress port, class):
 //!
 //! - a data packet arriving on ingress port `i` counts against `i` from admission until it
 //!   leaves its egress queue (`ingress(i)`);

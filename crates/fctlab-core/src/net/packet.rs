@@ -174,6 +174,9 @@ pub fn dscp_of_band(prio: u8) -> u8 {
     prio & 0x3F
 }
 
+/// Traffic classes of a lossless port (IEEE 802.1Qbb: eight, each paused on its own).
+pub const CLASSES: usize = 8;
+
 /// A packet on the wire.
 #[derive(Copy, Clone, Debug)]
 pub struct Packet {
@@ -211,6 +214,13 @@ pub struct Packet {
 }
 
 impl Packet {
+    /// The packet's traffic class at a lossless port: its priority band, bands above 7 sharing
+    /// class 7 (802.1Q maps priorities onto fewer classes so).
+    #[inline]
+    pub fn class(&self) -> usize {
+        (self.prio as usize).min(CLASSES - 1)
+    }
+
     /// True if the packet travels from the flow's sender to its receiver.
     pub fn is_forward(&self) -> bool {
         matches!(self.kind, PacketKind::Syn | PacketKind::Data)

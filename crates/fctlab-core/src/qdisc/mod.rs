@@ -28,6 +28,7 @@
 
 pub mod aqm;
 pub mod aqm_keys;
+pub mod classes;
 pub mod cost;
 pub mod discipline;
 pub mod droptail;
@@ -46,6 +47,7 @@ use crate::net::packet::Packet;
 use crate::protocol::laws::ProtocolQueue;
 use crate::units::{Rate, Time};
 pub use aqm::AqmQueue;
+pub use classes::Classes;
 pub use discipline::{Limit, QueueDiscipline};
 pub use droptail::DropTail;
 pub use drr::{Classify, Drr};
@@ -73,6 +75,8 @@ pub enum Qdisc {
     Protocol(ProtocolQueue),
     /// Round robin over flows (an RDMA NIC's queue pairs).
     RoundRobin(RoundRobin),
+    /// One FIFO per traffic class, round robin among those not paused (a lossless port).
+    Classes(Classes),
 }
 
 macro_rules! each_qdisc {
@@ -85,8 +89,35 @@ macro_rules! each_qdisc {
             Qdisc::Aqm($q) => $body,
             Qdisc::Protocol($q) => $body,
             Qdisc::RoundRobin($q) => $body,
+            Qdisc::Classes($q) => $body,
         }
     };
+}
+
+impl Qdisc {
+    /// At a lossless port: the next packet whose traffic class is not in `paused` (bit `c`:
+    /// class `c` paused). Per-class FIFOs and a round-robin NIC pass over what is paused; any
+    /// other discipline is one queue and waits while any class is paused (exact when its
+    /// packets are of one class).
+    #[inline]
+    pub fn dequeue_unpaused(&mut self, now: Time, paused: u8) -> Option<Packet> {
+        match self {
+            Qdisc::Classes(q) => q.dequeue_unpaused(paused),
+            Qdisc::RoundRobin(q) => q.dequeue_unpaused(now, paused),
+            q if paused == 0 => q.dequeue(now),
+            _ => None,
+        }
+    }
+
+    /// Whether [`Qdisc::dequeue_unpaused`] would give a packet.
+    #[inline]
+    pub fn has_unpaused(&self, paused: u8) -> bool {
+        match self {
+            Qdisc::Classes(q) => q.has_unpaused(paused),
+            Qdisc::RoundRobin(q) => q.has_unpaused(paused),
+            q => paused == 0 && q.packets() > 0,
+        }
+    }
 }
 
 impl QueueDiscipline for Qdisc {

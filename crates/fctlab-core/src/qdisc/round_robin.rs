@@ -5,7 +5,9 @@
 //!
 //! The flows with packets waiting take the turn in the order they became backlogged; a flow
 //! whose FIFO empties leaves the turn and its slot is reused. An arrival that does not fit the
-//! buffer is dropped.
+//! buffer is dropped. At a lossless port a flow whose traffic class is paused keeps its place
+//! in the turn and is passed over ([`RoundRobin::dequeue_unpaused`]), as HPCC's NIC skips the
+//! queue pairs of a paused priority.
 
 use super::discipline::{Limit, QueueDiscipline};
 use crate::net::packet::Packet;
@@ -40,6 +42,37 @@ impl RoundRobin {
             packets: 0,
             limit,
         }
+    }
+}
+
+impl RoundRobin {
+    /// The next packet of a flow whose class is not in `paused` (bit `c`: class `c` paused): the
+    /// first such flow in the turn; the flows passed over keep their places.
+    pub fn dequeue_unpaused(&mut self, now: Time, paused: u8) -> Option<Packet> {
+        if paused == 0 {
+            return self.dequeue(now);
+        }
+        let at =
+            self.turn.iter().position(|&s| self.fifos[s].front().is_some_and(|p| paused & (1 << p.class()) == 0))?;
+        let slot = self.turn.remove(at).expect("a position in the turn");
+        let pkt = self.fifos[slot].pop_front().expect("a slot in the turn has a packet");
+        if self.fifos[slot].is_empty() {
+            self.slot_of.remove(&pkt.flow);
+            self.free.push(slot);
+        } else {
+            self.turn.push_back(slot);
+        }
+        self.bytes -= pkt.wire as u64;
+        self.packets -= 1;
+        Some(pkt)
+    }
+
+    /// Whether a flow whose class is not in `paused` has a packet.
+    pub fn has_unpaused(&self, paused: u8) -> bool {
+        if paused == 0 {
+            return self.packets > 0;
+        }
+        self.turn.iter().any(|&s| self.fifos[s].front().is_some_and(|p| paused & (1 << p.class()) == 0))
     }
 }
 
@@ -115,6 +148,26 @@ mod tests {
         let rest: Vec<(u32, u64)> = std::iter::from_fn(|| q.dequeue(Time::ZERO).map(|p| (p.flow, p.seq))).collect();
         assert_eq!(rest, vec![(7, 2), (3, 1), (7, 3)]);
         assert_eq!((q.bytes(), q.packets(), drops.len()), (0, 0, 0));
+    }
+
+    #[test]
+    fn a_flow_of_a_paused_class_keeps_its_place_and_the_others_are_served() {
+        let mut q = RoundRobin::new(Limit::UNLIMITED);
+        let mut drops = Vec::new();
+        for (flow, prio) in [(1, 3), (2, 1), (3, 3)] {
+            for s in 0..2 {
+                let mut p = pkt(flow, s);
+                p.prio = prio;
+                q.enqueue(Time::ZERO, p, &mut drops);
+            }
+        }
+        let paused = 1 << 3;
+        assert!(q.has_unpaused(paused));
+        let served: Vec<u32> = std::iter::from_fn(|| q.dequeue_unpaused(Time::ZERO, paused).map(|p| p.flow)).collect();
+        assert_eq!(served, vec![2, 2], "only the flow of class 1");
+        assert!(!q.has_unpaused(paused));
+        let rest: Vec<u32> = std::iter::from_fn(|| q.dequeue_unpaused(Time::ZERO, 0).map(|p| p.flow)).collect();
+        assert_eq!(rest, vec![1, 3, 1, 3], "flows 1 and 3 kept their turn");
     }
 
     #[test]

@@ -9,7 +9,7 @@ use crate::error::{SpecError, SpecResult};
 use crate::net::link::{Link, Port};
 use crate::net::lossless::{EcnRamp, Lossless};
 use crate::net::mmu::{default_headroom, default_shift, BufferConfig, Ingress, SharedBuffer};
-use crate::qdisc::{DropTail, Limit, Qdisc, RoundRobin};
+use crate::qdisc::{Classes, Limit, Qdisc, RoundRobin};
 use crate::quantity::{BytesQ, RateQ, TimeQ};
 use crate::rng::Rng;
 use crate::topology::{NodeKind, Topology};
@@ -222,16 +222,17 @@ pub(super) fn build(
     Ok(Some(Fabric::new(buffers, ingress, back, f.pfc, watch)))
 }
 
-/// Makes `l`'s port one a lossless fabric can run: a FIFO becomes an unlimited drop-tail
-/// discipline (the switch's buffer decides, and hosts never drop); a FIFO discipline stays; a
-/// discipline that reorders or pushes out is refused at a switch (the buffer releases each
-/// packet against the port it came in on, in order), and a host NIC (`from_host`) may also
-/// serve its flows round robin.
+/// Makes `l`'s port one a lossless fabric can run: a FIFO becomes one unlimited FIFO per traffic
+/// class (the switch's buffer decides, and hosts never drop), each paused on its own; a marking
+/// or router-law FIFO stays (one queue, waiting while any class is paused); a discipline that
+/// reorders or pushes out is refused at a switch (the buffer releases each packet against the
+/// port it came in on, in order), and a host NIC (`from_host`) may also serve its flows round
+/// robin.
 fn lossless_port(l: &mut Link, name: &str, from_host: bool) -> SpecResult<()> {
     match &l.port {
-        Port::Fifo(_) => l.port = Port::qdisc(Qdisc::DropTail(DropTail::new(Limit::UNLIMITED))),
+        Port::Fifo(_) => l.port = Port::qdisc(Qdisc::Classes(Classes::new())),
         Port::Qdisc(q) => match **q {
-            Qdisc::DropTail(_) => l.port = Port::qdisc(Qdisc::DropTail(DropTail::new(Limit::UNLIMITED))),
+            Qdisc::DropTail(_) => l.port = Port::qdisc(Qdisc::Classes(Classes::new())),
             Qdisc::RoundRobin(_) if from_host => {
                 l.port = Port::qdisc(Qdisc::RoundRobin(RoundRobin::new(Limit::UNLIMITED)))
             }

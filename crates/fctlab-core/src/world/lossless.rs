@@ -4,28 +4,30 @@
 //! A scenario with a `[fabric]` table gives the world a [`Fabric`] and every link a lossless
 //! port ([`crate::net::lossless`]). Then:
 //!
-//! - **Admission.** A data packet a switch receives on link `i` is admitted by the switch's
-//!   shared buffer ([`crate::net::mmu`]) against ingress port `i`, or dropped there (its headroom
-//!   full); it counts against `i` until it leaves its output port. Control packets (ACKs) take
-//!   the control class and no buffer, as in HPCC's simulator.
-//! - **PFC** (IEEE 802.1Qbb, one lossless class): when port `i` should pause, the switch sends a
-//!   PAUSE frame back over the link towards `i`'s far end; the frame waits for the packet being
-//!   serialized, takes 64 bytes of wire time, crosses the link's delay, and stops the data class
-//!   of link `i` when it arrives. A RESUME follows when the port's buffer drains. Hosts never
-//!   pause (their receive side is unbounded), and a host's NIC obeys the PAUSE of its switch, so
-//!   pause propagates hop by hop back to the senders. Every frame received is logged
+//! - **Admission.** A data packet of traffic class `c` ([`Packet::class`], its priority band)
+//!   that a switch receives on link `i` is admitted by the switch's shared buffer
+//!   ([`crate::net::mmu`]) against ingress port `i`'s class `c`, or dropped there (its headroom
+//!   full); it counts against (`i`, `c`) until it leaves its output port. Control packets (ACKs)
+//!   take the control class and no buffer, as in HPCC's simulator.
+//! - **PFC** (IEEE 802.1Qbb, per class): when (`i`, `c`) should pause, the switch sends a PAUSE
+//!   of class `c` back over the link towards `i`'s far end; the frame waits for the packet being
+//!   serialized, takes 64 bytes of wire time, crosses the link's delay, and stops class `c` of
+//!   link `i` when it arrives; the other classes go on. A RESUME follows when (`i`, `c`) drains.
+//!   Hosts never pause (their receive side is unbounded), and a host's NIC obeys the PAUSE of its
+//!   switch, so pause propagates hop by hop back to the senders. Every frame received is logged
 //!   ([`PfcRecord`], `pfc.txt`).
-//! - **Watch.** While a port is paused, every `watch` interval: a port paused for longer than
-//!   `storm` is a pause storm (reported once per pause); a cycle of paused ports, each holding
-//!   packets that came in over the one before it and wait for the next, seen at two watches in a
-//!   row, is a PFC deadlock: reported, and (by default) the run stops there as a stall whose
-//!   cause names the cycle.
+//! - **Watch.** While a port has a class paused, every `watch` interval: a port with some class
+//!   paused for longer than `storm` without a break is a pause storm (reported once per pause);
+//!   a cycle of such ports, each holding packets that came in over the one before it and wait
+//!   for the next, seen at two watches in a row, is a PFC deadlock: reported, and (by default)
+//!   the run stops there as a stall whose cause names the cycle. The watch looks at ports, not
+//!   classes: a cycle through different classes of the same links counts too.
 
 use super::stall::Stall;
 use super::World;
-use crate::net::lossless::FROM_HOST;
+use crate::net::lossless::{Released, FROM_HOST};
 use crate::net::mmu::{Ingress, SharedBuffer};
-use crate::net::packet::Packet;
+use crate::net::packet::{Packet, CLASSES};
 use crate::sched::Event;
 use crate::units::Time;
 
@@ -52,13 +54,15 @@ pub struct WatchConfig {
     pub on_deadlock: OnDeadlock,
 }
 
-/// One PFC frame received: link `link`'s data class paused (`pause`) or resumed at `time`.
+/// One PFC frame received: class `class` of link `link` paused (`pause`) or resumed at `time`.
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
 pub struct PfcRecord {
     /// When the frame arrived.
     pub time: Time,
     /// The link it paused or resumed (its near end received the frame).
     pub link: u32,
+    /// The traffic class.
+    pub class: u8,
     /// PAUSE (true) or RESUME.
     pub pause: bool,
 }
@@ -89,7 +93,7 @@ pub struct Deadlock {
 pub struct Fabric {
     /// By node id: the switch's shared buffer (None: a host).
     buffers: Vec<Option<SharedBuffer>>,
-    /// By link id: the ingress port the link arrives at.
+    /// By link id x [`CLASSES`] + class: the ingress port the link arrives at, per class.
     ingress: Vec<Ingress>,
     /// By link id: the link from its far end back to its near end, which carries its PFC frames
     /// (`u32::MAX`: none).
@@ -106,11 +110,12 @@ pub struct Fabric {
     /// Data packets the switches' buffers refused (headroom full).
     pub drops: u64,
     candidate: Vec<u32>,
-    released: Vec<(u32, u32)>,
+    released: Vec<Released>,
 }
 
 impl Fabric {
-    /// A fabric of these switches' buffers (by node), ingress ports and return links (by link).
+    /// A fabric of these switches' buffers (by node), ingress ports and return links (by link):
+    /// each ingress port's settings (headroom, shift) hold for each of its classes.
     pub fn new(
         buffers: Vec<Option<SharedBuffer>>,
         ingress: Vec<Ingress>,
@@ -120,7 +125,7 @@ impl Fabric {
     ) -> Fabric {
         Fabric {
             buffers,
-            ingress,
+            ingress: ingress.iter().flat_map(|p| [*p; CLASSES]).collect(),
             back,
             pfc,
             watch,
@@ -134,9 +139,9 @@ impl Fabric {
         }
     }
 
-    /// Ingress port `link`'s counters.
-    pub fn ingress(&self, link: u32) -> &Ingress {
-        &self.ingress[link as usize]
+    /// Ingress port `link`'s counters of traffic class `class`.
+    pub fn ingress(&self, link: u32, class: usize) -> &Ingress {
+        &self.ingress[at(link, class)]
     }
 
     /// Switch `node`'s buffer.
@@ -173,11 +178,12 @@ impl World {
         // The egress port's control class (served first) is outside the switch's buffer.
         let control = self.links[l as usize].lossless().is_some_and(|port| port.is_control(&pkt));
         let counted = in_link != FROM_HOST && !control;
+        let class = pkt.class();
         let fabric = self.fabric.as_deref_mut().expect("a fabric");
         let mut pause = false;
         if counted {
             if let Some(buf) = fabric.buffers[node].as_mut() {
-                let port = &mut fabric.ingress[in_link as usize];
+                let port = &mut fabric.ingress[at(in_link, class)];
                 if !buf.admits(port, pkt.wire as u64) {
                     fabric.drops += 1;
                     let link = &mut self.links[l as usize];
@@ -203,11 +209,11 @@ impl World {
             // The port's own discipline dropped it: it holds nothing of the switch's buffer.
             let fabric = self.fabric.as_deref_mut().expect("a fabric");
             if let Some(buf) = fabric.buffers[node].as_mut() {
-                buf.remove(&mut fabric.ingress[in_link as usize], wire);
+                buf.remove(&mut fabric.ingress[at(in_link, class)], wire);
             }
         }
         if pause {
-            self.send_pfc(in_link, true);
+            self.send_pfc(in_link, class, true);
         }
         self.after_lossless_port(l);
     }
@@ -225,40 +231,43 @@ impl World {
         }
         let node = self.links[l as usize].from as usize;
         let mut resumes = Vec::new();
-        for &(in_link, wire) in &released {
-            let (Some(buf), port) = (fabric.buffers[node].as_mut(), &mut fabric.ingress[in_link as usize]) else {
+        for r in &released {
+            let class = r.class as usize;
+            let (Some(buf), port) = (fabric.buffers[node].as_mut(), &mut fabric.ingress[at(r.link, class)]) else {
                 continue;
             };
-            buf.remove(port, wire as u64);
+            buf.remove(port, r.wire as u64);
             if fabric.pfc && buf.should_resume(port) {
                 port.paused = false;
-                resumes.push(in_link);
+                resumes.push((r.link, class));
             }
         }
         fabric.released = released;
-        for in_link in resumes {
-            self.send_pfc(in_link, false);
+        for (in_link, class) in resumes {
+            self.send_pfc(in_link, class, false);
         }
     }
 
-    /// Sends a PAUSE (or RESUME) of link `in_link` from its far end, over the link back.
-    fn send_pfc(&mut self, in_link: u32, pause: bool) {
+    /// Sends a PAUSE (or RESUME) of class `class` of link `in_link` from its far end, over the
+    /// link back.
+    fn send_pfc(&mut self, in_link: u32, class: usize, pause: bool) {
         let back = self.fabric.as_deref().map_or(u32::MAX, |f| f.back[in_link as usize]);
         if back == u32::MAX {
             return;
         }
         let at = self.links[back as usize].send_frame(self.now, PFC_FRAME_BYTES);
-        self.sched.push(at, Event::Pfc { link: in_link, pause });
+        self.sched.push(at, Event::Pfc { link: in_link, class: class as u8, pause });
     }
 
-    /// A PFC frame reached the near end of `link`.
+    /// A PFC frame for class `class` reached the near end of `link`.
     #[cold]
     #[inline(never)]
-    pub(super) fn on_pfc(&mut self, link: u32, pause: bool) {
-        self.links[link as usize].set_paused(link, self.now, pause, &mut self.sched, &mut self.drops);
+    pub(super) fn on_pfc(&mut self, link: u32, class: u8, pause: bool) {
+        let c = class as usize;
+        self.links[link as usize].set_paused(link, self.now, c, pause, &mut self.sched, &mut self.drops);
         self.count_drops(0);
         let Some(fabric) = self.fabric.as_deref_mut() else { return };
-        fabric.log.push(PfcRecord { time: self.now, link, pause });
+        fabric.log.push(PfcRecord { time: self.now, link, class, pause });
         if pause && !fabric.watch_pending {
             fabric.watch_pending = true;
             self.sched.push(self.now + fabric.watch.interval, Event::PfcWatch);
@@ -316,6 +325,12 @@ impl World {
         self.sched.push(now + fabric.watch.interval, Event::PfcWatch);
         self.periodic += 1;
     }
+}
+
+/// The index of (link, class) in [`Fabric`]'s ingress ports.
+#[inline]
+fn at(link: u32, class: usize) -> usize {
+    link as usize * CLASSES + class
 }
 
 /// A cycle of paused links, each waiting for the next: link `a` waits for link `b` when `b`

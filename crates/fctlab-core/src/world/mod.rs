@@ -496,7 +496,7 @@ impl World {
                     self.after_lossless_port(l);
                 }
             }
-            Event::Pfc { link, pause } => self.on_pfc(link, pause),
+            Event::Pfc { link, class, pause } => self.on_pfc(link, class, pause),
             Event::PfcWatch => {
                 self.on_pfc_watch();
                 self.stop_if_stalled();
