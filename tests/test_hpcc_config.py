@@ -190,6 +190,7 @@ def test_the_sample_configurations_keys_are_read_and_mapped(tmp_path):
         "w_ai": round(40e6 * MAX_RTT_NS / 8e9),
         "mss": 1000,
         "header": hpcc_files.HEADER,
+        "priority": 3,
         "queue_pair": True,
     }
     assert hpcc_config.base_rtt(hpcc_files.parse_topology(cfg.topology_file), 1000) == (MAX_RTT_NS, MAX_BDP)
@@ -252,6 +253,7 @@ def test_dcqcn_and_timely_map_their_keys(tmp_path):
         "hyper_step": "fixed",
         "mss": 1000,
         "header": hpcc_files.HEADER,
+        "priority": 3,
         "queue_pair": True,
     }
     assert "router" not in spec["queues"]
@@ -271,6 +273,7 @@ def test_dcqcn_and_timely_map_their_keys(tmp_path):
         "hai_after": "increases",
         "mss": 1000,
         "header": hpcc_files.HEADER + hpcc_config.TIMELY_TS_BYTES,
+        "priority": 3,
         "queue_pair": True,
     }
 

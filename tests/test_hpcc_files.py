@@ -131,8 +131,28 @@ def test_scenario_is_runnable_and_says_how(files):
     spec = hpcc_files.scenario(*files, transport={"cc": "dctcp"})
     assert spec["routing"] == {"ecmp": True} and spec["drain"] is True
     assert spec["duration"] == f"{STARTS_NS[-1] + 1}ns"  # every flow starts inside it: all measured
-    assert spec["transport"] == {"mss": 1000, "header": 48, "cc": "dctcp"}
-    assert "loss" not in spec
+    # The flows' priority group (3 in every line) is their priority: their class in a fabric.
+    assert spec["transport"] == {"mss": 1000, "header": 48, "priority": 3, "cc": "dctcp"}
+    assert "loss" not in spec and "transports" not in spec
+
+
+def test_priority_groups_become_priorities_and_keep_the_flows_in_file_order(tmp_path):
+    """Flows of another pg than the first flow's name a transport of that priority; the entries
+    follow the file so flow i is still line i (ties in start time included), and write_fct
+    still knows the packet sizes."""
+    mixed = FLOWS.replace("0 2 3 200 1", "0 2 1 200 1").replace("2 0 3 100", "2 0 1 100")
+    spec = hpcc_files.scenario(write(tmp_path / "t.txt", TOPOLOGY), write(tmp_path / "f.txt", mixed))
+    assert spec["transport"]["priority"] == 3
+    assert spec["transports"] == {"pg1": {"priority": 1}}
+    entries = [(w.get("transport"), [f["size"] for f in w["flows"]]) for w in spec["workload"]]
+    assert entries == [(None, [2500, 1000000]), ("pg1", [1, 30000]), (None, [4500])]
+    result = fctlab.run(spec)
+    flows = result.flows.sort("id")
+    assert flows["size_bytes"].to_list() == [2500, 1000000, 1, 30000, 4500]
+    assert flows["protocol"].to_list()[2:4] == ["pg1", "pg1"]
+    out = tmp_path / "fct.txt"
+    hpcc_files.write_fct(result, out, tmp_path / "f.txt")
+    assert len(parse_fct(out)) == 5
 
 
 def test_error_rates_become_loss_on_both_directions(tmp_path):
@@ -434,7 +454,7 @@ def test_cli_runs_end_to_end(files, tmp_path):
         (s, round((a - t) * 1e9)) for s, a, t in zip(flows["size_bytes"], flows["acked_s"], flows["start_s"])
     )
     # The scenario the run saw is kept and runs again with `fctlab run`.
-    assert fctlab.load(out).scenario["transport"] == {"mss": 1000, "header": 48, "iw": 10}
+    assert fctlab.load(out).scenario["transport"] == {"mss": 1000, "header": 48, "priority": 3, "iw": 10}
 
 
 def test_cli_errors_are_one_line(files, tmp_path):

@@ -572,16 +572,30 @@ def parse_flows(
     return flows
 
 
+def pg_transport(pg: int) -> str:
+    """The named transport of the flows of priority group `pg` other than the file's first."""
+    return f"pg{pg}"
+
+
 def workload_entries(flows: list[Flow]) -> list[dict[str, Any]]:
-    """The scenario's `workload` list for parsed flows: one entry of `kind = "flows"`."""
-    return [
-        {
-            "kind": "flows",
-            "flows": [
-                {"src": _node(x.src), "dst": _node(x.dst), "start": f"{x.start_ns}ns", "size": x.size} for x in flows
-            ],
-        }
-    ]
+    """The scenario's `workload` list for parsed flows: one entry of `kind = "flows"` per run of
+    consecutive flows of one priority group, in file order (so the flows keep their order, ties in
+    start time included). The first flow's group is `[transport]`'s `priority` (`scenario_of`);
+    an entry of another group names the transport `pg<k>`, whose priority is k."""
+    entries: list[dict[str, Any]] = []
+    first = flows[0].pg if flows else 0
+    for x in flows:
+        if not entries or entries[-1]["_pg"] != x.pg:
+            entry: dict[str, Any] = {"kind": "flows", "_pg": x.pg, "flows": []}
+            if x.pg != first:
+                entry["transport"] = pg_transport(x.pg)
+            entries.append(entry)
+        entries[-1]["flows"].append(
+            {"src": _node(x.src), "dst": _node(x.dst), "start": f"{x.start_ns}ns", "size": x.size}
+        )
+    for e in entries:
+        del e["_pg"]
+    return entries
 
 
 def read_flows(
@@ -591,8 +605,9 @@ def read_flows(
     [...]}` with flow i of the file as its i-th flow, from host `n<src>` to `n<dst>`, starting at
     the file's start time in whole ns as HPCC's clock has it. The file's start times are non-decreasing
     (HPCC's simulator needs that too), so fctlab's flow id i (the position in start order,
-    ties in list order) is flow i of the file. `pg` and `dport` have no place in a workload:
-    `write_fct` reads `dport` from the file again. Give `topology` (what `read_topology`
+    ties in list order) is flow i of the file. Flows of a priority group other than the first
+    flow's name the transport `pg<k>` (`scenario_of` defines it); `dport` has no place in a
+    workload: `write_fct` reads it from the file again. Give `topology` (what `read_topology`
     returned) to have both ends checked as hosts."""
     return workload_entries(parse_flows(path, topology, extra_lines=extra_lines))
 
@@ -644,9 +659,14 @@ def scenario_of(
         "drain": True,
         "routing": {"ecmp": True},
         "topology": topology_table(topo),
-        "transport": {"mss": PAYLOAD, "header": HEADER, **dict(transport or {})},
+        "transport": {"mss": PAYLOAD, "header": HEADER, "priority": flows[0].pg, **dict(transport or {})},
         "workload": workload_entries(flows),
     }
+    # A flow's priority group is its traffic class in a fabric (its switches' queue, which PFC
+    # pauses on its own): the first flow's is `[transport]`'s, the others' their own transport's.
+    groups = sorted({x.pg for x in flows} - {flows[0].pg})
+    if groups:
+        spec["transports"] = {pg_transport(g): {"priority": g} for g in groups}
     loss = [
         {"link": f"{_node(a)}->{_node(b)}", "p": k.error_rate}
         for k in topo.links
@@ -679,9 +699,17 @@ def _packet_sizes(result: Any, payload: int | None, header: int | None) -> tuple
 
     spec = result.scenario
     if payload is None or header is None:
-        several = "transports" in spec or "host_transport" in spec
+        # Transports that differ from `[transport]` only in priority (a flow file's priority
+        # groups) send the same packets.
+        named = spec.get("transports") or {}
+        only_priority = isinstance(named, Mapping) and all(
+            isinstance(t, Mapping) and set(t) <= {"priority"} for t in named.values()
+        )
+        several = not only_priority or "host_transport" in spec
         several = several or any(
-            "transport" in w or "mix" in w for w in spec.get("workload", []) if isinstance(w, Mapping)
+            "mix" in w or ("transport" in w and w["transport"] not in named)
+            for w in spec.get("workload", [])
+            if isinstance(w, Mapping)
         )
         if several:
             raise ScenarioError(
