@@ -40,6 +40,7 @@ fn both(size: u64) -> [(&'static str, Sender); 2] {
         fallback: None,
         queue_pair: false,
         ecn: EcnMode::Off,
+        nic_pull: false,
     };
     [
         ("tcp", Sender::Tcp(TcpSender::new(tcp, ADDR, app, Time::ZERO))),

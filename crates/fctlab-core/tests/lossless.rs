@@ -286,3 +286,64 @@ fn pause_stops_only_its_class_and_a_flow_of_another_class_crosses_the_paused_lin
     assert!(fct(&apart).as_secs_f64() < 0.6e-3, "apart: {}", fct(&apart));
     assert!(fct(&together).0 > fct(&apart).0 * 3, "together {} vs apart {}", fct(&together), fct(&apart));
 }
+
+/// Host `a` sends two DCQCN queue pairs at once, to `b` and `c`, each starting at the 10 Gb/s
+/// line rate through its one 10 Gb/s NIC.
+fn two_pairs(transport: Value, fabric: bool) -> Value {
+    let nodes = ["a", "b", "c"].map(|n| json!({"name": n, "kind": "host"}));
+    let mut nodes = nodes.to_vec();
+    nodes.push(json!({"name": "sw", "kind": "router"}));
+    let links: Vec<Value> =
+        ["a", "b", "c"].iter().map(|h| json!({"a": h, "b": "sw", "rate": "10Gbps", "delay": "1us"})).collect();
+    let mut base = json!({"protocol": "dcqcn", "queue_pair": true, "line_rate": "10Gbps", "mss": 1000});
+    for (k, v) in transport.as_object().unwrap() {
+        base[k] = v.clone();
+    }
+    let flows = [
+        json!({"src": "a", "dst": "b", "size": "1MB", "start": "0s"}),
+        json!({"src": "a", "dst": "c", "size": "1MB", "start": "0s"}),
+    ];
+    let mut s = json!({
+        "duration": "1ms",
+        "topology": {"kind": "graph", "nodes": nodes, "links": links},
+        "queues": {"host": {"kind": "round_robin"}},
+        "transport": base,
+        "workload": [{"kind": "flows", "flows": flows}],
+    });
+    if fabric {
+        s["fabric"] = json!({"buffer": "1MB"});
+    }
+    s
+}
+
+#[test]
+fn a_pulled_queue_pair_keeps_one_packet_in_its_nic_and_a_pushed_one_piles_up() {
+    let nic = |w: &World| w.links.iter().find(|l| l.from == 0).unwrap().stats.queue_max_bytes;
+    let pushed = common::run(two_pairs(json!({}), true));
+    let pulled = common::run(two_pairs(json!({"nic_pull": true}), true));
+    for w in [&pushed, &pulled] {
+        assert!(w.records.iter().all(|r| r.finish.is_some() && r.delivered == 1_000_000));
+        conserved(w);
+    }
+    // Pushed: two flows at 10 Gb/s into one 10 Gb/s NIC, half of what they send waits there.
+    assert!(nic(&pushed) > 200_000, "pushed: {} B in the NIC", nic(&pushed));
+    // Pulled: at most one packet of each flow (and an ACK) waits.
+    assert!(nic(&pulled) <= 3 * 1100, "pulled: {} B in the NIC", nic(&pulled));
+    // The NIC is as busy either way: both finish 2 MB over 10 Gb/s in about 1.6 ms.
+    let last = |w: &World| w.records.iter().map(|r| r.finish.unwrap()).max().unwrap().as_secs_f64();
+    assert!((last(&pulled) - last(&pushed)).abs() < 0.05 * last(&pushed), "{} vs {}", last(&pulled), last(&pushed));
+}
+
+#[test]
+fn nic_pull_is_refused_where_no_nic_can_pull() {
+    let err = |s: Value| match fctlab_core::scenario::build(&s.to_string(), std::path::Path::new(".")) {
+        Ok(_) => panic!("accepted: {s}"),
+        Err(e) => e.to_string(),
+    };
+    let e = err(two_pairs(json!({"nic_pull": true}), false));
+    assert!(e.contains("transport.nic_pull") && e.contains("[fabric]"), "{e}");
+    let e = err(two_pairs(json!({"nic_pull": true, "queue_pair": false}), true));
+    assert!(e.contains("transport.nic_pull") && e.contains("without queue_pair"), "{e}");
+    let e = err(two_pairs(json!({"nic_pull": true, "protocol": "hpcc"}), true));
+    assert!(e.contains("transport.nic_pull") && e.contains("rate-based"), "{e}");
+}

@@ -14,6 +14,10 @@
 //! - **Ingress.** Each data packet remembers the link it came in on (a queue of link ids per
 //!   class, in the order of the class's FIFO), and the port hands back (ingress link, class,
 //!   bytes) of each one that leaves, for the switch's buffer to release.
+//! - **Transmit completions.** A host's NIC port notes each data packet of the host's that
+//!   starts onto the wire (flow, payload, wire bytes), for the world to tell its sender
+//!   ([`Lossless::take_transmitted`]): how an RDMA NIC that asks its queue pairs for packets
+//!   one at a time learns it may ask again.
 //! - **ECN.** A data packet leaving marks CE with probability 0 below `kmin` bytes of its class
 //!   queued, 1 above `kmax`, `pmax (q - kmin) / (kmax - kmin)` between (the queue it leaves, as
 //!   HPCC's switches mark at dequeue on the bytes of the packet's queue; `kmin = kmax` is
@@ -105,8 +109,22 @@ pub struct Lossless {
     since: [Time; CLASSES],
     ecn: Option<EcnRamp>,
     released: Vec<Released>,
+    /// A host's NIC: note the data packets that leave.
+    host_nic: bool,
+    transmitted: Vec<Transmitted>,
     /// Counters.
     pub stats: PauseStats,
+}
+
+/// One data packet that left a host's NIC.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub struct Transmitted {
+    /// Its flow.
+    pub flow: u32,
+    /// Payload bytes.
+    pub len: u32,
+    /// Wire bytes.
+    pub wire: u32,
 }
 
 impl Lossless {
@@ -125,8 +143,21 @@ impl Lossless {
             since: [Time::ZERO; CLASSES],
             ecn,
             released: Vec::new(),
+            host_nic: false,
+            transmitted: Vec::new(),
             stats: PauseStats::default(),
         }
+    }
+
+    /// The port is a host's NIC: it notes the host's data packets that leave.
+    pub fn at_host_nic(mut self, host_nic: bool) -> Lossless {
+        self.host_nic = host_nic;
+        self
+    }
+
+    /// Takes the data packets a host's NIC sent since the last call.
+    pub fn take_transmitted(&mut self, into: &mut std::collections::VecDeque<Transmitted>) {
+        into.extend(self.transmitted.drain(..));
     }
 
     /// The control class stops too while any class of the port is paused (HPCC's NICs with
@@ -181,6 +212,8 @@ impl Lossless {
         self.class_bytes[c] -= pkt.wire as u64;
         if from != FROM_HOST {
             self.released.push(Released { link: from, class: c as u8, wire: pkt.wire });
+        } else if self.host_nic && pkt.kind == PacketKind::Data && pkt.is_forward() {
+            self.transmitted.push(Transmitted { flow: pkt.flow, len: pkt.len, wire: pkt.wire });
         }
         if let Some(ramp) = &mut self.ecn {
             if pkt.ecn.is_ect() && ramp.marks(self.class_bytes[c]) {

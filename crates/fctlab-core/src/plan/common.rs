@@ -62,6 +62,8 @@ pub struct Common {
     pub app: Option<AppTemplate>,
     /// The build's plug-ins (`transport.cc = "rust:..."`).
     pub plugins: Arc<Loader>,
+    /// `nic_pull`: a paced queue pair handed to the NIC a packet at a time.
+    pub nic_pull: bool,
 }
 
 impl Common {
@@ -86,6 +88,7 @@ impl Common {
             handshake,
             fallback: fallback.map(|f| TcpConfig { header: tcp_header, ..f }),
             queue_pair: self.cfg.queue_pair,
+            nic_pull: self.nic_pull && self.cfg.queue_pair,
             ecn: EcnMode::Off,
         };
         Profile::Paced { cfg: paced, rx: TcpConfig { header, ..self.cfg }, app: self.app }

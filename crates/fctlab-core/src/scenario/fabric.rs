@@ -120,11 +120,13 @@ const WATCH: Time = Time::from_us(100);
 
 /// Build step: makes every link's port lossless and returns the fabric, or None without a
 /// `[fabric]` table. Refuses ports that are not FIFOs (the ingress record needs the order).
+/// With `pulled` (some transport has `nic_pull`) the hosts' NICs note what they send.
 pub(super) fn build(
     spec: Option<&FabricSpec>,
     topo: &Topology,
     links: &mut [Link],
     largest_packet: u32,
+    pulled: bool,
     seed: u64,
 ) -> SpecResult<Option<Fabric>> {
     let Some(f) = spec else { return Ok(None) };
@@ -189,7 +191,8 @@ pub(super) fn build(
         };
         lossless_port(l, &desc.name, !is_switch(desc.from))?;
         let first = if is_switch(desc.from) { switches_first } else { hosts_first };
-        l.set_lossless(Lossless::new(first, ramp).with_control_paused(f.control_pauses));
+        let port = Lossless::new(first, ramp).with_control_paused(f.control_pauses);
+        l.set_lossless(port.at_host_nic(pulled && !is_switch(desc.from)));
     }
     // Each switch's ingress headrooms, in one pass over the links.
     let mut headrooms: Vec<Vec<u64>> = vec![Vec::new(); topo.nodes.len()];

@@ -193,7 +193,17 @@ pub fn build_spec(spec: &ScenarioSpec, base_dir: &Path) -> SpecResult<(World, Ru
     let mut links = queues::build_links(&spec.queues, &topo, seed, &plugins)?;
     let profiles = Profiles::build(spec, &plugins)?;
     let largest_packet = profiles.list.iter().map(|p| p.packet_sizes()).map(|(m, h)| m + h).max().unwrap_or(0);
-    let fabric = fabric::build(spec.fabric.as_ref(), &topo, &mut links, largest_packet, seed)?;
+    let pulls = |p: &Profile| matches!(p, Profile::Paced { cfg, .. } if cfg.nic_pull);
+    let pulled = profiles.list.iter().any(pulls);
+    let fabric = fabric::build(spec.fabric.as_ref(), &topo, &mut links, largest_packet, pulled, seed)?;
+    if fabric.is_none() {
+        if let Some(i) = profiles.list.iter().position(pulls) {
+            return Err(SpecError::new(
+                format!("{}.nic_pull", profiles.paths[i]),
+                "expected a [fabric] with it: the NIC hears a packet left at a lossless port, got none",
+            ));
+        }
+    }
     if fabric.is_some() && spec.parallel.as_ref().is_some_and(|p| p.partitions > 1) {
         return Err(SpecError::new(
             "parallel.partitions",

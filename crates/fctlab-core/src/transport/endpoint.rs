@@ -28,6 +28,22 @@ pub enum Receiver {
 }
 
 impl Sender {
+    /// Whether the sender waits to be told when its packets leave its NIC
+    /// ([`Sender::on_transmitted`]).
+    pub fn wants_transmitted(&self) -> bool {
+        match self {
+            Sender::Tcp(_) => false,
+            Sender::Paced(s) => s.wants_transmitted(),
+        }
+    }
+
+    /// One of its data packets (`len` payload, `wire` bytes) left its NIC at `now`.
+    pub fn on_transmitted(&mut self, now: Time, len: u32, wire: u32, out: &mut Vec<Packet>) {
+        if let Sender::Paced(s) = self {
+            s.on_transmitted(now, len, wire, out);
+        }
+    }
+
     /// Opens the connection.
     pub fn start(&mut self, now: Time, path_rtt: Time, out: &mut Vec<Packet>) {
         match self {

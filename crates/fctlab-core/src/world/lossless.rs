@@ -25,11 +25,12 @@
 
 use super::stall::Stall;
 use super::World;
-use crate::net::lossless::{Released, FROM_HOST};
+use crate::net::lossless::{Released, Transmitted, FROM_HOST};
 use crate::net::mmu::{Ingress, SharedBuffer};
 use crate::net::packet::{Packet, CLASSES};
 use crate::sched::Event;
 use crate::units::Time;
+use std::collections::VecDeque;
 
 /// Wire bytes of a PFC frame (a minimum Ethernet frame).
 pub const PFC_FRAME_BYTES: u32 = 64;
@@ -111,6 +112,10 @@ pub struct Fabric {
     pub drops: u64,
     candidate: Vec<u32>,
     released: Vec<Released>,
+    /// Data packets hosts' NICs sent, for their senders to hear of, in order.
+    transmitted: VecDeque<Transmitted>,
+    /// Senders are being told (a sender that sends meanwhile adds to the queue).
+    telling: bool,
 }
 
 impl Fabric {
@@ -136,6 +141,8 @@ impl Fabric {
             drops: 0,
             candidate: Vec::new(),
             released: Vec::new(),
+            transmitted: VecDeque::new(),
+            telling: false,
         }
     }
 
@@ -228,6 +235,7 @@ impl World {
         released.clear();
         if let Some(port) = self.links[l as usize].lossless_mut() {
             port.take_released(&mut released);
+            port.take_transmitted(&mut fabric.transmitted);
         }
         let node = self.links[l as usize].from as usize;
         let mut resumes = Vec::new();
@@ -245,6 +253,32 @@ impl World {
         fabric.released = released;
         for (in_link, class) in resumes {
             self.send_pfc(in_link, class, false);
+        }
+        self.tell_transmitted();
+    }
+
+    /// Tells the senders that asked for it ([`crate::transport::endpoint::Sender::wants_transmitted`])
+    /// that a packet of theirs left their NIC, in the order the packets left; what they send
+    /// then may leave and be told of in turn.
+    fn tell_transmitted(&mut self) {
+        let Some(fabric) = self.fabric.as_deref_mut() else { return };
+        if fabric.telling || fabric.transmitted.is_empty() {
+            return;
+        }
+        fabric.telling = true;
+        while let Some(t) = self.fabric.as_deref_mut().and_then(|f| f.transmitted.pop_front()) {
+            let f = t.flow as usize;
+            let Some(a) = self.active.get_mut(f).and_then(|a| a.as_mut()) else { continue };
+            if !a.sender.wants_transmitted() {
+                continue;
+            }
+            let mut out = std::mem::take(&mut self.out);
+            a.sender.on_transmitted(self.now, t.len, t.wire, &mut out);
+            self.after_endpoint(f, 0, &mut out);
+            self.out = out;
+        }
+        if let Some(fabric) = self.fabric.as_deref_mut() {
+            fabric.telling = false;
         }
     }
 

@@ -58,6 +58,8 @@ pub(super) struct Profiles<'a> {
     pub list: Vec<Profile>,
     /// Their labels: derived for the default, the name for named transports.
     pub labels: Vec<String>,
+    /// Their tables' field paths (`transport`, `transports.NAME`).
+    pub paths: Vec<String>,
     /// Named transport -> profile id.
     index: BTreeMap<&'a str, usize>,
 }
@@ -65,7 +67,7 @@ pub(super) struct Profiles<'a> {
 impl<'a> Profiles<'a> {
     /// Build step: the default transport's profile, then each named one over it.
     pub fn build(spec: &'a ScenarioSpec, plugins: &Arc<Loader>) -> SpecResult<Profiles<'a>> {
-        let mut p = Profiles { labels: Vec::new(), list: Vec::new(), index: BTreeMap::new() };
+        let mut p = Profiles { labels: Vec::new(), paths: Vec::new(), list: Vec::new(), index: BTreeMap::new() };
         p.push(&spec.transport, None, "transport", None, plugins)?;
         for (name, t) in &spec.transports {
             p.index.insert(name, p.list.len());
@@ -87,6 +89,7 @@ impl<'a> Profiles<'a> {
         let profile =
             Transport::resolve(t, base).and_then(|t| t.profile(within, plugins)).map_err(|e| e.within(within))?;
         self.labels.push(name.unwrap_or_else(|| profile.label()));
+        self.paths.push(within.to_string());
         self.list.push(profile);
         Ok(())
     }

@@ -105,7 +105,22 @@ impl Transport {
     pub fn profile(&self, within: &str, plugins: &Arc<Loader>) -> SpecResult<Profile> {
         match self {
             Transport::Kernel(k) => kernel_stack(k, within).map(Profile::Kernel),
-            Transport::Fctlab { tcp, protocol } => protocol.profile(tcp.common(plugins)?),
+            Transport::Fctlab { tcp, protocol } => {
+                let profile = protocol.profile(tcp.common(plugins)?)?;
+                let paced_pair = matches!(&profile, Profile::Paced { cfg, .. } if cfg.queue_pair);
+                if tcp.nic_pull == Some(true) && !paced_pair {
+                    return Err(SpecError::new(
+                        "nic_pull",
+                        format!(
+                            "expected a rate-based transport on queue pairs (queue_pair = true; protocol dcqcn, timely, \
+                             rcp, ...), got {}{}",
+                            profile.label(),
+                            if tcp.queue_pair == Some(true) { "" } else { " without queue_pair" }
+                        ),
+                    ));
+                }
+                Ok(profile)
+            }
         }
     }
 }

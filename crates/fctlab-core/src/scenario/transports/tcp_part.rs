@@ -171,6 +171,10 @@ pub struct TcpPart {
     /// instant, the path's base RTT known at start (default false).
     #[serde(default)]
     pub queue_pair: Option<bool>,
+    /// An RDMA NIC's scheduling of a rate-based queue pair: one packet at a time in the NIC, the
+    /// next `wire / rate` after the last one left it (default false: paced into the NIC's queue).
+    #[serde(default)]
+    pub nic_pull: Option<bool>,
 }
 
 impl TcpPart {
@@ -206,6 +210,7 @@ impl TcpPart {
             min_rto: self.min_rto.map(|t| t.0),
             app: self.app()?,
             plugins: plugins.clone(),
+            nic_pull: self.nic_pull.unwrap_or(false),
         })
     }
 

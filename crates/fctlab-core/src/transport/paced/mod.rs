@@ -72,6 +72,12 @@ pub struct PacedConfig {
     /// Which packets leave ECN-capable ([`EcnMode::Off`]: none); the receiver's echo is its
     /// own config's, and the law reads it as [`law::RateFeedback::ece`].
     pub ecn: EcnMode,
+    /// An RDMA NIC's scheduling (queue pairs in a fabric): one packet of the flow in its NIC at
+    /// a time, the next `wire / rate` after the last one left the NIC
+    /// ([`PacedSender::on_transmitted`]), as HPCC's simulator's NIC asks a queue pair for a
+    /// packet (`UpdateNextAvail` at dequeue). Otherwise packets are paced into the NIC's queue,
+    /// where they wait when the NIC is busier than the flow's rate allows.
+    pub nic_pull: bool,
 }
 
 /// The congestion header the rate law stamps on a packet sent at `rate_bps`.
@@ -98,6 +104,8 @@ pub struct PacedSender {
     probe_ts: Option<Time>,
     /// The sending rate over windows of two SRTTs.
     send_rate: SendRate,
+    /// Packets handed to the NIC that have not left it yet (`nic_pull`).
+    in_nic: u32,
 }
 
 impl PacedSender {
@@ -118,7 +126,34 @@ impl PacedSender {
             probe_at: Time::MAX,
             probe_ts: None,
             send_rate: SendRate::default(),
+            in_nic: 0,
         }
+    }
+
+    /// Whether the flow waits for [`PacedSender::on_transmitted`] (`nic_pull`).
+    pub fn wants_transmitted(&self) -> bool {
+        self.cfg.nic_pull
+    }
+
+    /// A packet of `len` payload bytes and `wire` bytes this sender handed its NIC started onto
+    /// the wire at `now` (`nic_pull`): the next one may follow `wire / rate` later (a probe,
+    /// without payload, leaves the pacing clock as it is).
+    pub fn on_transmitted(&mut self, now: Time, len: u32, wire: u32, out: &mut Vec<Packet>) {
+        self.in_nic = self.in_nic.saturating_sub(1);
+        if len > 0 {
+            self.last_send = now;
+            self.next_send = now + self.gap(wire);
+        }
+        if self.conn.is_established() && !self.is_done() {
+            self.pump(now, out);
+        }
+    }
+
+    /// Whether a packet may go to the NIC now: always, unless the NIC still holds one
+    /// (`nic_pull`).
+    #[inline]
+    fn nic_free(&self) -> bool {
+        !self.cfg.nic_pull || self.in_nic == 0
     }
 
     /// The current sending rate, bit/s.
@@ -245,7 +280,7 @@ impl PacedSender {
         if self.next_send < now {
             self.next_send = now;
         }
-        while self.next_send <= now {
+        while self.next_send <= now && self.nic_free() {
             let header = law_header(&self.law, self.rate);
             let wire = if let Some(i) = self.conn.next_lost() {
                 self.conn.retransmit_lost(now, i, 0, header, out)
@@ -257,6 +292,7 @@ impl PacedSender {
             self.send_rate.on_send(now, wire, self.conn.rtt.srtt());
             self.last_send = now;
             self.next_send += self.gap(wire);
+            self.in_nic += u32::from(self.cfg.nic_pull);
             self.conn.arm_rto(now);
         }
         self.maybe_probe(now, out);
@@ -272,8 +308,9 @@ impl PacedSender {
         }
         if self.probe_at == Time::MAX {
             self.probe_at = now + srtt;
-        } else if self.probe_at <= now {
+        } else if self.probe_at <= now && self.nic_free() {
             self.conn.send_probe(now, 0, law_header(&self.law, self.rate), out);
+            self.in_nic += u32::from(self.cfg.nic_pull);
             self.probe_at = now + srtt;
             self.probe_ts = Some(now);
         }
@@ -355,7 +392,7 @@ impl Endpoint for PacedSender {
     fn poll_timeout(&self) -> Option<Time> {
         let mut t = self.conn.rto_deadline().unwrap_or(Time::MAX);
         if self.conn.is_established() {
-            if self.conn.has_data_to_send() {
+            if self.conn.has_data_to_send() && self.nic_free() {
                 t = t.min(self.next_send);
             }
             t = t.min(self.probe_at);
@@ -377,6 +414,10 @@ mod tests {
     use crate::units::Rate;
 
     fn sender(handshake: bool) -> PacedSender {
+        sender_with(handshake, false)
+    }
+
+    fn sender_with(handshake: bool, nic_pull: bool) -> PacedSender {
         let cfg = PacedConfig {
             mss: 960,
             header: 40,
@@ -387,6 +428,7 @@ mod tests {
             fallback: None,
             queue_pair: false,
             ecn: EcnMode::Off,
+            nic_pull,
         };
         let addr = FlowAddr { flow: 0, src: 0, dst: 1, hash: 0 };
         PacedSender::new(cfg, addr, App::Bulk { size: 3 * 960 }, Time::ZERO)
@@ -414,5 +456,33 @@ mod tests {
         assert_eq!(out.len(), 1);
         assert_eq!(out[0].kind, PacketKind::Syn);
         assert_eq!(s.poll_timeout(), Some(Time::from_ms(500)), "only the SYN's retry is due");
+    }
+
+    /// With `nic_pull` the NIC holds one packet of the flow at a time: nothing more leaves until
+    /// the NIC says it sent it, and the next one is due `wire / rate` after that, not after the
+    /// handing over (HPCC's NIC: `m_nextAvail` from the dequeue).
+    #[test]
+    fn a_pulled_sender_waits_for_its_nic_and_paces_from_the_departure() {
+        let ms = Time::from_ms;
+        let mut s = sender_with(false, true);
+        let mut out = Vec::new();
+        s.start(Time::ZERO, Time::ZERO, &mut out);
+        assert_eq!(out.len(), 1);
+        out.clear();
+        assert_eq!(s.poll_timeout(), Some(ms(500)), "only the retransmission timer: the NIC holds a packet");
+        s.on_timeout(ms(1), &mut out);
+        assert!(out.is_empty(), "the pacing gap has passed but the NIC still holds the first");
+        // The NIC sends it at 3 ms (it was busy): the next is due 1 ms later, at 4 ms.
+        s.on_transmitted(ms(3), 960, 1000, &mut out);
+        assert!(out.is_empty());
+        assert_eq!(s.poll_timeout(), Some(ms(4)));
+        s.on_timeout(ms(4), &mut out);
+        assert_eq!((out.len(), out[0].seq), (1, 960));
+        // A sender that does not pull paces into the NIC: the second packet left at 1 ms.
+        let mut p = sender(false);
+        let mut out = Vec::new();
+        p.start(Time::ZERO, Time::ZERO, &mut out);
+        p.on_timeout(ms(1), &mut out);
+        assert_eq!(out.len(), 2);
     }
 }
