@@ -653,7 +653,11 @@ def _transport(
             **TIMELY_CONSTANTS,
             "header": hpcc_files.HEADER + TIMELY_TS_BYTES,
         }
-    else:  # 8
+    if mode in (1, 7):
+        # The simulator's NIC asks a queue pair for its next packet when the pacing allows
+        # (UpdateNextAvail at dequeue): one packet of it in the NIC at a time.
+        transport["nic_pull"] = True
+    if mode == 8:
         transport = {
             "protocol": "tcp",
             "cc": "dctcp",
