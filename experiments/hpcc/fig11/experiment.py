@@ -45,7 +45,8 @@ PROTOCOLS: dict[str, dict[str, Any]] = {
     # MIN_RATE 1000 Mb/s, EWMA_GAIN 1/256, RP_TIMER 300 us, FAST_RECOVERY_TIMES 1,
     # ALPHA_RESUME_INTERVAL 1 us, RATE_DECREASE_INTERVAL 4 us, CLAMP_TARGET_RATE 0; the authors'
     # NIC: a CNP on every marked packet's ACK, a cut checked every 4 us, no byte counter, its
-    # hyper-additive steps R_HAI each. ACK_HIGH_PRIO 1: the NICs' ACKs pass a pause.
+    # hyper-additive steps R_HAI each. ACK_HIGH_PRIO 1: the NICs' ACKs pass a pause. The
+    # simulator's NIC takes a queue pair's packets one at a time (nic_pull), as for TIMELY.
     "dcqcn": {
         "fabric.control_pauses": False,
         "transport": {
@@ -63,6 +64,7 @@ PROTOCOLS: dict[str, dict[str, Any]] = {
             "byte_counter": 0,
             "clamp_target": False,
             "hyper_step": "fixed",
+            "nic_pull": True,
         },
     },
     # CC_MODE 7 (`timely`): RATE_AI 10 x bw / 10 = 100 Mb/s, RATE_HAI 500 Mb/s.
@@ -77,6 +79,7 @@ PROTOCOLS: dict[str, dict[str, Any]] = {
             "delta": "100Mbps",
             "hai_after": "increases",
             "header": 56,
+            "nic_pull": True,
         },
     },
     # CC_MODE 8 (`dctcp`): a step at K = 30 x bw / 10 KB (300 KB at 100 Gb/s, 1200 KB at 400), g =
