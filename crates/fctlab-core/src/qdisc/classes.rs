@@ -88,10 +88,7 @@ mod tests {
     use super::*;
 
     fn pkt(prio: u8, seq: u64) -> Packet {
-        let mut p = crate::qdisc::droptail::tests::pkt(1000, 0);
-        p.prio = prio;
-        p.seq = seq;
-        p
+        Packet { prio, seq, ..crate::qdisc::droptail::tests::pkt(1000, 0) }
     }
 
     fn order(q: &mut Classes, paused: u8) -> Vec<(u8, u64)> {

@@ -55,6 +55,12 @@ impl RoundRobin {
         let at =
             self.turn.iter().position(|&s| self.fifos[s].front().is_some_and(|p| paused & (1 << p.class()) == 0))?;
         let slot = self.turn.remove(at).expect("a position in the turn");
+        Some(self.serve(slot))
+    }
+
+    /// Takes the head of `slot`, just taken out of the turn: the slot goes to the back of the
+    /// turn, or is freed if that emptied it.
+    fn serve(&mut self, slot: usize) -> Packet {
         let pkt = self.fifos[slot].pop_front().expect("a slot in the turn has a packet");
         if self.fifos[slot].is_empty() {
             self.slot_of.remove(&pkt.flow);
@@ -64,7 +70,7 @@ impl RoundRobin {
         }
         self.bytes -= pkt.wire as u64;
         self.packets -= 1;
-        Some(pkt)
+        pkt
     }
 
     /// Whether a flow whose class is not in `paused` has a packet.
@@ -101,16 +107,7 @@ impl QueueDiscipline for RoundRobin {
 
     fn dequeue(&mut self, _now: Time) -> Option<Packet> {
         let slot = self.turn.pop_front()?;
-        let pkt = self.fifos[slot].pop_front().expect("a slot in the turn has a packet");
-        if self.fifos[slot].is_empty() {
-            self.slot_of.remove(&pkt.flow);
-            self.free.push(slot);
-        } else {
-            self.turn.push_back(slot);
-        }
-        self.bytes -= pkt.wire as u64;
-        self.packets -= 1;
-        Some(pkt)
+        Some(self.serve(slot))
     }
 
     fn bytes(&self) -> u64 {
