@@ -87,6 +87,7 @@ impl Common {
             fallback: fallback.map(|f| TcpConfig { header: tcp_header, ..f }),
             queue_pair: self.cfg.queue_pair,
             ecn: EcnMode::Off,
+            recovery: self.cfg.recovery,
         };
         Profile::Paced { cfg: paced, rx: TcpConfig { header, ..self.cfg }, app: self.app }
     }

@@ -13,6 +13,7 @@ use crate::error::{SpecError, SpecResult};
 use crate::plugin::Loader;
 use crate::protocol::keys::{Protocol, TransportKeys};
 use crate::spec_de::{field_names, from_table};
+use crate::transport::conn::LossRecovery;
 use crate::world::Profile;
 use serde::de::DeserializeOwned;
 use serde::Deserialize;
@@ -105,7 +106,20 @@ impl Transport {
     pub fn profile(&self, within: &str, plugins: &Arc<Loader>) -> SpecResult<Profile> {
         match self {
             Transport::Kernel(k) => kernel_stack(k, within).map(Profile::Kernel),
-            Transport::Fctlab { tcp, protocol } => protocol.profile(tcp.common(plugins)?),
+            Transport::Fctlab { tcp, protocol } => {
+                let profile = protocol.profile(tcp.common(plugins)?)?;
+                if let Profile::Tcp { cfg, .. } = &profile {
+                    if cfg.hook.is_some() && cfg.recovery == LossRecovery::GoBackN {
+                        return Err(SpecError::new(
+                            "recovery",
+                            "expected \"selective\" for a transport with a second sending loop beside the window \
+                             (its copies are tracked on the SACK scoreboard), got \"go_back_n\" (a queue pair's \
+                             default)",
+                        ));
+                    }
+                }
+                Ok(profile)
+            }
         }
     }
 }

@@ -21,6 +21,11 @@
 //!   The thesis's simulations instead waited about two RTTs after the last packet and resent
 //!   whatever was unacknowledged; both send every missing byte once per loss, the SACK rule
 //!   sooner and without resending what arrived.
+//! - With go-back-N recovery (`PacedConfig::recovery`, a queue pair's default) the receiver
+//!   keeps only in-order data and NACKs a hole; a NACK acknowledges cumulatively and sends the
+//!   loop back to the hole ([`Connection::go_back`]): the next packets in the paced schedule
+//!   resend everything from there in order, at the law's rate. A timeout steps back the same
+//!   way. No SACK block is read and the rate law hears of neither.
 //! - Fallback to TCP (RCP thesis sec. 6.2.2, `PacedConfig::fallback`): a SYN-ACK whose
 //!   header shows no router of the law's kind on the path (RCP: the rate still "unlimited")
 //!   leaves the sender in `FallingBack`; the flow's [`crate::transport::endpoint::Sender`]
@@ -38,7 +43,7 @@ pub mod send_rate;
 
 use super::app::{App, AppState};
 use super::conn::rtt::RttEstimator;
-use super::conn::{Connection, SenderStats, Stamp, State};
+use super::conn::{Connection, LossRecovery, SenderStats, Stamp, State};
 use super::ecn::{EcnMode, EcnSender};
 use super::tcp::{TcpConfig, TcpSender};
 use super::{Endpoint, FlowAddr};
@@ -72,6 +77,8 @@ pub struct PacedConfig {
     /// Which packets leave ECN-capable ([`EcnMode::Off`]: none); the receiver's echo is its
     /// own config's, and the law reads it as [`law::RateFeedback::ece`].
     pub ecn: EcnMode,
+    /// How losses are repaired: SACK's selective repeat, or go-back-N (a queue pair's default).
+    pub recovery: LossRecovery,
 }
 
 /// The congestion header the rate law stamps on a packet sent at `rate_bps`.
@@ -282,8 +289,12 @@ impl PacedSender {
     fn on_ack(&mut self, now: Time, pkt: &Packet, out: &mut Vec<Packet>) {
         let fb = self.feedback(now, pkt);
         self.take_rate(now, &fb);
-        self.conn.take_sack(pkt, &mut ());
+        let go_back_n = self.cfg.recovery == LossRecovery::GoBackN;
+        if !go_back_n {
+            self.conn.take_sack(pkt, &mut ());
+        }
         let ack_seg = self.conn.segs.segs_below(pkt.ack);
+        let current = ack_seg >= self.conn.board.una();
         if ack_seg > self.conn.board.una() {
             self.conn.take_cumulative(ack_seg, pkt.ack, &mut ());
             self.conn.rtt.sample(now - pkt.ts_echo);
@@ -300,7 +311,12 @@ impl PacedSender {
             self.conn.rtt.sample(now - pkt.ts_echo);
             self.probe_ts = None;
         }
-        self.conn.board.mark_losses(3);
+        if !go_back_n {
+            self.conn.board.mark_losses(3);
+        } else if pkt.kind == PacketKind::Nack && current {
+            // A NACK older than the cumulative ACK says nothing any more.
+            self.conn.go_back();
+        }
         if self.conn.finish_if_complete() {
             return;
         }
@@ -323,7 +339,7 @@ impl Endpoint for PacedSender {
                 self.next_send = now;
                 self.pump(now, out);
             }
-            PacketKind::Ack if self.conn.is_established() => self.on_ack(now, pkt, out),
+            PacketKind::Ack | PacketKind::Nack if self.conn.is_established() => self.on_ack(now, pkt, out),
             _ => {}
         }
     }
@@ -336,10 +352,15 @@ impl Endpoint for PacedSender {
             Some(State::SynSent) => self.send_syn(now, out),
             // RFC 6298 sec. 5.4-5.6: everything outstanding is lost (SACKed data stays
             // SACKed) and goes first in the paced schedule; the timer restarts backed off.
+            // Go-back-N steps back to the first unacknowledged segment instead.
             Some(State::Established) => {
                 let c = &mut self.conn;
-                c.board.on_timeout(c.nxt);
-                c.rxt_scan = c.board.una();
+                if self.cfg.recovery == LossRecovery::GoBackN {
+                    c.go_back();
+                } else {
+                    c.board.on_timeout(c.nxt);
+                    c.rxt_scan = c.board.una();
+                }
                 c.restart_rto(now);
             }
             _ => {}
@@ -387,6 +408,7 @@ mod tests {
             fallback: None,
             queue_pair: false,
             ecn: EcnMode::Off,
+            recovery: LossRecovery::Selective,
         };
         let addr = FlowAddr { flow: 0, src: 0, dst: 1, hash: 0 };
         PacedSender::new(cfg, addr, App::Bulk { size: 3 * 960 }, Time::ZERO)
