@@ -8,8 +8,6 @@ pub mod conn;
 pub mod ecn;
 pub mod endpoint;
 pub mod exact_echo;
-#[cfg(test)]
-mod go_back_n_tests;
 pub mod paced;
 pub mod tcp;
 

@@ -437,4 +437,70 @@ mod tests {
         assert_eq!(out[0].kind, PacketKind::Syn);
         assert_eq!(s.poll_timeout(), Some(Time::from_ms(500)), "only the SYN's retry is due");
     }
+
+    const MSS: u64 = 1000;
+
+    /// A NACK whose cumulative ACK covers the first `segs` segments, arriving at `at`.
+    fn nack(segs: u64, at: Time) -> Packet {
+        let addr = FlowAddr { flow: 0, src: 0, dst: 1, hash: 0 };
+        let mut p = addr.reverse(PacketKind::Nack, at);
+        p.ack = segs * MSS;
+        p.ts_echo = Time::from_ms(2);
+        p
+    }
+
+    /// The data segments `pkts` carry, as segment indices (empty probes left out).
+    fn segs(pkts: &[Packet]) -> Vec<u64> {
+        pkts.iter().filter(|p| p.kind == PacketKind::Data && p.len > 0).map(|p| p.seq / MSS).collect()
+    }
+
+    fn go_back_n_sender() -> PacedSender {
+        let cfg = PacedConfig {
+            mss: MSS as u32,
+            header: 0,
+            initial_rto: Time::from_ms(500),
+            min_rto: Time::from_ms(200),
+            // 1,000 B at 8 Mb/s: one packet per ms.
+            law: RateConfig::Fixed(FixedConfig(Rate::from_mbps(8))),
+            handshake: false,
+            fallback: None,
+            queue_pair: true,
+            ecn: EcnMode::Off,
+            recovery: LossRecovery::GoBackN,
+        };
+        PacedSender::new(cfg, FlowAddr { flow: 0, src: 0, dst: 1, hash: 0 }, App::Bulk { size: 10 * MSS }, Time::ZERO)
+    }
+
+    /// Runs `s`'s timers up to `until` ms; returns the segments sent.
+    fn run_until(s: &mut PacedSender, until: u64) -> Vec<u64> {
+        let mut sent = Vec::new();
+        while let Some(t) = s.poll_timeout().filter(|&t| t <= Time::from_ms(until)) {
+            let mut out = Vec::new();
+            s.on_timeout(t, &mut out);
+            sent.extend(segs(&out));
+        }
+        sent
+    }
+
+    #[test]
+    fn a_nack_makes_the_paced_loop_resend_from_the_hole_in_order_at_its_rate() {
+        let mut s = go_back_n_sender();
+        let mut out = Vec::new();
+        s.start(Time::ZERO, Time::from_us(10), &mut out);
+        let mut sent = segs(&out);
+        sent.extend(run_until(&mut s, 4));
+        assert_eq!(sent, [0, 1, 2, 3, 4]);
+        // 1 arrived, 2 was lost: the NACK of 2 at 4.5 ms. The next slots resend 2, 3, 4, then
+        // go on with 5.
+        let mut out = Vec::new();
+        s.on_packet(Time::from_us(4500), &nack(2, Time::from_us(4500)), &mut out);
+        assert!(segs(&out).is_empty(), "the pacing clock decides when");
+        assert_eq!(run_until(&mut s, 8), [2, 3, 4, 5]);
+        assert_eq!(s.stats().retx_pkts, 3);
+        // Nothing more is acknowledged: the rest leaves, then the timeout (200 ms after the NACK
+        // advanced the cumulative ACK) goes back to 2 as well.
+        let sent = run_until(&mut s, 207);
+        assert_eq!(sent, [6, 7, 8, 9, 2, 3, 4]);
+        assert_eq!((s.stats().timeouts, s.stats().retx_pkts), (1, 6));
+    }
 }

@@ -1,16 +1,12 @@
-//! Go-back-N senders: a NACK (or a timeout) makes the window loop and the paced loop resend
-//! everything from the hole, in order, and nothing else repairs losses.
+//! The window loop with go-back-N recovery: a NACK (or a timeout) makes it resend everything
+//! from the hole, in order, and nothing else repairs losses.
 
-use super::app::App;
-use super::conn::LossRecovery;
-use super::ecn::EcnMode;
-use super::paced::{PacedConfig, PacedSender};
-use super::tcp::{TcpConfig, TcpSender};
-use super::{Endpoint, FlowAddr};
+use super::{TcpConfig, TcpSender};
 use crate::net::packet::{Packet, PacketKind};
-use crate::protocol::rcp::FixedConfig;
-use crate::protocol::RateConfig;
-use crate::units::{Rate, Time};
+use crate::transport::app::App;
+use crate::transport::conn::LossRecovery;
+use crate::transport::{Endpoint, FlowAddr};
+use crate::units::Time;
 
 const ADDR: FlowAddr = FlowAddr { flow: 0, src: 0, dst: 1, hash: 0 };
 const MSS: u64 = 1000;
@@ -100,56 +96,4 @@ fn a_timeout_makes_the_window_go_back_to_the_first_unacknowledged_segment() {
     s.on_packet(at + Time::from_us(10), &ack(PacketKind::Ack, 4, 0), &mut out);
     assert_eq!(segs(&out), [4, 5]);
     assert_eq!((s.stats().timeouts, s.stats().retx_pkts), (1, 3));
-}
-
-fn paced_sender() -> PacedSender {
-    let cfg = PacedConfig {
-        mss: MSS as u32,
-        header: 0,
-        initial_rto: Time::from_ms(500),
-        min_rto: Time::from_ms(200),
-        // 1,000 B at 8 Mb/s: one packet per ms.
-        law: RateConfig::Fixed(FixedConfig(Rate::from_mbps(8))),
-        handshake: false,
-        fallback: None,
-        queue_pair: true,
-        ecn: EcnMode::Off,
-        recovery: LossRecovery::GoBackN,
-    };
-    PacedSender::new(cfg, ADDR, App::Bulk { size: 10 * MSS }, Time::ZERO)
-}
-
-/// Runs `s`'s timers up to `until` ms; returns the segments sent.
-fn run_until(s: &mut PacedSender, until: u64) -> Vec<u64> {
-    let mut sent = Vec::new();
-    while let Some(t) = s.poll_timeout().filter(|&t| t <= Time::from_ms(until)) {
-        let mut out = Vec::new();
-        s.on_timeout(t, &mut out);
-        sent.extend(segs(&out));
-    }
-    sent
-}
-
-#[test]
-fn a_nack_makes_the_paced_loop_resend_from_the_hole_in_order_at_its_rate() {
-    let mut s = paced_sender();
-    let mut out = Vec::new();
-    s.start(Time::ZERO, Time::from_us(10), &mut out);
-    let mut sent = segs(&out);
-    sent.extend(run_until(&mut s, 4));
-    assert_eq!(sent, [0, 1, 2, 3, 4]);
-    // 1 arrived, 2 was lost: the NACK of 2 at 4.5 ms. The next slots resend 2, 3, 4, then
-    // go on with 5.
-    let mut out = Vec::new();
-    let mut nack = ack(PacketKind::Nack, 2, 4500);
-    nack.ts_echo = Time::from_ms(2);
-    s.on_packet(Time::from_us(4500), &nack, &mut out);
-    assert!(segs(&out).is_empty(), "the pacing clock decides when");
-    assert_eq!(run_until(&mut s, 8), [2, 3, 4, 5]);
-    assert_eq!(s.stats().retx_pkts, 3);
-    // Nothing more is acknowledged: the rest leaves, then the timeout (200 ms after the NACK
-    // advanced the cumulative ACK) goes back to 2 as well.
-    let sent = run_until(&mut s, 207);
-    assert_eq!(sent, [6, 7, 8, 9, 2, 3, 4]);
-    assert_eq!((s.stats().timeouts, s.stats().retx_pkts), (1, 6));
 }
