@@ -7,7 +7,8 @@
 //!
 //! With go-back-N recovery ([`LossRecovery::GoBackN`], a queue pair's default) there is no
 //! SACK-based repair: no duplicate-ACK count, nothing marked lost, no NextSeg rules (3) and
-//! (4). A NACK acknowledges cumulatively like an ACK, then opens a loss episode as fast
+//! (4); the receiver sends no SACK block, so the ACK intake's SACK steps return at their first
+//! test and the scoreboard only counts what is in flight. A NACK acknowledges cumulatively like an ACK, then opens a loss episode as fast
 //! recovery does (the same once-per-episode reaction of the controller, until the cumulative
 //! ACK passes the highest segment sent) and steps back ([`Connection::go_back`]): the window
 //! sends again from the hole, in order. A timeout steps back the same way after its usual
