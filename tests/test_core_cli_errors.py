@@ -127,6 +127,21 @@ CASES = [
         small_dumbbell(transport={"abc": 0}),
         ["transport.abc", "expected 1 <= abc <= 64 segments per ACK", "got 0"],
     ),
+    (
+        "go-back-n-on-a-tcp-connection",
+        small_dumbbell(transport={"recovery": "go_back_n"}),
+        ["transport.recovery", 'expected "selective" for a TCP connection', 'got "go_back_n"', "queue_pair = true"],
+    ),
+    (
+        "recovery-unknown",
+        small_dumbbell(transport={"queue_pair": True, "recovery": "go_back_0"}),
+        ["transport.recovery", 'expected "go_back_n" or "selective"', 'got "go_back_0"'],
+    ),
+    (
+        "nack-interval-without-go-back-n",
+        small_dumbbell(transport={"queue_pair": True, "recovery": "selective", "nack_interval": "100us"}),
+        ["transport.nack_interval", 'expected recovery = "go_back_n"'],
+    ),
 ]
 
 

@@ -8,6 +8,7 @@ use fctlab_core::net::packet::{Packet, PacketKind};
 use fctlab_core::protocol::rcp::FixedConfig;
 use fctlab_core::protocol::RateConfig;
 use fctlab_core::transport::app::App;
+use fctlab_core::transport::conn::LossRecovery;
 use fctlab_core::transport::ecn::EcnMode;
 use fctlab_core::transport::endpoint::Sender;
 use fctlab_core::transport::paced::{PacedConfig, PacedSender};
@@ -41,6 +42,7 @@ fn both(size: u64) -> [(&'static str, Sender); 2] {
         queue_pair: false,
         ecn: EcnMode::Off,
         nic_pull: false,
+        recovery: LossRecovery::Selective,
     };
     [
         ("tcp", Sender::Tcp(TcpSender::new(tcp, ADDR, app, Time::ZERO))),

@@ -7,7 +7,7 @@
 //! |---|---|---|
 //! | 0 | 2 | magic `0xFC 0x1A` |
 //! | 2 | 1 | version (1) |
-//! | 3 | 1 | flags: bits 0-1 kind (SYN 0, SYN-ACK 1, data 2, ACK 3), bit 2 FIN, bits 3-6 ECN (the IP codepoint in bits 3-4, ECE bit 5, CWR bit 6: `Ecn`'s bits shifted by 3), bit 7 zero |
+//! | 3 | 1 | flags: bits 0-1 kind (SYN 0, SYN-ACK 1, data 2, ACK and NACK 3), bit 2 FIN on data, NACK on kind 3 (go-back-N), bits 3-6 ECN (the IP codepoint in bits 3-4, ECE bit 5, CWR bit 6: `Ecn`'s bits shifted by 3), bit 7 zero |
 //! | 4 | 4 | flow id |
 //! | 8 | 4 | source node |
 //! | 12 | 4 | destination node |
@@ -166,6 +166,7 @@ pub fn encode(pkt: &Packet, isn: u32, buf: &mut Vec<u8>) {
         PacketKind::SynAck => 1,
         PacketKind::Data => 2,
         PacketKind::Ack => 3,
+        PacketKind::Nack => 3 | FIN,
     };
     b[3] = kind | if pkt.fin { FIN } else { 0 } | pkt.ecn.bits() << ECN_SHIFT;
     let wrap = |x: u64| (x as u32).wrapping_add(isn);
@@ -207,6 +208,7 @@ pub fn decode(b: &[u8], isn: u32, reference: u64) -> Result<Packet, WireError> {
         0 => PacketKind::Syn,
         1 => PacketKind::SynAck,
         2 => PacketKind::Data,
+        _ if flags & FIN != 0 => PacketKind::Nack,
         _ => PacketKind::Ack,
     };
     let len = get_u32(b, 24);
@@ -265,7 +267,7 @@ pub fn decode(b: &[u8], isn: u32, reference: u64) -> Result<Packet, WireError> {
         ts: Time::from_ps(get_u64(b, 60)),
         ts_echo: Time::from_ps(get_u64(b, 68)),
         cc: get_cc(b[33], b, ext)?,
-        fin: flags & FIN != 0,
+        fin: flags & FIN != 0 && kind != PacketKind::Nack,
         ecn,
     })
 }
@@ -342,7 +344,7 @@ mod tests {
     #[test]
     fn every_kind_and_congestion_header_round_trips() {
         let mut buf = Vec::new();
-        for kind in [PacketKind::Syn, PacketKind::SynAck, PacketKind::Data, PacketKind::Ack] {
+        for kind in [PacketKind::Syn, PacketKind::SynAck, PacketKind::Data, PacketKind::Ack, PacketKind::Nack] {
             for cc in headers() {
                 let p = sample(kind, cc);
                 encode(&p, 0xFFFF_F000, &mut buf);

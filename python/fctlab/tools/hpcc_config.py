@@ -724,8 +724,9 @@ def _general(d: _Decider) -> None:
     if back.value != 0:
         d.refuse(
             back,
-            "go-back-0 (a loss resends the whole chunk) is not modeled: fctlab repairs losses by SACK",
-            "fctlab runs its SACK recovery",
+            "go-back-0 (a NACK sends both ends back to the start of the L2_CHUNK_SIZE chunk, and what of it had "
+            "arrived is received again) is not modeled",
+            "fctlab goes back N on its queue pairs, to the first packet not received (L2_BACK_TO_ZERO 0)",
         )
     ack = d["L2_ACK_INTERVAL"]
     payload = d["PACKET_PAYLOAD_SIZE"].value

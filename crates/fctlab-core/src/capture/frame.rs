@@ -101,7 +101,8 @@ pub fn write(pkt: &Packet, from: u32, to: u32, seed: u64, flow: FlowFacts, keep:
             isn_r.wrapping_add(1),
             ACK | if pkt.fin { FIN } else { 0 },
         ),
-        PacketKind::Ack => {
+        // TCP has no NACK: a go-back-N NACK is written as the cumulative ACK it carries.
+        PacketKind::Ack | PacketKind::Nack => {
             let fin = (stream_end == Some(pkt.ack)) as u32;
             (isn_r.wrapping_add(1), isn_f.wrapping_add(1).wrapping_add(pkt.ack as u32).wrapping_add(fin), ACK)
         }

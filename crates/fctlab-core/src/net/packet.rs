@@ -21,6 +21,10 @@ pub enum PacketKind {
     Data,
     /// Acknowledgment (receiver -> sender).
     Ack,
+    /// Negative acknowledgment (receiver -> sender; go-back-N, RoCEv2's NACK): an ACK, its
+    /// cumulative ACK the receiver's expected sequence, that also says data above it arrived
+    /// and was discarded, so the sender resends from there. A control packet like an ACK.
+    Nack,
 }
 
 /// Up to three SACK blocks, byte ranges `[start, end)`, most recent first (RFC 2018).

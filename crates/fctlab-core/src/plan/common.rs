@@ -90,6 +90,7 @@ impl Common {
             queue_pair: self.cfg.queue_pair,
             nic_pull: self.nic_pull && self.cfg.queue_pair,
             ecn: EcnMode::Off,
+            recovery: self.cfg.recovery,
         };
         Profile::Paced { cfg: paced, rx: TcpConfig { header, ..self.cfg }, app: self.app }
     }

@@ -135,7 +135,8 @@ impl CongestionControl for PluginCc {
             PacketKind::Syn => fctlab_plugin::kind::SYN,
             PacketKind::SynAck => fctlab_plugin::kind::SYN_ACK,
             PacketKind::Data => fctlab_plugin::kind::DATA,
-            PacketKind::Ack => fctlab_plugin::kind::ACK,
+            // A plug-in sees a go-back-N NACK as the ACK it also is.
+            PacketKind::Ack | PacketKind::Nack => fctlab_plugin::kind::ACK,
         };
         let sctx = SendCtx { kind, srtt: ctx.srtt.map_or(NO_TIME, |t| t.ps()), sent_bytes: ctx.sent_bytes };
         match law.header(&window(st), &sctx) {

@@ -34,7 +34,8 @@ fn view(pkt: &Packet) -> PacketView {
         PacketKind::Syn => fctlab_plugin::kind::SYN,
         PacketKind::SynAck => fctlab_plugin::kind::SYN_ACK,
         PacketKind::Data => fctlab_plugin::kind::DATA,
-        PacketKind::Ack => fctlab_plugin::kind::ACK,
+        // A plug-in sees a go-back-N NACK as the ACK it also is.
+        PacketKind::Ack | PacketKind::Nack => fctlab_plugin::kind::ACK,
     };
     PacketView {
         flow: pkt.flow,

@@ -13,6 +13,7 @@ use crate::error::{SpecError, SpecResult};
 use crate::plugin::Loader;
 use crate::protocol::keys::{Protocol, TransportKeys};
 use crate::spec_de::{field_names, from_table};
+use crate::transport::conn::LossRecovery;
 use crate::world::Profile;
 use serde::de::DeserializeOwned;
 use serde::Deserialize;
@@ -118,6 +119,16 @@ impl Transport {
                             if tcp.queue_pair == Some(true) { "" } else { " without queue_pair" }
                         ),
                     ));
+                }
+                if let Profile::Tcp { cfg, .. } = &profile {
+                    if cfg.hook.is_some() && cfg.recovery == LossRecovery::GoBackN {
+                        return Err(SpecError::new(
+                            "recovery",
+                            "expected \"selective\" for a transport with a second sending loop beside the window \
+                             (its copies are tracked on the SACK scoreboard), got \"go_back_n\" (a queue pair's \
+                             default)",
+                        ));
+                    }
                 }
                 Ok(profile)
             }

@@ -3,11 +3,12 @@
 //! (an initial window of at least one segment, an MSS of 1 B to 1 MiB, ...), so the build
 //! never checks them again.
 
-use crate::error::SpecResult;
+use crate::error::{SpecError, SpecResult};
 use crate::limits::{MAX_HEADER, MAX_MSS};
 use crate::plan::{initial_rto, AppTemplate, Common};
 use crate::plugin::Loader;
 use crate::quantity::{BytesQ, TimeQ};
+use crate::transport::conn::LossRecovery;
 use crate::transport::tcp::TcpConfig;
 use crate::units::Time;
 use serde::de::{self, Deserializer};
@@ -105,6 +106,21 @@ pub struct DelayedAckSpec {
     pub timeout: Option<TimeQ>,
 }
 
+/// `transport.recovery`: how losses are repaired.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub struct RecoverySpec(pub LossRecovery);
+
+impl<'de> Deserialize<'de> for RecoverySpec {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<RecoverySpec, D::Error> {
+        let v = String::deserialize(d)?;
+        match v.as_str() {
+            "go_back_n" => Ok(RecoverySpec(LossRecovery::GoBackN)),
+            "selective" => Ok(RecoverySpec(LossRecovery::Selective)),
+            _ => Err(de::Error::custom(format!("expected \"go_back_n\" or \"selective\", got \"{v}\""))),
+        }
+    }
+}
+
 /// What the sending application does.
 #[derive(Copy, Clone, Debug, Deserialize)]
 #[serde(rename_all = "snake_case", deny_unknown_fields)]
@@ -175,6 +191,14 @@ pub struct TcpPart {
     /// next `wire / rate` after the last one left it (default false: paced into the NIC's queue).
     #[serde(default)]
     pub nic_pull: Option<bool>,
+    /// How losses are repaired: "go_back_n" (a queue pair's default) or "selective" (SACK;
+    /// a TCP connection's, and its only choice).
+    #[serde(default)]
+    pub recovery: Option<RecoverySpec>,
+    /// Go-back-N only: at most one NACK per this interval for the same expected sequence
+    /// (default 500 us).
+    #[serde(default)]
+    pub nack_interval: Option<Positive>,
 }
 
 impl TcpPart {
@@ -200,6 +224,8 @@ impl TcpPart {
             abc: self.abc.map_or(d.abc, |l| l.0),
             prio: self.priority.unwrap_or(0),
             queue_pair: self.queue_pair.unwrap_or(false),
+            recovery: self.recovery()?,
+            nack_interval: self.nack_interval.map_or(d.nack_interval, |t| t.0),
             ..d
         };
         Ok(Common {
@@ -212,6 +238,35 @@ impl TcpPart {
             plugins: plugins.clone(),
             nic_pull: self.nic_pull.unwrap_or(false),
         })
+    }
+
+    /// The loss recovery: go-back-N by default for a queue pair, selective repeat (SACK) for a
+    /// TCP connection, which has no other; `nack_interval` only where NACKs are sent.
+    fn recovery(&self) -> SpecResult<LossRecovery> {
+        let queue_pair = self.queue_pair.unwrap_or(false);
+        let recovery = match self.recovery {
+            Some(RecoverySpec(LossRecovery::GoBackN)) if !queue_pair => {
+                return Err(SpecError::new(
+                    "recovery",
+                    "expected \"selective\" for a TCP connection (SACK), got \"go_back_n\" (go-back-N is a queue \
+                     pair's: set queue_pair = true)",
+                ))
+            }
+            Some(RecoverySpec(r)) => r,
+            None if queue_pair => LossRecovery::GoBackN,
+            None => LossRecovery::Selective,
+        };
+        if let (Some(t), LossRecovery::Selective) = (self.nack_interval, recovery) {
+            return Err(SpecError::new(
+                "nack_interval",
+                format!(
+                    "set to {}, but only go-back-N recovery sends NACKs (expected recovery = \"go_back_n\" on a queue \
+                     pair, or no nack_interval)",
+                    t.0
+                ),
+            ));
+        }
+        Ok(recovery)
     }
 
     /// The application, None for bulk.

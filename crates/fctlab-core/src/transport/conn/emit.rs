@@ -64,7 +64,8 @@ impl Connection {
 
     /// Sends segment `i` = HighData for the first time from the primary loop at band `prio`,
     /// with the header `header` makes; HighData moves past it. `counted_as_retx`: the segment
-    /// left before (RC3's low-priority copy, known lost), so the counters count a repair.
+    /// left before (RC3's low-priority copy, known lost), so the counters count a repair; so
+    /// does a segment below HighData of before a go-back-N step back.
     /// Returns the packet's wire size.
     #[inline]
     pub fn send_new(
@@ -79,7 +80,8 @@ impl Connection {
         debug_assert_eq!(i, self.nxt);
         self.nxt += 1;
         self.board.on_sent(i);
-        self.emit(now, i, counted_as_retx, prio, header, out)
+        let again = counted_as_retx || i < self.resend_below;
+        self.emit(now, i, again, prio, header, out)
     }
 
     /// RFC 6675 sec. 5 (C.2): retransmits segment `i` (rule (1) or (3)); HighRxt moves to it.

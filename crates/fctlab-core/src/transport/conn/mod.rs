@@ -15,6 +15,7 @@
 //! | SRTT / RTTVAR / RTO (RFC 6298 sec. 2) and the retransmission timer (sec. 5) | `rtt.rs`, `timer.rs` |
 //! | what to (re)transmit: NextSeg rules (1) and (2) (RFC 6675 sec. 4), HighData, HighRxt | `emit.rs` |
 //! | building and sending a data segment, the flow's counters ([`SenderStats`]) | `emit.rs` |
+//! | go-back-N ([`LossRecovery`]): the step back to the first unacknowledged segment | `go_back.rs` |
 //!
 //! What each loop keeps to itself:
 //!
@@ -33,6 +34,7 @@
 //! touch the scoreboard only to apply their own loss rules (IsLost's DupThresh, timeouts).
 
 mod emit;
+mod go_back;
 pub mod rtt;
 mod sack;
 pub mod scoreboard;
@@ -40,6 +42,7 @@ pub mod segments;
 mod timer;
 
 pub use emit::Stamp;
+pub use go_back::LossRecovery;
 pub use sack::LowPriorityCopies;
 
 use crate::net::packet::{CongestionHeader, Packet, PacketKind, SackBlocks};
@@ -97,6 +100,9 @@ pub struct Connection {
     pub(crate) nxt: u32,
     /// RFC 6675 HighRxt + 1: NextSeg rule (1) looks for lost segments from here on.
     pub(crate) rxt_scan: u32,
+    /// Go-back-N: HighData before the last step back; segments below it leave again as
+    /// retransmissions (0 until a step back).
+    resend_below: u32,
     /// Counters for the flow table.
     pub(crate) stats: SenderStats,
     state: State,
@@ -127,6 +133,7 @@ impl Connection {
             rtt,
             nxt: 0,
             rxt_scan: 0,
+            resend_below: 0,
             stats: SenderStats::default(),
             state: State::Closed,
             rto_at: None,

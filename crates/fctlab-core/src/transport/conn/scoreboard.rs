@@ -225,6 +225,19 @@ impl Scoreboard {
         self.lost_bound = self.lost_bound.max(end);
     }
 
+    /// Go-back-N's step back: every segment at or above `una` is forgotten (no longer in
+    /// flight, SACKed or lost); `pipe` is 0.
+    pub fn forget_outstanding(&mut self) {
+        self.flags.clear();
+        self.pipe = 0;
+        self.sacked = 0;
+        self.sacked_primary = 0;
+        self.sack_high = self.una;
+        self.sack_high_primary = self.una;
+        self.lost_high = self.una;
+        self.lost_bound = self.una;
+    }
+
     /// First segment in `[from, to)` that is lost, not SACKed and not yet retransmitted.
     pub fn next_lost(&self, from: u32, to: u32) -> Option<u32> {
         let to = to.min(self.lost_high);

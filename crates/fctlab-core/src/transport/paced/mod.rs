@@ -21,6 +21,11 @@
 //!   The thesis's simulations instead waited about two RTTs after the last packet and resent
 //!   whatever was unacknowledged; both send every missing byte once per loss, the SACK rule
 //!   sooner and without resending what arrived.
+//! - With go-back-N recovery (`PacedConfig::recovery`, a queue pair's default) the receiver
+//!   keeps only in-order data and NACKs a hole; a NACK acknowledges cumulatively and sends the
+//!   loop back to the hole ([`Connection::go_back`]): the next packets in the paced schedule
+//!   resend everything from there in order, at the law's rate. A timeout steps back the same
+//!   way. No SACK block is read and the rate law hears of neither.
 //! - Fallback to TCP (RCP thesis sec. 6.2.2, `PacedConfig::fallback`): a SYN-ACK whose
 //!   header shows no router of the law's kind on the path (RCP: the rate still "unlimited")
 //!   leaves the sender in `FallingBack`; the flow's [`crate::transport::endpoint::Sender`]
@@ -38,7 +43,7 @@ pub mod send_rate;
 
 use super::app::{App, AppState};
 use super::conn::rtt::RttEstimator;
-use super::conn::{Connection, SenderStats, Stamp, State};
+use super::conn::{Connection, LossRecovery, SenderStats, Stamp, State};
 use super::ecn::{EcnMode, EcnSender};
 use super::tcp::{TcpConfig, TcpSender};
 use super::{Endpoint, FlowAddr};
@@ -78,6 +83,8 @@ pub struct PacedConfig {
     /// packet (`UpdateNextAvail` at dequeue). Otherwise packets are paced into the NIC's queue,
     /// where they wait when the NIC is busier than the flow's rate allows.
     pub nic_pull: bool,
+    /// How losses are repaired: SACK's selective repeat, or go-back-N (a queue pair's default).
+    pub recovery: LossRecovery,
 }
 
 /// The congestion header the rate law stamps on a packet sent at `rate_bps`.
@@ -319,8 +326,12 @@ impl PacedSender {
     fn on_ack(&mut self, now: Time, pkt: &Packet, out: &mut Vec<Packet>) {
         let fb = self.feedback(now, pkt);
         self.take_rate(now, &fb);
-        self.conn.take_sack(pkt, &mut ());
+        let go_back_n = self.cfg.recovery == LossRecovery::GoBackN;
+        if !go_back_n {
+            self.conn.take_sack(pkt, &mut ());
+        }
         let ack_seg = self.conn.segs.segs_below(pkt.ack);
+        let current = ack_seg >= self.conn.board.una();
         if ack_seg > self.conn.board.una() {
             self.conn.take_cumulative(ack_seg, pkt.ack, &mut ());
             self.conn.rtt.sample(now - pkt.ts_echo);
@@ -337,7 +348,12 @@ impl PacedSender {
             self.conn.rtt.sample(now - pkt.ts_echo);
             self.probe_ts = None;
         }
-        self.conn.board.mark_losses(3);
+        if !go_back_n {
+            self.conn.board.mark_losses(3);
+        } else if pkt.kind == PacketKind::Nack && current {
+            // A NACK older than the cumulative ACK says nothing any more.
+            self.conn.go_back();
+        }
         if self.conn.finish_if_complete() {
             return;
         }
@@ -360,7 +376,7 @@ impl Endpoint for PacedSender {
                 self.next_send = now;
                 self.pump(now, out);
             }
-            PacketKind::Ack if self.conn.is_established() => self.on_ack(now, pkt, out),
+            PacketKind::Ack | PacketKind::Nack if self.conn.is_established() => self.on_ack(now, pkt, out),
             _ => {}
         }
     }
@@ -373,10 +389,15 @@ impl Endpoint for PacedSender {
             Some(State::SynSent) => self.send_syn(now, out),
             // RFC 6298 sec. 5.4-5.6: everything outstanding is lost (SACKed data stays
             // SACKed) and goes first in the paced schedule; the timer restarts backed off.
+            // Go-back-N steps back to the first unacknowledged segment instead.
             Some(State::Established) => {
                 let c = &mut self.conn;
-                c.board.on_timeout(c.nxt);
-                c.rxt_scan = c.board.una();
+                if self.cfg.recovery == LossRecovery::GoBackN {
+                    c.go_back();
+                } else {
+                    c.board.on_timeout(c.nxt);
+                    c.rxt_scan = c.board.una();
+                }
                 c.restart_rto(now);
             }
             _ => {}
@@ -429,6 +450,7 @@ mod tests {
             queue_pair: false,
             ecn: EcnMode::Off,
             nic_pull,
+            recovery: LossRecovery::Selective,
         };
         let addr = FlowAddr { flow: 0, src: 0, dst: 1, hash: 0 };
         PacedSender::new(cfg, addr, App::Bulk { size: 3 * 960 }, Time::ZERO)
@@ -484,5 +506,72 @@ mod tests {
         p.start(Time::ZERO, Time::ZERO, &mut out);
         p.on_timeout(ms(1), &mut out);
         assert_eq!(out.len(), 2);
+    }
+
+    const MSS: u64 = 1000;
+
+    /// A NACK whose cumulative ACK covers the first `segs` segments, arriving at `at`.
+    fn nack(segs: u64, at: Time) -> Packet {
+        let addr = FlowAddr { flow: 0, src: 0, dst: 1, hash: 0 };
+        let mut p = addr.reverse(PacketKind::Nack, at);
+        p.ack = segs * MSS;
+        p.ts_echo = Time::from_ms(2);
+        p
+    }
+
+    /// The data segments `pkts` carry, as segment indices (empty probes left out).
+    fn segs(pkts: &[Packet]) -> Vec<u64> {
+        pkts.iter().filter(|p| p.kind == PacketKind::Data && p.len > 0).map(|p| p.seq / MSS).collect()
+    }
+
+    fn go_back_n_sender() -> PacedSender {
+        let cfg = PacedConfig {
+            mss: MSS as u32,
+            header: 0,
+            initial_rto: Time::from_ms(500),
+            min_rto: Time::from_ms(200),
+            // 1,000 B at 8 Mb/s: one packet per ms.
+            law: RateConfig::Fixed(FixedConfig(Rate::from_mbps(8))),
+            handshake: false,
+            fallback: None,
+            queue_pair: true,
+            ecn: EcnMode::Off,
+            recovery: LossRecovery::GoBackN,
+            nic_pull: false,
+        };
+        PacedSender::new(cfg, FlowAddr { flow: 0, src: 0, dst: 1, hash: 0 }, App::Bulk { size: 10 * MSS }, Time::ZERO)
+    }
+
+    /// Runs `s`'s timers up to `until` ms; returns the segments sent.
+    fn run_until(s: &mut PacedSender, until: u64) -> Vec<u64> {
+        let mut sent = Vec::new();
+        while let Some(t) = s.poll_timeout().filter(|&t| t <= Time::from_ms(until)) {
+            let mut out = Vec::new();
+            s.on_timeout(t, &mut out);
+            sent.extend(segs(&out));
+        }
+        sent
+    }
+
+    #[test]
+    fn a_nack_makes_the_paced_loop_resend_from_the_hole_in_order_at_its_rate() {
+        let mut s = go_back_n_sender();
+        let mut out = Vec::new();
+        s.start(Time::ZERO, Time::from_us(10), &mut out);
+        let mut sent = segs(&out);
+        sent.extend(run_until(&mut s, 4));
+        assert_eq!(sent, [0, 1, 2, 3, 4]);
+        // 1 arrived, 2 was lost: the NACK of 2 at 4.5 ms. The next slots resend 2, 3, 4, then
+        // go on with 5.
+        let mut out = Vec::new();
+        s.on_packet(Time::from_us(4500), &nack(2, Time::from_us(4500)), &mut out);
+        assert!(segs(&out).is_empty(), "the pacing clock decides when");
+        assert_eq!(run_until(&mut s, 8), [2, 3, 4, 5]);
+        assert_eq!(s.stats().retx_pkts, 3);
+        // Nothing more is acknowledged: the rest leaves, then the timeout (200 ms after the NACK
+        // advanced the cumulative ACK) goes back to 2 as well.
+        let sent = run_until(&mut s, 207);
+        assert_eq!(sent, [6, 7, 8, 9, 2, 3, 4]);
+        assert_eq!((s.stats().timeouts, s.stats().retx_pkts), (1, 6));
     }
 }

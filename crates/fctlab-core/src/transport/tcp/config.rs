@@ -3,6 +3,7 @@
 use crate::protocol::label::LabelCtx;
 use crate::protocol::{CcConfig, HookConfig};
 use crate::transport::cc::hystart::HyStartMode;
+use crate::transport::conn::LossRecovery;
 use crate::transport::ecn::EcnMode;
 use crate::units::Time;
 
@@ -56,6 +57,12 @@ pub struct TcpConfig {
     /// first instant, and the path's base RTT known at start (the RTO's first sample, and a
     /// window law's base RTT where it would take the handshake's), as an RDMA NIC is given it.
     pub queue_pair: bool,
+    /// How losses are repaired: SACK's selective repeat (TCP's) or go-back-N (a queue pair's
+    /// default); see [`LossRecovery`].
+    pub recovery: LossRecovery,
+    /// Go-back-N's receiver sends at most one NACK per this interval for the same expected
+    /// sequence (RoCEv2 NICs: 500 us).
+    pub nack_interval: Time,
 }
 
 impl TcpConfig {
@@ -88,6 +95,8 @@ impl Default for TcpConfig {
             prio: 0,
             hook: None,
             queue_pair: false,
+            recovery: LossRecovery::Selective,
+            nack_interval: Time::from_us(500),
         }
     }
 }

@@ -5,13 +5,19 @@
 //! it holds every byte; one that is not (emulation, the `fctlab-emu` crate) learns the size from the
 //! segment marked FIN, which senders set on the last segment of a finite stream, retransmissions
 //! and RC3's low-priority copies included.
+//!
+//! With go-back-N recovery ([`LossRecovery::GoBackN`], a queue pair's default) the receiver
+//! keeps only in-order data and answers a hole with NACKs instead: `receiver/go_back_n.rs`.
 
 use super::config::TcpConfig;
 use crate::net::packet::{CongestionHeader, Ecn, Packet, PacketKind, SackBlocks};
+use crate::transport::conn::LossRecovery;
 use crate::transport::ecn::EcnReceiver;
 use crate::transport::{Endpoint, FlowAddr};
 use crate::units::Time;
 use std::collections::VecDeque;
+
+mod go_back_n;
 
 /// A block of data received above `rcv_nxt`.
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
@@ -48,6 +54,10 @@ pub struct TcpReceiver {
     ecn: EcnReceiver,
     /// ACKs sent with SACK blocks.
     pub sack_acks: u64,
+    /// Go-back-N: the expected sequence the last NACK carried, and when it left.
+    last_nack: Option<(u64, Time)>,
+    /// NACKs sent (go-back-N).
+    pub nacks: u64,
 }
 
 impl TcpReceiver {
@@ -69,6 +79,8 @@ impl TcpReceiver {
             echo_cc: CongestionHeader::None,
             ecn: EcnReceiver::new(cfg.ecn),
             sack_acks: 0,
+            last_nack: None,
+            nacks: 0,
         }
     }
 
@@ -178,6 +190,33 @@ impl TcpReceiver {
         self.unacked = 0;
         self.delack_at = None;
     }
+
+    /// Selective repeat's intake of a data packet: out-of-order data is kept (SACK blocks),
+    /// and an ACK leaves at once for out-of-order data, a filled hole, a duplicate or data at
+    /// another priority, else after `delack_count` segments.
+    #[inline]
+    fn take_any_order(&mut self, now: Time, pkt: &Packet, out: &mut Vec<Packet>) {
+        let had_holes = !self.ooo.is_empty();
+        let in_order = pkt.seq <= self.rcv_nxt;
+        // An empty packet (an RCP probe) only asks for an ACK.
+        let new = pkt.len > 0 && self.insert(pkt.seq, pkt.seq + pkt.len as u64);
+        // RFC 7323 sec. 4.3: echo the newest in-order timestamp (the first one ever too).
+        if in_order || self.echo == Time::ZERO {
+            self.echo = pkt.ts;
+        }
+        self.unacked += 1;
+        let immediate = !in_order || had_holes || !new || pkt.prio != self.cfg.prio;
+        if immediate || self.unacked >= self.cfg.delack_count {
+            // Out-of-order data is timed by its own timestamp (RFC 7323 sec. 4.3 would echo
+            // the older one; the sender only samples ACKs that advance).
+            if !in_order {
+                self.echo = pkt.ts;
+            }
+            self.send_ack(now, pkt.prio, out);
+        } else if self.delack_at.is_none() {
+            self.delack_at = Some(now + self.cfg.delack_timeout);
+        }
+    }
 }
 
 impl Endpoint for TcpReceiver {
@@ -205,25 +244,10 @@ impl Endpoint for TcpReceiver {
                 if pkt.fin && pkt.len > 0 && self.size.is_none() {
                     self.size = Some(pkt.seq + pkt.len as u64);
                 }
-                let had_holes = !self.ooo.is_empty();
-                let in_order = pkt.seq <= self.rcv_nxt;
-                // An empty packet (an RCP probe) only asks for an ACK.
-                let new = pkt.len > 0 && self.insert(pkt.seq, pkt.seq + pkt.len as u64);
-                // RFC 7323 sec. 4.3: echo the newest in-order timestamp (the first one ever too).
-                if in_order || self.echo == Time::ZERO {
-                    self.echo = pkt.ts;
-                }
-                self.unacked += 1;
-                let immediate = !in_order || had_holes || !new || pkt.prio != self.cfg.prio;
-                if immediate || self.unacked >= self.cfg.delack_count {
-                    // Out-of-order data is timed by its own timestamp (RFC 7323 sec. 4.3
-                    // would echo the older one; the sender only samples ACKs that advance).
-                    if !in_order {
-                        self.echo = pkt.ts;
-                    }
-                    self.send_ack(now, pkt.prio, out);
-                } else if self.delack_at.is_none() {
-                    self.delack_at = Some(now + self.cfg.delack_timeout);
+                if self.cfg.recovery == LossRecovery::GoBackN {
+                    self.take_in_order_only(now, pkt, out);
+                } else {
+                    self.take_any_order(now, pkt, out);
                 }
                 if self.completed_at.is_none() && self.size.is_some_and(|s| self.rcv_nxt >= s) {
                     self.completed_at = Some(now);
@@ -232,7 +256,7 @@ impl Endpoint for TcpReceiver {
                     self.first_write_at = Some(now);
                 }
             }
-            PacketKind::SynAck | PacketKind::Ack => {}
+            PacketKind::SynAck | PacketKind::Ack | PacketKind::Nack => {}
         }
     }
 

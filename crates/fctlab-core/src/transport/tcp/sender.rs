@@ -4,6 +4,15 @@
 //! timer, ACK intake and the sending of segments are the [`Connection`]'s
 //! (`transport/conn/`); a second sending loop beside the window (RC3's) is the one optional
 //! plug-in, called at the points `hook.rs` lists.
+//!
+//! With go-back-N recovery ([`LossRecovery::GoBackN`], a queue pair's default) there is no
+//! SACK-based repair: no duplicate-ACK count, nothing marked lost, no NextSeg rules (3) and
+//! (4); the receiver sends no SACK block, so the ACK intake's SACK steps return at their first
+//! test and the scoreboard only counts what is in flight. A NACK acknowledges cumulatively like an ACK, then opens a loss episode as fast
+//! recovery does (the same once-per-episode reaction of the controller, until the cumulative
+//! ACK passes the highest segment sent) and steps back ([`Connection::go_back`]): the window
+//! sends again from the hole, in order. A timeout steps back the same way after its usual
+//! reaction.
 
 use super::config::TcpConfig;
 use super::hook::WindowHook;
@@ -16,7 +25,7 @@ use crate::transport::cc::{CcState, CongestionControl, EcnAck, Feedback, HeaderC
 use crate::transport::conn::rtt::RttEstimator;
 use crate::transport::conn::scoreboard::Scoreboard;
 use crate::transport::conn::segments::Segments;
-use crate::transport::conn::{Connection, Stamp, State};
+use crate::transport::conn::{Connection, LossRecovery, Stamp, State};
 use crate::transport::ecn::EcnSender;
 use crate::transport::{Endpoint, FlowAddr};
 use crate::units::Time;
@@ -305,7 +314,11 @@ impl TcpSender {
             echo: pkt.cc,
             srtt: self.conn.rtt.srtt(),
             now,
-            ack: if pkt.kind == PacketKind::Ack { pkt.sacks().fold(pkt.ack, |a, (_, end)| a.max(end)) } else { 0 },
+            ack: if matches!(pkt.kind, PacketKind::Ack | PacketKind::Nack) {
+                pkt.sacks().fold(pkt.ack, |a, (_, end)| a.max(end))
+            } else {
+                0
+            },
             high: self.conn.segs.bytes_below(self.conn.nxt),
         };
         let follows = self.ctrl.on_feedback(&mut self.cc, &fb);
@@ -348,6 +361,9 @@ impl TcpSender {
             }
         }
         let Recovery::Fast { point } = self.recovery else { return None };
+        if self.cfg.recovery == LossRecovery::GoBackN {
+            return None;
+        }
         // (3) An un-SACKed segment above HighRxt below the highest SACK, lost or not.
         if let Some(i) = self.tail.rule3(&self.conn.board, self.conn.rxt_scan) {
             return Some(NextSeg::Lost(i));
@@ -445,7 +461,8 @@ impl TcpSender {
             self.dupacks = 0;
             self.timeouts_in_row = 0;
             self.conn.stop_rto();
-        } else if una0 < self.conn.nxt && (new_sack || pkt.sack.n == 0) {
+        } else if una0 < self.conn.nxt && (new_sack || pkt.sack.n == 0) && self.cfg.recovery == LossRecovery::Selective
+        {
             self.dupacks += 1;
         }
         self.conn.board.mark_losses(self.cfg.dupthresh);
@@ -476,6 +493,9 @@ impl TcpSender {
                 }
                 _ => {}
             }
+        }
+        if pkt.kind == PacketKind::Nack {
+            self.on_nack(now, ack_seg >= una0);
         }
         if self.recovery == Recovery::Open
             && una < self.conn.nxt
@@ -542,8 +562,31 @@ impl TcpSender {
         self.tick_pacer(now, wire);
     }
 
+    /// Go-back-N's NACK (after its cumulative ACK was taken): the first NACK outside a loss
+    /// episode opens one (the controller's reaction to a loss, as [`Self::enter_fast_recovery`]
+    /// has it, until the cumulative ACK passes the highest segment sent); every NACK then steps
+    /// back to the hole. A NACK older than the cumulative ACK (`current` false) is ignored.
+    #[cold]
+    fn on_nack(&mut self, now: Time, current: bool) {
+        if self.cfg.recovery != LossRecovery::GoBackN || !current {
+            return;
+        }
+        if self.recovery == Recovery::Open && self.conn.board.una() < self.conn.nxt {
+            self.conn.stats.fast_recoveries += 1;
+            let flight = self.flight_size();
+            self.conn.ecn.reduced(self.conn.segs.bytes_below(self.conn.nxt), false);
+            self.ctrl.on_loss_signal(&mut self.cc, now);
+            if self.ctrl.reacts_to_loss() {
+                self.ctrl.on_congestion(&mut self.cc, now, flight);
+            }
+            self.recovery = Recovery::Fast { point: self.conn.sent_high() };
+        }
+        self.conn.go_back();
+    }
+
     /// RFC 6298 sec. 5.4-5.6 and RFC 5681 eq. 4, once the connection has counted the timeout
     /// and backed off: everything outstanding is lost, cwnd = 1 MSS; SACK information is kept.
+    /// Go-back-N steps back to the first unacknowledged segment instead.
     fn on_rto(&mut self, now: Time, out: &mut Vec<Packet>) {
         let end = self.conn.nxt.max(self.conn.board.sack_high());
         let flight = self.flight_size();
@@ -553,9 +596,13 @@ impl TcpSender {
         if self.ctrl.reacts_to_loss() {
             self.ctrl.on_timeout(&mut self.cc, now, flight);
         }
-        self.conn.board.on_timeout(end);
+        self.recovery = Recovery::Loss { point: self.conn.sent_high() };
+        if self.cfg.recovery == LossRecovery::GoBackN {
+            self.conn.go_back();
+        } else {
+            self.conn.board.on_timeout(end);
+        }
         self.hook.on_timeout(self.conn.board.una());
-        self.recovery = Recovery::Loss { point: self.conn.nxt };
         self.dupacks = 0;
         self.conn.rxt_scan = self.conn.board.una();
         self.timeouts_in_row += 1;
@@ -574,7 +621,7 @@ impl Endpoint for TcpSender {
     fn on_packet(&mut self, now: Time, pkt: &Packet, out: &mut Vec<Packet>) {
         match pkt.kind {
             PacketKind::SynAck => self.on_synack(now, pkt, out),
-            PacketKind::Ack => self.on_ack(now, pkt, out),
+            PacketKind::Ack | PacketKind::Nack => self.on_ack(now, pkt, out),
             PacketKind::Syn | PacketKind::Data => {}
         }
     }
