@@ -584,17 +584,16 @@ def workload_entries(flows: list[Flow]) -> list[dict[str, Any]]:
     an entry of another group names the transport `pg<k>`, whose priority is k."""
     entries: list[dict[str, Any]] = []
     first = flows[0].pg if flows else 0
+    last = None
     for x in flows:
-        if not entries or entries[-1]["_pg"] != x.pg:
-            entry: dict[str, Any] = {"kind": "flows", "_pg": x.pg, "flows": []}
+        if x.pg != last:
+            entries.append({"kind": "flows", "flows": []})
             if x.pg != first:
-                entry["transport"] = pg_transport(x.pg)
-            entries.append(entry)
+                entries[-1]["transport"] = pg_transport(x.pg)
+            last = x.pg
         entries[-1]["flows"].append(
             {"src": _node(x.src), "dst": _node(x.dst), "start": f"{x.start_ns}ns", "size": x.size}
         )
-    for e in entries:
-        del e["_pg"]
     return entries
 
 
