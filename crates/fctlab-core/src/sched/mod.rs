@@ -13,11 +13,13 @@
 
 mod quad;
 mod radix;
+mod wheel;
 
 use crate::net::packet::Packet;
 use crate::units::Time;
-use quad::QuadHeap;
+use quad::pack;
 use radix::Radix;
+use wheel::Wheel;
 
 /// The first insertion number of local events: every link id is below it.
 const LOCAL_SEQ0: u64 = 1 << 32;
@@ -58,13 +60,13 @@ struct Entry {
 
 /// The pending events of a run, in two tiers.
 ///
-/// Link events (at most two per link, always near) live in a small 4-ary heap that stays in
-/// cache. Everything else - mostly endpoint timers, many of them superseded before they fire -
+/// Link events (at most two per link, always near) live on a timing wheel ([`Wheel`]), whose
+/// push and pop cost the same on a dumbbell and on a loaded fabric. Everything else - mostly endpoint timers, many of them superseded before they fire -
 /// lives in a radix heap ([`Radix`]), where an entry that is never popped early costs one push.
 /// A global insertion counter breaks ties between the tiers, so equal times pop first-in
 /// first-out across the whole queue.
 pub struct Scheduler {
-    near: QuadHeap,
+    near: Wheel,
     far: Radix,
     seq: u64,
     popped: u64,
@@ -81,7 +83,7 @@ impl Default for Scheduler {
 impl Scheduler {
     /// An empty queue.
     pub fn new() -> Scheduler {
-        Scheduler { near: QuadHeap::default(), far: Radix::new(), seq: LOCAL_SEQ0, popped: 0, exports: Vec::new() }
+        Scheduler { near: Wheel::default(), far: Radix::new(), seq: LOCAL_SEQ0, popped: 0, exports: Vec::new() }
     }
 
     /// Schedules the arrival of the head packet of link `link`, which comes in from another
@@ -99,7 +101,8 @@ impl Scheduler {
 
     /// Time of the earliest pending link event (arrival or serializer free), if any.
     pub fn peek_near_time(&mut self) -> Option<Time> {
-        self.near.peek().map(|e| e.time)
+        let k = self.near.min_key();
+        (k != u128::MAX).then_some(Time((k >> 64) as u64))
     }
 
     /// Counts `n` events as processed (a merged run reports its partitions' sum).
@@ -121,8 +124,7 @@ impl Scheduler {
     /// Time of the earliest pending event.
     pub fn peek_time(&mut self) -> Option<Time> {
         let far = self.far.min().map(|(t, _)| t);
-        let near = self.near.peek().map(|e| e.time);
-        match (near, far) {
+        match (self.peek_near_time(), far) {
             (Some(a), Some(b)) => Some(a.min(b)),
             (a, b) => a.or(b),
         }
@@ -138,19 +140,11 @@ impl Scheduler {
     /// instead of a peek then a pop).
     #[inline(always)]
     pub fn pop_by(&mut self, until: Time) -> Option<(Time, Event)> {
-        let (far_first, t) = match (self.near.peek(), self.far.min()) {
-            (None, None) => return None,
-            (Some(n), None) => (false, n.time),
-            (None, Some(f)) => (true, f.0),
-            (Some(n), Some(f)) => {
-                if f < (n.time, n.seq) {
-                    (true, f.0)
-                } else {
-                    (false, n.time)
-                }
-            }
-        };
-        if t > until {
+        let near = self.near.min_key();
+        let far = self.far.min().map_or(u128::MAX, |(t, q)| pack(t, q));
+        let far_first = far < near;
+        let k = if far_first { far } else { near };
+        if k == u128::MAX || (k >> 64) as u64 > until.0 {
             return None;
         }
         let e = if far_first { self.far.pop() } else { self.near.pop() }.expect("peeked");
@@ -178,7 +172,7 @@ impl Scheduler {
 
     /// Number of pending events.
     pub fn len(&self) -> usize {
-        self.near.len() + self.far.len
+        self.near.len + self.far.len
     }
 
     /// True when nothing is pending.

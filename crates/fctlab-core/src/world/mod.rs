@@ -451,7 +451,7 @@ impl World {
         if !self.limits.drain || self.open_flows > 0 {
             return;
         }
-        while let Some(Event::LinkArrival(_) | Event::LinkFree(_)) = self.sched.peek_near() {
+        while self.sched.peek_near_time().is_some() {
             let Some((t, ev)) = self.sched.pop_near() else { break };
             if t > self.limits.max_time {
                 break;
