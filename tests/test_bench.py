@@ -161,14 +161,19 @@ def test_the_markdown_has_one_table_per_scenario_with_every_entry(tmp_path):
     path = tmp_path / "history.jsonl"
     b.append_history(path, entry("first01", row(hops_per_s=5.36e6), row("b.toml", "b")))
     # an entry from before CPU time was kept: n/a in its column
-    b.append_history(path, entry("second2", row(hops_per_s=5.11e6, instructions_per_hop=843.8, hops_per_cpu_s=None)))
+    b.append_history(
+        path,
+        entry(
+            "second2", row(hops_per_s=5.11e6, instructions_per_hop=843.8, hops_per_cpu_s=None, l2_misses_per_hop=3.456)
+        ),
+    )
     md = b.write_markdown(path).read_text()
     assert md == (tmp_path / "HISTORY.md").read_text()
     a_table = md.split("## a\n")[1].split("## b\n")[0]
     lines = [ln for ln in a_table.splitlines() if ln.startswith("| ") and ln[2].isdigit()]
     assert lines == [
-        "| 1 | first01 | 10.00 | 1.00 | 10.0 | 5.36 | 10.00 | 12.00 | 100 | 100 | 50 | n/a |",
-        "| 2 | second2 | 10.00 | 1.00 | 10.0 | 5.11 | 10.00 | n/a | 100 | 100 | 50 | 844 |",
+        "| 1 | first01 | 10.00 | 1.00 | 10.0 | 5.36 | 10.00 | 12.00 | 100 | 100 | 50 | n/a | n/a |",
+        "| 2 | second2 | 10.00 | 1.00 | 10.0 | 5.11 | 10.00 | n/a | 100 | 100 | 50 | 844 | 3.46 L2 |",
     ]
     assert "second2" not in md.split("## b\n")[1]
     assert md.count("| 1 | first01 | 2026-01-01T00:00:00Z | ?, ? cores | ? | 1 |") == 1
@@ -217,9 +222,10 @@ def test_no_cargo_or_no_source_tree_means_n_a(monkeypatch, tmp_path):
     assert counter.measure("x.toml")["instructions_note"] == "n/a (no cargo to build run_json)"
 
 
-def fake_cachegrind(counts: dict[str, int], hops: int, fail: str | None = None):
+def fake_cachegrind(counts: dict[str, int], hops: int, fail: str | None = None, misses: dict | None = None):
     """Stands in for `valgrind --tool=cachegrind run_json ...`: writes the summary line of the
-    count for the run (`--max-hops`) or the build (`--build-only`) and prints run_json's figures."""
+    count for the run (`--max-hops`) or the build (`--build-only`), with `misses[kind]` =
+    (D1mr, D1mw, DLmr, DLmw) when given, and prints run_json's figures."""
     seen = []
 
     def run(argv, **kwargs):
@@ -228,7 +234,14 @@ def fake_cachegrind(counts: dict[str, int], hops: int, fail: str | None = None):
         if fail == kind:
             return completed(argv, 1, stderr="==1== valgrind: fatal error\n")
         out_file = next(a.split("=", 1)[1] for a in argv if a.startswith("--cachegrind-out-file="))
-        Path(out_file).write_text(f"events: Ir\nsummary: {counts[kind]}\n")
+        if misses is None:
+            Path(out_file).write_text(f"events: Ir\nsummary: {counts[kind]}\n")
+        else:
+            d1r, d1w, dlr, dlw = misses[kind]
+            Path(out_file).write_text(
+                "events: Ir I1mr ILmr Dr D1mr DLmr Dw D1mw DLmw\n"
+                f"summary: {counts[kind]} 7 7 100 {d1r} {dlr} 100 {d1w} {dlw}\n"
+            )
         figures = {"sim_s": 0.5, "wall_s": 1.0, "events": hops, "packet_hops": hops if kind == "run" else 0}
         return completed(argv, stdout=json.dumps(figures) + "\n", stderr=f"==1== I   refs: {counts[kind]:,}\n")
 
@@ -244,9 +257,22 @@ def test_the_build_is_subtracted_and_the_rest_divided_by_the_shortened_runs_hops
     assert got["instructions_hops"] == 10_000 and got["instructions_max_hops"] == 9_999
     assert got["instructions_tool"] == "cachegrind"
     run_argv, build_argv = seen
-    assert run_argv[:3] == ["valgrind", "--tool=cachegrind", "--cache-sim=no"]
+    assert run_argv[:3] == ["valgrind", "--tool=cachegrind", "--cache-sim=yes"]
+    assert "--LL=1048576,16,64" in run_argv, "the simulated caches are the same on every machine"
     assert run_argv[run_argv.index("--max-hops") + 1] == "9999" and "--build-only" in build_argv
     assert Path(run_argv[run_argv.index("--base") + 1]) == REPO / "examples"
+
+
+def test_cache_misses_per_hop_are_the_runs_less_the_builds(monkeypatch):
+    misses = {"run": (30_000, 10_000, 20_000, 5_000), "build": (8_000, 2_000, 4_000, 1_000)}
+    run, _ = fake_cachegrind({"run": 9_000_000, "build": 1_000_000}, hops=10_000, misses=misses)
+    monkeypatch.setattr(b, "_run", run)
+    got = b.measure_instructions(str(DUMBBELL), "cachegrind", Path("/x/run_json"), hops=9_999)
+    assert got["d1_misses_per_hop"] == 3.0 and got["l2_misses_per_hop"] == 2.0
+    assert "llc_misses_per_hop" not in got
+    assert b.misses_cell(got) == "2.00 L2"
+    assert b.misses_cell({**got, "llc_misses_per_hop": 0.5}) == "0.50 LLC"
+    assert b.misses_cell({}) == "n/a"
 
 
 def test_a_failing_tool_is_n_a_with_its_reason(monkeypatch):
@@ -269,6 +295,11 @@ def test_counts_are_read_from_either_tools_output(tmp_path):
     assert b.cachegrind_count(out, "") == 42
     assert b.cachegrind_count(tmp_path / "missing", "==7== I   refs:      1,960,549,641\n") == 1960549641
     assert b.cachegrind_count(None, "nothing") is None
+    perf = "# started\n8123456789,,instructions:u,2000,100.00,,\n4567,,LLC-load-misses:u,2000,100.00,,\n"
+    assert b.perf_counts(perf) == {"instructions": 8123456789, "llc_misses": 4567}
+    assert b.perf_counts("8,,instructions:u,1,1,,\n<not supported>,,LLC-load-misses:u,0,0,,\n") == {"instructions": 8}
+    sim = write(tmp_path / "sim.out", "events: Ir I1mr ILmr Dr D1mr DLmr Dw D1mw DLmw\nsummary: 50 1 1 9 4 2 9 3 1\n")
+    assert b.cachegrind_counts(sim, "") == {"instructions": 50, "d1_misses": 7, "l2_misses": 3}
 
 
 # --- the command line (fake core, in this process) -------------------------------------------

@@ -23,7 +23,10 @@ cachegrind (`--cache-sim=no`), each time twice: the scenario's first `INSTRUCTIO
 packet-hops (a shortened run, whole 10 ms steps, the same on every machine), and its build
 alone; the difference over the packet-hops of that shortened run is the figure. With neither
 tool (or no cargo to build `run_json`) the figure is n/a; the benchmark itself never fails
-for it.
+for it. The same two runs count cache misses per packet-hop, so that memory stalls are seen
+beside the instructions: perf's LLC-load-misses where the CPU counts them, and cachegrind's
+misses of its simulated 32 KiB L1d and 1 MiB L2 (`CACHEGRIND_CACHES`, the same on every
+machine) otherwise.
 """
 
 from __future__ import annotations
@@ -58,11 +61,15 @@ SCALING_SCENARIOS = (
     "benchmarks/scenarios/million-flows.toml",
 )
 #: The large set of issue 20: routing at scale (a 10,000-router graph, a k = 64 fat tree) and
-#: one run on two cores (a k = 16 fat tree cut in two, docs/parallel.md).
+#: one run on two cores (a k = 16 fat tree cut in two, docs/parallel.md); and of issue 37, fabrics
+#: under load: a k = 32 fat tree at 100 Gb/s loaded from every host, and the HPCC paper's
+#: lossless 320-host fabric with its web-search load.
 LARGE_SCENARIOS = (
     "benchmarks/scenarios/graph-10000.toml",
     "benchmarks/scenarios/fat-tree-k64.toml",
     "benchmarks/scenarios/fat-tree-k16-websearch.toml",
+    "benchmarks/scenarios/fat-tree-k32-100g-websearch.toml",
+    "benchmarks/scenarios/hpcc-fabric-websearch.toml",
 )
 #: The plug-in set of issue 21: the two benchmark scenarios with NewReno as a Rust plug-in (the
 #: template's) and as a Python one, beside the built-in (docs/extending.md).
@@ -205,13 +212,13 @@ def format_table(rows: list[dict]) -> str:
     head += ("M hops/CPU s", "flows", "peak MB", "base MB")
     counted = any("instructions_per_hop" in r for r in rows)
     if counted:
-        head += ("instr/hop",)
+        head += ("instr/hop", "misses/hop")
     lines = [head]
     for r in rows:
         line = (r["name"], *_figure_cells(r, f"{r['sim_s_per_wall_s']:.2f}"))
         if counted:
             ipp = r.get("instructions_per_hop")
-            line += ("n/a" if ipp is None else f"{ipp:.0f}",)
+            line += ("n/a" if ipp is None else f"{ipp:.0f}", misses_cell(r))
         lines.append(line)
     widths = [max(len(row[i]) for row in lines) for i in range(len(head))]
     out = []
@@ -221,7 +228,24 @@ def format_table(rows: list[dict]) -> str:
             out.append("  ".join("-" * w for w in widths))
     notes = sorted({r["instructions_note"] for r in rows if r.get("instructions_note")})
     out += [f"instructions per packet-hop: {n}" for n in notes]
+    if any(misses_cell(r) != "n/a" for r in rows):
+        out.append(f"misses/hop: {MISSES_NOTE}")
     return "\n".join(out)
+
+
+#: What the misses/hop column holds.
+MISSES_NOTE = (
+    "cache misses per packet-hop, LLC (perf's LLC-load-misses) where the CPU counts them, else "
+    "L2 (cachegrind's simulated 32 KiB L1d and 1 MiB L2; L1d misses in the comparison)"
+)
+
+
+def misses_cell(r: dict) -> str:
+    """The misses/hop cell of a row: perf's LLC misses per hop, else cachegrind's L2 misses."""
+    llc, l2 = r.get("llc_misses_per_hop"), r.get("l2_misses_per_hop")
+    if llc is not None:
+        return f"{llc:.2f} LLC"
+    return "n/a" if l2 is None else f"{l2:.2f} L2"
 
 
 # ---------------------------------------------------------------------------------------------
@@ -242,28 +266,65 @@ def _last_line(text: str) -> str:
 def perf_count(stderr: str) -> int | None:
     """The instruction count in `perf stat -x , -e instructions:u` output; None when perf could
     not count (`<not supported>`, `<not counted>`, no such line)."""
+    return perf_counts(stderr).get("instructions")
+
+
+#: The perf events `--instructions` counts, and the key of each in the counts.
+PERF_EVENTS = (("instructions:u", "instructions"), ("LLC-load-misses:u", "llc_misses"))
+
+
+def perf_counts(stderr: str) -> dict[str, int]:
+    """The counts `perf stat -x ,` printed for PERF_EVENTS, by key; an event perf could not
+    count (`<not supported>`, `<not counted>`) is left out."""
+    counts = {}
     for line in stderr.splitlines():
         fields = line.split(",")
-        if len(fields) >= 3 and fields[2].strip().startswith("instructions"):
-            try:
-                return int(fields[0].strip())
-            except ValueError:
-                return None
-    return None
+        if len(fields) < 3:
+            continue
+        for event, key in PERF_EVENTS:
+            if fields[2].strip() == event or fields[2].strip().startswith(event.split(":")[0] + ":"):
+                try:
+                    counts[key] = int(fields[0].strip())
+                except ValueError:
+                    pass
+    return counts
 
 
 def cachegrind_count(out_file: str | Path | None, stderr: str) -> int | None:
     """The instruction count of a cachegrind run: its output file's `summary:` line, else the
     `I refs:` line it prints on stderr; None when neither is there."""
+    return cachegrind_counts(out_file, stderr).get("instructions")
+
+
+#: The caches cachegrind simulates (`--cache-sim=yes`), the same on every machine: a 32 KiB
+#: 8-way L1 and a 1 MiB 16-way L2, 64-byte lines. The L2's misses are the reads and writes that
+#: leave a core's private caches: on the benchmark machine (32 KiB L1d, 512 KiB-1 MiB L2, a
+#: shared L3) each costs tens of nanoseconds, against a fraction of one for an instruction.
+CACHEGRIND_CACHES = ("--I1=32768,8,64", "--D1=32768,8,64", "--LL=1048576,16,64")
+
+
+def cachegrind_counts(out_file: str | Path | None, stderr: str) -> dict[str, int]:
+    """From a cachegrind run: `instructions` (Ir), and with its cache simulation `d1_misses`
+    (D1mr + D1mw) and `l2_misses` (DLmr + DLmw, the simulated last level); read from the output
+    file's `events:` and `summary:` lines, else the instructions alone from the `I refs:` line
+    on stderr; {} when neither is there."""
     if out_file is not None:
         try:
+            events: list[str] = []
             for line in Path(out_file).read_text().splitlines():
-                if line.startswith("summary:"):
-                    return int(line.split()[1])
-        except (OSError, ValueError, IndexError):
+                if line.startswith("events:"):
+                    events = line.split()[1:]
+                elif line.startswith("summary:"):
+                    by = dict(zip(events or ["Ir"], (int(x) for x in line.split()[1:]), strict=False))
+                    counts = {"instructions": by["Ir"]}
+                    if {"D1mr", "D1mw", "DLmr", "DLmw"} <= by.keys():
+                        counts["d1_misses"] = by["D1mr"] + by["D1mw"]
+                        counts["l2_misses"] = by["DLmr"] + by["DLmw"]
+                    return counts
+        except (OSError, ValueError, IndexError, KeyError):
             pass
     m = re.search(r"I\s+refs:\s+([\d,]+)", stderr)
-    return int(m.group(1).replace(",", "")) if m else None
+    return {"instructions": int(m.group(1).replace(",", ""))} if m else {}
 
 
 def instruction_tool() -> tuple[str | None, str]:
@@ -347,28 +408,46 @@ class _Failed(Exception):
     """A count that could not be made (the tool failed, its output had no count)."""
 
 
-def _count(tool: str, argv: list[str], tmp: Path) -> tuple[int, dict]:
-    """(instructions, run_json's JSON figures) of one run of `argv` under the tool."""
+def _count(tool: str, argv: list[str], tmp: Path) -> tuple[dict[str, int], dict]:
+    """(counts, run_json's JSON figures) of one run of `argv` under the tool: the instructions,
+    and the cache misses the tool gives (perf: `llc_misses` where the CPU counts them;
+    cachegrind: `d1_misses` and `l2_misses` of its simulated caches)."""
     if tool == "perf":
-        wrapped = ["perf", "stat", "-x", ",", "-e", "instructions:u", "--", *argv]
+        events = ",".join(e for e, _ in PERF_EVENTS)
+        wrapped = ["perf", "stat", "-x", ",", "-e", events, "--", *argv]
         out_file = None
     else:
         out_file = tmp / "cachegrind.out"
-        wrapped = ["valgrind", "--tool=cachegrind", "--cache-sim=no", f"--cachegrind-out-file={out_file}", *argv]
+        wrapped = [
+            "valgrind",
+            "--tool=cachegrind",
+            "--cache-sim=yes",
+            *CACHEGRIND_CACHES,
+            f"--cachegrind-out-file={out_file}",
+            *argv,
+        ]
     try:
         out = _run(wrapped, cwd=tmp)
     except (OSError, subprocess.SubprocessError) as e:
         raise _Failed(f"{tool} did not run: {e}") from e
     if out.returncode != 0:
         raise _Failed(f"{tool} run failed: {_last_line(out.stderr)}")
-    n = perf_count(out.stderr) if tool == "perf" else cachegrind_count(out_file, out.stderr)
-    if n is None:
+    counts = perf_counts(out.stderr) if tool == "perf" else cachegrind_counts(out_file, out.stderr)
+    if "instructions" not in counts:
         raise _Failed(f"no instruction count in the output of {tool}")
     try:
         figures = json.loads(_last_line(out.stdout))
     except ValueError as e:
         raise _Failed(f"run_json printed no figures: {_last_line(out.stdout)}") from e
-    return n, figures
+    return counts, figures
+
+
+#: The cache misses a count may hold, and the key of their figure per packet-hop.
+MISS_FIGURES = (
+    ("llc_misses", "llc_misses_per_hop"),
+    ("d1_misses", "d1_misses_per_hop"),
+    ("l2_misses", "l2_misses_per_hop"),
+)
 
 
 def measure_instructions(path: str, tool: str, exe: Path, *, hops: int = INSTRUCTION_HOPS) -> dict:
@@ -387,16 +466,20 @@ def measure_instructions(path: str, tool: str, exe: Path, *, hops: int = INSTRUC
         build, _ = _count(tool, [*common, "--build-only"], tmp)
     if not run.get("packet_hops"):
         raise _Failed("the shortened run made no packet-hops")
-    net = total - build
-    return {
+    net = total["instructions"] - build["instructions"]
+    got = {
         "instructions_per_hop": net / run["packet_hops"],
         "instructions": net,
-        "instructions_build": build,
+        "instructions_build": build["instructions"],
         "instructions_hops": run["packet_hops"],
         "instructions_max_hops": hops,
         "instructions_sim_s": round(run["sim_s"], 6),
         "instructions_tool": tool,
     }
+    for key, figure in MISS_FIGURES:
+        if key in total and key in build:
+            got[figure] = max(total[key] - build[key], 0) / run["packet_hops"]
+    return got
 
 
 # ---------------------------------------------------------------------------------------------
@@ -527,6 +610,9 @@ ENTRY_FIELDS = (
     "instructions_max_hops",
     "instructions_sim_s",
     "instructions_tool",
+    "llc_misses_per_hop",
+    "d1_misses_per_hop",
+    "l2_misses_per_hop",
 )
 
 
@@ -539,6 +625,8 @@ def _rounded(key: str, value):
         return round(value)
     if key in ("peak_rss_mb", "baseline_rss_mb", "instructions_per_hop"):
         return round(value, 1)
+    if key.endswith("_misses_per_hop"):
+        return round(value, 2)
     return round(value, 4)
 
 
@@ -597,6 +685,9 @@ FIGURES = (
     ("hops_per_cpu_s", "hops per CPU s", 1e6, " M", +1, 15.0),
     ("peak_rss_mb", "peak RSS", 1.0, " MB", -1, 10.0),
     ("instructions_per_hop", "instructions/hop", 1.0, "", -1, 1.0),
+    ("llc_misses_per_hop", "LLC misses/hop", 1.0, "", -1, 15.0),
+    ("d1_misses_per_hop", "L1d misses/hop", 1.0, "", -1, 5.0),
+    ("l2_misses_per_hop", "L2 misses/hop", 1.0, "", -1, 5.0),
 )
 
 
@@ -642,7 +733,8 @@ def format_comparison(rows: list[dict], history: list[dict], where: str) -> str:
         entry, old = last
         out.append(f"{r['name']} ({r['file']}), last: {entry.get('commit', '?')} of {entry.get('date', '?')}")
         for key, label, *_ in FIGURES:
-            if key == "instructions_per_hop" and key not in r and key not in old:
+            counted = ("instructions_per_hop", "llc_misses_per_hop", "d1_misses_per_hop", "l2_misses_per_hop")
+            if key in counted and key not in r and key not in old:
                 continue
             text, worse = compare_figure(key, r.get(key), old.get(key))
             if key == "instructions_per_hop" and r.get(key) is not None and old.get(key) is not None:
@@ -702,8 +794,8 @@ def history_markdown(history: list[dict], source: str = "history.jsonl") -> str:
             f"`{file}`",
             "",
             "| # | commit | sim s | wall s (median) | sim s / wall s | M hops/s | M events/s | M hops/CPU s "
-            "| flows | peak MB | base MB | instr/hop |",
-            "|---|---|---|---|---|---|---|---|---|---|---|---|",
+            "| flows | peak MB | base MB | instr/hop | misses/hop |",
+            "|---|---|---|---|---|---|---|---|---|---|---|---|---|",
         ]
         for i, e in enumerate(history, start=1):
             for s in e["scenarios"]:
@@ -715,6 +807,7 @@ def history_markdown(history: list[dict], source: str = "history.jsonl") -> str:
                     str(e.get("commit", "?")),
                     *_figure_cells(s, _fixed(s["sim_s_per_wall_s"])),
                     "n/a" if ipp is None else f"{ipp:.0f}",
+                    misses_cell(s),
                 ]
                 out.append("| " + " | ".join(cells) + " |")
     return "\n".join(out) + "\n"
