@@ -5,9 +5,11 @@
 //!
 //! - `--base DIR`: the directory relative file names (flow lists, graph files) are read from;
 //!   default: the directory of SCENARIO.json.
-//! - `--max-hops N`: stop at the end of the first 10 ms step after which at least N
-//!   packet-hops were made, instead of running to the end (a shortened run whose length does
-//!   not depend on the machine: `fctlab bench --instructions` counts it under cachegrind).
+//! - `--max-hops N`: stop at the end of the first step after which at least N packet-hops
+//!   were made, instead of running to the end (a shortened run whose length does not depend
+//!   on the machine: `fctlab bench --instructions` counts it under cachegrind). A step is
+//!   10 ms, or a hundredth of the arrival window if that is shorter (a loaded fabric makes
+//!   millions of hops in 10 us).
 //! - `--build-only`: build the scenario and stop before its first event (the instructions of
 //!   the build, to subtract from a run's).
 //! - `--json`: print the figures as one JSON object instead of the line of text.
@@ -131,6 +133,7 @@ fn main() {
             std::process::exit(1);
         }
     }
+    let step = Time::from_ms(10).min(Time(engine.world().limits().duration.0 / 100).max(Time(1)));
     let mut t = Time::ZERO;
     let mut max_pending = 0;
     let mut finished = false;
@@ -144,7 +147,7 @@ fn main() {
             if args.max_hops.is_some_and(|n| engine.packet_hops() >= n) {
                 break;
             }
-            t += Time::from_ms(10);
+            t += step;
         }
     }
     if let Some(Err(e)) = engine.world_mut().filter(|_| args.pcap.is_some()).map(|w| w.finish_capture()) {
