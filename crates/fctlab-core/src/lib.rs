@@ -12,7 +12,7 @@
 //! | [`workload`] | flow sizes (`sizes`), arrival processes (`arrivals`), host pairs, flow lists |
 //! | [`topology`] | dumbbell, parking lot, Internet-2 (RC3), fat-tree, graphs from files; host groups |
 //! | [`routing`] | static shortest paths (delay, then hops), optional ECMP by flow hash; dense tables, or sparse rows on large graphs |
-//! | [`sched`] | the event queue: (time, insertion order), FIFO among ties; a partition's imported arrivals first, by (time, link) |
+//! | [`sched`] | the event queue: (time, insertion order), FIFO among ties; a partition's imported arrivals first, by (time, link); link events in a 4-ary heap (`quad`) while few are pending, on a timing wheel (`wheel`) while many are (`near`), timers in a radix heap (`radix`) |
 //! | [`net`] | `Packet` (one `Copy` struct, carrying the registry's `CongestionHeader`) and `Link` (queue + serializer + propagation) |
 //! | [`plan`] | what a build passes down to the layers below the scenario: a transport's `Profile` (and the `Common` TCP part and `ProtocolKeys` a protocol builds it from), flow plans, run limits, `KernelStack`, `RunInfo`; the scenario layer fills them in, and nothing imports the scenario layer |
 //! | [`protocol`] | the protocol registry, one folder per protocol (`newreno/`, `cubic/`, `rc3/`, `rcp/`, `rtcp/`, `xcp/`, `jetmax/`, `piqi/`): each its host law, router law, header and scenario keys, joined to the rest by `protocol/mod.rs` and its table `protocol/registry.rs` (one row per protocol, which generates the header enum, the router laws, the protocols' own queue disciplines, the info rows, the host laws' lists (`protocol/hosts.rs`: `Controller`, `RateLaw` and their configs) and the `protocol = "..."` values (`protocol/keys.rs`)) |

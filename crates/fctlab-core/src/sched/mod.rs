@@ -10,16 +10,25 @@
 //! exchanged packets, which depends on the threads' timing; the link id does not. Local
 //! insertion numbers start at 2^32, above every link id, so such an arrival goes first among
 //! events at the same time, and a run without imported links orders its events as before.
+//!
+//! | file | what it holds |
+//! |---|---|
+//! | `mod.rs` | [`Event`], [`Scheduler`]: the two tiers and the order between them |
+//! | `near.rs` | the link events: a heap while few are pending, a wheel while many are |
+//! | `quad.rs` | a 4-ary heap keyed by (time, seq) |
+//! | `wheel.rs` | a timing wheel (calendar queue) keyed by (time, seq), its slot width adapting |
+//! | `radix.rs` | a radix heap keyed by time, ties first-in first-out: the timers |
 
+mod near;
 mod quad;
 mod radix;
 mod wheel;
 
 use crate::net::packet::Packet;
 use crate::units::Time;
+use near::Near;
 use quad::pack;
 use radix::Radix;
-use wheel::Wheel;
 
 /// The first insertion number of local events: every link id is below it.
 const LOCAL_SEQ0: u64 = 1 << 32;
@@ -60,13 +69,13 @@ struct Entry {
 
 /// The pending events of a run, in two tiers.
 ///
-/// Link events (at most two per link, always near) live on a timing wheel ([`Wheel`]), whose
-/// push and pop cost the same on a dumbbell and on a loaded fabric. Everything else - mostly endpoint timers, many of them superseded before they fire -
-/// lives in a radix heap ([`Radix`]), where an entry that is never popped early costs one push.
+/// Link events (at most two per link, always near) live in a 4-ary heap while few are pending
+/// and on a timing wheel while many are ([`Near`]). Everything else - mostly endpoint timers,
+/// many of them superseded before they fire - lives in a radix heap ([`Radix`]), where an entry that is never popped early costs one push.
 /// A global insertion counter breaks ties between the tiers, so equal times pop first-in
 /// first-out across the whole queue.
 pub struct Scheduler {
-    near: Wheel,
+    near: Near,
     far: Radix,
     seq: u64,
     popped: u64,
@@ -83,7 +92,7 @@ impl Default for Scheduler {
 impl Scheduler {
     /// An empty queue.
     pub fn new() -> Scheduler {
-        Scheduler { near: Wheel::default(), far: Radix::new(), seq: LOCAL_SEQ0, popped: 0, exports: Vec::new() }
+        Scheduler { near: Near::default(), far: Radix::new(), seq: LOCAL_SEQ0, popped: 0, exports: Vec::new() }
     }
 
     /// Schedules the arrival of the head packet of link `link`, which comes in from another
@@ -172,7 +181,7 @@ impl Scheduler {
 
     /// Number of pending events.
     pub fn len(&self) -> usize {
-        self.near.len + self.far.len
+        self.near.len() + self.far.len
     }
 
     /// True when nothing is pending.

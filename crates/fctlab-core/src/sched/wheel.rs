@@ -85,6 +85,13 @@ impl Default for Wheel {
 }
 
 impl Wheel {
+    /// An empty wheel whose open slot holds `t` (events may still be pushed earlier: they join
+    /// the open slot).
+    pub(super) fn starting_at(t: Time) -> Wheel {
+        let w = Wheel::default();
+        Wheel { cur: t.0 >> w.shift, last: t, ..w }
+    }
+
     #[inline]
     fn mark(&mut self, i: usize) {
         self.occupied[i / 64] |= 1 << (i % 64);
