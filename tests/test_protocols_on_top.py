@@ -20,7 +20,7 @@ ROOT = Path(__file__).resolve().parents[1]
 SRC = ROOT / "crates" / "fctlab-core" / "src"
 
 # The lower layers: folders and single files under the core's `src/`.
-LOWER = ["net", "qdisc", "capture", "sched.rs", "routing.rs", "metrics", "transport", "world", "plugin"]
+LOWER = ["net", "qdisc", "capture", "sched", "routing.rs", "metrics", "transport", "world", "plugin"]
 # The protocols' folders, and the prefixes of their type names.
 FOLDERS = ["newreno", "cubic", "dctcp", "pfabric", "hpcc", "rc3", "rcp", "rtcp", "xcp", "jetmax", "piqi", "swift"]
 TYPE_PREFIXES = ["Rcp", "Xcp", "JetMax", "Piqi", "PFabric", "Hpcc", "Dctcp", "Rc3", "Cubic", "NewReno", "Rtcp", "Swift"]
