@@ -281,8 +281,9 @@ def perf_counts(stderr: str) -> dict[str, int]:
         fields = line.split(",")
         if len(fields) < 3:
             continue
+        name = fields[2].strip().split(":")[0]
         for event, key in PERF_EVENTS:
-            if fields[2].strip() == event or fields[2].strip().startswith(event.split(":")[0] + ":"):
+            if name == event.split(":")[0]:
                 try:
                     counts[key] = int(fields[0].strip())
                 except ValueError:

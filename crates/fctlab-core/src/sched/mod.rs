@@ -71,9 +71,9 @@ struct Entry {
 ///
 /// Link events (at most two per link, always near) live in a 4-ary heap while few are pending
 /// and on a timing wheel while many are ([`Near`]). Everything else - mostly endpoint timers,
-/// many of them superseded before they fire - lives in a radix heap ([`Radix`]), where an entry that is never popped early costs one push.
-/// A global insertion counter breaks ties between the tiers, so equal times pop first-in
-/// first-out across the whole queue.
+/// many of them superseded before they fire - lives in a radix heap ([`Radix`]), where an
+/// entry that is never popped early costs one push. A global insertion counter breaks ties
+/// between the tiers, so equal times pop first-in first-out across the whole queue.
 pub struct Scheduler {
     near: Near,
     far: Radix,
