@@ -15,8 +15,12 @@
 //!   equal work: the built-in topologies number neighbouring access routers consecutively (a
 //!   fat tree's edge switches pod by pod), so a run keeps a pod together.
 //! - Every other router (a fat tree's aggregation and core) joins, breadth first from the
-//!   routers placed, the partition most of its placed neighbours are in, the lighter one on a
-//!   tie: aggregation switches join their pod, core switches spread evenly.
+//!   routers placed, the lightest partition among those with at least half as many of its
+//!   placed neighbours as the one with most: aggregation switches join their pod, core
+//!   switches spread evenly, also when the runs of equal work give one partition a pod more
+//!   than another (a k = 32 fat tree in 16 partitions: with the plain majority, the two
+//!   partitions holding a third pod's aggregation took every core switch, 2.5 times the work
+//!   of the others).
 
 use crate::net::link::Link;
 use crate::units::Time;
@@ -125,8 +129,12 @@ pub fn choose<'a>(
                     votes[of[w] as usize] += 1;
                 }
             }
-            let lighter = |p: usize| std::cmp::Reverse((load[p], routers[p], p));
-            let p = (0..count).max_by_key(|&p| (votes[p], lighter(p))).unwrap_or(0);
+            // Among the partitions with at least half the most votes, the lightest: a core
+            // switch (as many neighbours in every pod) goes where the load is least, even when
+            // a partition holds one pod more than another; a router whose neighbours are nearly
+            // all in one partition goes there.
+            let most = votes.iter().copied().max().unwrap_or(0);
+            let p = (0..count).filter(|&p| 2 * votes[p] >= most).min_by_key(|&p| (load[p], routers[p], p)).unwrap_or(0);
             of[u] = p as u16;
             load[p] += work[u];
             routers[p] += 1;
@@ -237,6 +245,70 @@ mod tests {
         }
         // 1 us of delay plus 40 bytes at 1 Gb/s (320 ns).
         assert_eq!(p.lookahead, Time(1_320_000));
+    }
+
+    /// Core switches spread over every partition, to even out the work, also when the runs of
+    /// equal work split pods unevenly: a k = 8 fat tree in 3 partitions gives two of them three
+    /// pods' aggregation switches and one only two, and a plain majority of neighbours sent
+    /// every core switch to the first two (the third ran none of the core's work).
+    #[test]
+    fn core_switches_spread_when_pods_split_unevenly() {
+        let (links, hosts) = fat_tree_links(8);
+        let host_ids: Vec<usize> = (0..hosts.len()).filter(|&v| hosts[v]).collect();
+        // Every host sends to the host at the same place in the next pod, up through a core
+        // switch chosen round robin, so that core switches carry work as in a real run.
+        let link = |a: usize, b: usize| {
+            links.iter().position(|l| l.from as usize == a && l.to as usize == b).expect("a link") as u32
+        };
+        let up = |v: usize| links.iter().filter(|l| l.from as usize == v).map(|l| l.to as usize).min().unwrap();
+        let paths: Vec<Vec<u32>> = host_ids
+            .iter()
+            .enumerate()
+            .map(|(i, &h)| {
+                let dst = host_ids[(i + 16) % host_ids.len()];
+                let (edge, dst_edge) = (up(h), up(dst));
+                let agg = 16 + (edge - 16) / 8 * 8 + i % 4;
+                let core =
+                    links.iter().filter(|l| l.from as usize == agg && l.to < 16).nth(i / 4 % 4).unwrap().to as usize;
+                let dst_agg = links
+                    .iter()
+                    .find(|l| {
+                        l.from as usize == core
+                            && up(dst_edge) <= l.to as usize
+                            && (l.to as usize - 16) / 8 == (dst_edge - 16) / 8
+                    })
+                    .unwrap()
+                    .to as usize;
+                vec![
+                    link(h, edge),
+                    link(edge, agg),
+                    link(agg, core),
+                    link(core, dst_agg),
+                    link(dst_agg, dst_edge),
+                    link(dst_edge, dst),
+                ]
+            })
+            .collect();
+        let flows: Vec<(usize, Option<u64>, &[u32])> =
+            host_ids.iter().zip(&paths).map(|(&h, path)| (h, Some(1000), &path[..])).collect();
+        let p = choose(&links, &hosts, flows.iter().copied(), 3, 40, |_| 1_000_000_000);
+        assert_eq!(p.count, 3);
+        let mut cores = [0usize; 3];
+        for &q in &p.of[..16] {
+            cores[q as usize] += 1;
+        }
+        let (most, least) = (p.work.iter().max().unwrap(), p.work.iter().min().unwrap());
+        assert!(*most as f64 <= 1.1 * *least as f64, "work {:?}, core switches by partition {cores:?}", p.work);
+        assert!(cores.iter().all(|&c| c >= 2), "core switches by partition {cores:?}");
+        // Aggregation switches still follow the majority of their pod's edge switches.
+        for pod in 0..8 {
+            let first = 16 + pod * 8;
+            let (aggs, edges) = (&p.of[first..first + 4], &p.of[first + 4..first + 8]);
+            for &a in aggs {
+                let with = edges.iter().filter(|&&e| e == a).count();
+                assert!(2 * with >= edges.iter().map(|&e| edges.iter().filter(|&&x| x == e).count()).max().unwrap());
+            }
+        }
     }
 
     /// More partitions than access routers: the cut keeps only those it can fill, one edge
