@@ -59,6 +59,9 @@ def test_four_partitions_write_the_same_bytes_on_one_two_and_four_threads(tmp_pa
     assert [m["threads"] for m in meta] == [min(t, cores) for t in (1, 2, 4)]
     assert all(m["partitions"] == 4 and m["handed_over_pkts"] > 0 and m["windows"] > 0 for m in meta)
     assert meta[0]["lookahead_s"] == pytest.approx(50e-6 + 40 * 8 / 1e9)
+    # Windows the first thread ran alone (measured faster: docs/parallel.md), never more than all.
+    assert meta[0]["solo_windows"] == 0, "one thread has nobody to lend it partitions"
+    assert all(0 <= m["solo_windows"] <= m["windows"] for m in meta)
 
 
 def test_the_cli_takes_threads_and_refuses_a_bad_count(tmp_path):

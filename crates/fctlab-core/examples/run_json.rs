@@ -17,6 +17,9 @@
 //!   includes writing it (what docs/benchmark.md's capture figure measures).
 //! - `--partitions N`, `--threads T`: run the world cut into N partitions on T threads
 //!   (default: the scenario's `parallel` table, else one partition).
+//! - `--stretch-ms MS`: the shortest stretch of windows over which a partitioned run measures
+//!   parallel against solo windows (default 20; `docs/parallel.md`). A stretch longer than the
+//!   run keeps every window parallel: how `docs/parallel.md` measures two threads against one.
 
 use fctlab_core::scenario;
 use fctlab_core::units::Time;
@@ -25,7 +28,7 @@ use std::path::PathBuf;
 use std::time::Instant;
 
 const USAGE: &str =
-    "usage: run_json SCENARIO.json [--base DIR] [--max-hops N] [--build-only] [--json] [--partitions N] [--threads T] [--pcap FILE]";
+    "usage: run_json SCENARIO.json [--base DIR] [--max-hops N] [--build-only] [--json] [--partitions N] [--threads T] [--stretch-ms MS] [--pcap FILE]";
 
 struct Args {
     path: String,
@@ -36,6 +39,7 @@ struct Args {
     partitions: Option<usize>,
     threads: Option<usize>,
     pcap: Option<PathBuf>,
+    stretch_ms: Option<u64>,
 }
 
 fn usage_error(msg: &str) -> ! {
@@ -53,6 +57,7 @@ fn parse_args() -> Args {
         partitions: None,
         threads: None,
         pcap: None,
+        stretch_ms: None,
     };
     let mut it = std::env::args().skip(1);
     let mut path = None;
@@ -73,6 +78,10 @@ fn parse_args() -> Args {
             "--threads" => match it.next().map(|n| n.parse::<usize>()) {
                 Some(Ok(n)) if n > 0 => args.threads = Some(n),
                 _ => usage_error("--threads needs a whole number >= 1"),
+            },
+            "--stretch-ms" => match it.next().map(|n| n.parse::<u64>()) {
+                Some(Ok(n)) => args.stretch_ms = Some(n),
+                _ => usage_error("--stretch-ms needs a whole number of milliseconds"),
             },
             "--pcap" => match it.next() {
                 Some(f) => args.pcap = Some(PathBuf::from(f)),
@@ -116,7 +125,10 @@ fn main() {
     let partitions = args.partitions.unwrap_or(info.partitions);
     let threads = args.threads.or(info.threads).unwrap_or(partitions);
     let mut engine = match Engine::new(world, partitions, threads) {
-        Ok(e) => e,
+        Ok(e) => match args.stretch_ms {
+            Some(ms) => e.with_stretch(std::time::Duration::from_millis(ms)),
+            None => e,
+        },
         Err(e) => {
             eprintln!("error: {e}");
             std::process::exit(2);

@@ -35,14 +35,25 @@ fn rcp() -> Value {
 
 /// Runs `scenario` cut into `partitions` on `threads` threads, to the end.
 fn run(scenario: &Value, partitions: usize, threads: usize) -> World {
+    run_engine(scenario, partitions, threads, |e| e).0
+}
+
+/// [`run`], with `set` applied to the engine first; the world and the run's figures.
+fn run_engine(
+    scenario: &Value,
+    partitions: usize,
+    threads: usize,
+    set: impl FnOnce(Engine) -> Engine,
+) -> (World, Option<fctlab_core::world::parallel::ParallelStats>) {
     let (world, _) = scenario::build(&scenario.to_string(), Path::new(".")).unwrap_or_else(|e| panic!("{e}"));
-    let mut engine = Engine::new(world, partitions, threads).unwrap_or_else(|e| panic!("{e}"));
+    let mut engine = set(Engine::new(world, partitions, threads).unwrap_or_else(|e| panic!("{e}")));
     // Steps of 7 ms, as a caller showing progress would: the results must not depend on them.
     let mut t = fctlab_core::units::Time::ZERO;
     while !engine.run_until(t) {
         t += fctlab_core::units::Time::from_ms(7);
     }
-    engine.into_world()
+    let stats = engine.parallel_stats().cloned();
+    (engine.into_world(), stats)
 }
 
 /// Everything a run's tables are made of, as text.
@@ -80,6 +91,26 @@ fn tcp_on_four_partitions_gives_the_same_bytes_on_one_two_and_four_threads() {
 #[test]
 fn rcp_on_four_partitions_gives_the_same_bytes_on_one_two_and_four_threads() {
     same_on_every_thread_count(&rcp());
+}
+
+/// Solo windows (the first thread runs every partition, lent by the others, when that is
+/// measured faster: `world/adapt.rs`) change nothing: with stretches of zero the threads switch
+/// between parallel and solo windows all along the run, and give the bytes of one thread.
+#[test]
+fn switching_between_parallel_and_solo_windows_gives_the_same_bytes() {
+    for scenario in [tcp(), rcp()] {
+        let one = digest(&run(&scenario, 4, 1));
+        for threads in [2, 4] {
+            let (w, stats) = run_engine(&scenario, 4, threads, |e| e.with_stretch(std::time::Duration::ZERO));
+            let stats = stats.expect("a partitioned run");
+            assert!(stats.solo_windows > 0 && stats.solo_windows < stats.windows, "both kinds of window: {stats:?}");
+            let other = digest(&w);
+            if other != one {
+                let line = one.lines().zip(other.lines()).position(|(a, b)| a != b);
+                panic!("{threads} threads switching differ from one, first at line {line:?}");
+            }
+        }
+    }
 }
 
 /// Packets handed between partitions are neither lost nor doubled: every flow completes, every

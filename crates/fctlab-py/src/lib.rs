@@ -387,6 +387,7 @@ fn parallel_meta(meta: &Bound<'_, PyDict>, s: &ParallelStats) -> PyResult<()> {
     meta.set_item("partition_events", s.events.clone())?;
     meta.set_item("thread_busy_s", s.busy_s.clone())?;
     meta.set_item("thread_exchange_s", s.exchange_s.clone())?;
+    meta.set_item("solo_windows", s.solo_windows)?;
     Ok(())
 }
 

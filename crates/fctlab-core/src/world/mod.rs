@@ -44,6 +44,7 @@ use crate::transport::tcp::{TcpReceiver, TcpSender};
 use crate::transport::{Endpoint, FlowAddr};
 use crate::units::{Rate, Time};
 
+mod adapt;
 mod barrier;
 pub mod lossless;
 pub mod parallel;

@@ -20,7 +20,9 @@
 //! **Threads** ([`super::pool`]) are started with the run and kept to its end; the caller's
 //! thread only hands out steps and waits, asking its caller whether to go on
 //! ([`Parallel::run_until_polling`]). [`Engine`] chooses what a run uses ([`Layout`]): the
-//! partitions the cut can fill, at most one thread per partition and per core.
+//! partitions the cut can fill, at most one thread per partition and per core. Where one
+//! thread is measured faster than all of them (small windows, a core taken by another
+//! process), the first thread runs the windows alone ([`super::adapt`]).
 //!
 //! **Same bytes on any number of threads.** A partitioned run is defined by its partitions, not
 //! by its threads: the threads only share out the partitions, and each partition runs its
@@ -126,6 +128,9 @@ pub struct ParallelStats {
     /// the window. Run on one thread, this is the critical path: how long the events would take
     /// with a core per partition and barriers that cost nothing (`docs/parallel.md`'s model).
     pub critical_s: Vec<f64>,
+    /// Windows the first thread ran alone, every partition lent to it, because that was
+    /// measured faster than every thread ([`super::adapt`]).
+    pub solo_windows: u64,
 }
 
 /// A world cut into partitions, run in windows on several threads (kept for the whole run:
@@ -161,7 +166,7 @@ impl World {
     /// Cuts this world as `partition` says, if it can be ([`World::into_partitions`]).
     fn cut_checked(&mut self, partition: Partition, threads: usize) -> Result<Parallel, ParallelError> {
         self.check_can_cut(threads)?;
-        Ok(self.cut(partition, threads))
+        Ok(self.cut(partition, threads, super::adapt::STRETCH))
     }
 
     /// Why this world cannot be cut to run on `threads` threads, if it cannot.
@@ -176,15 +181,16 @@ impl World {
     }
 
     /// Cuts this world as `partition` says, to run on `threads` threads (at most one per
-    /// partition).
-    fn cut(&mut self, partition: Partition, threads: usize) -> Parallel {
+    /// partition) that choose between parallel and solo windows over stretches of at least
+    /// `stretch` ([`super::adapt`]).
+    fn cut(&mut self, partition: Partition, threads: usize, stretch: std::time::Duration) -> Parallel {
         let p = partition.count;
         let parts: Vec<World> = (0..p).map(|q| self.partition_world(&partition, q as u16)).collect();
         self.links = Vec::new();
         let epoch = partition.lookahead.max(Time::from_ms(1));
         let figures = parts.iter().map(|w| Figures { open_flows: w.open_flows, ..Figures::default() }).collect();
         let partition = Arc::new(partition);
-        let pool = Pool::start(parts, threads, partition.clone(), epoch);
+        let pool = Pool::start(parts, threads, partition.clone(), epoch, stretch);
         let stats = ParallelStats {
             partitions: p,
             partitions_asked: partition.asked,
@@ -406,6 +412,7 @@ impl Parallel {
             self.stats.exchange_s[i] += exchange;
             self.stats.critical_s[i] += critical;
             self.stats.handed_over += r.handed;
+            self.stats.solo_windows += r.solo_windows;
             figures.extend(r.figures);
             violation = match (violation, r.violation) {
                 (Some(a), Some(b)) => Some(if b.at < a.at { b } else { a }),
@@ -610,6 +617,9 @@ pub struct Engine {
     /// The cut of a partitioned run and its threads, until its first step cuts the world (so
     /// that building a run to validate it costs no partition).
     pending: Option<(Partition, usize)>,
+    /// The shortest stretch of windows a partitioned run measures to choose between parallel
+    /// and solo windows ([`super::adapt`]).
+    stretch: std::time::Duration,
     /// A partitioned run's figures: those known before it runs, then the final ones.
     stats: Option<ParallelStats>,
     layout: Layout,
@@ -662,7 +672,16 @@ impl Engine {
                 pending = Some((partition, threads));
             }
         }
-        Ok(Engine { world, parallel: None, pending, stats, layout })
+        Ok(Engine { world, parallel: None, pending, stats, layout, stretch: super::adapt::STRETCH })
+    }
+
+    /// Measures stretches of at least `stretch` of wall time to choose between running
+    /// windows on every thread and on one ([`super::adapt`]; 20 ms unless set). Results never
+    /// depend on it: tests set it to zero to switch at nearly every window.
+    #[doc(hidden)]
+    pub fn with_stretch(mut self, stretch: std::time::Duration) -> Engine {
+        self.stretch = stretch;
+        self
     }
 
     /// The partitions and threads asked for and used.
@@ -682,7 +701,7 @@ impl Engine {
     /// caller's thread and never asks.
     pub fn run_until_polling(&mut self, until: Time, go_on: &mut dyn FnMut() -> bool) -> Result<bool, Stopped> {
         if let Some((partition, threads)) = self.pending.take() {
-            self.parallel = Some(self.world.cut(partition, threads));
+            self.parallel = Some(self.world.cut(partition, threads, self.stretch));
         }
         let Some(p) = self.parallel.as_mut() else { return Ok(self.world.run_until(until)) };
         if !p.run_until_polling(until, go_on)? {

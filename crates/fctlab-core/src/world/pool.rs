@@ -10,9 +10,19 @@
 //! threads read before each barrier; they all stop at the same round, and the run is over. At the
 //! end the threads hand their worlds back ([`Pool::into_worlds`]) and exit.
 //!
+//! **Solo windows.** The first thread may run windows alone ([`super::adapt`] decides when: a
+//! busy core, or windows too small for a barrier). It says so before a round's barrier; after
+//! taking in what was handed over, the other threads *lend* it their partitions (a move of their
+//! `Vec<World>`, no copy) and sleep on a channel. It then runs every partition, round after
+//! round, with no barrier, until it decides to run on every thread again: it publishes that
+//! round's figures for all partitions, hands each thread its partitions back with the clock,
+//! and they rejoin at the barrier. At the end of a step it always hands them back, so between
+//! steps every thread holds its own, as the caller expects.
+//!
 //! Nothing here is allocated per step: the channels, the barrier, the figures each partition
 //! publishes per round and one inbox per (round parity, partition) live as long as the pool.
 
+use super::adapt::Adapt;
 use super::barrier::{Barrier, Waiter};
 use super::partition::Partition;
 use super::window::{decide, Clock, Step, Violation};
@@ -50,6 +60,11 @@ struct Shared {
     stuck: Vec<AtomicU64>,
     /// The caller asked to stop.
     abort: AtomicBool,
+    /// By round parity: the first thread runs this round's window alone ([`Adapt`]).
+    solo: [AtomicBool; 2],
+    /// By partition: events run so far, published with the round's figures (what [`Adapt`]
+    /// measures).
+    events: Vec<AtomicU64>,
     /// Packets handed over, by (round parity, destination partition). Every partition that
     /// hands some over appends them, link by link in wire order; the order among partitions
     /// does not matter, since the destination keys each link's arrivals by link id.
@@ -87,6 +102,40 @@ pub(super) struct Ran {
     pub(super) figures: Vec<Figures>,
     /// The first packet that came in too late here, if one did.
     pub(super) violation: Option<Violation>,
+    /// Windows this thread ran alone, every partition lent to it.
+    pub(super) solo_windows: u64,
+}
+
+/// Partitions a thread lends the first for solo windows.
+struct Lent {
+    thread: usize,
+    parts: Vec<World>,
+    /// A packet that came in too late while this thread took in its own.
+    violation: Option<Violation>,
+}
+
+/// What the first thread sends back with the partitions it was lent.
+enum Back {
+    /// Rejoin at this round's barrier (its figures are published), from this clock.
+    Resume(Vec<World>, Clock),
+    /// The step ended with this clock and step.
+    End(Vec<World>, Clock, Step),
+}
+
+/// A thread's part in solo windows.
+enum Solo {
+    /// The first thread: it decides, and borrows the others' partitions.
+    Lead {
+        adapt: Adapt,
+        lent: Receiver<Lent>,
+        back: Vec<Sender<Back>>,
+        /// Partitions owned by each thread, by thread.
+        owned: Vec<usize>,
+    },
+    /// Any other thread.
+    Follow { lend: Sender<Lent>, back: Receiver<Back> },
+    /// The only thread.
+    Alone,
 }
 
 enum Command {
@@ -126,8 +175,15 @@ pub(super) fn threads_used(threads: usize, partitions: usize) -> usize {
 
 impl Pool {
     /// Starts `threads` threads, each owning an equal run of `parts` (one partition each,
-    /// by partition index).
-    pub(super) fn start(parts: Vec<World>, threads: usize, partition: Arc<Partition>, epoch: Time) -> Pool {
+    /// by partition index); the first measures stretches of at least `stretch` to choose
+    /// between parallel and solo windows ([`Adapt`]).
+    pub(super) fn start(
+        parts: Vec<World>,
+        threads: usize,
+        partition: Arc<Partition>,
+        epoch: Time,
+        stretch: Duration,
+    ) -> Pool {
         let p = partition.count;
         let threads = threads_used(threads, p);
         let shared = Arc::new(Shared {
@@ -138,6 +194,8 @@ impl Pool {
             stop: (0..2 * p).map(|_| AtomicBool::new(false)).collect(),
             stuck: (0..2 * p).map(|_| AtomicU64::new(u64::MAX)).collect(),
             abort: AtomicBool::new(false),
+            solo: [AtomicBool::new(false), AtomicBool::new(false)],
+            events: (0..p).map(|_| AtomicU64::new(0)).collect(),
             inbox: (0..2 * p).map(|_| Mutex::new(Vec::new())).collect(),
             partition,
             epoch,
@@ -146,14 +204,32 @@ impl Pool {
         let per_thread = p.div_ceil(threads);
         let mut parts = parts.into_iter();
         let (mut commands, mut handles, mut bases) = (Vec::new(), Vec::new(), Vec::new());
+        let owned: Vec<usize> = (0..p).step_by(per_thread).map(|b| per_thread.min(p - b)).collect();
+        // Solo windows' channels: every other thread lends to the first, which sends back to each.
+        let (lend, lent) = mpsc::channel();
+        let mut lent = Some(lent);
+        let (backs, mut back_rx): (Vec<Sender<Back>>, Vec<Receiver<Back>>) =
+            (1..owned.len()).map(|_| mpsc::channel()).unzip();
+        let mut backs = Some(backs);
+        back_rx.reverse();
         for base in (0..p).step_by(per_thread) {
             let mine: Vec<World> = parts.by_ref().take(per_thread).collect();
             let (tx, rx) = mpsc::channel();
             let (shared, report_tx) = (shared.clone(), report_tx.clone());
             let thread = bases.len();
+            let solo = match (owned.len(), thread) {
+                (1, _) => Solo::Alone,
+                (_, 0) => Solo::Lead {
+                    adapt: Adapt::new(stretch),
+                    lent: lent.take().expect("one first thread"),
+                    back: backs.take().expect("one first thread"),
+                    owned: owned.clone(),
+                },
+                _ => Solo::Follow { lend: lend.clone(), back: back_rx.pop().expect("a channel per thread") },
+            };
             let handle = std::thread::Builder::new()
                 .name(format!("fctlab-partitions-{base}"))
-                .spawn(move || serve(thread, base, mine, &shared, &rx, &report_tx))
+                .spawn(move || serve(thread, base, mine, &shared, &rx, &report_tx, solo))
                 .expect("cannot start a thread for the partitions");
             commands.push(tx);
             handles.push(handle);
@@ -255,13 +331,14 @@ fn serve(
     shared: &Shared,
     commands: &Receiver<Command>,
     reports: &Sender<Report>,
+    mut solo: Solo,
 ) {
     let mut waiter = Waiter::default();
     while let Ok(cmd) = commands.recv() {
         match cmd {
             Command::Run(until, clock) => {
                 let step = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-                    rounds(&mut parts, base, shared, clock, until, &mut waiter)
+                    rounds(thread, &mut parts, base, shared, clock, until, &mut waiter, &mut solo)
                 }));
                 let report = match step {
                     Ok(mut ran) => {
@@ -295,62 +372,61 @@ fn figures(w: &World) -> Figures {
 }
 
 /// One step of one thread: rounds of publish, barrier, take what was handed over, decide, run,
-/// until every thread decides alike to pause or finish.
+/// until every thread decides alike to pause or finish. `parts` are the partitions from `base`
+/// on; the first thread holds every partition while it runs solo windows.
+#[allow(clippy::too_many_arguments)]
 fn rounds(
-    parts: &mut [World],
+    thread: usize,
+    parts: &mut Vec<World>,
     base: usize,
     shared: &Shared,
     mut clock: Clock,
     until: Time,
     waiter: &mut Waiter,
+    solo: &mut Solo,
 ) -> Ran {
-    let partition = &shared.partition;
-    let (of, p, lookahead) = (&partition.of, partition.count, partition.lookahead);
+    let (p, lookahead) = (shared.partition.count, shared.partition.lookahead);
     let mut handed = 0u64;
     let zero = Duration::ZERO;
     let (mut busy, mut exchange, mut critical) = (zero, zero, zero);
     let mut violation: Option<Violation> = None;
+    // The first thread holds every partition (solo windows).
+    let mut holding_all = false;
+    // This thread rejoins at the barrier: the round's figures are already published.
+    let mut rejoin = false;
+    let mut solo_windows = 0u64;
+    if let Solo::Lead { adapt, .. } = solo {
+        adapt.step_starts(Instant::now());
+    }
     loop {
         let t0 = Instant::now();
-        // Publish: hand over this window's packets, and what comes next here.
-        let abort = shared.abort.load(Ordering::Relaxed);
-        for (i, w) in parts.iter_mut().enumerate() {
-            let me = base + i;
-            let stuck = if w.is_stuck() { w.now.0 } else { u64::MAX };
-            let mut next = w.next_time(clock.flushing);
-            if !w.sched.exports.is_empty() {
-                handed += w.sched.exports.len() as u64;
-                next = w.sched.exports.iter().fold(next, |t, e| t.min(e.0));
-                // By destination partition, each link's packets kept in wire order (a stable
-                // sort), then one inbox lock per destination.
-                let to_of = |e: &Export| of[w.links[e.1 as usize].to as usize];
-                w.sched.exports.sort_by_key(to_of);
-                for same in w.sched.exports.chunk_by(|a, b| to_of(a) == to_of(b)) {
-                    let to = to_of(&same[0]) as usize;
-                    shared.inbox(clock.parity, to).lock().expect("inbox").extend_from_slice(same);
-                }
-                w.sched.exports.clear();
+        if !rejoin {
+            publish(parts, base, shared, clock, &mut violation, &mut handed);
+        }
+        rejoin = false;
+        if let Solo::Lead { adapt, back, owned, .. } = solo {
+            let events = shared.events.iter().map(|e| e.load(Ordering::Relaxed)).sum();
+            let next_solo = adapt.next_solo(t0, events);
+            shared.solo[clock.parity].store(next_solo, Ordering::Relaxed);
+            if holding_all && !next_solo {
+                give_back(parts, owned, back, |parts| Back::Resume(parts, clock));
+                holding_all = false;
             }
-            let slot = clock.parity * p + me;
-            shared.next[slot].store(next.0, Ordering::Relaxed);
-            shared.open[slot].store(w.open_flows, Ordering::Relaxed);
-            shared.started[slot].store(w.all_started_here(), Ordering::Relaxed);
-            let faulted = w.plugins.is_some_and(|s| s.is_raised());
-            shared.stop[slot].store(faulted || violation.is_some() || abort, Ordering::Relaxed);
-            shared.stuck[slot].store(stuck, Ordering::Relaxed);
         }
         exchange += t0.elapsed();
-        shared.barrier.wait(waiter);
+        if !holding_all {
+            shared.barrier.wait(waiter);
+        }
         let t0 = Instant::now();
-        // Take in the packets handed over to this thread's partitions. Each arrives at or after
-        // the end of the windows run so far, by the lookahead's definition; one that does not
-        // would be an event in the past, and is refused.
+        // Take in the packets handed over to the partitions held. Each arrives at or after the
+        // end of the windows run so far, by the lookahead's definition; one that does not would
+        // be an event in the past, and is refused.
         for (i, w) in parts.iter_mut().enumerate() {
             let mut inbox = shared.inbox(clock.parity, base + i).lock().expect("inbox");
             for (at, l, pkt) in inbox.drain(..) {
                 if at < clock.done_before {
                     let v = Violation { link: l, at, window_end: clock.done_before, wire: pkt.wire, lookahead };
-                    violation = Some(violation.map_or(v, |o: Violation| if v.at < o.at { v } else { o }));
+                    violation = earliest(violation, Some(v));
                     continue;
                 }
                 w.links[l as usize].import(l, at, pkt, &mut w.sched);
@@ -362,7 +438,43 @@ fn rounds(
         let all_started = shared.started[round.clone()].iter().all(|x| x.load(Ordering::Relaxed));
         let stop = shared.stop[round.clone()].iter().any(|x| x.load(Ordering::Relaxed));
         let stuck = shared.stuck[round].iter().map(|x| x.load(Ordering::Relaxed)).max().filter(|&t| t != u64::MAX);
+        let go_solo = shared.solo[clock.parity].load(Ordering::Relaxed) && !holding_all;
         clock.parity ^= 1;
+        if go_solo {
+            match solo {
+                Solo::Follow { lend, back } => {
+                    let parts_lent = std::mem::take(parts);
+                    let lent = Lent { thread, parts: parts_lent, violation: violation.take() };
+                    lend.send(lent).expect("the partitions' first thread is gone");
+                    exchange += t0.elapsed();
+                    match back.recv().expect("the partitions' first thread is gone") {
+                        Back::Resume(mine, at) => {
+                            (*parts, clock, rejoin) = (mine, at, true);
+                            continue;
+                        }
+                        Back::End(mine, at, step) => {
+                            (*parts, clock) = (mine, at);
+                            let times = [busy, exchange, critical].map(|d| d.as_secs_f64());
+                            return Ran { clock, step, handed, times, figures: Vec::new(), violation, solo_windows };
+                        }
+                    }
+                }
+                Solo::Lead { lent, owned, .. } => {
+                    let mut others: Vec<Option<Lent>> = (1..owned.len()).map(|_| None).collect();
+                    for _ in 1..owned.len() {
+                        let l = lent.recv().expect("a partition thread is gone");
+                        let at = l.thread - 1;
+                        others[at] = Some(l);
+                    }
+                    for l in others.into_iter().map(|l| l.expect("every thread lent its partitions")) {
+                        parts.extend(l.parts);
+                        violation = earliest(violation, l.violation);
+                    }
+                    holding_all = true;
+                }
+                Solo::Alone => unreachable!("a lone thread never runs solo windows"),
+            }
+        }
         exchange += t0.elapsed();
         let limits = parts[0].limits;
         // Every thread reads the flags published before the barrier, the same for all, so all
@@ -393,6 +505,7 @@ fn rounds(
                 }
                 clock.done_before = end;
                 clock.windows += 1;
+                solo_windows += holding_all as u64;
             }
             Step::Flush(at) => {
                 clock.flushing = true;
@@ -402,15 +515,70 @@ fn rounds(
                 }
             }
             Step::Paused(_) | Step::Finished | Step::Stalled(_) => {
-                return Ran {
-                    clock,
-                    step,
-                    handed,
-                    times: [busy, exchange, critical].map(|d| d.as_secs_f64()),
-                    figures: Vec::new(),
-                    violation,
-                };
+                if let (true, Solo::Lead { back, owned, .. }) = (holding_all, &*solo) {
+                    give_back(parts, owned, back, |parts| Back::End(parts, clock, step));
+                }
+                let times = [busy, exchange, critical].map(|d| d.as_secs_f64());
+                return Ran { clock, step, handed, times, figures: Vec::new(), violation, solo_windows };
             }
         }
+    }
+}
+
+/// Publishes what each partition held comes to at this round: hands over its window's packets
+/// and writes its figures in the round's slots.
+fn publish(
+    parts: &mut [World],
+    base: usize,
+    shared: &Shared,
+    clock: Clock,
+    violation: &mut Option<Violation>,
+    handed: &mut u64,
+) {
+    let partition = &shared.partition;
+    let (of, p) = (&partition.of, partition.count);
+    let abort = shared.abort.load(Ordering::Relaxed);
+    for (i, w) in parts.iter_mut().enumerate() {
+        let me = base + i;
+        let stuck = if w.is_stuck() { w.now.0 } else { u64::MAX };
+        let mut next = w.next_time(clock.flushing);
+        if !w.sched.exports.is_empty() {
+            *handed += w.sched.exports.len() as u64;
+            next = w.sched.exports.iter().fold(next, |t, e| t.min(e.0));
+            // By destination partition, each link's packets kept in wire order (a stable
+            // sort), then one inbox lock per destination.
+            let to_of = |e: &Export| of[w.links[e.1 as usize].to as usize];
+            w.sched.exports.sort_by_key(to_of);
+            for same in w.sched.exports.chunk_by(|a, b| to_of(a) == to_of(b)) {
+                let to = to_of(&same[0]) as usize;
+                shared.inbox(clock.parity, to).lock().expect("inbox").extend_from_slice(same);
+            }
+            w.sched.exports.clear();
+        }
+        let slot = clock.parity * p + me;
+        shared.next[slot].store(next.0, Ordering::Relaxed);
+        shared.open[slot].store(w.open_flows, Ordering::Relaxed);
+        shared.started[slot].store(w.all_started_here(), Ordering::Relaxed);
+        let faulted = w.plugins.is_some_and(|s| s.is_raised());
+        shared.stop[slot].store(faulted || violation.is_some() || abort, Ordering::Relaxed);
+        shared.stuck[slot].store(stuck, Ordering::Relaxed);
+        shared.events[me].store(w.events(), Ordering::Relaxed);
+    }
+}
+
+/// The first thread hands every other its partitions back, each with `message`.
+fn give_back(parts: &mut Vec<World>, owned: &[usize], back: &[Sender<Back>], message: impl Fn(Vec<World>) -> Back) {
+    let mut rest = parts.split_off(owned[0]);
+    for (to, &n) in back.iter().zip(&owned[1..]) {
+        let tail = rest.split_off(n);
+        to.send(message(std::mem::replace(&mut rest, tail))).expect("a partition thread is gone");
+    }
+}
+
+/// The earlier of two packets that came in too late.
+fn earliest(a: Option<Violation>, b: Option<Violation>) -> Option<Violation> {
+    match (a, b) {
+        (Some(a), Some(b)) => Some(if b.at < a.at { b } else { a }),
+        (a, b) => a.or(b),
     }
 }
