@@ -30,7 +30,8 @@ def register(sub: argparse._SubParsersAction) -> None:
         choices=["default", "scaling", "large", "plugins", "all"],
         help="the scenarios to run instead of SCENARIO...: default (dumbbell and Internet-2 of examples/), scaling "
         "(benchmarks/scenarios/: fat tree with 64, 512 and 4,096 flows, a 1,000-router graph, 10^6 one-packet "
-        "flows), large (a 10,000-router graph, a k = 64 fat tree, a k = 16 fat tree cut in two), plugins (the default "
+        "flows), large (a 10,000-router graph, a k = 64 fat tree, a k = 16 fat tree cut in two, a k = 32 fat tree at "
+        "100 Gb/s loaded from every host, the HPCC paper's 320-host fabric), plugins (the default "
         "two with NewReno as the template's Rust plug-in and as a Python one) or all",
     )
     b.add_argument("--repeat", type=options.jobs, default=1, help="runs per scenario; the median is reported")
