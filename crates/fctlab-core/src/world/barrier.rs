@@ -9,8 +9,17 @@
 //! to [`MIN_SPIN`]). Short, regular windows keep the spin; long or irregular waits end up
 //! sleeping almost at once on a condition variable. The last thread to arrive wakes the
 //! sleepers: a lock and a notify only when one sleeps.
+//!
+//! A sleep costs what the machine takes to wake a thread, and that varies by two orders of
+//! magnitude: a few microseconds on a bare machine, 100-200 us on a VM whose idle virtual CPU
+//! must be woken through the hypervisor (seen on the 2-core benchmark VM: two partitions of a
+//! 10,000-router graph waited 170 us per window, three times the run's events). A wait shorter
+//! than a wake-up is always cheaper spun through, so each waiter measures its wake-ups (from
+//! the release to its return) and never spins less than the last few cost, up to
+//! [`MAX_WAKE_SPIN`]. A machine busy with other work, where spinning steals the core the others
+//! need, is the pool's to detect: it then runs its windows on one thread ([`super::adapt`]).
 
-use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Condvar, Mutex};
 use std::time::{Duration, Instant};
 
@@ -18,11 +27,15 @@ use std::time::{Duration, Instant};
 pub(super) const MIN_SPIN: Duration = Duration::from_nanos(500);
 /// The longest spin before sleeping: several times what a sleep and a wake-up cost.
 pub(super) const MAX_SPIN: Duration = Duration::from_micros(50);
+/// The longest a measured wake-up makes a waiter spin.
+pub(super) const MAX_WAKE_SPIN: Duration = Duration::from_millis(1);
 
 /// One thread's spin budget at the barrier, adapted wait by wait.
 #[derive(Debug)]
 pub(super) struct Waiter {
     spin: Duration,
+    /// What its recent wake-ups cost (a moving average), the least it spins.
+    wake: Duration,
     /// Waits that ended spinning and waits that slept (for tests and reports).
     pub(super) spun: u64,
     pub(super) slept: u64,
@@ -30,7 +43,15 @@ pub(super) struct Waiter {
 
 impl Default for Waiter {
     fn default() -> Waiter {
-        Waiter { spin: Duration::from_micros(5), spun: 0, slept: 0 }
+        Waiter { spin: Duration::from_micros(5), wake: Duration::ZERO, spun: 0, slept: 0 }
+    }
+}
+
+impl Waiter {
+    /// How long it spins before sleeping: its adapted budget, and at least what its recent
+    /// wake-ups cost.
+    fn budget(&self) -> Duration {
+        self.spin.max(self.wake)
     }
 }
 
@@ -40,6 +61,9 @@ pub(super) struct Barrier {
     arrived: AtomicUsize,
     generation: AtomicUsize,
     sleepers: AtomicUsize,
+    /// When the last round was released, in nanoseconds from `born`.
+    released: AtomicU64,
+    born: Instant,
     lock: Mutex<()>,
     wake: Condvar,
 }
@@ -52,6 +76,8 @@ impl Barrier {
             arrived: AtomicUsize::new(0),
             generation: AtomicUsize::new(0),
             sleepers: AtomicUsize::new(0),
+            released: AtomicU64::new(0),
+            born: Instant::now(),
             lock: Mutex::new(()),
             wake: Condvar::new(),
         }
@@ -69,6 +95,7 @@ impl Barrier {
             // sleeps, or this thread sees it counted and takes the lock to wake it.
             self.generation.fetch_add(1, Ordering::SeqCst);
             if self.sleepers.load(Ordering::SeqCst) > 0 {
+                self.released.store(self.born.elapsed().as_nanos() as u64, Ordering::Relaxed);
                 let _guard = self.lock.lock().unwrap_or_else(|e| e.into_inner());
                 self.wake.notify_all();
             }
@@ -86,7 +113,7 @@ impl Barrier {
                 }
                 std::hint::spin_loop();
             }
-            if t0.elapsed() >= w.spin {
+            if t0.elapsed() >= w.budget() {
                 break;
             }
         }
@@ -94,10 +121,19 @@ impl Barrier {
         w.slept += 1;
         let mut guard = self.lock.lock().unwrap_or_else(|e| e.into_inner());
         self.sleepers.fetch_add(1, Ordering::SeqCst);
+        let mut waited = false;
         while self.generation.load(Ordering::SeqCst) == gen {
             guard = self.wake.wait(guard).unwrap_or_else(|e| e.into_inner());
+            waited = true;
         }
         self.sleepers.fetch_sub(1, Ordering::SeqCst);
+        drop(guard);
+        if waited {
+            // The release was written before the notify, under the lock this thread then took.
+            let released = Duration::from_nanos(self.released.load(Ordering::Relaxed));
+            let woke = self.born.elapsed().saturating_sub(released).min(MAX_WAKE_SPIN);
+            w.wake = (w.wake * 3 + woke) / 4;
+        }
     }
 }
 
@@ -153,5 +189,35 @@ mod tests {
         other.join().unwrap();
         assert_eq!(w.slept, 8, "every 2 ms wait slept");
         assert_eq!(w.spin, MIN_SPIN);
+    }
+
+    /// A waiter whose wake-ups cost more than its adapted budget spins for as long as a
+    /// wake-up costs (a VM's idle virtual CPU can take 100-200 us to wake), never past
+    /// [`MAX_WAKE_SPIN`]; with cheap wake-ups the adapted budget alone counts.
+    #[test]
+    fn a_waiter_spins_at_least_what_a_wake_up_costs() {
+        let w = Waiter { wake: Duration::from_micros(150), ..Waiter::default() };
+        assert_eq!(w.budget(), Duration::from_micros(150));
+        let w = Waiter { wake: Duration::from_micros(1), ..Waiter::default() };
+        assert_eq!(w.budget(), Duration::from_micros(5));
+    }
+
+    /// A waiter that sleeps measures what its wake-ups cost.
+    #[test]
+    fn a_sleeper_measures_its_wake_ups() {
+        let barrier = Arc::new(Barrier::new(2));
+        let other = {
+            let barrier = barrier.clone();
+            std::thread::spawn(move || {
+                let mut w = Waiter::default();
+                std::thread::sleep(Duration::from_millis(5));
+                barrier.wait(&mut w);
+            })
+        };
+        let mut w = Waiter::default();
+        barrier.wait(&mut w);
+        other.join().unwrap();
+        assert_eq!(w.slept, 1);
+        assert!(w.wake > Duration::ZERO && w.wake < Duration::from_millis(1), "{:?}", w.wake);
     }
 }
