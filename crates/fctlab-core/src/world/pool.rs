@@ -525,8 +525,8 @@ fn rounds(
     }
 }
 
-/// Publishes what each partition held comes to at this round: hands over its window's packets
-/// and writes its figures in the round's slots.
+/// Publishes each partition held for this round: hands over the packets its last window sent
+/// across the cut, and writes its figures in the round's slots.
 fn publish(
     parts: &mut [World],
     base: usize,
