@@ -414,10 +414,7 @@ impl Parallel {
             self.stats.handed_over += r.handed;
             self.stats.solo_windows += r.solo_windows;
             figures.extend(r.figures);
-            violation = match (violation, r.violation) {
-                (Some(a), Some(b)) => Some(if b.at < a.at { b } else { a }),
-                (a, b) => a.or(b),
-            };
+            violation = Violation::earliest(violation, r.violation);
         }
         self.figures = figures;
         self.stats.events = self.figures.iter().map(|f| f.events).collect();

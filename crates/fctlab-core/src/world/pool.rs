@@ -426,7 +426,7 @@ fn rounds(
             for (at, l, pkt) in inbox.drain(..) {
                 if at < clock.done_before {
                     let v = Violation { link: l, at, window_end: clock.done_before, wire: pkt.wire, lookahead };
-                    violation = earliest(violation, Some(v));
+                    violation = Violation::earliest(violation, Some(v));
                     continue;
                 }
                 w.links[l as usize].import(l, at, pkt, &mut w.sched);
@@ -468,7 +468,7 @@ fn rounds(
                     }
                     for l in others.into_iter().map(|l| l.expect("every thread lent its partitions")) {
                         parts.extend(l.parts);
-                        violation = earliest(violation, l.violation);
+                        violation = Violation::earliest(violation, l.violation);
                     }
                     holding_all = true;
                 }
@@ -572,13 +572,5 @@ fn give_back(parts: &mut Vec<World>, owned: &[usize], back: &[Sender<Back>], mes
     for (to, &n) in back.iter().zip(&owned[1..]) {
         let tail = rest.split_off(n);
         to.send(message(std::mem::replace(&mut rest, tail))).expect("a partition thread is gone");
-    }
-}
-
-/// The earlier of two packets that came in too late.
-fn earliest(a: Option<Violation>, b: Option<Violation>) -> Option<Violation> {
-    match (a, b) {
-        (Some(a), Some(b)) => Some(if b.at < a.at { b } else { a }),
-        (a, b) => a.or(b),
     }
 }

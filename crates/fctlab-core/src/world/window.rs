@@ -55,6 +55,16 @@ pub struct Violation {
     pub lookahead: Time,
 }
 
+impl Violation {
+    /// The earlier of two packets that came in too late, if either did.
+    pub(super) fn earliest(a: Option<Violation>, b: Option<Violation>) -> Option<Violation> {
+        match (a, b) {
+            (Some(a), Some(b)) => Some(if b.at < a.at { b } else { a }),
+            (a, b) => a.or(b),
+        }
+    }
+}
+
 /// The next step, from the figures every thread reads alike: `t` the earliest pending event
 /// anywhere, `open` the flows open, `all_started` whether every flow has started.
 #[allow(clippy::too_many_arguments)]
