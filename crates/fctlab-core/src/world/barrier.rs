@@ -167,26 +167,33 @@ mod tests {
         }
     }
 
-    /// A thread that waits long for another sleeps instead of spinning: its budget falls to
-    /// the least after a few such waits, so a long wait costs about [`MIN_SPIN`] of CPU.
-    #[test]
-    fn long_waits_end_up_sleeping() {
+    /// Crosses `rounds` barriers with another thread that arrives `late` after this one each
+    /// time; this thread's waiter after them.
+    fn wait_for_a_late_thread(rounds: usize, late: Duration) -> Waiter {
         let barrier = Arc::new(Barrier::new(2));
         let other = {
             let barrier = barrier.clone();
             std::thread::spawn(move || {
                 let mut w = Waiter::default();
-                for _ in 0..8 {
-                    std::thread::sleep(Duration::from_millis(2));
+                for _ in 0..rounds {
+                    std::thread::sleep(late);
                     barrier.wait(&mut w);
                 }
             })
         };
         let mut w = Waiter::default();
-        for _ in 0..8 {
+        for _ in 0..rounds {
             barrier.wait(&mut w);
         }
         other.join().unwrap();
+        w
+    }
+
+    /// A thread that waits long for another sleeps instead of spinning: its budget falls to
+    /// the least after a few such waits, so a long wait costs about [`MIN_SPIN`] of CPU.
+    #[test]
+    fn long_waits_end_up_sleeping() {
+        let w = wait_for_a_late_thread(8, Duration::from_millis(2));
         assert_eq!(w.slept, 8, "every 2 ms wait slept");
         assert_eq!(w.spin, MIN_SPIN);
     }
@@ -205,18 +212,7 @@ mod tests {
     /// A waiter that sleeps measures what its wake-ups cost.
     #[test]
     fn a_sleeper_measures_its_wake_ups() {
-        let barrier = Arc::new(Barrier::new(2));
-        let other = {
-            let barrier = barrier.clone();
-            std::thread::spawn(move || {
-                let mut w = Waiter::default();
-                std::thread::sleep(Duration::from_millis(5));
-                barrier.wait(&mut w);
-            })
-        };
-        let mut w = Waiter::default();
-        barrier.wait(&mut w);
-        other.join().unwrap();
+        let w = wait_for_a_late_thread(1, Duration::from_millis(5));
         assert_eq!(w.slept, 1);
         assert!(w.wake > Duration::ZERO && w.wake < Duration::from_millis(1), "{:?}", w.wake);
     }
