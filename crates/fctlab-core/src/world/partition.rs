@@ -270,13 +270,11 @@ mod tests {
                 let agg = 16 + (edge - 16) / 8 * 8 + i % 4;
                 let core =
                     links.iter().filter(|l| l.from as usize == agg && l.to < 16).nth(i / 4 % 4).unwrap().to as usize;
+                // A core switch's links lead to one aggregation switch per pod.
+                let pod_of = |v: usize| (v - 16) / 8;
                 let dst_agg = links
                     .iter()
-                    .find(|l| {
-                        l.from as usize == core
-                            && up(dst_edge) <= l.to as usize
-                            && (l.to as usize - 16) / 8 == (dst_edge - 16) / 8
-                    })
+                    .find(|l| l.from as usize == core && pod_of(l.to as usize) == pod_of(dst_edge))
                     .unwrap()
                     .to as usize;
                 vec![
