@@ -6,6 +6,12 @@ def ps_fct(capacities: list[float], starts: list[float], bits: list[float], path
     """Fluid max-min completion times (s) of flows i = (starts[i], bits[i], paths[i] link ids)
     on links of the given capacities (bit/s); GIL released; ValueError naming `flows[i]...`."""
 
+def local_fct(
+    capacities: list[float], starts: list[float], bits: list[float], paths: list[list[int]]
+) -> tuple[list[float], dict[str, int]]:
+    """`ps_fct`'s completion times by local fills (only the flows an event reaches are
+    water-filled again), and what that took: {"events", "fills", "filled_flows"}; GIL released."""
+
 def srpt_fct(capacities: list[float], starts: list[float], bits: list[float], paths: list[list[int]]) -> list[float]:
     """Fluid completion times (s) under greedy SRPT (pFabric's "Ideal" on any topology) of flows
     i = (starts[i], bits[i], paths[i] link ids) on links of the given capacities (bit/s); GIL

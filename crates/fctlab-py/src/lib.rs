@@ -7,6 +7,7 @@ mod plugin;
 
 use arrow::ArrowTable;
 use fctlab_core::metrics::tables::{link_table, series_columns, FlowStream, TABLES};
+use fctlab_core::reference::local::max_min_fct_local_stats;
 use fctlab_core::reference::ps::{max_min_fct, PsFlow};
 use fctlab_core::reference::srpt::srpt_fct as greedy_srpt_fct;
 use fctlab_core::scenario::{self, RunInfo};
@@ -718,6 +719,27 @@ fn ps_fct(
     py.detach(|| max_min_fct(&capacities, &flows)).map_err(|e| PyValueError::new_err(e.to_string()))
 }
 
+/// [`ps_fct`]'s completion times computed by local fills (`fctlab_core::reference::local`), and
+/// what that took: `(fct, {"events", "fills", "filled_flows"})`; with the GIL released.
+#[pyfunction]
+fn local_fct<'py>(
+    py: Python<'py>,
+    capacities: Vec<f64>,
+    starts: Vec<f64>,
+    bits: Vec<f64>,
+    paths: Vec<Vec<i64>>,
+) -> PyResult<(Vec<f64>, Bound<'py, PyDict>)> {
+    let flows = fluid_flows(starts, bits, paths)?;
+    let (fct, stats) =
+        py.detach(|| max_min_fct_local_stats(&capacities, &flows)).map_err(|e| PyValueError::new_err(e.to_string()))?;
+    let d = PyDict::new(py);
+    d.set_item("events", stats.events)?;
+    d.set_item("fills", stats.fills)?;
+    d.set_item("filled_flows", stats.filled_flows)?;
+    d.set_item("largest_fill", stats.largest_fill)?;
+    Ok((fct, d))
+}
+
 /// Fluid completion times (s) under greedy SRPT, pFabric's "Ideal" on any topology
 /// (`fctlab_core::reference::srpt`), of flows i = (starts[i], bits[i], paths[i]) on links of
 /// the given capacities (bit/s), with the GIL released; errors call flow i `flows[i]`.
@@ -795,6 +817,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<PyKernelLink>()?;
     m.add_class::<ArrowTable>()?;
     m.add_function(wrap_pyfunction!(ps_fct, m)?)?;
+    m.add_function(wrap_pyfunction!(local_fct, m)?)?;
     m.add_function(wrap_pyfunction!(srpt_fct, m)?)?;
     m.add_function(wrap_pyfunction!(router_cost, m)?)?;
     m.add("ROUTER_LAWS", fctlab_core::qdisc::cost::laws())?;

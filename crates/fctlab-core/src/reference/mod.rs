@@ -3,12 +3,16 @@
 //!
 //! - [`ps`]: processor sharing generalized to a network, an exact fluid simulation of max-min
 //!   fair sharing (the "PS" curve of the RCP work, for any topology and arrival sequence).
+//! - [`local`]: the same max-min fluid as [`ps`], recomputed locally at each event (only the
+//!   flows a change reaches are water-filled again): what `fctlab estimate --method fluid` runs
+//!   on a loaded fabric, where `ps` would water-fill thousands of flows per event.
 //! - [`srpt`]: pFabric's "Ideal" generalized to a network, an exact fluid simulation of greedy
 //!   shortest-remaining-first scheduling: at each event the flows with the fewest bits left each
 //!   take what their path has left.
 //! - `shared`: what they share: their input ([`ps::PsFlow`]), the checks of capacities and flows (errors name the field),
 //!   flows grouped by link set, ordered heap keys. `testing` (tests only): their fixtures.
 
+pub mod local;
 pub mod ps;
 mod shared;
 pub mod srpt;
