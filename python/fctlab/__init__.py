@@ -26,6 +26,7 @@ Module map:
 | `emulate` | `emulate()`: a scenario run for real, over UDP sockets in real time (namespaces or loopback) |
 | `result` | `Result` (flows/links/series DataFrames, meta, scenario), `load()`, Parquet I/O |
 | `analysis` | `summarize()` one run, `compare()` two (the RC3 paper's FCT reduction), `ecdf()`, `slowdown_by_bin()` |
+| `estimate` | `fctlab estimate`: a scenario's FCTs without the packet level (max-min fluid); `validate()` |
 | `reference` | fluid references of a run's flows: max-min (`ps_fct`), greedy SRPT (`srpt_fct`); M/G/1-PS |
 | `html` | self-contained interactive HTML reports (`fctlab report`, `fctlab pages`, `Result._repr_html_`) |
 | `errors` | `ScenarioError`: everything a user must fix (the one class to catch); `PluginError`, `StallError` |

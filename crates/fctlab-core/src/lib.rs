@@ -23,7 +23,7 @@
 //! | [`scenario`] | the one scenario schema and the build from spec to `World`, one file per concern: queues, transports, the flow plan, losses, outputs (`scenario/`); the top layer, which only the crate's users import |
 //! | [`metrics`] | flow records, link counters, time series, result tables |
 //! | [`capture`] | `[output.pcap]`: the packets links deliver as a pcapng file, with Ethernet/IPv4/TCP headers and the explicit protocols' shim |
-//! | [`reference`] | idealized references computed without packets: processor sharing (`ps`, the max-min fluid) and pFabric's greedy SRPT ideal (`srpt`) |
+//! | [`reference`] | idealized references computed without packets: processor sharing (`ps`, the max-min fluid; `local`, the same by local fills, for estimates) and pFabric's greedy SRPT ideal (`srpt`) |
 //!
 //! How a run flows: scenario JSON -> [`scenario::parse`] -> [`scenario::build_spec`]
 //! (topology, routes, queues, flow plans) -> [`world::World::run_until`] -> tables (or, with a

@@ -1,5 +1,5 @@
 """The `fctlab` command: one module per subcommand (run, emulate, summary, compare, report, pages,
-sweep, bench, reproduce, validate, check, hpcc, plugin), each adding its own subparser
+estimate, sweep, bench, reproduce, validate, check, hpcc, plugin), each adding its own subparser
 (`register(subparsers)`) with its handler; `options` holds what they share. `main` parses the
 command line and turns every error into its exit code.
 
@@ -23,6 +23,7 @@ from fctlab.cli import (
     check,
     compare,
     emulate,
+    estimate,
     hpcc,
     options,
     pages,
@@ -37,7 +38,22 @@ from fctlab.cli import (
 from fctlab.errors import PluginError, ScenarioError, StallError
 
 #: The subcommands, in the order `fctlab --help` lists them.
-COMMANDS = (run, emulate, summary, compare, report, pages, sweep, bench, reproduce, validate, check, hpcc, plugin)
+COMMANDS = (
+    run,
+    emulate,
+    summary,
+    compare,
+    report,
+    pages,
+    estimate,
+    sweep,
+    bench,
+    reproduce,
+    validate,
+    check,
+    hpcc,
+    plugin,
+)
 
 
 def parser() -> options.Parser:

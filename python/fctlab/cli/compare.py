@@ -18,9 +18,19 @@ def register(sub: argparse._SubParsersAction) -> None:
 def cmd_compare(args: argparse.Namespace) -> int:
     """`fctlab compare`: reductions of mean FCT from A to B."""
     from fctlab.analysis import compare
+    from fctlab.estimate import is_estimate
     from fctlab.result import load
     from fctlab.tools.report import format_compare
 
-    c = compare(load(args.a).flows, load(args.b).flows)
-    print(json.dumps(c, indent=2) if args.json else format_compare(c, args.a, args.b))
+    a, b = load(args.a), load(args.b)
+    c = compare(a.flows, b.flows)
+    # An estimate's numbers are not a run's: say so beside them (JSON: `estimates`, by side).
+    estimates = {side: m for side, m in (("a", is_estimate(a)), ("b", is_estimate(b))) if m}
+    if args.json:
+        print(json.dumps({**c, "estimates": estimates} if estimates else c, indent=2))
+        return 0
+    print(format_compare(c, args.a, args.b))
+    for side, method in estimates.items():
+        out = args.a if side == "a" else args.b
+        print(f"note: {out} is an estimate (fctlab estimate --method {method}), not a packet-level run")
     return 0

@@ -71,6 +71,7 @@ def report_body(results: Sequence[tuple[str, Result]]) -> str:
     flows = [(label, r.flows) for label, r in results]
     fct = [s for s in (figures.fct_cdf(flows), figures.slowdown_bins(flows)) if s is not None]
     parts = ["<h2>Summary</h2>", summary_table(results)]
+    parts += [summary.note(html.escape(f"{label}: {n}")) for label, r in results for n in _estimate_notes(r)]
     parts += ["<h2>Flow completion times</h2>", plots(fct) if fct else summary.note("no measured flow completed")]
     parts += ["<h2>Busiest links</h2>", busiest_links(results)]
     series = figures.series_plots([(label, r.series) for label, r in results])
@@ -85,6 +86,19 @@ def report_body(results: Sequence[tuple[str, Result]]) -> str:
             )
         )
     return "\n".join(parts)
+
+
+def _estimate_notes(r: Result) -> list[str]:
+    """What the report says of an estimate's results (`fctlab estimate`): that they are one."""
+    from fctlab.estimate import is_estimate
+
+    method = is_estimate(r)
+    if method is None:
+        return []
+    return [
+        f"an estimate (fctlab estimate --method {method}), not a packet-level run: its completion times come "
+        "from the model, and its links carried nothing"
+    ]
 
 
 def report_page(results: Sequence[tuple[str, Result]]) -> str:

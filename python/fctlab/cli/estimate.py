@@ -1,0 +1,53 @@
+"""`fctlab estimate SCENARIO -o OUT`: the scenario's flow completion times estimated without the
+packet level (`fctlab.estimate`); `--validate` runs the packet level too and writes the error."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+from fctlab.cli import options
+
+
+def register(sub: argparse._SubParsersAction) -> None:
+    """Adds `fctlab estimate` to the command's subparsers."""
+    from fctlab.estimate import METHODS
+
+    e = sub.add_parser(
+        "estimate",
+        help="estimate a scenario's flow completion times without the packet level (seconds, not hours)",
+        description="Writes a results directory like `fctlab run` (flows.parquet, summary.json, ...), its "
+        "completion times estimated: " + "; ".join(f"{m}: {what}" for m, what in METHODS.items()) + ".",
+    )
+    options.scenario_args(e)
+    e.add_argument("-o", "--out", required=True, type=options.out_dir, metavar="OUT", help="results directory")
+    e.add_argument("--method", choices=sorted(METHODS), default="fluid", help="how to estimate (default: fluid)")
+    e.add_argument(
+        "--validate",
+        action="store_true",
+        help="also run the packet level (into OUT/packet) and write the estimate's error per size bin "
+        "(OUT/validation.md, OUT/validation.parquet)",
+    )
+    e.add_argument("-q", "--quiet", action="store_true", help="no progress bar, no summary")
+    e.set_defaults(func=cmd_estimate)
+
+
+def cmd_estimate(args: argparse.Namespace) -> int:
+    """`fctlab estimate`: estimate, write OUT, print the summary (and the error table)."""
+    from fctlab.estimate import VALIDATION_TEXT, estimate_to, validate
+    from fctlab.tools.report import format_summary
+
+    out = Path(args.out)
+    common = {"method": args.method, "seed": args.seed, "overrides": options.overrides(args.sets)}
+    if args.validate:
+        result, _, _ = validate(args.scenario, out, progress=options.progress_wanted(args.quiet), **common)
+    else:
+        result = estimate_to(args.scenario, out, **common)
+    if not args.quiet:
+        print(format_summary(result.summary, result.notices))
+        if args.validate:
+            print()
+            print((out / VALIDATION_TEXT).read_text(), end="")
+        print(f"results in {out}", file=sys.stderr)
+    return 0

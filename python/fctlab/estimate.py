@@ -1,0 +1,281 @@
+"""`fctlab estimate`: a scenario's flow completion times estimated without the packet level, and
+the estimate's error measured against fctlab's own packet level (`validate`).
+
+The estimate reads any scenario `fctlab run` reads and builds it as a run would (topology,
+routing with ECMP, the flow plan: every flow's start, size, path, propagation RTT and ideal
+FCT), then, instead of simulating packets:
+
+- **fluid** (flowSim's model): the flows share the links max-min fairly as fluid, rates
+  recomputed at every arrival and departure (`_core.local_fct`, `reference/local.rs`). A flow's
+  estimated FCT is its fixed part, what its ideal FCT adds to the bottleneck's serialization
+  (the handshake's round trip if its transport has one, and the last byte's one-way trip), plus
+  its fluid transfer time:
+
+      fct = (ideal_fct - wire_bits / C_bottleneck) + fluid_transfer
+
+  so a flow alone on its path gets exactly its ideal FCT (slowdown 1). The model knows nothing of
+  the transport beyond that: no slow start, no queueing delay, no loss, no priorities; every
+  protocol gets the same estimate. Long-lived flows are refused (their share of the links
+  until they stop is not a completion time), and so are scenarios whose links change rate.
+
+The results directory is a run's: the same six files and columns (`acked_s`, `first_write_s`
+null, no retransmissions or timeouts, the links' counters zero: nothing was sent), with
+`meta.json` holding `estimate` (the method and its settings) and a notice that says the numbers
+are an estimate, which `fctlab summary` prints and `fctlab compare` and the HTML report repeat.
+
+`validate` also runs the packet level on the same scenario and writes the error table, per size
+bin (`analysis.SizeBins`): each side's mean, p50 and p99 slowdown and the estimate's relative
+error, and each side's wall time (`validation.parquet`, `validation.md`).
+"""
+
+from __future__ import annotations
+
+import math
+import os
+import time
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+import polars as pl
+
+from fctlab.analysis import SizeBins, fct_sample
+from fctlab.errors import ScenarioError
+from fctlab.result import Result
+from fctlab.scenario import ScenarioLike
+
+#: The estimation methods, with what each models (`meta.json`'s `estimate.model`).
+METHODS = {
+    "fluid": "max-min fair fluid sharing over the routed paths, recomputed at each arrival and departure",
+}
+#: The counters of a run's meta that an estimate has no value for (nothing was simulated).
+_PACKET_COUNTERS = (
+    "events",
+    "packet_hops",
+    "sent_pkts",
+    "sent_bytes",
+    "delivered_pkts",
+    "delivered_bytes",
+    "dropped_pkts",
+    "dropped_bytes",
+    "in_network_pkts",
+    "in_network_bytes",
+)
+#: The validation table's file names in the estimate's directory.
+VALIDATION_TABLE = "validation.parquet"
+VALIDATION_TEXT = "validation.md"
+#: Where `validate` writes the packet-level run, inside the estimate's directory.
+PACKET_DIR = "packet"
+
+
+def notice(method: str) -> str:
+    """The notice an estimate's results carry."""
+    return (
+        f"these completion times are an estimate (fctlab estimate --method {method}: {METHODS[method]}), "
+        "not a packet-level run; `fctlab estimate --validate` measures its error"
+    )
+
+
+def is_estimate(result: Result) -> str | None:
+    """The method of an estimate's results, or None for a packet-level run."""
+    est = result.meta.get("estimate")
+    return est.get("method") if isinstance(est, dict) else None
+
+
+def estimate(
+    scenario: ScenarioLike,
+    *,
+    method: str = "fluid",
+    seed: int | None = None,
+    overrides: Mapping[str, Any] | None = None,
+    base_dir: str | os.PathLike | None = None,
+) -> Result:
+    """The estimated results of a scenario (a Result like a run's; see the module doc)."""
+    from fctlab.run import build, core
+
+    if method not in METHODS:
+        raise ScenarioError(f"method: expected one of {', '.join(METHODS)}, got {method!r}")
+    started = time.perf_counter()
+    sim, spec = build(scenario, seed=seed, overrides=overrides, base_dir=base_dir)
+    raw = dict(sim.results())
+    del sim
+    planned = Result.from_core(raw, spec)
+    _refuse_what_the_model_lacks(planned.flows, spec)
+    flows, stats = _fluid(planned.flows, planned.links, core(), _end_s(spec))
+    meta = {k: v for k, v in planned.meta.items() if k not in _PACKET_COUNTERS and k != "wall_s"}
+    finished = flows["finish_s"].drop_nulls()
+    meta.update(
+        {
+            "sim_time_s": float(finished.max()) if finished.len() else 0.0,
+            "flows_started": flows.height,
+            "flows_completed": finished.len(),
+            "estimate": {"method": method, "model": METHODS[method], **stats},
+            "wall_s": time.perf_counter() - started,
+        }
+    )
+    return Result(flows, planned.links, planned.series, meta, spec, [*planned.notices, notice(method)])
+
+
+def estimate_to(scenario: ScenarioLike, outdir: str | os.PathLike, **kwargs: Any) -> Result:
+    """`estimate(...)`, its results directory written to `outdir` (all files or none)."""
+    if not str(outdir).strip():
+        raise ScenarioError("results directory: expected a path, got an empty string")
+    result = estimate(scenario, **kwargs)
+    result.write(outdir)
+    return result
+
+
+def _end_s(spec: Mapping[str, Any]) -> float:
+    """When the packet level would stop this scenario (s): `max_time` when it drains (default
+    `duration` + 300 s), else `duration` (docs/scenario.md, "When a run ends")."""
+    from fctlab.quantity import parse_time
+
+    duration = parse_time(spec["duration"], "duration")
+    if not spec.get("drain", True):
+        return duration
+    if spec.get("max_time") is not None:
+        return parse_time(spec["max_time"], "max_time")
+    return duration + 300.0
+
+
+def _refuse_what_the_model_lacks(flows: pl.DataFrame, spec: Mapping[str, Any]) -> None:
+    """A clear error for a scenario the fluid model cannot estimate (instead of a wrong answer)."""
+    long_lived = flows.filter(pl.col("size_bytes") < 0).height
+    if long_lived:
+        raise ScenarioError(
+            f"workload: {long_lived} long-lived flow(s); expected finite flows only: an estimate gives "
+            "completion times, and a long-lived flow's share of the links until it stops is not one "
+            "(give the flows a size, or run the packet level)"
+        )
+    if spec.get("link_rate"):
+        raise ScenarioError(
+            "link_rate: the scenario changes link rates during the run; expected fixed rates: the fluid "
+            "estimate shares each link's one capacity (run the packet level)"
+        )
+
+
+def _fluid(flows: pl.DataFrame, links: pl.DataFrame, compiled: Any, end_s: float) -> tuple[pl.DataFrame, dict]:
+    """The flows table with the fluid estimate's finish, FCT and delivered bytes; and what the
+    fluid did (`_core.local_fct`'s counts)."""
+    from fctlab.reference import _wire_bits
+
+    flows = flows.sort("id")
+    rates = links.sort("id")["rate_bps"].cast(pl.Float64)
+    bits = flows.select(_wire_bits(flows, None, None, "estimate"))["bits"]
+    paths = flows["path"].to_list()
+    fluid, stats = compiled.local_fct(rates.to_list(), flows["start_s"].to_list(), bits.to_list(), paths)
+    rate_list = rates.to_list()
+    bottleneck = [min((rate_list[link] for link in p), default=math.inf) for p in paths]
+    fixed = (pl.col("ideal_fct_s") - pl.col("bits") / pl.col("bottleneck_bps")).clip(lower_bound=0.0)
+    est = flows.with_columns(
+        bits,
+        pl.Series("bottleneck_bps", bottleneck, dtype=pl.Float64),
+        pl.Series("fluid_s", fluid, dtype=pl.Float64),
+    ).with_columns(fct=fixed + pl.col("fluid_s"))
+    done = (pl.col("start_s") + pl.col("fct")) <= end_s
+    est = est.with_columns(
+        finish_s=pl.when(done).then(pl.col("start_s") + pl.col("fct")),
+        fct_s=pl.when(done).then(pl.col("fct")),
+        acked_s=pl.lit(None, dtype=pl.Float64),
+        first_write_s=pl.lit(None, dtype=pl.Float64),
+        delivered_bytes=pl.when(done).then(pl.col("size_bytes")).otherwise(0),
+        retx_bytes=pl.lit(0, dtype=pl.Int64),
+        timeouts=pl.lit(0, dtype=pl.Int64),
+    )
+    return est.select(flows.columns), dict(stats)
+
+
+# ---------------------------------------------------------------------------------------------
+# Validation against the packet level
+
+
+def validate(
+    scenario: ScenarioLike,
+    outdir: str | os.PathLike,
+    *,
+    method: str = "fluid",
+    seed: int | None = None,
+    overrides: Mapping[str, Any] | None = None,
+    progress: bool = False,
+) -> tuple[Result, Result, pl.DataFrame]:
+    """Estimates the scenario into `outdir`, runs the packet level into `outdir/packet`, and
+    writes the error table (`validation.parquet`, `validation.md`); returns (estimate, packet
+    level, table). The packet-level run is written first, so an estimate that fails keeps it."""
+    from fctlab.run import run_to
+
+    out = Path(outdir)
+    t0 = time.perf_counter()
+    packet = run_to(scenario, out / PACKET_DIR, seed=seed, overrides=overrides, progress=progress)
+    packet_wall = time.perf_counter() - t0
+    est = estimate_to(scenario, out, method=method, seed=seed, overrides=overrides)
+    table = error_table(est.flows, packet.flows)
+    walls = {"estimate_wall_s": est.meta["wall_s"], "packet_wall_s": packet_wall}
+    from fctlab.result import write_parquet
+
+    write_parquet(table, out / VALIDATION_TABLE)
+    (out / VALIDATION_TEXT).write_text(validation_markdown(table, method, walls))
+    return est, packet, table
+
+
+def _stats(flows: pl.DataFrame, bins: SizeBins) -> pl.DataFrame:
+    slow = pl.col("fct_s") / pl.col("ideal_fct_s")
+    sample = fct_sample(flows).filter(pl.col("ideal_fct_s") > 0)
+    return (
+        sample.with_columns(key=bins.key_expr())
+        .group_by("key")
+        .agg(
+            count=pl.len(),
+            mean=slow.mean(),
+            p50=slow.quantile(0.5, interpolation="linear"),
+            p99=slow.quantile(0.99, interpolation="linear"),
+        )
+        .sort("key")
+    )
+
+
+def error_table(estimated: pl.DataFrame, packet: pl.DataFrame) -> pl.DataFrame:
+    """Per size bin (bins chosen on both samples): flows, the estimate's and the packet level's
+    mean, p50 and p99 slowdown, and the estimate's relative error of each ((est - packet) /
+    packet); bins with flows on one side only are left out. One row per bin, smallest first."""
+    both = pl.concat([fct_sample(estimated)["size_bytes"], fct_sample(packet)["size_bytes"]])
+    bins = SizeBins.for_sizes(both)
+    e, p = _stats(estimated, bins), _stats(packet, bins)
+    joined = e.join(p, on="key", suffix="_packet").sort("key")
+    rows = []
+    for r in joined.iter_rows(named=True):
+        row = {**bins.bounds(r["key"]), "flows": r["count_packet"]}
+        for q in ("mean", "p50", "p99"):
+            est, pkt = r[q], r[f"{q}_packet"]
+            row[f"{q}_estimate"] = est
+            row[f"{q}_packet"] = pkt
+            row[f"{q}_error"] = (est - pkt) / pkt if pkt else None
+        rows.append(row)
+    schema = {"label": pl.String, "lo_bytes": pl.Int64, "hi_bytes": pl.Int64, "flows": pl.Int64}
+    for q in ("mean", "p50", "p99"):
+        schema.update({f"{q}_estimate": pl.Float64, f"{q}_packet": pl.Float64, f"{q}_error": pl.Float64})
+    return pl.DataFrame(rows, schema=schema)
+
+
+def validation_markdown(table: pl.DataFrame, method: str, walls: Mapping[str, float]) -> str:
+    """The error table as Markdown, with both wall times."""
+    lines = [
+        f"# Estimate ({method}) against the packet level",
+        "",
+        f"Wall time: estimate {walls['estimate_wall_s']:.3f} s, packet level {walls['packet_wall_s']:.3f} s "
+        f"({walls['packet_wall_s'] / max(walls['estimate_wall_s'], 1e-9):.1f}x).",
+        "",
+        "Slowdown (FCT / ideal FCT) per size bin; error = (estimate - packet) / packet.",
+        "",
+        "| size | flows | mean est | mean pkt | err | p50 est | p50 pkt | err | p99 est | p99 pkt | err |",
+        "|---|---|---|---|---|---|---|---|---|---|---|",
+    ]
+
+    def pct(x: float | None) -> str:
+        return "n/a" if x is None else f"{100 * x:+.1f}%"
+
+    for r in table.iter_rows(named=True):
+        cells = [r["label"], str(r["flows"])]
+        for q in ("mean", "p50", "p99"):
+            cells += [f"{r[f'{q}_estimate']:.3f}", f"{r[f'{q}_packet']:.3f}", pct(r[f"{q}_error"])]
+        lines.append("| " + " | ".join(cells) + " |")
+    return "\n".join(lines) + "\n"

@@ -1,0 +1,144 @@
+"""`fctlab estimate` (fctlab.estimate): the fluid estimate of a scenario's flows, its results
+directory (a run's files and columns, marked as an estimate everywhere it is read), its clear
+refusals, and `--validate`'s error table against the packet level."""
+
+from __future__ import annotations
+
+import json
+
+import polars as pl
+import pytest
+
+from fctlab.errors import ScenarioError
+from fctlab.estimate import error_table, estimate, estimate_to, is_estimate, validate
+from fctlab.result import FLOW_SCHEMA, load
+from fctlab.run import run
+from realcore import cli, fake, small_dumbbell  # noqa: F401  (fake: the compiled core)
+
+#: 1 MB flows on the small dumbbell: 100 Mb/s bottleneck, 1 Gb/s access links, 20 ms RTT.
+MB = 1_000_000
+
+
+def flows_scenario(flows: list[dict], **top) -> dict:
+    """The small dumbbell with these flows (`kind = "flows"`)."""
+    return small_dumbbell(workload=[{"kind": "flows", "flows": flows}], **top)
+
+
+def test_a_flow_alone_gets_its_ideal_fct():
+    r = estimate(flows_scenario([{"src": "l0", "dst": "r0", "start": 0, "size": MB}]))
+    row = r.flows.row(0, named=True)
+    assert row["fct_s"] == pytest.approx(row["ideal_fct_s"], rel=1e-12)
+    assert row["finish_s"] == pytest.approx(row["start_s"] + row["fct_s"], rel=1e-12)
+    assert row["delivered_bytes"] == MB
+
+
+def test_two_flows_sharing_the_bottleneck_each_take_twice_the_transfer():
+    """Both start together on the 100 Mb/s bottleneck: each gets 50 Mb/s until both finish, so
+    each FCT is its ideal plus one more bottleneck transfer of its own wire bits."""
+    r = estimate(
+        flows_scenario(
+            [{"src": "l0", "dst": "r0", "start": 0, "size": MB}, {"src": "l1", "dst": "r1", "start": 0, "size": MB}]
+        )
+    )
+    f = r.flows.sort("id")
+    wire_bits = (MB + -(-MB // 1460) * f["header_bytes"][0]) * 8
+    transfer = wire_bits / 100e6
+    for row in f.iter_rows(named=True):
+        assert row["fct_s"] == pytest.approx(row["ideal_fct_s"] + transfer, rel=1e-9)
+
+
+def test_the_results_directory_is_a_runs_and_says_it_is_an_estimate(tmp_path):
+    out = tmp_path / "est"
+    proc = cli("estimate", str(write_scenario(tmp_path, small_dumbbell())), "-o", str(out))
+    assert proc.returncode == 0, proc.stderr
+    assert "is an estimate" not in proc.stdout  # that is compare's wording
+    assert "these completion times are an estimate" in proc.stdout
+    r = load(out)
+    assert list(r.flows.columns) == list(FLOW_SCHEMA)
+    assert is_estimate(r) == "fluid"
+    meta = json.loads((out / "meta.json").read_text())
+    assert meta["estimate"]["method"] == "fluid" and meta["estimate"]["events"] > 0
+    assert "packet_hops" not in meta, "an estimate has no packet counters to report"
+    summary = cli("summary", str(out))
+    assert summary.returncode == 0 and "these completion times are an estimate" in summary.stdout
+    ran = tmp_path / "ran"
+    assert cli("run", str(write_scenario(tmp_path, small_dumbbell())), "-o", str(ran), "-q").returncode == 0
+    compared = cli("compare", str(ran), str(out))
+    assert compared.returncode == 0, compared.stderr
+    assert f"note: {out} is an estimate" in compared.stdout and f"note: {ran} is" not in compared.stdout
+    report = tmp_path / "r.html"
+    assert cli("report", str(ran), str(out), "-o", str(report)).returncode == 0
+    assert "an estimate (fctlab estimate --method fluid)" in report.read_text()
+
+
+def test_the_same_scenario_and_seed_give_the_same_estimate(tmp_path):
+    a = estimate_to(small_dumbbell(), tmp_path / "a")
+    b = estimate_to(small_dumbbell(), tmp_path / "b")
+    assert a.flows.equals(b.flows)
+    assert (tmp_path / "a" / "flows.parquet").read_bytes() == (tmp_path / "b" / "flows.parquet").read_bytes()
+    other = estimate(small_dumbbell(seed=2))
+    assert not other.flows.equals(a.flows), "another seed draws other flows"
+
+
+def test_what_the_model_cannot_estimate_is_refused_by_name(tmp_path):
+    with pytest.raises(ScenarioError, match=r"workload: 1 long-lived flow"):
+        estimate(
+            small_dumbbell(
+                workload=[{"kind": "long_lived", "flows": [{"src": "l0", "dst": "r0", "start": "0s", "stop": "1s"}]}]
+            )
+        )
+    with pytest.raises(ScenarioError, match=r"method: expected one of fluid, got 'magic'"):
+        estimate(small_dumbbell(), method="magic")
+    proc = cli("estimate", str(write_scenario(tmp_path, small_dumbbell())), "-o", str(tmp_path / "x"), "--method", "x")
+    assert proc.returncode == 2 and "invalid choice: 'x'" in proc.stderr and "Traceback" not in proc.stderr
+
+
+def test_flows_the_packet_level_would_not_finish_are_left_open():
+    """Without draining, the run stops at `duration`: a flow the fluid finishes later has no finish."""
+    scenario = flows_scenario(
+        [{"src": "l0", "dst": "r0", "start": 0, "size": 10 * MB}], duration="100ms", drain=False, measure_from=0
+    )
+    row = estimate(scenario).flows.row(0, named=True)
+    assert row["finish_s"] is None and row["fct_s"] is None and row["delivered_bytes"] == 0
+    assert estimate({**scenario, "drain": True}).flows["finish_s"][0] > 0.1
+
+
+def test_the_error_table_compares_each_bin_of_both_runs():
+    """Hand-made flows tables: the errors are (estimate - packet) / packet of each statistic."""
+
+    def table(slowdowns: list[float], size: int) -> pl.DataFrame:
+        n = len(slowdowns)
+        return pl.DataFrame(
+            {
+                "size_bytes": [size] * n,
+                "fct_s": [s * 0.01 for s in slowdowns],
+                "ideal_fct_s": [0.01] * n,
+                "measured": [True] * n,
+            }
+        )
+
+    est = pl.concat([table([1.0, 1.0, 1.0], 1000), table([2.0, 2.0], 5000)])
+    pkt = pl.concat([table([2.0, 2.0, 2.0], 1000), table([2.0, 2.0], 5000), table([9.0], 7000)])
+    t = error_table(est, pkt)
+    assert t["label"].to_list() == ["1000 B", "5000 B"], "a bin on one side only is left out"
+    assert t["mean_error"].to_list() == pytest.approx([-0.5, 0.0])
+    assert t["p99_packet"].to_list() == pytest.approx([2.0, 2.0])
+    assert t["flows"].to_list() == [3, 2]
+
+
+def test_validate_writes_both_runs_and_the_error_table(tmp_path):
+    est, packet, table = validate(small_dumbbell(), tmp_path / "v")
+    assert (tmp_path / "v" / "packet" / "flows.parquet").is_file()
+    assert packet.flows.equals(run(small_dumbbell()).flows), "the packet level is fctlab run's"
+    assert table.height > 0 and (tmp_path / "v" / "validation.parquet").is_file()
+    text = (tmp_path / "v" / "validation.md").read_text()
+    assert "Wall time: estimate" in text and "| size | flows |" in text
+    # The packet level's TCP slow-starts: every 10-segment flow's FCT there exceeds the fluid's.
+    assert (table["mean_error"] < 0).all(), table
+    assert est.meta["estimate"]["method"] == "fluid"
+
+
+def write_scenario(tmp_path, spec: dict):
+    path = tmp_path / "scenario.json"
+    path.write_text(json.dumps(spec))
+    return path
