@@ -10,9 +10,9 @@ import polars as pl
 import pytest
 
 from fctlab.errors import ScenarioError
-from fctlab.estimate import error_table, estimate, estimate_to, is_estimate, validate
 from fctlab.result import FLOW_SCHEMA, load
 from fctlab.run import run
+from fctlab.tools.estimate import error_table, estimate, estimate_to, validate
 from realcore import cli, fake, small_dumbbell  # noqa: F401  (fake: the compiled core)
 
 #: 1 MB flows on the small dumbbell: 100 Mb/s bottleneck, 1 Gb/s access links, 20 ms RTT.
@@ -55,7 +55,7 @@ def test_the_results_directory_is_a_runs_and_says_it_is_an_estimate(tmp_path):
     assert "these completion times are an estimate" in proc.stdout
     r = load(out)
     assert list(r.flows.columns) == list(FLOW_SCHEMA)
-    assert is_estimate(r) == "fluid"
+    assert r.estimated_by == "fluid"
     meta = json.loads((out / "meta.json").read_text())
     assert meta["estimate"]["method"] == "fluid" and meta["estimate"]["events"] > 0
     assert "packet_hops" not in meta, "an estimate has no packet counters to report"

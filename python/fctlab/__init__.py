@@ -26,7 +26,6 @@ Module map:
 | `emulate` | `emulate()`: a scenario run for real, over UDP sockets in real time (namespaces or loopback) |
 | `result` | `Result` (flows/links/series DataFrames, meta, scenario), `load()`, Parquet I/O |
 | `analysis` | `summarize()` one run, `compare()` two (the RC3 paper's FCT reduction), `ecdf()`, `slowdown_by_bin()` |
-| `estimate` | `fctlab estimate`: a scenario's FCTs without the packet level (max-min fluid); `validate()` |
 | `reference` | fluid references of a run's flows: max-min (`ps_fct`), greedy SRPT (`srpt_fct`); M/G/1-PS |
 | `html` | self-contained interactive HTML reports (`fctlab report`, `fctlab pages`, `Result._repr_html_`) |
 | `errors` | `ScenarioError`: everything a user must fix (the one class to catch); `PluginError`, `StallError` |
@@ -35,7 +34,7 @@ Module map:
 | `scratch` | private temporary directories that a killed process cannot leave behind for good |
 | `procs` | sweep workers that die with their parent and stop at once on Ctrl-C / SIGTERM |
 | `plugins` | protocol plug-ins: a Python plug-in's class loaded (the core calls it) |
-| `tools` | sweeps (`sweep`, `cluster`), `check`, `bench`, `router_cost`, plug-in crates, `hpcc_*`, `report` |
+| `tools` | sweeps (`sweep`, `cluster`), `estimate`, `check`, `bench`, `router_cost`, plug-ins, `hpcc_*`, `report` |
 | `reproduce` | what the papers' experiments (folders of `experiments/`) share: runs, reports, checks, the index |
 | `cli` | the `fctlab` command (`fctlab.cli.main`), one module per subcommand |
 

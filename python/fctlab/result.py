@@ -140,6 +140,13 @@ class Result:
         result.pfc_log = raw.get("pfc_log")
         return result
 
+    @property
+    def estimated_by(self) -> str | None:
+        """The method of `fctlab estimate` that made these results (`meta.json`'s `estimate`), or
+        None for a packet-level run."""
+        est = self.meta.get("estimate")
+        return est.get("method") if isinstance(est, dict) else None
+
     @cached_property
     def summary(self) -> dict[str, Any]:
         """FCT statistics over the measured flows (see `fctlab.analysis.summarize`)."""

@@ -737,6 +737,7 @@ fn local_fct<'py>(
     d.set_item("fills", stats.fills)?;
     d.set_item("filled_flows", stats.filled_flows)?;
     d.set_item("largest_fill", stats.largest_fill)?;
+    d.set_item("peak_active", stats.peak_active)?;
     Ok((fct, d))
 }
 

@@ -18,14 +18,13 @@ def register(sub: argparse._SubParsersAction) -> None:
 def cmd_compare(args: argparse.Namespace) -> int:
     """`fctlab compare`: reductions of mean FCT from A to B."""
     from fctlab.analysis import compare
-    from fctlab.estimate import is_estimate
     from fctlab.result import load
     from fctlab.tools.report import format_compare
 
     a, b = load(args.a), load(args.b)
     c = compare(a.flows, b.flows)
     # An estimate's numbers are not a run's: say so beside them (JSON: `estimates`, by side).
-    estimates = {side: m for side, m in (("a", is_estimate(a)), ("b", is_estimate(b))) if m}
+    estimates = {side: m for side, m in (("a", a.estimated_by), ("b", b.estimated_by)) if m}
     if args.json:
         print(json.dumps({**c, "estimates": estimates} if estimates else c, indent=2))
         return 0

@@ -12,7 +12,7 @@ from fctlab.cli import options
 
 def register(sub: argparse._SubParsersAction) -> None:
     """Adds `fctlab estimate` to the command's subparsers."""
-    from fctlab.estimate import METHODS
+    from fctlab.tools.estimate import METHODS
 
     e = sub.add_parser(
         "estimate",
@@ -35,7 +35,7 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 def cmd_estimate(args: argparse.Namespace) -> int:
     """`fctlab estimate`: estimate, write OUT, print the summary (and the error table)."""
-    from fctlab.estimate import VALIDATION_TEXT, estimate_to, validate
+    from fctlab.tools.estimate import VALIDATION_TEXT, estimate_to, validate
     from fctlab.tools.report import format_summary
 
     out = Path(args.out)

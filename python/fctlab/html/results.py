@@ -90,9 +90,7 @@ def report_body(results: Sequence[tuple[str, Result]]) -> str:
 
 def _estimate_notes(r: Result) -> list[str]:
     """What the report says of an estimate's results (`fctlab estimate`): that they are one."""
-    from fctlab.estimate import is_estimate
-
-    method = is_estimate(r)
+    method = r.estimated_by
     if method is None:
         return []
     return [

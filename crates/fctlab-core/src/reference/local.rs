@@ -73,6 +73,8 @@ pub struct LocalStats {
     pub filled_flows: u64,
     /// The most flows one fill took.
     pub largest_fill: u64,
+    /// The most flows active at once.
+    pub peak_active: u64,
 }
 
 /// [`max_min_fct_local`] with what it did.
@@ -250,6 +252,7 @@ impl<'a> Local<'a> {
     fn arrive(&mut self, f: u32, now: f64) {
         let fu = f as usize;
         self.live += 1;
+        self.stats.peak_active = self.stats.peak_active.max(self.live as u64);
         self.rate[fu] = 0.0;
         self.left[fu] = self.flows[fu].bits;
         self.since[fu] = now;

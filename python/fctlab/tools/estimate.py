@@ -76,12 +76,6 @@ def notice(method: str) -> str:
     )
 
 
-def is_estimate(result: Result) -> str | None:
-    """The method of an estimate's results, or None for a packet-level run."""
-    est = result.meta.get("estimate")
-    return est.get("method") if isinstance(est, dict) else None
-
-
 def estimate(
     scenario: ScenarioLike,
     *,
