@@ -286,3 +286,15 @@ def test_ctrl_c_stops_a_local_cluster_and_its_worker_processes(tmp_path):
     wait_for(lambda: not any(_alive(w) for w in workers), 5, "the worker processes to be gone")
     kept = _done(out)
     assert 1 <= len(kept) < 12 and not list(out.glob("*/.seed*.tmp-*"))
+
+
+def test_an_estimate_by_links_on_a_cluster_gives_the_local_bytes(tmp_path, dask_cluster):
+    """`fctlab estimate --method links --cluster`: its link problems run on the cluster's
+    workers, and the estimate is the one a local run of them gives, byte for byte."""
+    from fctlab.tools.estimate import estimate_to
+
+    estimate_to(small_dumbbell(), tmp_path / "local", method="links", jobs=1)
+    estimate_to(small_dumbbell(), tmp_path / "remote", method="links", client=dask_cluster.client)
+    assert (tmp_path / "remote" / "links" / "solo" / "seed1" / "flows.parquet").is_file()
+    local, remote = (tmp_path / d / "flows.parquet" for d in ("local", "remote"))
+    assert remote.read_bytes() == local.read_bytes()

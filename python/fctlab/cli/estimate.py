@@ -29,6 +29,15 @@ def register(sub: argparse._SubParsersAction) -> None:
         help="also run the packet level (into OUT/packet) and write the estimate's error per size bin "
         "(OUT/validation.md, OUT/validation.parquet)",
     )
+    e.add_argument(
+        "-j", "--jobs", type=options.jobs, default=None, metavar="N", help="links: processes (default: CPU count)"
+    )
+    e.add_argument(
+        "--cluster",
+        metavar="ADDRESS",
+        default=None,
+        help="links: run the link problems on a Dask cluster, local[:N] or tcp://HOST:PORT (as fctlab sweep)",
+    )
     e.add_argument("-q", "--quiet", action="store_true", help="no progress bar, no summary")
     e.set_defaults(func=cmd_estimate)
 
@@ -39,11 +48,32 @@ def cmd_estimate(args: argparse.Namespace) -> int:
     from fctlab.tools.report import format_summary
 
     out = Path(args.out)
-    common = {"method": args.method, "seed": args.seed, "overrides": options.overrides(args.sets)}
-    if args.validate:
-        result, _, _ = validate(args.scenario, out, progress=options.progress_wanted(args.quiet), **common)
+    if args.method != "links" and (args.cluster is not None or args.jobs is not None):
+        raise options.UsageError(
+            f"--jobs and --cluster: only the links method runs problems, not --method {args.method}"
+        )
+    common = {
+        "method": args.method,
+        "seed": args.seed,
+        "overrides": options.overrides(args.sets),
+        "progress": options.progress_wanted(args.quiet),
+    }
+
+    def go(client: object = None):
+        if args.validate:
+            return validate(args.scenario, out, jobs=args.jobs, client=client, **common)[0]
+        return estimate_to(args.scenario, out, jobs=args.jobs, client=client, **common)
+
+    if args.cluster is None:
+        result = go()
     else:
-        result = estimate_to(args.scenario, out, **common)
+        from fctlab.tools.cluster import Connection, check_address
+
+        check_address(args.cluster)
+        if args.jobs is not None and not args.cluster.startswith("local"):
+            raise options.UsageError(f"field `--jobs`: the workers of --cluster {args.cluster} are the scheduler's")
+        with Connection(args.cluster, workers=args.jobs) as client:
+            result = go(client)
     if not args.quiet:
         print(format_summary(result.summary, result.notices))
         if args.validate:

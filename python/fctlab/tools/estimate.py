@@ -15,8 +15,13 @@ FCT), then, instead of simulating packets:
 
   so a flow alone on its path gets exactly its ideal FCT (slowdown 1). The model knows nothing of
   the transport beyond that: no slow start, no queueing delay, no loss, no priorities; every
-  protocol gets the same estimate. Long-lived flows are refused (their share of the links
-  until they stop is not a completion time), and so are scenarios whose links change rate.
+  protocol gets the same estimate.
+- **links** (Parsimon's decomposition, `fctlab.tools.linksim`): one small packet-level run per
+  busy link, the flows' delays there added along their paths; its problems run as a sweep in
+  `OUT/links` (processes or a Dask cluster, resumable).
+
+Both refuse long-lived flows (their share of the links until they stop is not a completion
+time) and scenarios whose links change rate.
 
 The results directory is a run's: the same six files and columns (`acked_s`, `first_write_s`
 null, no retransmissions or timeouts, the links' counters zero: nothing was sent), with
@@ -47,7 +52,10 @@ from fctlab.scenario import ScenarioLike
 #: The estimation methods, with what each models (`meta.json`'s `estimate.model`).
 METHODS = {
     "fluid": "max-min fair fluid sharing over the routed paths, recomputed at each arrival and departure",
+    "links": "one packet-level run per busy link, each flow's delays added along its path (Parsimon)",
 }
+#: Where the links method runs its link problems, inside the estimate's directory.
+LINKS_DIR = "links"
 #: The counters of a run's meta that an estimate has no value for (nothing was simulated).
 _PACKET_COUNTERS = (
     "events",
@@ -83,19 +91,34 @@ def estimate(
     seed: int | None = None,
     overrides: Mapping[str, Any] | None = None,
     base_dir: str | os.PathLike | None = None,
+    workdir: str | os.PathLike | None = None,
+    jobs: int | None = None,
+    client: Any | None = None,
+    progress: bool = False,
 ) -> Result:
-    """The estimated results of a scenario (a Result like a run's; see the module doc)."""
+    """The estimated results of a scenario (a Result like a run's; see the module doc). The links
+    method runs its link problems as a sweep in `workdir` (required), in `jobs` processes or on
+    the Dask cluster of `client`, and reuses the problems already run there."""
     from fctlab.run import build, core
 
     if method not in METHODS:
         raise ScenarioError(f"method: expected one of {', '.join(METHODS)}, got {method!r}")
+    if method == "links" and workdir is None:
+        raise ScenarioError("workdir: the links method needs a directory for its link problems' runs")
     started = time.perf_counter()
     sim, spec = build(scenario, seed=seed, overrides=overrides, base_dir=base_dir)
     raw = dict(sim.results())
     del sim
     planned = Result.from_core(raw, spec)
     _refuse_what_the_model_lacks(planned.flows, spec)
-    flows, stats = _fluid(planned.flows, planned.links, core(), _end_s(spec))
+    flows = planned.flows.sort("id")
+    if method == "fluid":
+        fct, stats = _fluid(flows, planned.links, core())
+    else:
+        from fctlab.tools.linksim import estimate_links
+
+        fct, stats = estimate_links(spec, flows, planned.links, workdir, jobs=jobs, client=client, progress=progress)
+    flows = _with_fct(flows, fct, _end_s(spec))
     meta = {k: v for k, v in planned.meta.items() if k not in _PACKET_COUNTERS and k != "wall_s"}
     finished = flows["finish_s"].drop_nulls()
     meta.update(
@@ -111,9 +134,12 @@ def estimate(
 
 
 def estimate_to(scenario: ScenarioLike, outdir: str | os.PathLike, **kwargs: Any) -> Result:
-    """`estimate(...)`, its results directory written to `outdir` (all files or none)."""
+    """`estimate(...)`, its results directory written to `outdir` (all files or none); the links
+    method's problems run in `outdir/links`."""
     if not str(outdir).strip():
         raise ScenarioError("results directory: expected a path, got an empty string")
+    if kwargs.get("method") == "links" and kwargs.get("workdir") is None:
+        kwargs["workdir"] = Path(outdir) / LINKS_DIR
     result = estimate(scenario, **kwargs)
     result.write(outdir)
     return result
@@ -148,24 +174,25 @@ def _refuse_what_the_model_lacks(flows: pl.DataFrame, spec: Mapping[str, Any]) -
         )
 
 
-def _fluid(flows: pl.DataFrame, links: pl.DataFrame, compiled: Any, end_s: float) -> tuple[pl.DataFrame, dict]:
-    """The flows table with the fluid estimate's finish, FCT and delivered bytes; and what the
-    fluid did (`_core.local_fct`'s counts)."""
+def _fluid(flows: pl.DataFrame, links: pl.DataFrame, compiled: Any) -> tuple[pl.Series, dict]:
+    """Each flow's fluid FCT (by id): its fixed part (`ideal_fct_s` less the bottleneck's
+    serialization of its wire bits) plus its max-min fluid transfer; and what the fluid did
+    (`_core.local_fct`'s counts)."""
     from fctlab.reference import _wire_bits
 
-    flows = flows.sort("id")
-    rates = links.sort("id")["rate_bps"].cast(pl.Float64)
+    rates = links.sort("id")["rate_bps"].cast(pl.Float64).to_list()
     bits = flows.select(_wire_bits(flows, None, None, "estimate"))["bits"]
     paths = flows["path"].to_list()
-    fluid, stats = compiled.local_fct(rates.to_list(), flows["start_s"].to_list(), bits.to_list(), paths)
-    rate_list = rates.to_list()
-    bottleneck = [min((rate_list[link] for link in p), default=math.inf) for p in paths]
-    fixed = (pl.col("ideal_fct_s") - pl.col("bits") / pl.col("bottleneck_bps")).clip(lower_bound=0.0)
-    est = flows.with_columns(
-        bits,
-        pl.Series("bottleneck_bps", bottleneck, dtype=pl.Float64),
-        pl.Series("fluid_s", fluid, dtype=pl.Float64),
-    ).with_columns(fct=fixed + pl.col("fluid_s"))
+    fluid, stats = compiled.local_fct(rates, flows["start_s"].to_list(), bits.to_list(), paths)
+    bottleneck = pl.Series([min((rates[link] for link in p), default=math.inf) for p in paths], dtype=pl.Float64)
+    fixed = (flows["ideal_fct_s"] - bits / bottleneck).clip(lower_bound=0.0)
+    return (fixed + pl.Series(fluid, dtype=pl.Float64)).alias("fct"), dict(stats)
+
+
+def _with_fct(flows: pl.DataFrame, fct: pl.Series, end_s: float) -> pl.DataFrame:
+    """The flows table (by id) with an estimated FCT per flow: finish, FCT and delivered bytes
+    where it finishes by `end_s` (else open, as the packet level would leave it)."""
+    est = flows.with_columns(fct.alias("fct"))
     done = (pl.col("start_s") + pl.col("fct")) <= end_s
     est = est.with_columns(
         finish_s=pl.when(done).then(pl.col("start_s") + pl.col("fct")),
@@ -176,7 +203,7 @@ def _fluid(flows: pl.DataFrame, links: pl.DataFrame, compiled: Any, end_s: float
         retx_bytes=pl.lit(0, dtype=pl.Int64),
         timeouts=pl.lit(0, dtype=pl.Int64),
     )
-    return est.select(flows.columns), dict(stats)
+    return est.select(flows.columns)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -191,6 +218,8 @@ def validate(
     seed: int | None = None,
     overrides: Mapping[str, Any] | None = None,
     progress: bool = False,
+    jobs: int | None = None,
+    client: Any | None = None,
 ) -> tuple[Result, Result, pl.DataFrame]:
     """Estimates the scenario into `outdir`, runs the packet level into `outdir/packet`, and
     writes the error table (`validation.parquet`, `validation.md`); returns (estimate, packet
@@ -201,7 +230,9 @@ def validate(
     t0 = time.perf_counter()
     packet = run_to(scenario, out / PACKET_DIR, seed=seed, overrides=overrides, progress=progress)
     packet_wall = time.perf_counter() - t0
-    est = estimate_to(scenario, out, method=method, seed=seed, overrides=overrides)
+    est = estimate_to(
+        scenario, out, method=method, seed=seed, overrides=overrides, jobs=jobs, client=client, progress=progress
+    )
     table = error_table(est.flows, packet.flows)
     walls = {"estimate_wall_s": est.meta["wall_s"], "packet_wall_s": packet_wall}
     from fctlab.result import write_parquet

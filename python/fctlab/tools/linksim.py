@@ -1,0 +1,273 @@
+"""`fctlab estimate --method links`: Parsimon's decomposition (Zhao et al., NSDI'23). The network
+is cut into one small packet-level run per busy link, each run is fctlab itself, and a flow's
+estimate adds up the delays its links gave it.
+
+**A link problem** (`link_problem`), for directed link `l = u -> v` and the flows crossing it, is
+a graph of its own:
+
+- `l` itself, rate and delay as in the network, from node `u` to node `v` (a router, or the host
+  itself when `l` is a host's own link: then its flows start or end there);
+- one source host per (sending host, delay before `l`), joined to `u` by a link at the rate of
+  the sender's first hop, with the propagation delay of the flows' path up to `l`;
+- one destination host per (receiving host, delay after `l`), joined from `v` by a *fat* link,
+  ten times the slowest rate after `l`, with the propagation delay of the rest of the path (so
+  the queues after `l` are other runs' business, as in Parsimon's `link_sim_desc`);
+- the flows that cross `l`, with their start, size and transport; the scenario's queues and
+  transports.
+
+**The solo problem** (`solo_problem`) runs every flow alone on a copy of its own path (a chain
+of its links' rates and delays, one per distinct (transport, size, path)): its FCT with
+nothing else in the network, slow start and store-and-forward included.
+
+**Combining.** A link run gives flow `f` the delay `d_lf = fct_lf - ideal_lf` (its FCT there
+minus its ideal FCT there). Parsimon adds those up along the path, `ideal_f + sum_l d_lf`, with
+transports that start at line rate. With slow start every link run counts the flow's own
+start-up rounds again, so the delay a link adds is taken beyond what the flow alone has,
+
+    fct_f = alone_f + sum_{l in path(f)} max(0, d_lf - (alone_f - ideal_f))
+
+which is Parsimon's sum when `alone_f = ideal_f`. Each flow adds its own delays (a link run
+holds every flow that crosses the link), not samples of a link's delay distribution: with
+every link run there, the flow's own numbers are at hand and carry no sampling noise.
+
+The problems run as a sweep (`fctlab.tools.sweep`: one process per problem, resumable, a
+progress bar, or on a Dask cluster) in `OUT/links/`, and the estimate is combined from their
+flows tables.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+import polars as pl
+
+from fctlab.errors import ScenarioError
+
+#: Destination links are this many times faster than the slowest link after `l` (Parsimon's 10).
+FAT = 10.0
+#: The run of every flow alone (the sweep point's name).
+SOLO = "solo"
+#: The scenario keys a link problem keeps from the scenario (the rest is its own, or refused).
+KEPT = ("name", "seed", "duration", "drain", "max_time", "transport", "transports")
+#: Scenario keys the links method cannot carry into link problems (named links or hosts of the
+#: whole network, a lossless fabric whose PAUSE couples the links).
+REFUSED = ("fabric", "link_rate", "loss", "host_transport")
+
+
+def refuse_what_links_lack(spec: Mapping[str, Any]) -> None:
+    """A clear error for a scenario the links method cannot decompose."""
+    for key in REFUSED:
+        if spec.get(key):
+            raise ScenarioError(
+                f"{key}: the links method cuts the network into one run per link and cannot carry "
+                f"`{key}` into them; expected a scenario without it (or --method fluid, or the packet level)"
+            )
+
+
+def base_scenario(spec: Mapping[str, Any]) -> dict:
+    """The scenario every problem starts from: the kept keys, every flow measured, the queues'
+    router and host tables (a problem has no named links of the network)."""
+    base = {k: spec[k] for k in KEPT if k in spec}
+    queues = spec.get("queues") or {}
+    base["queues"] = {k: queues[k] for k in ("router", "host") if k in queues}
+    base["measure_from"] = 0
+    return base
+
+
+class Transports:
+    """Each flow's transport as a workload entry names it: its `protocol` label when that is a
+    named transport of the scenario, else the default (no `transport` key)."""
+
+    def __init__(self, spec: Mapping[str, Any]) -> None:
+        self.named = set((spec.get("transports") or {}).keys())
+
+    def entries(self, flows: list[dict], labels: list[str]) -> list[dict]:
+        """`kind = "flows"` workload entries for `flows`, one per transport, in first-seen order."""
+        groups: dict[str | None, list[dict]] = {}
+        for f, label in zip(flows, labels, strict=True):
+            groups.setdefault(label if label in self.named else None, []).append(f)
+        out = []
+        for name, group in groups.items():
+            entry: dict[str, Any] = {"kind": "flows", "flows": group}
+            if name is not None:
+                entry["transport"] = name
+            out.append(entry)
+        return out
+
+
+def flow_key(src: str, dst: str, start_s: float, size: int) -> tuple:
+    """What tells a problem's flows apart in its run's flows table: ends, start (to the
+    picosecond) and size (flows alike in all four are interchangeable)."""
+    return (src, dst, round(start_s * 1e12), size)
+
+
+def _flow(src: str, dst: str, row: Mapping[str, Any]) -> dict:
+    return {"src": src, "dst": dst, "start": row["start_s"], "size": row["size_bytes"]}
+
+
+def link_problem(
+    link: Mapping[str, Any],
+    crossing: pl.DataFrame,
+    links: pl.DataFrame,
+    hosts: set[str],
+    transports: Transports,
+) -> tuple[dict, dict[tuple, list[int]]]:
+    """The overrides of link `link`'s problem (topology and workload; see the module doc) and its
+    flows' ids by their key in its run (`flow_key`)."""
+    rate, delay = links["rate_bps"].to_list(), links["delay_s"].to_list()
+    lid = link["id"]
+    u_host, v_host = link["src"] in hosts, link["dst"] in hosts
+    nodes = [
+        {"name": "u", "kind": "host" if u_host else "router"},
+        {"name": "v", "kind": "host" if v_host else "router"},
+    ]
+    edges = [{"a": "u", "b": "v", "rate": rate[lid], "delay": delay[lid], "name": "l"}]
+    sources: dict[tuple[str, float], str] = {}
+    sinks: dict[tuple[str, float], str] = {}
+    flows, labels = [], []
+    ids: dict[tuple, list[int]] = {}
+    for row in crossing.sort(["start_s", "id"]).iter_rows(named=True):
+        path = row["path"]
+        k = path.index(lid)
+        before, after = path[:k], path[k + 1 :]
+        if u_host:
+            src = "u"
+        else:
+            key = (row["src"], round(sum(delay[x] for x in before), 15))
+            if key not in sources:
+                sources[key] = src = f"s{len(sources)}"
+                nodes.append({"name": src, "kind": "host"})
+                edges.append({"a": src, "b": "u", "rate": rate[path[0]], "delay": key[1]})
+            src = sources[key]
+        if v_host:
+            dst = "v"
+        else:
+            key = (row["dst"], round(sum(delay[x] for x in after), 15))
+            if key not in sinks:
+                sinks[key] = dst = f"d{len(sinks)}"
+                nodes.append({"name": dst, "kind": "host"})
+                edges.append({"a": "v", "b": dst, "rate": FAT * min(rate[x] for x in after), "delay": key[1]})
+            dst = sinks[key]
+        flows.append(_flow(src, dst, row))
+        labels.append(row["protocol"])
+        ids.setdefault(flow_key(src, dst, row["start_s"], row["size_bytes"]), []).append(row["id"])
+    topology = {"kind": "graph", "nodes": nodes, "links": edges}
+    return {"topology": topology, "workload": transports.entries(flows, labels)}, ids
+
+
+def solo_problem(
+    flows: pl.DataFrame, links: pl.DataFrame, transports: Transports
+) -> tuple[dict, dict[tuple, list[int]]]:
+    """The overrides of the solo problem (one chain per distinct (transport, size, path rates and
+    delays), its flow alone on it) and, by each chain's flow key, the ids of the flows it stands for."""
+    rate, delay = links["rate_bps"].to_list(), links["delay_s"].to_list()
+    chains: dict[tuple, list[int]] = {}
+    for row in flows.sort("id").iter_rows(named=True):
+        hops = tuple((rate[x], delay[x]) for x in row["path"])
+        chains.setdefault((row["protocol"], row["size_bytes"], hops), []).append(row["id"])
+    nodes, edges, entries, labels, members = [], [], [], [], []
+    for c, ((label, size, hops), ids) in enumerate(chains.items()):
+        names = [f"a{c}"] + [f"r{c}_{i}" for i in range(1, len(hops))] + [f"b{c}"]
+        nodes += [{"name": n, "kind": "host" if i in (0, len(names) - 1) else "router"} for i, n in enumerate(names)]
+        edges += [{"a": names[i], "b": names[i + 1], "rate": r, "delay": d} for i, (r, d) in enumerate(hops)]
+        entries.append({"src": names[0], "dst": names[-1], "start": 0, "size": size})
+        labels.append(label)
+        members.append(ids)
+    keyed = {flow_key(e["src"], e["dst"], 0.0, e["size"]): ids for e, ids in zip(entries, members, strict=True)}
+    topology = {"kind": "graph", "nodes": nodes, "links": edges}
+    return {"topology": topology, "workload": transports.entries(entries, labels)}, keyed
+
+
+def estimate_links(
+    spec: Mapping[str, Any],
+    flows: pl.DataFrame,
+    links: pl.DataFrame,
+    workdir: str | os.PathLike,
+    *,
+    jobs: int | None = None,
+    client: Any | None = None,
+    progress: bool = False,
+) -> tuple[pl.Series, dict]:
+    """Every flow's estimated FCT (s, by flow id; null where a problem left it unfinished) and
+    what the method did (`links`: problems run, `flows_per_problem`, `solo_chains`), its
+    problems run as a sweep in `workdir`."""
+    from fctlab.tools.sweep import Sweep, run_sweep
+
+    refuse_what_links_lack(spec)
+    hosts = set(flows["src"].to_list()) | set(flows["dst"].to_list())
+    transports = Transports(spec)
+    points: list[tuple[str, dict]] = []
+    members: dict[str, list] = {}
+    exploded = flows.select("id", "path").explode("path")
+    busy = sorted(set(exploded["path"].to_list()))
+    for lid in busy:
+        ids_here = exploded.filter(pl.col("path") == lid)["id"]
+        crossing = flows.filter(pl.col("id").is_in(ids_here.implode()))
+        overrides, ids = link_problem(links.row(lid, named=True), crossing, links, hosts, transports)
+        points.append((f"link{lid}", overrides))
+        members[f"link{lid}"] = ids
+    solo, chains = solo_problem(flows, links, transports)
+    points.append((SOLO, solo))
+    work = Path(workdir)
+    work.mkdir(parents=True, exist_ok=True)
+    base = work / "base.json"
+    base.write_text(json.dumps(base_scenario(spec)))
+    seed = int(spec.get("seed", 1))
+    outcomes = run_sweep(Sweep(base, [seed], points), work, jobs=jobs, client=client, progress=progress)
+    failed = [o for o in outcomes if o.status != "done"]
+    if failed:
+        raise ScenarioError(
+            f"{len(failed)} of {len(outcomes)} link problems failed, e.g. {failed[0].run.name}: {failed[0].error} "
+            f"(details in {work})"
+        )
+    n = flows["id"].max() + 1
+    alone: list[float | None] = [None] * n
+    ideal = dict(zip(flows["id"].to_list(), flows["ideal_fct_s"].to_list(), strict=True))
+    for ids, fct, _ in _rows(work / SOLO / f"seed{seed}", chains, shared=True):
+        for f in ids:
+            alone[f] = fct
+    extra = [0.0] * n
+    unfinished = [False] * n
+    for name, keyed in members.items():
+        for ids, fct, ideal_here in _rows(work / name / f"seed{seed}", keyed):
+            for f in ids:
+                a = alone[f]
+                if fct is None or a is None:
+                    unfinished[f] = True
+                    continue
+                extra[f] += max(0.0, (fct - ideal_here) - (a - ideal[f]))
+    est = [None if unfinished[f] or alone[f] is None else alone[f] + extra[f] for f in range(n)]
+    ids = flows["id"].to_list()
+    stats = {
+        "problems": len(points),
+        "flows_per_problem": round(sum(sum(map(len, v.values())) for v in members.values()) / max(len(members), 1), 2),
+        "solo_chains": len(chains),
+        "fat": FAT,
+    }
+    return pl.Series("fct", [est[f] for f in ids], dtype=pl.Float64), stats
+
+
+def _rows(
+    run_dir: Path, keyed: Mapping[tuple, list[int]], *, shared: bool = False
+) -> list[tuple[list[int], float | None, float]]:
+    """(the flow ids a row stands for, its fct_s, its ideal_fct_s) for each row of a problem's
+    run, matched by `flow_key`: one id per row, rows alike in the key taken in id order (such
+    flows are interchangeable), or with `shared` every id of the key (a solo chain)."""
+    columns = ["id", "src", "dst", "start_s", "size_bytes", "fct_s", "ideal_fct_s"]
+    t = pl.read_parquet(run_dir / "flows.parquet", columns=columns).sort("id")
+    left = {k: list(v) for k, v in keyed.items()}
+    out = []
+    for r in t.iter_rows(named=True):
+        ids = left.get(flow_key(r["src"], r["dst"], r["start_s"], r["size_bytes"]))
+        if not ids:
+            raise ScenarioError(f"{run_dir}: a flow of the problem's run matches none it was given: {r}")
+        taken = list(ids) if shared else [ids[0]]
+        del ids[: len(taken)]
+        out.append((taken, r["fct_s"], r["ideal_fct_s"]))
+    if any(left.values()):
+        raise ScenarioError(f"{run_dir}: the problem's run lacks flows it was given")
+    return out
