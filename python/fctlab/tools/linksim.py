@@ -7,8 +7,12 @@ a graph of its own:
 
 - `l` itself, rate and delay as in the network, from node `u` to node `v` (a router, or the host
   itself when `l` is a host's own link: then its flows start or end there);
-- one source host per (sending host, delay before `l`), joined to `u` by a link at the rate of
-  the sender's first hop, with the propagation delay of the flows' path up to `l`;
+- the links that feed `l` (the hop before it on a flow's path), one router each, joined to `u`
+  at that link's rate and delay: each neighbour sends no faster than in the network, where
+  Parsimon joins every sender straight to `u`;
+- one source host per (sending host, feeding link, delay before it), joined to that router at
+  the sender's own rate with the rest of the delay (a sender whose own link feeds `l` joins `u`
+  at that link's rate and delay);
 - one destination host per (receiving host, delay after `l`), joined from `v` by a *fat* link,
   ten times the slowest rate after `l`, with the propagation delay of the rest of the path (so
   the queues after `l` are other runs' business, as in Parsimon's `link_sim_desc`);
@@ -126,7 +130,8 @@ def link_problem(
         {"name": "v", "kind": "host" if v_host else "router"},
     ]
     edges = [{"a": "u", "b": "v", "rate": rate[lid], "delay": delay[lid], "name": "l"}]
-    sources: dict[tuple[str, float], str] = {}
+    sources: dict[tuple[str, int, float], str] = {}
+    upstream: dict[int, str] = {}
     sinks: dict[tuple[str, float], str] = {}
     flows, labels = [], []
     ids: dict[tuple, list[int]] = {}
@@ -137,11 +142,23 @@ def link_problem(
         if u_host:
             src = "u"
         else:
-            key = (row["src"], round(sum(delay[x] for x in before), 15))
+            # The flows come into u over the links into it (`into`), whose rates cap what each
+            # neighbour sends; their senders hang one hop further up, at their own rate.
+            into = before[-1]
+            if len(before) == 1:
+                key = (row["src"], into, 0.0)
+                tail, at = "u", (rate[into], delay[into])
+            else:
+                if into not in upstream:
+                    upstream[into] = f"w{len(upstream)}"
+                    nodes.append({"name": upstream[into], "kind": "router"})
+                    edges.append({"a": upstream[into], "b": "u", "rate": rate[into], "delay": delay[into]})
+                key = (row["src"], into, round(sum(delay[x] for x in before[:-1]), 15))
+                tail, at = upstream[into], (rate[path[0]], key[2])
             if key not in sources:
-                sources[key] = src = f"s{len(sources)}"
-                nodes.append({"name": src, "kind": "host"})
-                edges.append({"a": src, "b": "u", "rate": rate[path[0]], "delay": key[1]})
+                sources[key] = f"s{len(sources)}"
+                nodes.append({"name": sources[key], "kind": "host"})
+                edges.append({"a": sources[key], "b": tail, "rate": at[0], "delay": at[1]})
             src = sources[key]
         if v_host:
             dst = "v"
