@@ -81,12 +81,17 @@ def test_the_same_scenario_and_seed_give_the_same_estimate(tmp_path):
 
 
 def test_what_the_model_cannot_estimate_is_refused_by_name(tmp_path):
+    long_lived = small_dumbbell(
+        workload=[{"kind": "long_lived", "flows": [{"src": "l0", "dst": "r0", "start": "0s", "stop": "1s"}]}]
+    )
     with pytest.raises(ScenarioError, match=r"workload: 1 long-lived flow"):
-        estimate(
-            small_dumbbell(
-                workload=[{"kind": "long_lived", "flows": [{"src": "l0", "dst": "r0", "start": "0s", "stop": "1s"}]}]
-            )
-        )
+        estimate(long_lived)
+    with pytest.raises(ScenarioError, match=r"workload: 1 long-lived flow"):
+        validate(long_lived, tmp_path / "v")
+    assert not (tmp_path / "v" / "packet").exists(), "a refused estimate fails before the packet level runs"
+    lossy = small_dumbbell(loss=[{"link": "bottleneck", "p": 0.01}])
+    with pytest.raises(ScenarioError, match=r"loss: the links method .* cannot carry `loss`"):
+        estimate_to(lossy, tmp_path / "f", method="links")
     with pytest.raises(ScenarioError, match=r"method: expected one of fluid, links, got 'magic'"):
         estimate(small_dumbbell(), method="magic")
     proc = cli("estimate", str(write_scenario(tmp_path, small_dumbbell())), "-o", str(tmp_path / "x"), "--method", "x")

@@ -223,16 +223,17 @@ def validate(
 ) -> tuple[Result, Result, pl.DataFrame]:
     """Estimates the scenario into `outdir`, runs the packet level into `outdir/packet`, and
     writes the error table (`validation.parquet`, `validation.md`); returns (estimate, packet
-    level, table). The packet-level run is written first, so an estimate that fails keeps it."""
+    level, table). The estimate goes first, so a scenario it refuses fails before the packet
+    level's long run, and a packet level that fails or is interrupted keeps the estimate."""
     from fctlab.run import run_to
 
     out = Path(outdir)
-    t0 = time.perf_counter()
-    packet = run_to(scenario, out / PACKET_DIR, seed=seed, overrides=overrides, progress=progress)
-    packet_wall = time.perf_counter() - t0
     est = estimate_to(
         scenario, out, method=method, seed=seed, overrides=overrides, jobs=jobs, client=client, progress=progress
     )
+    t0 = time.perf_counter()
+    packet = run_to(scenario, out / PACKET_DIR, seed=seed, overrides=overrides, progress=progress)
+    packet_wall = time.perf_counter() - t0
     table = error_table(est.flows, packet.flows)
     walls = {"estimate_wall_s": est.meta["wall_s"], "packet_wall_s": packet_wall}
     from fctlab.result import write_parquet
