@@ -90,6 +90,8 @@ def test_what_the_model_cannot_estimate_is_refused_by_name(tmp_path):
         validate(long_lived, tmp_path / "v")
     assert not (tmp_path / "v" / "packet").exists(), "a refused estimate fails before the packet level runs"
     lossy = small_dumbbell(loss=[{"link": "bottleneck", "p": 0.01}])
+    said = estimate(lossy).notices
+    assert any("the fluid leaves out the scenario's `loss`" in n for n in said), said
     with pytest.raises(ScenarioError, match=r"loss: the links method .* cannot carry `loss`"):
         estimate_to(lossy, tmp_path / "f", method="links")
     with pytest.raises(ScenarioError, match=r"method: expected one of fluid, links, got 'magic'"):

@@ -54,6 +54,8 @@ METHODS = {
     "fluid": "max-min fair fluid sharing over the routed paths, recomputed at each arrival and departure",
     "links": "one packet-level run per busy link, each flow's delays added along its path (Parsimon)",
 }
+#: What a scenario may set that the fluid does not model, said in a notice when set.
+FLUID_IGNORES = {"loss": "packets lost on links", "fabric": "PFC pauses and shared buffers"}
 #: Where the links method runs its link problems, inside the estimate's directory.
 LINKS_DIR = "links"
 #: The counters of a run's meta that an estimate has no value for (nothing was simulated).
@@ -130,7 +132,14 @@ def estimate(
             "wall_s": time.perf_counter() - started,
         }
     )
-    return Result(flows, planned.links, planned.series, meta, spec, [*planned.notices, notice(method)])
+    notices = [*planned.notices, notice(method)]
+    if method == "fluid":
+        notices += [
+            f"the fluid leaves out the scenario's `{key}` ({what}): its estimate is the same without it"
+            for key, what in FLUID_IGNORES.items()
+            if spec.get(key)
+        ]
+    return Result(flows, planned.links, planned.series, meta, spec, notices)
 
 
 def estimate_to(scenario: ScenarioLike, outdir: str | os.PathLike, **kwargs: Any) -> Result:
