@@ -1,0 +1,30 @@
+"""The validation set of `fctlab estimate` (validation/experiment.py): it spans what issue 38 asks
+of it, and every one of its scenarios builds."""
+
+from __future__ import annotations
+
+from fctlab.reproduce import papers
+from fctlab.run import build
+from fctlab.scenario import read_scenario, with_overrides
+from realcore import REPO, fake, paper_code  # noqa: F401  (fake: the compiled core)
+
+validation = paper_code("estimate", "validation.experiment")
+SET, experiment = validation.SET, validation.experiment
+
+
+def test_the_set_has_twenty_scenarios_across_every_dimension():
+    assert len(SET) >= 20 and len({tuple(s) for s in SET}) == len(SET)
+    topologies, sizes, loads, transports, bursty = (set(x) for x in zip(*SET, strict=True))
+    assert topologies == {"ls", "over", "ft4"}
+    assert sizes == {"ws", "dm", "hd"}
+    assert min(loads) <= 0.3 and max(loads) >= 0.7
+    assert transports == {"tcp", "dctcp"}
+    assert bursty == {True, False}
+
+
+def test_every_scenario_of_the_set_builds():
+    assert "estimate" in papers(REPO)
+    base, _ = read_scenario(REPO / "experiments" / "estimate" / "base.toml")
+    for name, overrides in experiment().points:
+        sim, spec = build(with_overrides(base, overrides))
+        assert sim is not None, name

@@ -1,0 +1,183 @@
+"""The validation set of `fctlab estimate`: 20 small fabrics that differ in topology (leaf-spine,
+the same 2:1 oversubscribed, a k = 4 fat tree), load (30-70%), flow sizes (web search, data
+mining, Facebook Hadoop), transport (NewReno, DCTCP) and burstiness (Poisson or Pareto gaps).
+Each runs at the packet level (the framework's cached runs), then `--method fluid` and
+`--method links` estimate it; the report gives, per scenario, the share of size bins whose p99
+slowdown each method puts within 10% of the packet level's, the mean error of the p99 over the
+bins, and the wall times.
+
+The targets (issue 38): the links method within 10% on at least 80% of the bins, at least 100x
+faster than the packet level on the largest scenario; the fluid's error beside it. They are the
+checks, against fctlab's own packet level rather than a paper's numbers.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import polars as pl
+
+from fctlab.reproduce.framework import Context, Experiment, Runs, fmt, md_table
+from fctlab.tools.estimate import error_table, estimate, estimate_to
+
+#: A bin's estimate is close when its p99 slowdown is within this of the packet level's.
+CLOSE = 0.10
+#: The share of close bins the links method is to reach on every scenario.
+TARGET_SHARE = 0.8
+#: How much faster than the packet level the links method is to be on the largest scenario.
+TARGET_SPEEDUP = 100.0
+
+TOPOLOGIES: dict[str, dict[str, Any]] = {
+    "ls": {},
+    # One spine of 40 Gb/s for 8 x 10 Gb/s under each leaf: 2:1 oversubscribed.
+    "over": {"topology.spines": 1},
+    "ft4": {"topology": {"kind": "fat_tree", "k": 4, "rate": "10Gbps", "delay": "1us"}},
+}
+SIZES = {"ws": "websearch", "dm": "datamining", "hd": "fb-hadoop"}
+TRANSPORTS: dict[str, dict[str, Any]] = {
+    "tcp": {},
+    # DCTCP (Alizadeh et al. 2010): a step marking at K = 65 packets at 10 Gb/s.
+    "dctcp": {
+        "transport.cc": "dctcp",
+        "queues.router": {"kind": "step", "k_packets": 65, "limit_packets": 200},
+    },
+}
+#: (topology, sizes, load, transport, bursty): the 20 scenarios.
+SET = [
+    ("ls", "ws", 0.3, "tcp", False),
+    ("ls", "ws", 0.5, "tcp", False),
+    ("ls", "ws", 0.7, "tcp", False),
+    ("ls", "dm", 0.3, "tcp", False),
+    ("ls", "dm", 0.5, "tcp", False),
+    ("ls", "hd", 0.3, "tcp", False),
+    ("ls", "hd", 0.5, "tcp", False),
+    ("ls", "ws", 0.3, "dctcp", False),
+    ("ls", "ws", 0.5, "dctcp", False),
+    ("ls", "ws", 0.7, "dctcp", False),
+    ("ls", "dm", 0.5, "dctcp", False),
+    ("ls", "hd", 0.5, "dctcp", False),
+    ("over", "ws", 0.3, "tcp", False),
+    ("over", "ws", 0.5, "dctcp", False),
+    ("over", "hd", 0.5, "tcp", False),
+    ("ft4", "ws", 0.5, "tcp", False),
+    ("ft4", "ws", 0.5, "dctcp", False),
+    ("ft4", "hd", 0.3, "dctcp", False),
+    ("ls", "ws", 0.5, "tcp", True),
+    ("ls", "hd", 0.5, "dctcp", True),
+]
+
+
+def name_of(topo: str, sizes: str, load: float, transport: str, bursty: bool) -> str:
+    return f"{topo}-{sizes}{round(load * 100)}-{transport}" + ("-bursty" if bursty else "")
+
+
+def points() -> list[tuple[str, dict[str, Any]]]:
+    out = []
+    for topo, sizes, load, transport, bursty in SET:
+        o: dict[str, Any] = {**TOPOLOGIES[topo], **TRANSPORTS[transport]}
+        o["workload.0.load"] = load
+        o["workload.0.sizes"] = {"kind": "cdf", "name": SIZES[sizes]}
+        if bursty:
+            # Pareto gaps of shape 1.5: the same mean rate in bursts.
+            o["workload.0.kind"] = "pareto"
+            o["workload.0.shape"] = 1.5
+        out.append((name_of(topo, sizes, load, transport, bursty), o))
+    return out
+
+
+def _close_share(table: pl.DataFrame) -> float | None:
+    errors = table["p99_error"].drop_nulls()
+    return None if errors.len() == 0 else float((errors.abs() <= CLOSE).mean())
+
+
+def _mean_abs(table: pl.DataFrame) -> float | None:
+    errors = table["p99_error"].drop_nulls()
+    return None if errors.len() == 0 else float(errors.abs().mean())
+
+
+def analyze(runs: Runs, ctx: Context) -> str:
+    rows, got = [], {}
+    for name in runs.names:
+        seed = runs.seeds_of(name)[0]
+        scenario, packet = runs.scenario(name, seed), runs.flows(name, seed)
+        packet_wall = runs.meta(name, seed).get("wall_s") or 0.0
+        fluid = estimate(scenario)
+        links = estimate_to(scenario, runs.root / "estimates" / name, method="links")
+        tables = {m: error_table(r.flows, packet) for m, r in (("fluid", fluid), ("links", links))}
+        walls = {"fluid": fluid.meta["wall_s"], "links": links.meta["wall_s"]}
+        got[name] = {
+            "flows": packet.height,
+            "bins": tables["links"].height,
+            "packet_wall": packet_wall,
+            **{f"{m}_share": _close_share(t) for m, t in tables.items()},
+            **{f"{m}_err": _mean_abs(t) for m, t in tables.items()},
+            **{f"{m}_wall": w for m, w in walls.items()},
+        }
+        g = got[name]
+        rows.append(
+            [
+                name,
+                g["flows"],
+                g["bins"],
+                fmt(g["links_share"], ".0%"),
+                fmt(g["links_err"], ".0%"),
+                fmt(g["fluid_share"], ".0%"),
+                fmt(g["fluid_err"], ".0%"),
+                fmt(g["packet_wall"], ".2f"),
+                fmt(g["links_wall"], ".2f"),
+                fmt(g["fluid_wall"], ".3f"),
+            ]
+        )
+        ctx.check(
+            name,
+            f"share of size bins whose links p99 slowdown is within {CLOSE:.0%} of the packet level's",
+            (TARGET_SHARE, 1.0),
+            g["links_share"],
+            tolerance=0.0,
+            partial=0.25,
+        )
+    largest = max(got, key=lambda n: got[n]["flows"]) if got else None
+    if largest is not None:
+        g = got[largest]
+        ctx.check(
+            largest,
+            "links: packet-level wall time over the estimate's (the set's largest scenario)",
+            (TARGET_SPEEDUP, None),
+            g["packet_wall"] / g["links_wall"] if g["links_wall"] else None,
+            tolerance=0.0,
+            partial=0.5,
+        )
+    header = [
+        "scenario",
+        "flows",
+        "size bins",
+        "links: bins within 10% (p99)",
+        "links: mean p99 error",
+        "fluid: bins within 10% (p99)",
+        "fluid: mean p99 error",
+        "packet level s",
+        "links s",
+        "fluid s",
+    ]
+    return (
+        "Each scenario runs at the packet level, then both estimates of it (`fctlab estimate`, "
+        "docs/estimate.md). A size bin is a power-of-two range of segments "
+        "(`fctlab.analysis.SizeBins`); a bin is close when the estimate's p99 slowdown is within "
+        f"{CLOSE:.0%} of the packet level's; the mean error is that of the p99 over the bins, "
+        "in absolute value. Wall times are this machine's, the links method's on all its cores "
+        "(one process per link problem).\n\n" + md_table(header, rows)
+    )
+
+
+def experiment() -> Experiment:
+    return Experiment(
+        name="validation",
+        title="fctlab estimate against the packet level: 20 small fabrics, both methods",
+        base="base.toml",
+        points=points(),
+        seeds=1,
+        analyze=analyze,
+        investigation=False,
+        quick={"duration": 0.005, "measure_from": 0.0005},
+        quick_points=[name_of("ls", "ws", 0.5, "tcp", False), name_of("ft4", "hd", 0.3, "dctcp", False)],
+    )
