@@ -63,7 +63,7 @@ def test_papers_toml_orders_the_paper_folders_and_the_unlisted_follow_by_name(tm
 
 
 def test_the_checkouts_papers_come_in_the_order_of_papers_toml():
-    assert list(papers(REPO)) == ["rc3", "rcp", "explicit", "emulated", "datacenter", "hpcc"]
+    assert list(papers(REPO)) == ["rc3", "rcp", "explicit", "emulated", "datacenter", "hpcc", "estimate"]
 
 
 def test_the_checkouts_rc3_paper_is_a_folder_in_the_papers_order():
