@@ -131,6 +131,8 @@ class Transports:
         self.spec = spec
         self.named = set((spec.get("transports") or {}).keys())
         self.rwnd = rwnd
+        #: The bounded variants `entries` named, each with the transport it varies (None: the default).
+        self.variants: dict[str, str | None] = {}
 
     def entries(self, flows: list[dict], labels: list[str], bounded: list[bool] | None = None) -> list[dict]:
         """`kind = "flows"` workload entries for `flows`, one per transport, in first-seen order."""
@@ -138,7 +140,9 @@ class Transports:
         for i, (f, label) in enumerate(zip(flows, labels, strict=True)):
             name = label if label in self.named else None
             if bounded is not None and bounded[i] and self.rwnd is not None:
-                name = self.BOUNDED if name is None else f"{name}-{self.BOUNDED}"
+                variant = self.BOUNDED if name is None else f"{name}-{self.BOUNDED}"
+                self.variants[variant] = name
+                name = variant
             groups.setdefault(name, []).append(f)
         out = []
         for name, group in groups.items():
@@ -155,10 +159,10 @@ class Transports:
         out: dict[str, Any] = {}
         for entry in workload:
             name = entry.get("transport")
-            if name is None or not name.endswith(self.BOUNDED) or self.rwnd is None:
+            if name not in self.variants or self.rwnd is None:
                 continue
-            base = "" if name == self.BOUNDED else name[: -len(self.BOUNDED) - 1]
-            table = dict((self.spec.get("transports") or {}).get(base) or {}) if base else {}
+            base = self.variants[name]
+            table = dict((self.spec.get("transports") or {}).get(base) or {}) if base is not None else {}
             given = table.get("rwnd", (self.spec.get("transport") or {}).get("rwnd"))
             rwnd = self.rwnd if given is None else min(self.rwnd, parse_bytes(given, "rwnd"))
             out[f"transports.{name}"] = {**table, "rwnd": rwnd}
