@@ -4,11 +4,14 @@ of it, and every one of its scenarios builds."""
 from __future__ import annotations
 
 from fctlab.reproduce import papers
+from fctlab.reproduce.discover import experiment_module
 from fctlab.run import build
 from fctlab.scenario import read_scenario, with_overrides
-from realcore import REPO, fake, paper_code  # noqa: F401  (fake: the compiled core)
+from realcore import REPO, fake  # noqa: F401  (fake: the compiled core)
 
-validation = paper_code("estimate", "validation.experiment")
+# The experiment's own module, as `fctlab reproduce` imports it (an experiment folder is not a
+# package: `discover.experiment_module`).
+validation = experiment_module(REPO, "estimate", "validation")
 SET, experiment = validation.SET, validation.experiment
 
 
