@@ -59,21 +59,11 @@ def cmd_estimate(args: argparse.Namespace) -> int:
         "progress": options.progress_wanted(args.quiet),
     }
 
-    def go(client: object = None):
+    with options.cluster_client(args.cluster, args.jobs) as client:
         if args.validate:
-            return validate(args.scenario, out, jobs=args.jobs, client=client, **common)[0]
-        return estimate_to(args.scenario, out, jobs=args.jobs, client=client, **common)
-
-    if args.cluster is None:
-        result = go()
-    else:
-        from fctlab.tools.cluster import Connection, check_address
-
-        check_address(args.cluster)
-        if args.jobs is not None and not args.cluster.startswith("local"):
-            raise options.UsageError(f"field `--jobs`: the workers of --cluster {args.cluster} are the scheduler's")
-        with Connection(args.cluster, workers=args.jobs) as client:
-            result = go(client)
+            result = validate(args.scenario, out, jobs=args.jobs, client=client, **common)[0]
+        else:
+            result = estimate_to(args.scenario, out, jobs=args.jobs, client=client, **common)
     if not args.quiet:
         print(format_summary(result.summary, result.notices))
         if args.validate:

@@ -7,8 +7,9 @@ settings they give.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 
 from fctlab.scenario import parse_assignment
 
@@ -125,3 +126,20 @@ def overrides(sets: list[str]) -> dict:
 def progress_wanted(quiet: bool) -> bool:
     """Whether to show a progress bar: not with `--quiet`, and only to a terminal."""
     return not quiet and sys.stderr.isatty()
+
+
+@contextlib.contextmanager
+def cluster_client(cluster: str | None, jobs: int | None) -> Iterator[object | None]:
+    """The Dask client of `--cluster` (None without it), connected for the block and closed
+    after it (`fctlab.tools.cluster.Connection`); `--jobs` sizes a `local` cluster and is
+    refused beside a scheduler's address, whose workers are its own."""
+    if cluster is None:
+        yield None
+        return
+    from fctlab.tools.cluster import Connection, check_address
+
+    check_address(cluster)
+    if jobs is not None and not cluster.startswith("local"):
+        raise UsageError(f"field `--jobs`: the workers of --cluster {cluster} are the scheduler's")
+    with Connection(cluster, workers=jobs) as client:
+        yield client

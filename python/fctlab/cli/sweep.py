@@ -31,8 +31,9 @@ def cmd_sweep(args: argparse.Namespace) -> int:
     """`fctlab sweep`: every run of a sweep file; exit 1 if any failed."""
     from fctlab.tools.sweep import INDEX_FILE, load_sweep, run_sweep
 
-    def sweep(client: object = None) -> list:
-        return run_sweep(
+    spec = load_sweep(args.sweep)  # a bad sweep file fails before a cluster starts
+    with options.cluster_client(args.cluster, args.jobs) as client:
+        outcomes = run_sweep(
             spec,
             args.out,
             jobs=args.jobs,
@@ -40,19 +41,6 @@ def cmd_sweep(args: argparse.Namespace) -> int:
             report=lambda msg: print(msg, file=sys.stderr),
             client=client,
         )
-
-    if args.cluster is None:
-        spec = args.sweep
-        outcomes = sweep()
-    else:
-        from fctlab.tools.cluster import Connection, check_address
-
-        check_address(args.cluster)
-        if args.jobs is not None and not args.cluster.startswith("local"):
-            raise options.UsageError(f"field `--jobs`: the workers of --cluster {args.cluster} are the scheduler's")
-        spec = load_sweep(args.sweep)  # a bad sweep file fails before a cluster starts
-        with Connection(args.cluster, workers=args.jobs) as client:
-            outcomes = sweep(client)
     failed = [o for o in outcomes if o.status == "failed"]
     skipped = sum(o.skipped for o in outcomes)
     print(
