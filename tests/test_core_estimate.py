@@ -189,8 +189,9 @@ PARKING_LOT = {
 def test_links_adds_the_delays_of_both_hops_of_a_two_hop_path(tmp_path):
     """Each long flow's FCT by links must be the packet level's within 3% (measured: 1.7-1.8%
     short); with either hop's delay left out of the sum they would be 14-21% short. The cross
-    flows, one link problem each, within 10% (measured: 0.2%)."""
-    est, packet, _ = validate(PARKING_LOT, tmp_path / "v", method="links", jobs=1)
+    flows, one link problem each, within 10% (measured: 0.2%). Every link runs (epsilon 0): the
+    two bottlenecks carry the same flows and would otherwise share one run."""
+    est, packet, _ = validate(PARKING_LOT, tmp_path / "v", method="links", jobs=1, epsilon=0)
     got, want = (r.flows.sort("id") for r in (est, packet))
     assert got["workload"].to_list() == want["workload"].to_list()
     for g, w in zip(got.iter_rows(named=True), want.iter_rows(named=True), strict=True):
@@ -221,3 +222,55 @@ def test_links_on_the_cli_and_its_options_elsewhere(tmp_path):
     assert load(tmp_path / "l").estimated_by == "links"
     wrong = cli("estimate", scenario, "-o", str(tmp_path / "f"), "-j", "2")
     assert wrong.returncode == 2 and "only the links method runs problems" in wrong.stderr
+    for bad in (["--epsilon", "1"], ["--epsilon", "x"], ["--method", "fluid", "--epsilon", "0.1"]):
+        proc = cli("estimate", scenario, "-o", str(tmp_path / "e"), *bad)
+        assert proc.returncode == 2 and "--epsilon" in proc.stderr, (bad, proc.stderr)
+
+
+def twin_chains(k: int = 2) -> dict:
+    """`k` separate two-hop chains (1 Gb/s, then 100 Mb/s), each with the same 40 flows: their
+    links' problems are alike, chain by chain."""
+    nodes, links, flows = [], [], []
+    for c in range(k):
+        nodes += [
+            {"name": f"a{c}", "kind": "host"},
+            {"name": f"r{c}", "kind": "router"},
+            {"name": f"b{c}", "kind": "host"},
+        ]
+        links += [
+            {"a": f"a{c}", "b": f"r{c}", "rate": "1Gbps", "delay": "1ms"},
+            {"a": f"r{c}", "b": f"b{c}", "rate": "100Mbps", "delay": "1ms"},
+        ]
+        flows += [
+            {"src": f"a{c}", "dst": f"b{c}", "start": 0.01 * i, "size": 2000 + 37_000 * (i % 7)} for i in range(40)
+        ]
+    return {
+        "name": "twin-chains",
+        "seed": 1,
+        "duration": "1s",
+        "topology": {"kind": "graph", "nodes": nodes, "links": links},
+        "queues": {"router": {"kind": "droptail", "limit_packets": 400}},
+        "workload": [{"kind": "flows", "flows": flows}],
+    }
+
+
+def test_links_alike_share_one_problem_and_the_others_draw_from_it(tmp_path):
+    """Two chains with the same flows: with clustering one chain's two links run and the other
+    chain's flows draw their delays from them; each chain's mean FCT stays within 10% of every
+    link running (they are the same flows), and the draw is the same on 1 and 2 processes."""
+    every = estimate_to(twin_chains(), tmp_path / "every", method="links", jobs=1, epsilon=0)
+    one = estimate_to(twin_chains(), tmp_path / "one", method="links", jobs=1)
+    estimate_to(twin_chains(), tmp_path / "two", method="links", jobs=2)
+    assert every.meta["estimate"]["problems"] == 4 + 1 and one.meta["estimate"]["problems"] == 2 + 1
+    assert one.meta["estimate"]["busy_links"] == 4 and one.meta["estimate"]["epsilon"] == 0.1
+    assert (tmp_path / "one" / "flows.parquet").read_bytes() == (tmp_path / "two" / "flows.parquet").read_bytes()
+    chain = pl.col("src").str.slice(1).cast(pl.Int64)
+    means = {
+        n: r.flows.group_by(chain.alias("c")).agg(pl.col("fct_s").mean()).sort("c")["fct_s"].to_list()
+        for n, r in (("every", every), ("one", one))
+    }
+    assert means["every"][0] > 1.2 * every.flows["ideal_fct_s"].mean(), (
+        "the queue must delay the flows, else this tests nothing"
+    )
+    for got, want in zip(means["one"], means["every"], strict=True):
+        assert got == pytest.approx(want, rel=0.10), means

@@ -38,6 +38,14 @@ def register(sub: argparse._SubParsersAction) -> None:
         default=None,
         help="links: run the link problems on a Dask cluster, local[:N] or tcp://HOST:PORT (as fctlab sweep)",
     )
+    e.add_argument(
+        "--epsilon",
+        type=options.fraction,
+        default=None,
+        metavar="E",
+        help="links: links whose flow sizes, gaps and load differ by at most E share one problem "
+        "(default 0.1, as Parsimon; 0 runs every busy link)",
+    )
     e.add_argument("-q", "--quiet", action="store_true", help="no progress bar, no summary")
     e.set_defaults(func=cmd_estimate)
 
@@ -48,15 +56,16 @@ def cmd_estimate(args: argparse.Namespace) -> int:
     from fctlab.tools.report import format_summary
 
     out = Path(args.out)
-    if args.method != "links" and (args.cluster is not None or args.jobs is not None):
+    if args.method != "links" and (args.cluster is not None or args.jobs is not None or args.epsilon is not None):
         raise options.UsageError(
-            f"--jobs and --cluster: only the links method runs problems, not --method {args.method}"
+            f"--jobs, --cluster and --epsilon: only the links method runs problems, not --method {args.method}"
         )
     common = {
         "method": args.method,
         "seed": args.seed,
         "overrides": options.overrides(args.sets),
         "progress": options.progress_wanted(args.quiet),
+        "epsilon": args.epsilon,
     }
 
     with options.cluster_client(args.cluster, args.jobs) as client:

@@ -85,6 +85,17 @@ def scale(text: str) -> float:
     return k
 
 
+def fraction(text: str) -> float:
+    """An argparse type: a number in [0, 1)."""
+    try:
+        x = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a number in [0, 1), got {text!r}") from None
+    if not 0 <= x < 1:
+        raise argparse.ArgumentTypeError(f"expected a number in [0, 1), got {text}")
+    return x
+
+
 def seconds(text: str) -> float:
     """An argparse type: a finite number of seconds > 0."""
     try:

@@ -97,16 +97,21 @@ def estimate(
     jobs: int | None = None,
     client: Any | None = None,
     progress: bool = False,
+    epsilon: float | None = None,
 ) -> Result:
     """The estimated results of a scenario (a Result like a run's; see the module doc). The links
     method runs its link problems as a sweep in `workdir` (required), in `jobs` processes or on
-    the Dask cluster of `client`, and reuses the problems already run there."""
+    the Dask cluster of `client`, and reuses the problems already run there; links whose
+    features differ by at most `epsilon` share one problem (`fctlab.tools.linkclusters`,
+    default `EPSILON`; 0: every busy link runs)."""
     from fctlab.run import build, core
 
     if method not in METHODS:
         raise ScenarioError(f"method: expected one of {', '.join(METHODS)}, got {method!r}")
     if method == "links" and workdir is None:
         raise ScenarioError("workdir: the links method needs a directory for its link problems' runs")
+    if method != "links" and epsilon is not None:
+        raise ScenarioError(f"epsilon: only the links method clusters links, not method {method!r}")
     started = time.perf_counter()
     sim, spec = build(scenario, seed=seed, overrides=overrides, base_dir=base_dir)
     raw = dict(sim.results())
@@ -117,9 +122,19 @@ def estimate(
     if method == "fluid":
         fct, stats = _fluid(flows, planned.links, core())
     else:
+        from fctlab.tools.linkclusters import EPSILON
         from fctlab.tools.linksim import estimate_links
 
-        fct, stats = estimate_links(spec, flows, planned.links, workdir, jobs=jobs, client=client, progress=progress)
+        fct, stats = estimate_links(
+            spec,
+            flows,
+            planned.links,
+            workdir,
+            jobs=jobs,
+            client=client,
+            progress=progress,
+            epsilon=EPSILON if epsilon is None else epsilon,
+        )
     flows = _with_fct(flows, fct, _end_s(spec))
     meta = {k: v for k, v in planned.meta.items() if k not in _PACKET_COUNTERS and k != "wall_s"}
     finished = flows["finish_s"].drop_nulls()
@@ -229,6 +244,7 @@ def validate(
     progress: bool = False,
     jobs: int | None = None,
     client: Any | None = None,
+    epsilon: float | None = None,
 ) -> tuple[Result, Result, pl.DataFrame]:
     """Estimates the scenario into `outdir`, runs the packet level into `outdir/packet`, and
     writes the error table (`validation.parquet`, `validation.md`); returns (estimate, packet
@@ -238,7 +254,15 @@ def validate(
 
     out = Path(outdir)
     est = estimate_to(
-        scenario, out, method=method, seed=seed, overrides=overrides, jobs=jobs, client=client, progress=progress
+        scenario,
+        out,
+        method=method,
+        seed=seed,
+        overrides=overrides,
+        jobs=jobs,
+        client=client,
+        progress=progress,
+        epsilon=epsilon,
     )
     t0 = time.perf_counter()
     packet = run_to(scenario, out / PACKET_DIR, seed=seed, overrides=overrides, progress=progress)
