@@ -25,7 +25,6 @@ scenario's seed and the link, so the estimate is the same on any number of worke
 
 from __future__ import annotations
 
-import bisect
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -112,24 +111,44 @@ class Neighbours:
     def __init__(self, records: Sequence[tuple[int, float]]) -> None:
         """`records`: (size in bytes, delay in seconds) of the representative's flows."""
         data = sorted((size, delay / packets(size)) for size, delay in records)
-        self.sizes = [size for size, _ in data]
-        self.values = [value for _, value in data]
+        self.sizes = np.asarray([size for size, _ in data], dtype=np.int64)
+        self.packets = np.maximum(1, -(-self.sizes // SEGMENT))
+        self.values = np.asarray([value for _, value in data])
 
     def __bool__(self) -> bool:
-        return bool(self.values)
+        return len(self.values) > 0
 
     def sample(self, size: int, rng: np.random.Generator) -> float:
-        """A delay (s) for a flow of `size` bytes: one of the `NEIGHBOURS` flows nearest in size
-        (or of every flow of that very size, if more) whose packets are within `SPREAD` times its
-        own, drawn at random, its delay scaled to the packets of `size`."""
-        lo, hi = bisect.bisect_left(self.sizes, size), bisect.bisect_right(self.sizes, size)
-        k = min(NEIGHBOURS, len(self.values))
-        if hi - lo < k:
-            # Centred on the flows of this size (or where they would be), as many smaller as larger.
-            lo = min(max(0, (lo + hi - k + 1) // 2), len(self.values) - k)
-            hi = lo + k
-        p = packets(size)
-        near = [i for i in range(lo, hi) if p / SPREAD <= packets(self.sizes[i]) <= p * SPREAD]
-        if not near:
-            near = [min(range(lo, hi), key=lambda i: abs(math.log(packets(self.sizes[i]) / p)))]
-        return self.values[near[int(rng.integers(len(near)))]] * p
+        """`sample_many` of one flow."""
+        return float(self.sample_many(np.asarray([size], dtype=np.int64), rng)[0])
+
+    def sample_many(self, sizes: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+        """A delay (s) for each flow of `sizes` bytes: one of the `NEIGHBOURS` flows nearest in
+        size (or of every flow of that very size, if more) whose packets are within `SPREAD`
+        times its own (the nearest in packets if none is), drawn at random, its delay scaled to
+        the flow's packets."""
+        m = len(self.values)
+        k = min(NEIGHBOURS, m)
+        p = np.maximum(1, -(-sizes // SEGMENT))
+        eq_lo, eq_hi = np.searchsorted(self.sizes, sizes, "left"), np.searchsorted(self.sizes, sizes, "right")
+        # The flows within SPREAD in packets, [a, b).
+        a = np.searchsorted(self.packets, p / SPREAD, "left")
+        b = np.searchsorted(self.packets, p * SPREAD, "right")
+        # k flows centred on those of this size (or where they would be), as many smaller as
+        # larger, then kept within [a, b).
+        lo = np.clip((eq_lo + eq_hi - k + 1) // 2, 0, m - k)
+        hi = lo + k
+        lo, hi = np.maximum(lo, a), np.minimum(hi, b)
+        many = eq_hi - eq_lo >= k
+        lo, hi = np.where(many, eq_lo, lo), np.where(many, eq_hi, hi)
+        # None within SPREAD: the nearest in packets.
+        none = hi <= lo
+        if none.any():
+            below = np.clip(a[none] - 1, 0, m - 1)
+            above = np.clip(b[none], 0, m - 1)
+            ratio = np.log(p[none])
+            take_below = np.abs(np.log(self.packets[below]) - ratio) <= np.abs(np.log(self.packets[above]) - ratio)
+            nearest = np.where(take_below, below, above)
+            lo[none], hi[none] = nearest, nearest + 1
+        pick = lo + (rng.random(len(sizes)) * (hi - lo)).astype(np.int64)
+        return self.values[pick] * p

@@ -19,9 +19,10 @@ a graph of its own:
 - the flows that cross `l`, with their start, size and transport; the scenario's queues and
   transports.
 
-**The solo problem** (`solo_problem`) runs every flow alone on a copy of its own path (a chain
-of its links' rates and delays, one per distinct (transport, size, path)): its FCT with
-nothing else in the network, slow start and store-and-forward included.
+**The solo problem** (`fctlab.tools.linksolo`) runs flows alone on copies of their paths (a
+chain of their links' rates and delays): a flow's FCT with nothing else in the network, slow
+start and store-and-forward included, one chain per distinct (transport, path, size) or, where
+a path carries thousands of sizes, on a grid of sizes interpolated.
 
 **Combining.** A link run gives flow `f` its completion time there, `fct_lf`; the link delayed
 it by what that exceeds the flow's time alone on its whole path, `alone_f`, so
@@ -69,6 +70,7 @@ import polars as pl
 
 from fctlab.errors import ScenarioError
 from fctlab.tools.linkclusters import EPSILON, Neighbours, cluster, features
+from fctlab.tools.linksolo import alone, solo_problem
 
 #: Destination links are this many times faster than the slowest link after `l` (Parsimon's 10).
 FAT = 10.0
@@ -255,29 +257,6 @@ def link_problem(
     return {"topology": topology, "workload": workload, **transports.tables(workload)}, ids
 
 
-def solo_problem(
-    flows: pl.DataFrame, links: pl.DataFrame, transports: Transports
-) -> tuple[dict, dict[tuple, list[int]]]:
-    """The overrides of the solo problem (one chain per distinct (transport, size, path rates and
-    delays), its flow alone on it) and, by each chain's flow key, the ids of the flows it stands for."""
-    rate, delay = links["rate_bps"].to_list(), links["delay_s"].to_list()
-    chains: dict[tuple, list[int]] = {}
-    for row in flows.sort("id").iter_rows(named=True):
-        hops = tuple((rate[x], delay[x]) for x in row["path"])
-        chains.setdefault((row["protocol"], row["size_bytes"], hops), []).append(row["id"])
-    nodes, edges, entries, labels, members = [], [], [], [], []
-    for c, ((label, size, hops), ids) in enumerate(chains.items()):
-        names = [f"a{c}"] + [f"r{c}_{i}" for i in range(1, len(hops))] + [f"b{c}"]
-        nodes += [{"name": n, "kind": "host" if i in (0, len(names) - 1) else "router"} for i, n in enumerate(names)]
-        edges += [{"a": names[i], "b": names[i + 1], "rate": r, "delay": d} for i, (r, d) in enumerate(hops)]
-        entries.append({"src": names[0], "dst": names[-1], "start": 0, "size": size})
-        labels.append(label)
-        members.append(ids)
-    keyed = {flow_key(e["src"], e["dst"], 0.0, e["size"]): ids for e, ids in zip(entries, members, strict=True)}
-    topology = {"kind": "graph", "nodes": nodes, "links": edges}
-    return {"topology": topology, "workload": transports.entries(entries, labels)}, keyed
-
-
 def estimate_links(
     spec: Mapping[str, Any],
     flows: pl.DataFrame,
@@ -302,12 +281,15 @@ def estimate_links(
     rwnd = window_bound(spec, flows, links)
     transports = Transports(spec, rwnd)
     seed = int(spec.get("seed", 1))
+    flows = flows.sort("id")
     row_of = {f: i for i, f in enumerate(flows["id"].to_list())}
+    sizes = flows["size_bytes"].to_numpy()
     on_link = (
-        flows.select("id", "path", "start_s", "size_bytes", "protocol")
+        flows.select("path", "start_s", "size_bytes", "protocol")
+        .with_row_index("row")
         .explode("path")
         .group_by("path")
-        .agg("id", "start_s", "size_bytes", pl.col("protocol").unique().sort())
+        .agg("row", "start_s", "size_bytes", pl.col("protocol").unique().sort())
         .sort("path")
     )
     busy = on_link["path"].to_list()
@@ -316,24 +298,24 @@ def estimate_links(
         features(
             (rate[lid], delay[lid], ends[lid][0] in hosts, ends[lid][1] in hosts, tuple(protos)),
             starts,
-            sizes,
+            sizes_here,
             rate[lid],
         )
-        for lid, starts, sizes, protos in zip(
+        for lid, starts, sizes_here, protos in zip(
             busy, on_link["start_s"], on_link["size_bytes"], on_link["protocol"], strict=True
         )
     ]
     clusters = cluster(busy, feats, epsilon)
-    ids_on = dict(zip(busy, on_link["id"].to_list(), strict=True))
+    rows_on = dict(zip(busy, on_link["row"], strict=True))
     points: list[tuple[str, dict]] = []
     members: dict[int, dict[tuple, list[int]]] = {}
     for lid in clusters:
-        crossing = flows.select(pl.all().gather([row_of[f] for f in ids_on[lid]]))
+        crossing = flows.select(pl.all().gather(rows_on[lid]))
         overrides, keyed = link_problem(links.row(lid, named=True), crossing, links, hosts, transports)
         points.append((f"link{lid}", overrides))
         members[lid] = keyed
-    solo, chains = solo_problem(flows, links, transports)
-    points.append((SOLO, solo))
+    solo = solo_problem(flows, links, transports)
+    points.append((SOLO, solo.overrides))
     work = Path(workdir)
     work.mkdir(parents=True, exist_ok=True)
     base = work / "base.json"
@@ -345,52 +327,45 @@ def estimate_links(
             f"{len(failed)} of {len(outcomes)} link problems failed, e.g. {failed[0].run.name}: {failed[0].error} "
             f"(details in {work})"
         )
-    n = flows["id"].max() + 1
-    alone: list[float | None] = [None] * n
-    for ids, fct, _ in _rows(work / SOLO / f"seed{seed}", chains, shared=True):
-        for f in ids:
-            alone[f] = fct
-    size = dict(zip(flows["id"].to_list(), flows["size_bytes"].to_list(), strict=True))
-    extra = [0.0] * n
-    unfinished = [False] * n
+    # By row of `flows`: the time alone, the delays added, whether a problem left the flow unfinished.
+    first = alone(solo, work / SOLO / f"seed{seed}")
+    extra = np.zeros(flows.height)
+    unfinished = np.isnan(first)
     for rep, keyed in members.items():
         records = []
         for ids, fct, _ in _rows(work / f"link{rep}" / f"seed{seed}", keyed):
             for f in ids:
-                a = alone[f]
-                if fct is None or a is None:
-                    unfinished[f] = True
+                r = row_of[f]
+                if fct is None or unfinished[r]:
+                    unfinished[r] = True
                     continue
-                extra[f] += max(0.0, fct - a)
-                records.append((size[f], max(0.0, fct - a)))
+                extra[r] += max(0.0, fct - first[r])
+                records.append((int(sizes[r]), max(0.0, fct - first[r])))
         near = Neighbours(records)
         for other in clusters[rep][1:]:
-            rng = np.random.default_rng([seed, other])
-            for f in ids_on[other]:
-                if near:
-                    extra[f] += near.sample(size[f], rng)
-                else:
-                    unfinished[f] = True
-    est = [None if unfinished[f] or alone[f] is None else alone[f] + extra[f] for f in range(n)]
-    ids = flows["id"].to_list()
+            rows = rows_on[other].to_numpy()
+            if near:
+                extra[rows] += near.sample_many(sizes[rows], np.random.default_rng([seed, other]))
+            else:
+                unfinished[rows] = True
+    est = np.where(unfinished, np.nan, first + extra)
     stats = {
         "busy_links": len(busy),
         "problems": len(points),
         "epsilon": epsilon,
         "flows_per_problem": round(sum(sum(map(len, v.values())) for v in members.values()) / max(len(members), 1), 2),
-        "solo_chains": len(chains),
+        "solo_chains": solo.chains,
         "fat": FAT,
         "rwnd_bytes": rwnd,
     }
-    return pl.Series("fct", [est[f] for f in ids], dtype=pl.Float64), stats
+    # By flow id, as the caller's `flows` is ordered.
+    return pl.Series("fct", est).fill_nan(None).alias("fct"), stats
 
 
-def _rows(
-    run_dir: Path, keyed: Mapping[tuple, list[int]], *, shared: bool = False
-) -> list[tuple[list[int], float | None, float]]:
-    """(the flow ids a row stands for, its fct_s, its ideal_fct_s) for each row of a problem's
-    run, matched by `flow_key`: one id per row, rows alike in the key taken in id order (such
-    flows are interchangeable), or with `shared` every id of the key (a solo chain)."""
+def _rows(run_dir: Path, keyed: Mapping[tuple, list[int]]) -> list[tuple[list[int], float | None, float]]:
+    """(the flow id a row stands for, its fct_s, its ideal_fct_s) for each row of a problem's
+    run, matched by `flow_key`: rows alike in the key are taken in id order (such flows are
+    interchangeable)."""
     columns = ["id", "src", "dst", "start_s", "size_bytes", "fct_s", "ideal_fct_s"]
     t = pl.read_parquet(run_dir / "flows.parquet", columns=columns).sort("id")
     left = {k: list(v) for k, v in keyed.items()}
@@ -399,9 +374,7 @@ def _rows(
         ids = left.get(flow_key(r["src"], r["dst"], r["start_s"], r["size_bytes"]))
         if not ids:
             raise ScenarioError(f"{run_dir}: a flow of the problem's run matches none it was given: {r}")
-        taken = list(ids) if shared else [ids[0]]
-        del ids[: len(taken)]
-        out.append((taken, r["fct_s"], r["ideal_fct_s"]))
+        out.append(([ids.pop(0)], r["fct_s"], r["ideal_fct_s"]))
     if any(left.values()):
         raise ScenarioError(f"{run_dir}: the problem's run lacks flows it was given")
     return out
