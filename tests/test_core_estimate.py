@@ -274,3 +274,38 @@ def test_links_alike_share_one_problem_and_the_others_draw_from_it(tmp_path):
     )
     for got, want in zip(means["one"], means["every"], strict=True):
         assert got == pytest.approx(want, rel=0.10), means
+
+
+def small_leaf_spine() -> dict:
+    """16 hosts at 10 Gb/s under 4 leaves, 2 spines at 40 Gb/s, web-search flows at 50%."""
+    return {
+        "name": "small-leaf-spine",
+        "seed": 1,
+        "duration": "20ms",
+        "topology": {
+            "kind": "leaf_spine",
+            "leaves": 4,
+            "hosts_per_leaf": 4,
+            "spines": 2,
+            "host_rate": "10Gbps",
+            "fabric_rate": "40Gbps",
+            "host_delay": "1us",
+            "fabric_delay": "1us",
+        },
+        "queues": {"router": {"kind": "droptail", "limit_packets": 100}},
+        "transport": {"iw": 10, "min_rto": "1ms"},
+        "workload": [{"kind": "poisson", "load": 0.5, "sizes": {"kind": "cdf", "name": "websearch"}}],
+    }
+
+
+def test_links_batched_or_not_gives_the_same_bytes(tmp_path, monkeypatch):
+    """Link problems side by side in one run (`linkbatch`) finish as each would alone: the same
+    estimate as one run per problem, on a 16-host leaf-spine."""
+    from fctlab.tools import linkbatch
+
+    spec = small_leaf_spine()
+    together = estimate_to(spec, tmp_path / "together", method="links", jobs=2, epsilon=0)
+    monkeypatch.setattr(linkbatch, "BATCH_PROBLEMS", 1)
+    apart = estimate_to(spec, tmp_path / "apart", method="links", jobs=2, epsilon=0)
+    assert apart.meta["estimate"]["runs"] == apart.meta["estimate"]["problems"] > 3 * together.meta["estimate"]["runs"]
+    assert (tmp_path / "together" / "flows.parquet").read_bytes() == (tmp_path / "apart" / "flows.parquet").read_bytes()

@@ -69,6 +69,7 @@ import numpy as np
 import polars as pl
 
 from fctlab.errors import ScenarioError
+from fctlab.tools.linkbatch import Problem, batches
 from fctlab.tools.linkclusters import EPSILON, Neighbours, cluster, features
 from fctlab.tools.linksolo import alone, solo_problem
 
@@ -307,13 +308,12 @@ def estimate_links(
     ]
     clusters = cluster(busy, feats, epsilon)
     rows_on = dict(zip(busy, on_link["row"], strict=True))
-    points: list[tuple[str, dict]] = []
-    members: dict[int, dict[tuple, list[int]]] = {}
+    problems = []
     for lid in clusters:
         crossing = flows.select(pl.all().gather(rows_on[lid]))
-        overrides, keyed = link_problem(links.row(lid, named=True), crossing, links, hosts, transports)
-        points.append((f"link{lid}", overrides))
-        members[lid] = keyed
+        problems.append(Problem(lid, *link_problem(links.row(lid, named=True), crossing, links, hosts, transports)))
+    runs = list(batches(problems))
+    points = [(b.name, b.overrides) for b in runs]
     solo = solo_problem(flows, links, transports)
     points.append((SOLO, solo.overrides))
     work = Path(workdir)
@@ -331,18 +331,18 @@ def estimate_links(
     first = alone(solo, work / SOLO / f"seed{seed}")
     extra = np.zeros(flows.height)
     unfinished = np.isnan(first)
-    for rep, keyed in members.items():
-        records = []
-        for ids, fct, _ in _rows(work / f"link{rep}" / f"seed{seed}", keyed):
-            for f in ids:
-                r = row_of[f]
-                if fct is None or unfinished[r]:
-                    unfinished[r] = True
-                    continue
-                extra[r] += max(0.0, fct - first[r])
-                records.append((int(sizes[r]), max(0.0, fct - first[r])))
-        near = Neighbours(records)
-        for other in clusters[rep][1:]:
+    records: dict[int, list[tuple[int, float]]] = {lid: [] for lid in clusters}
+    for b in runs:
+        for (rep, f), fct in _rows(work / b.name / f"seed{seed}", b.keyed):
+            r = row_of[f]
+            if fct is None or unfinished[r]:
+                unfinished[r] = True
+                continue
+            extra[r] += max(0.0, fct - first[r])
+            records[rep].append((int(sizes[r]), max(0.0, fct - first[r])))
+    for rep, members in clusters.items():
+        near = Neighbours(records[rep])
+        for other in members[1:]:
             rows = rows_on[other].to_numpy()
             if near:
                 extra[rows] += near.sample_many(sizes[rows], np.random.default_rng([seed, other]))
@@ -351,9 +351,10 @@ def estimate_links(
     est = np.where(unfinished, np.nan, first + extra)
     stats = {
         "busy_links": len(busy),
-        "problems": len(points),
+        "problems": len(problems) + 1,
+        "runs": len(points),
         "epsilon": epsilon,
-        "flows_per_problem": round(sum(sum(map(len, v.values())) for v in members.values()) / max(len(members), 1), 2),
+        "flows_per_problem": round(sum(p.flows for p in problems) / max(len(problems), 1), 2),
         "solo_chains": solo.chains,
         "fat": FAT,
         "rwnd_bytes": rwnd,
@@ -362,19 +363,21 @@ def estimate_links(
     return pl.Series("fct", est).fill_nan(None).alias("fct"), stats
 
 
-def _rows(run_dir: Path, keyed: Mapping[tuple, list[int]]) -> list[tuple[list[int], float | None, float]]:
-    """(the flow id a row stands for, its fct_s, its ideal_fct_s) for each row of a problem's
-    run, matched by `flow_key`: rows alike in the key are taken in id order (such flows are
-    interchangeable)."""
-    columns = ["id", "src", "dst", "start_s", "size_bytes", "fct_s", "ideal_fct_s"]
+def _rows(run_dir: Path, keyed: Mapping[tuple, list[Any]]) -> list[tuple[Any, float | None]]:
+    """(what the row stands for, its fct_s) for each row of a problem's run, matched by
+    `flow_key` to an entry of `keyed`: rows alike in the key take its entries in order (in id
+    order, such flows are interchangeable)."""
+    columns = ["id", "src", "dst", "start_s", "size_bytes", "fct_s"]
     t = pl.read_parquet(run_dir / "flows.parquet", columns=columns).sort("id")
     left = {k: list(v) for k, v in keyed.items()}
     out = []
-    for r in t.iter_rows(named=True):
-        ids = left.get(flow_key(r["src"], r["dst"], r["start_s"], r["size_bytes"]))
-        if not ids:
-            raise ScenarioError(f"{run_dir}: a flow of the problem's run matches none it was given: {r}")
-        out.append(([ids.pop(0)], r["fct_s"], r["ideal_fct_s"]))
+    for _, src, dst, start, size, fct in t.iter_rows():
+        tags = left.get(flow_key(src, dst, start, size))
+        if not tags:
+            raise ScenarioError(
+                f"{run_dir}: a flow of the problem's run matches none it was given: {(src, dst, start, size)}"
+            )
+        out.append((tags.pop(0), fct))
     if any(left.values()):
         raise ScenarioError(f"{run_dir}: the problem's run lacks flows it was given")
     return out
