@@ -55,3 +55,28 @@ def test_a_draw_comes_from_the_flows_nearest_in_size_scaled_by_packets():
     assert near.sample(1460 * 2000, rng) == pytest.approx(2e-3)
     assert packets(1) == 1 and packets(1461) == 2
     assert not Neighbours([])
+
+
+def test_the_clusters_are_the_greedy_pass_of_close_over_every_link():
+    """`cluster` compares whole arrays shape by shape; the clusters are those of the plain
+    greedy pass with `close`, link by link."""
+    rng = np.random.default_rng(3)
+    shapes = [SHAPE, (4e10, *SHAPE[1:])]
+    feats = [
+        link(
+            scale_gaps=float(rng.choice([1.0, 1.04, 1.3])),
+            scale_sizes=float(rng.choice([1.0, 1.05, 1.5])),
+            shape=shapes[i % 2],
+            n=200 if i % 7 else 1,
+        )
+        for i in range(40)
+    ]
+    want: dict[int, list[int]] = {}
+    left = list(range(40))
+    while left:
+        rep, rest = left[0], left[1:]
+        members = [j for j in rest if close(feats[rep], feats[j], EPSILON)]
+        want[100 + rep] = [100 + rep] + [100 + j for j in members]
+        left = [j for j in rest if j not in members]
+    got = cluster([100 + i for i in range(40)], feats, EPSILON)
+    assert got == want and len(got) < 30

@@ -89,16 +89,40 @@ def close(a: LinkFeatures, b: LinkFeatures, epsilon: float) -> bool:
 
 
 def cluster(links: Sequence[int], feats: Sequence[LinkFeatures], epsilon: float) -> dict[int, list[int]]:
-    """Each representative link with its cluster (itself first), greedily in `links` order."""
+    """Each representative link with its cluster (itself first), greedily in `links` order
+    (see the module doc; `close` on whole arrays: only links of one shape can be close, so the
+    greedy pass runs shape by shape)."""
     out: dict[int, list[int]] = {}
-    left = list(range(len(links)))
-    while left:
-        rep, rest = left[0], left[1:]
-        members = [j for j in rest if epsilon > 0 and close(feats[rep], feats[j], epsilon)]
-        out[links[rep]] = [links[rep]] + [links[j] for j in members]
-        joined = set(members)
-        left = [j for j in rest if j not in joined]
-    return out
+    shapes: dict[tuple, list[int]] = {}
+    for i, f in enumerate(feats):
+        if f.sizes is None or epsilon <= 0:
+            out[links[i]] = [links[i]]
+        else:
+            shapes.setdefault(f.shape, []).append(i)
+    for group in shapes.values():
+        sizes = np.stack([feats[i].sizes for i in group]).astype(float)
+        gaps = np.stack([feats[i].gaps for i in group]).astype(float)
+        load = np.asarray([feats[i].load for i in group])
+        left = np.ones(len(group), bool)
+        for r in range(len(group)):
+            if not left[r]:
+                continue
+            near = left & _close_to(r, sizes, gaps, load, epsilon)
+            near[r] = True
+            left &= ~near
+            out[links[group[r]]] = [links[group[j]] for j in np.flatnonzero(near)]
+    return dict(sorted(out.items()))
+
+
+def _close_to(r: int, sizes: np.ndarray, gaps: np.ndarray, load: np.ndarray, epsilon: float) -> np.ndarray:
+    """`close(feats[r], feats[j])` for every row j at once."""
+    with np.errstate(divide="ignore", invalid="ignore"):
+        top = np.maximum(load[r], load)
+        ok = np.isfinite(top) & (np.abs(load - load[r]) <= epsilon * top)
+        for x in (sizes, gaps):
+            total, diff = np.abs(x[r]).sum(), np.abs(x - x[r]).sum(axis=1)
+            ok &= (diff == 0) | (diff <= epsilon * total)
+    return ok
 
 
 def packets(size: int) -> int:
