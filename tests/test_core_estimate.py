@@ -96,6 +96,10 @@ def test_what_the_model_cannot_estimate_is_refused_by_name(tmp_path):
         estimate_to(lossy, tmp_path / "f", method="links")
     with pytest.raises(ScenarioError, match=r"method: expected one of fluid, links, got 'magic'"):
         estimate(small_dumbbell(), method="magic")
+    with pytest.raises(ScenarioError, match=r"epsilon: only the links method clusters links, not method 'fluid'"):
+        estimate(small_dumbbell(), epsilon=0.1)
+    with pytest.raises(ScenarioError, match=r"epsilon: expected a number in \[0, 1\), got 1.5"):
+        estimate_to(small_dumbbell(), tmp_path / "e", method="links", epsilon=1.5)
     proc = cli("estimate", str(write_scenario(tmp_path, small_dumbbell())), "-o", str(tmp_path / "x"), "--method", "x")
     assert proc.returncode == 2 and "invalid choice: 'x'" in proc.stderr and "Traceback" not in proc.stderr
 
