@@ -203,6 +203,14 @@ def test_links_adds_the_delays_of_both_hops_of_a_two_hop_path(tmp_path):
         assert g["fct_s"] == pytest.approx(w["fct_s"], rel=bound), (g, w)
         if w["workload"] == "long":
             assert w["fct_s"] > 3 * w["ideal_fct_s"], "the queues must delay the long flows, else this tests nothing"
+    # delays.parquet: a long flow's delay on each of its 4 links; its estimate less their sum is
+    # its time alone, the same for the four (one size, one path).
+    delays = pl.read_parquet(tmp_path / "v" / "links" / "delays.parquet")
+    long = got.filter(pl.col("workload") == "long").select("id", "fct_s")
+    per_flow = delays.group_by("id").agg(pl.len(), pl.col("delay_s").sum()).join(long, on="id")
+    assert per_flow.height == 4 and per_flow["len"].to_list() == [4] * 4
+    alone = (per_flow["fct_s"] - per_flow["delay_s"]).to_list()
+    assert max(alone) - min(alone) < 1e-12 and 0 < alone[0] < min(per_flow["fct_s"])
     assert est.meta["estimate"]["problems"] == 2 + 2 + 2 + 2 + 1, est.meta["estimate"]
 
 

@@ -54,7 +54,8 @@ flows each, made 768 clusters at 0.1).
 
 The problems run as a sweep (`fctlab.tools.sweep`: one process per problem, resumable, a
 progress bar, or on a Dask cluster) in `OUT/links/`, and the estimate is combined from their
-flows tables.
+flows tables; `OUT/links/delays.parquet` keeps what each representative link's run added to
+each of its flows (which link delays a flow, and by how much).
 """
 
 from __future__ import annotations
@@ -79,6 +80,9 @@ FAT = 10.0
 MTU = 1500
 #: The run of every flow alone (the sweep point's name).
 SOLO = "solo"
+#: In the problems' directory: the delay each representative link's run gave each of its flows
+#: (`id`, `link`, `delay_s`: what the flow's time there exceeds its time alone, at least 0).
+DELAYS = "delays.parquet"
 #: The scenario keys a link problem keeps from the scenario (the rest is its own, or refused).
 KEPT = ("name", "seed", "duration", "drain", "max_time", "transport", "transports")
 #: Scenario keys the links method cannot carry into link problems (named links or hosts of the
@@ -332,6 +336,7 @@ def estimate_links(
     extra = np.zeros(flows.height)
     unfinished = np.isnan(first)
     records: dict[int, list[tuple[int, float]]] = {lid: [] for lid in clusters}
+    delays: list[tuple[int, int, float]] = []
     for b in runs:
         for (rep, f), fct in _rows(work / b.name / f"seed{seed}", b.keyed):
             r = row_of[f]
@@ -340,6 +345,9 @@ def estimate_links(
                 continue
             extra[r] += max(0.0, fct - first[r])
             records[rep].append((int(sizes[r]), max(0.0, fct - first[r])))
+            delays.append((f, rep, max(0.0, fct - first[r])))
+    schema = {"id": pl.Int64, "link": pl.Int64, "delay_s": pl.Float64}
+    pl.DataFrame(delays, schema=schema, orient="row").sort("id", "link").write_parquet(work / DELAYS)
     for rep, members in clusters.items():
         near = Neighbours(records[rep])
         for other in members[1:]:
