@@ -107,11 +107,16 @@ def window_bound(spec: Mapping[str, Any], flows: pl.DataFrame, links: pl.DataFra
     host queue without a limit, so its flows' windows would grow without end and fill that
     queue; in the network the losses on their other hops hold them back. So are flows on a
     link faster than their path's slowest, whose losses also happen elsewhere. Their receive
-    window is cut to this bound in those problems (`Transports`)."""
+    window is cut to this bound in those problems (`Transports`). A router queue that marks at a
+    step K (DCTCP's) holds about K in the steady state, not its limit: K is the queue counted."""
     from fctlab.quantity import parse_bytes
 
     router = (spec.get("queues") or {}).get("router") or {}
-    if router.get("limit") is not None:
+    if router.get("kind") == "step" and router.get("k") is not None:
+        buffer = parse_bytes(router["k"], "queues.router.k")
+    elif router.get("kind") == "step" and router.get("k_packets") is not None:
+        buffer = int(router["k_packets"]) * MTU
+    elif router.get("limit") is not None:
         buffer = parse_bytes(router["limit"], "queues.router.limit")
     elif router.get("limit_packets") is not None:
         buffer = int(router["limit_packets"]) * MTU
