@@ -29,10 +29,16 @@ BATCH_FLOWS = 1_000
 BATCH_PROBLEMS = 50
 
 
+def flow_key(src: str, dst: str, start_s: float, size: int) -> tuple:
+    """What tells a problem's flows apart in its run's flows table: ends, start (to the
+    picosecond) and size (flows alike in all four are interchangeable)."""
+    return (src, dst, round(start_s * 1e12), size)
+
+
 @dataclass
 class Problem:
     """One link's problem: the link, its overrides (topology, workload, transports) and its
-    flows' ids by their key in its run (`linksim.flow_key`)."""
+    flows' ids by their key in its run (`flow_key`)."""
 
     link: int
     overrides: dict[str, Any]

@@ -70,7 +70,7 @@ import numpy as np
 import polars as pl
 
 from fctlab.errors import ScenarioError
-from fctlab.tools.linkbatch import Problem, batches
+from fctlab.tools.linkbatch import Problem, batches, flow_key
 from fctlab.tools.linkclusters import EPSILON, Neighbours, cluster, features
 from fctlab.tools.linksolo import alone, solo_problem
 
@@ -188,12 +188,6 @@ class Transports:
             rwnd = self.rwnd if given is None else min(self.rwnd, parse_bytes(given, "rwnd"))
             out[f"transports.{name}"] = {**table, "rwnd": rwnd}
         return out
-
-
-def flow_key(src: str, dst: str, start_s: float, size: int) -> tuple:
-    """What tells a problem's flows apart in its run's flows table: ends, start (to the
-    picosecond) and size (flows alike in all four are interchangeable)."""
-    return (src, dst, round(start_s * 1e12), size)
 
 
 def _flow(src: str, dst: str, row: Mapping[str, Any]) -> dict:

@@ -35,6 +35,8 @@ from typing import Any
 import numpy as np
 import polars as pl
 
+from fctlab.tools.linkbatch import flow_key
+
 #: A path class with at most this many distinct flow sizes runs every one of them.
 EXACT_SIZES = 2048
 #: Above `EXACT_SIZES`, flows of up to this many packets run at both ends of their packet count ...
@@ -102,8 +104,6 @@ def _points(sizes: np.ndarray, exact: int = EXACT_PACKETS) -> tuple[np.ndarray, 
 def solo_problem(flows: pl.DataFrame, links: pl.DataFrame, transports: Any) -> Solo:
     """The solo problem of `flows` (see the module doc); `transports` names each chain's
     transport (`linksim.Transports`)."""
-    from fctlab.tools.linksim import flow_key
-
     hops = pl.DataFrame(
         {
             "path": pl.Series(range(links.height), dtype=flows["path"].dtype.inner),
@@ -153,7 +153,6 @@ def alone(solo: Solo, run_dir: Path) -> np.ndarray:
     """Each flow's time alone (s, NaN where a chain did not finish), by row of the flows table
     `solo` was built from, read from the solo run in `run_dir`."""
     from fctlab.errors import ScenarioError
-    from fctlab.tools.linksim import flow_key
 
     t = pl.read_parquet(run_dir / "flows.parquet", columns=["src", "dst", "start_s", "size_bytes", "fct_s"])
     fct = np.full(solo.chains, np.nan)
