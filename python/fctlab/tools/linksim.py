@@ -52,8 +52,9 @@ from its flows of about their size. On small fabrics few links are alike: a link
 flows has noisy distributions (the k = 8 fat tree's 768 busy links at 100 ms of web search, 36
 flows each, made 768 clusters at 0.1).
 
-The problems run as a sweep (`fctlab.tools.sweep`: one process per problem, resumable, a
-progress bar, or on a Dask cluster) in `OUT/links/`, and the estimate is combined from their
+The problems run side by side in batches (`fctlab.tools.linkbatch`), the batches as a sweep
+(`fctlab.tools.sweep`: processes, resumable, a progress bar, or on a Dask cluster) in
+`OUT/links/`, and the estimate is combined from their
 flows tables; `OUT/links/delays.parquet` keeps what each representative link's run added to
 each of its flows (which link delays a flow, and by how much).
 """
@@ -366,7 +367,7 @@ def estimate_links(
         "fat": FAT,
         "rwnd_bytes": rwnd,
     }
-    # By flow id, as the caller's `flows` is ordered.
+    # In flow id order (the order of `flows`, sorted above).
     return pl.Series("fct", est).fill_nan(None).alias("fct"), stats
 
 
