@@ -321,3 +321,26 @@ def test_links_batched_or_not_gives_the_same_bytes(tmp_path, monkeypatch):
     apart = estimate_to(spec, tmp_path / "apart", method="links", jobs=2, epsilon=0)
     assert apart.meta["estimate"]["runs"] == apart.meta["estimate"]["problems"] > 3 * together.meta["estimate"]["runs"]
     assert (tmp_path / "together" / "flows.parquet").read_bytes() == (tmp_path / "apart" / "flows.parquet").read_bytes()
+
+
+def test_validate_duration_validates_a_shortened_copy_and_says_so(tmp_path):
+    """`--validate-duration D`: OUT holds the whole scenario's estimate (no packet level run on
+    it), OUT/copy the estimate and packet level of a copy whose flows arrive for D, and the
+    error table opens by saying it was measured on that copy; a copy that would measure no flow
+    is refused."""
+    scenario = str(write_scenario(tmp_path, small_dumbbell()))
+    out = tmp_path / "v"
+    proc = cli("estimate", scenario, "-o", str(out), "--validate-duration", "200ms")
+    assert proc.returncode == 0, proc.stderr
+    assert "Measured on a copy of the scenario whose flows arrive for 200ms" in proc.stdout
+    assert not (out / "packet").exists() and (out / "copy" / "packet" / "flows.parquet").exists()
+    whole, copy = load(out), load(out / "copy")
+    assert copy.flows["start_s"].max() < 0.2 <= whole.flows["start_s"].max()
+    assert load(out / "copy" / "packet").flows.height == copy.flows.height
+    assert (out / "copy" / "validation.md").read_text().splitlines()[2].startswith("Measured on a copy")
+    short = cli("estimate", scenario, "-o", str(tmp_path / "n"), "--validate-duration", "50ms")
+    assert (
+        short.returncode == 2
+        and "the copy would measure no flow" in short.stderr
+        and "measure_from (100ms)" in short.stderr
+    )

@@ -30,6 +30,14 @@ def register(sub: argparse._SubParsersAction) -> None:
         "(OUT/validation.md, OUT/validation.parquet)",
     )
     e.add_argument(
+        "--validate-duration",
+        metavar="D",
+        default=None,
+        help="validate on a copy whose flows arrive for D (e.g. 100ms) instead of the whole scenario, "
+        "whose packet level is out of reach: OUT holds the whole scenario's estimate, OUT/copy the "
+        "copy's estimate, its packet level and the error table",
+    )
+    e.add_argument(
         "-j", "--jobs", type=options.jobs, default=None, metavar="N", help="links: processes (default: CPU count)"
     )
     e.add_argument(
@@ -52,7 +60,7 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 def cmd_estimate(args: argparse.Namespace) -> int:
     """`fctlab estimate`: estimate, write OUT, print the summary (and the error table)."""
-    from fctlab.tools.estimate import VALIDATION_TEXT, estimate_to, validate
+    from fctlab.tools.estimate import COPY_DIR, VALIDATION_TEXT, estimate_to, validate
     from fctlab.tools.report import format_summary
 
     out = Path(args.out)
@@ -68,15 +76,44 @@ def cmd_estimate(args: argparse.Namespace) -> int:
         "epsilon": args.epsilon,
     }
 
+    if args.validate_duration is not None:
+        _check_copy(args.scenario, common["overrides"], args.validate_duration)
+    table_dir = out
     with options.cluster_client(args.cluster, args.jobs) as client:
-        if args.validate:
+        if args.validate_duration is not None:
+            result = estimate_to(args.scenario, out, jobs=args.jobs, client=client, **common)
+            table_dir = out / COPY_DIR
+            note = (
+                f"Measured on a copy of the scenario whose flows arrive for {args.validate_duration} "
+                f"(`{table_dir}`), not on the whole scenario, whose estimate is in `{out}` and whose "
+                "packet level was not run."
+            )
+            copy = {**common, "overrides": {**common["overrides"], "duration": args.validate_duration}}
+            validate(args.scenario, table_dir, jobs=args.jobs, client=client, note=note, **copy)
+        elif args.validate:
             result = validate(args.scenario, out, jobs=args.jobs, client=client, **common)[0]
         else:
             result = estimate_to(args.scenario, out, jobs=args.jobs, client=client, **common)
     if not args.quiet:
         print(format_summary(result.summary, result.notices))
-        if args.validate:
+        if args.validate or args.validate_duration is not None:
             print()
-            print((out / VALIDATION_TEXT).read_text(), end="")
+            print((table_dir / VALIDATION_TEXT).read_text(), end="")
         print(f"results in {out}", file=sys.stderr)
     return 0
+
+
+def _check_copy(scenario: str, overrides: dict, duration: str) -> None:
+    """A usage error unless the shortened copy measures some flows: its duration past the
+    scenario's `measure_from`."""
+    from fctlab.quantity import parse_time
+    from fctlab.scenario import load_scenario, with_overrides
+
+    spec = with_overrides(load_scenario(scenario)[0], overrides)
+    d = parse_time(duration, "--validate-duration")
+    start = parse_time(spec.get("measure_from", 0), "measure_from")
+    if not d > start:
+        raise options.UsageError(
+            f"--validate-duration {duration}: the copy would measure no flow; expected a duration past "
+            f"the scenario's measure_from ({spec.get('measure_from')})"
+        )

@@ -56,6 +56,8 @@ METHODS = {
 }
 #: What a scenario may set that the fluid does not model, said in a notice when set.
 FLUID_IGNORES = {"loss": "packets lost on links", "fabric": "PFC pauses and shared buffers"}
+#: Where `fctlab estimate --validate-duration` validates a shortened copy, inside OUT.
+COPY_DIR = "copy"
 #: Where the links method runs its link problems, inside the estimate's directory.
 LINKS_DIR = "links"
 #: The counters of a run's meta that an estimate has no value for (nothing was simulated).
@@ -245,11 +247,13 @@ def validate(
     jobs: int | None = None,
     client: Any | None = None,
     epsilon: float | None = None,
+    note: str | None = None,
 ) -> tuple[Result, Result, pl.DataFrame]:
     """Estimates the scenario into `outdir`, runs the packet level into `outdir/packet`, and
-    writes the error table (`validation.parquet`, `validation.md`); returns (estimate, packet
-    level, table). The estimate goes first, so a scenario it refuses fails before the packet
-    level's long run, and a packet level that fails or is interrupted keeps the estimate."""
+    writes the error table (`validation.parquet`, `validation.md`, which `note` opens); returns
+    (estimate, packet level, table). The estimate goes first, so a scenario it refuses fails
+    before the packet level's long run, and a packet level that fails or is interrupted keeps
+    the estimate."""
     from fctlab.run import run_to
 
     out = Path(outdir)
@@ -272,7 +276,7 @@ def validate(
     from fctlab.result import write_parquet
 
     write_parquet(table, out / VALIDATION_TABLE)
-    (out / VALIDATION_TEXT).write_text(validation_markdown(table, method, walls))
+    (out / VALIDATION_TEXT).write_text(validation_markdown(table, method, walls, note))
     return est, packet, table
 
 
@@ -315,11 +319,12 @@ def error_table(estimated: pl.DataFrame, packet: pl.DataFrame) -> pl.DataFrame:
     return pl.DataFrame(rows, schema=schema)
 
 
-def validation_markdown(table: pl.DataFrame, method: str, walls: Mapping[str, float]) -> str:
-    """The error table as Markdown, with both wall times."""
+def validation_markdown(table: pl.DataFrame, method: str, walls: Mapping[str, float], note: str | None = None) -> str:
+    """The error table as Markdown, with both wall times (and `note`, what was validated, first)."""
     lines = [
         f"# Estimate ({method}) against the packet level",
         "",
+        *([note, ""] if note else []),
         f"Wall time: estimate {walls['estimate_wall_s']:.3f} s, packet level {walls['packet_wall_s']:.3f} s "
         f"({walls['packet_wall_s'] / max(walls['estimate_wall_s'], 1e-9):.1f}x).",
         "",
