@@ -21,7 +21,7 @@ def test_the_set_has_twenty_scenarios_across_every_dimension():
     assert topologies == {"ls", "over", "ft4"}
     assert sizes == {"ws", "dm", "hd"}
     assert min(loads) <= 0.3 and max(loads) >= 0.7
-    assert transports == {"tcp", "dctcp"}
+    assert transports == {"tcp", "dctcp", "hpcc", "dcqcn"}
     assert bursty == {True, False}
 
 

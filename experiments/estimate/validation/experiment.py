@@ -1,6 +1,7 @@
-"""The validation set of `fctlab estimate`: 20 small fabrics that differ in topology (leaf-spine,
+"""The validation set of `fctlab estimate`: 23 small fabrics that differ in topology (leaf-spine,
 the same 2:1 oversubscribed, a k = 4 fat tree), load (30-70%), flow sizes (web search, data
-mining, Facebook Hadoop), transport (NewReno, DCTCP) and burstiness (Poisson or Pareto gaps).
+mining, Facebook Hadoop), transport (NewReno, DCTCP, and the RDMA laws HPCC and DCQCN, lossy:
+the links method refuses a PFC fabric) and burstiness (Poisson or Pareto gaps).
 Each runs at the packet level (the framework's cached runs), then `--method fluid` and
 `--method links` estimate it; the report gives, per scenario, the share of size bins whose p99
 slowdown each method puts within 10% of the packet level's, the mean error of the p99 over the
@@ -42,8 +43,30 @@ TRANSPORTS: dict[str, dict[str, Any]] = {
         "transport.cc": "dctcp",
         "queues.router": {"kind": "step", "k_packets": 65, "limit_packets": 200},
     },
+    # HPCC (Li et al. 2019) on its INT-stamping switch ports, drop-tail NIC queues, flows at
+    # the hosts' 10 Gb/s line rate; lossy here (no PFC: the links method refuses `fabric`).
+    "hpcc": {
+        "transport": {"protocol": "hpcc", "line_rate": "10Gbps", "min_rto": "1ms"},
+        "queues.router": {"kind": "hpcc", "limit_packets": 200},
+        "queues.host": {"kind": "droptail", "limit_packets": 1000},
+    },
+    # DCQCN (Zhu et al. 2015) with the paper's marking: RED on the instantaneous queue, Kmin 5 KB,
+    # Kmax 200 KB, Pmax 1%.
+    "dcqcn": {
+        "transport": {"protocol": "dcqcn", "line_rate": "10Gbps", "min_rto": "1ms"},
+        "queues.router": {
+            "kind": "red",
+            "w_q": 1,
+            "gentle": False,
+            "spread": False,
+            "min_th": "5KB",
+            "max_th": "200KB",
+            "max_p": 0.01,
+            "limit_packets": 200,
+        },
+    },
 }
-#: (topology, sizes, load, transport, bursty): the 20 scenarios.
+#: (topology, sizes, load, transport, bursty): the 23 scenarios.
 SET = [
     ("ls", "ws", 0.3, "tcp", False),
     ("ls", "ws", 0.5, "tcp", False),
@@ -65,6 +88,9 @@ SET = [
     ("ft4", "hd", 0.3, "dctcp", False),
     ("ls", "ws", 0.5, "tcp", True),
     ("ls", "hd", 0.5, "dctcp", True),
+    ("ls", "ws", 0.5, "hpcc", False),
+    ("ft4", "ws", 0.5, "hpcc", False),
+    ("ls", "ws", 0.5, "dcqcn", False),
 ]
 
 
@@ -186,7 +212,7 @@ def analyze(runs: Runs, ctx: Context) -> str:
 def experiment() -> Experiment:
     return Experiment(
         name="validation",
-        title="fctlab estimate against the packet level: 20 small fabrics, both methods",
+        title="fctlab estimate against the packet level: 23 small fabrics, both methods",
         base="base.toml",
         points=points(),
         seeds=2,
