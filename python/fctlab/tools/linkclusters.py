@@ -28,6 +28,7 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 
@@ -40,7 +41,8 @@ NEIGHBOURS = 20
 #: ... among those whose packets are within this factor of its own: a small flow's delay per
 #: packet (a queue's wait, spread over few packets) is far above a large one's.
 SPREAD = 2.0
-#: Payload bytes of one packet, to normalise a delay by the packets of its flow.
+#: Payload bytes of one full packet (the transports' default MSS): a flow's packets, to
+#: normalise a delay by them here and to grid sizes by them in `linksolo`.
 SEGMENT = 1460
 
 
@@ -125,8 +127,9 @@ def _close_to(r: int, sizes: np.ndarray, gaps: np.ndarray, load: np.ndarray, eps
     return ok
 
 
-def packets(size: int) -> int:
-    return max(1, -(-size // SEGMENT))
+def packets(size: Any) -> Any:
+    """Packets of a flow of `size` bytes (an int, or elementwise on an array): at least one."""
+    return np.maximum(1, -(-size // SEGMENT))
 
 
 class Neighbours:
@@ -136,7 +139,7 @@ class Neighbours:
         """`records`: (size in bytes, delay in seconds) of the representative's flows."""
         data = sorted((size, delay / packets(size)) for size, delay in records)
         self.sizes = np.asarray([size for size, _ in data], dtype=np.int64)
-        self.packets = np.maximum(1, -(-self.sizes // SEGMENT))
+        self.packets = packets(self.sizes)
         self.values = np.asarray([value for _, value in data])
 
     def __bool__(self) -> bool:
@@ -153,7 +156,7 @@ class Neighbours:
         the flow's packets."""
         m = len(self.values)
         k = min(NEIGHBOURS, m)
-        p = np.maximum(1, -(-sizes // SEGMENT))
+        p = packets(sizes)
         eq_lo, eq_hi = np.searchsorted(self.sizes, sizes, "left"), np.searchsorted(self.sizes, sizes, "right")
         # The flows within SPREAD in packets, [a, b).
         a = np.searchsorted(self.packets, p / SPREAD, "left")

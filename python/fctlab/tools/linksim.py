@@ -287,7 +287,7 @@ def estimate_links(
     transports = Transports(spec, rwnd)
     seed = int(spec.get("seed", 1))
     flows = flows.sort("id")
-    row_of = {f: i for i, f in enumerate(flows["id"].to_list())}
+    ids = flows["id"].to_numpy()
     sizes = flows["size_bytes"].to_numpy()
     on_link = (
         flows.select("path", "start_s", "size_bytes", "protocol")
@@ -338,14 +338,16 @@ def estimate_links(
     records: dict[int, list[tuple[int, float]]] = {lid: [] for lid in clusters}
     delays: list[tuple[int, int, float]] = []
     for b in runs:
-        for (rep, f), fct in _rows(work / b.name / f"seed{seed}", b.keyed):
-            r = row_of[f]
+        got = _rows(work / b.name / f"seed{seed}", b.keyed)
+        at = np.searchsorted(ids, [f for (_, f), _ in got])  # `flows` is sorted by id
+        for ((rep, f), fct), r in zip(got, at.tolist(), strict=True):
             if fct is None or unfinished[r]:
                 unfinished[r] = True
                 continue
-            extra[r] += max(0.0, fct - first[r])
-            records[rep].append((int(sizes[r]), max(0.0, fct - first[r])))
-            delays.append((f, rep, max(0.0, fct - first[r])))
+            d = max(0.0, fct - first[r])
+            extra[r] += d
+            records[rep].append((int(sizes[r]), d))
+            delays.append((f, rep, d))
     schema = {"id": pl.Int64, "link": pl.Int64, "delay_s": pl.Float64}
     pl.DataFrame(delays, schema=schema, orient="row").sort("id", "link").write_parquet(work / DELAYS)
     for rep, members in clusters.items():

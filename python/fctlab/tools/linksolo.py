@@ -36,6 +36,7 @@ import numpy as np
 import polars as pl
 
 from fctlab.tools.linkbatch import flow_key
+from fctlab.tools.linkclusters import SEGMENT, packets
 
 #: A path class with at most this many distinct flow sizes runs every one of them.
 EXACT_SIZES = 2048
@@ -46,8 +47,6 @@ EXACT_PACKETS = 256
 SLOW_START_BDPS = 8
 #: Larger flows run between grid points of packet counts this factor apart.
 GRID_STEP = 1.01
-#: Payload bytes of one full packet (the transports' default MSS).
-SEGMENT = 1460
 
 
 @dataclass
@@ -81,7 +80,7 @@ def _points(sizes: np.ndarray, exact: int = EXACT_PACKETS) -> tuple[np.ndarray, 
     if len(distinct) <= EXACT_SIZES:
         at = np.searchsorted(distinct, sizes)
         return distinct, at, at, np.zeros(len(sizes))
-    pk = np.maximum(1, -(-sizes // SEGMENT))
+    pk = packets(sizes)
     small = pk <= exact
     lo_size = np.where(small, np.where(pk == 1, 1, (pk - 1) * SEGMENT + 1), 0)
     hi_size = np.where(small, pk * SEGMENT, 0)
