@@ -12,7 +12,7 @@ import pytest
 from fctlab.errors import ScenarioError
 from fctlab.result import FLOW_SCHEMA, load
 from fctlab.run import run
-from fctlab.tools.estimate import error_table, estimate, estimate_to, validate
+from fctlab.tools.estimate import P99_MIN_FLOWS, error_table, estimate, estimate_to, p99_summary, validate
 from realcore import cli, fake, small_dumbbell  # noqa: F401  (fake: the compiled core)
 
 #: 1 MB flows on the small dumbbell: 100 Mb/s bottleneck, 1 Gb/s access links, 20 ms RTT.
@@ -135,6 +135,31 @@ def test_the_error_table_compares_each_bin_of_both_runs():
     assert t["mean_error"].to_list() == pytest.approx([-0.5, 0.0])
     assert t["p99_packet"].to_list() == pytest.approx([2.0, 2.0])
     assert t["flows"].to_list() == [3, 2]
+    assert not t["p99_judged"].any(), "a p99 of three flows is not judged"
+
+
+def test_the_p99_verdict_judges_only_bins_with_enough_flows():
+    """A bin of P99_MIN_FLOWS flows a side is judged, one of fewer is not, whatever its error."""
+
+    def table(size: int, n: int, slowdown: float) -> pl.DataFrame:
+        return pl.DataFrame(
+            {
+                "size_bytes": [size] * n,
+                "fct_s": [slowdown * 0.01] * n,
+                "ideal_fct_s": [0.01] * n,
+                "measured": [True] * n,
+            }
+        )
+
+    many, few = P99_MIN_FLOWS, P99_MIN_FLOWS - 1
+    est = pl.concat([table(1000, many, 1.05), table(5000, many, 3.0), table(9000, few, 9.0)])
+    pkt = pl.concat([table(1000, many, 1.0), table(5000, many, 2.0), table(9000, few, 1.0)])
+    t = error_table(est, pkt)
+    assert t["p99_judged"].to_list() == [True, True, False]
+    v = p99_summary(t)
+    assert v["bins"] == 2 and v["close"] == pytest.approx(0.5)
+    assert v["mean_abs"] == pytest.approx((0.05 + 0.5) / 2)
+    assert p99_summary(t.filter(~pl.col("p99_judged")))["close"] is None
 
 
 def test_validate_writes_both_runs_and_the_error_table(tmp_path):

@@ -58,6 +58,10 @@ METHODS = {
 FLUID_IGNORES = {"loss": "packets lost on links", "fabric": "PFC pauses and shared buffers"}
 #: Where `fctlab estimate --validate-duration` validates a shortened copy, inside OUT.
 COPY_DIR = "copy"
+#: The fewest flows a size bin needs on both sides for its p99 to be judged: with fewer, the
+#: 99th percentile is (by linear interpolation) within one flow of the bin's largest slowdown,
+#: a single flow's luck rather than a tail.
+P99_MIN_FLOWS = 100
 #: Where the links method runs its link problems, inside the estimate's directory.
 LINKS_DIR = "links"
 #: The counters of a run's meta that an estimate has no value for (nothing was simulated).
@@ -299,7 +303,9 @@ def _stats(flows: pl.DataFrame, bins: SizeBins) -> pl.DataFrame:
 def error_table(estimated: pl.DataFrame, packet: pl.DataFrame) -> pl.DataFrame:
     """Per size bin (bins chosen on both samples): flows, the estimate's and the packet level's
     mean, p50 and p99 slowdown, and the estimate's relative error of each ((est - packet) /
-    packet); bins with flows on one side only are left out. One row per bin, smallest first."""
+    packet); bins with flows on one side only are left out. One row per bin, smallest first.
+    `p99_judged` says whether the bin has `P99_MIN_FLOWS` flows on both sides (`p99_summary`
+    counts only those)."""
     both = pl.concat([fct_sample(estimated)["size_bytes"], fct_sample(packet)["size_bytes"]])
     bins = SizeBins.for_sizes(both)
     e, p = _stats(estimated, bins), _stats(packet, bins)
@@ -307,6 +313,7 @@ def error_table(estimated: pl.DataFrame, packet: pl.DataFrame) -> pl.DataFrame:
     rows = []
     for r in joined.iter_rows(named=True):
         row = {**bins.bounds(r["key"]), "flows": r["count_packet"]}
+        row["p99_judged"] = min(r["count"], r["count_packet"]) >= P99_MIN_FLOWS
         for q in ("mean", "p50", "p99"):
             est, pkt = r[q], r[f"{q}_packet"]
             row[f"{q}_estimate"] = est
@@ -314,9 +321,23 @@ def error_table(estimated: pl.DataFrame, packet: pl.DataFrame) -> pl.DataFrame:
             row[f"{q}_error"] = (est - pkt) / pkt if pkt else None
         rows.append(row)
     schema = {"label": pl.String, "lo_bytes": pl.Int64, "hi_bytes": pl.Int64, "flows": pl.Int64}
+    schema["p99_judged"] = pl.Boolean
     for q in ("mean", "p50", "p99"):
         schema.update({f"{q}_estimate": pl.Float64, f"{q}_packet": pl.Float64, f"{q}_error": pl.Float64})
     return pl.DataFrame(rows, schema=schema)
+
+
+def p99_summary(table: pl.DataFrame, close: float = 0.10) -> dict[str, Any]:
+    """The p99 verdict of an `error_table` over its judged bins (`P99_MIN_FLOWS`): `bins` judged,
+    the share `close` (|error| <= `close`) and the mean |error|; shares and means are None when
+    no bin is judged."""
+    errors = table.filter(pl.col("p99_judged"))["p99_error"].drop_nulls().abs()
+    n = errors.len()
+    return {
+        "bins": n,
+        "close": float((errors <= close).mean()) if n else None,
+        "mean_abs": float(errors.mean()) if n else None,  # type: ignore[arg-type]
+    }
 
 
 def validation_markdown(table: pl.DataFrame, method: str, walls: Mapping[str, float], note: str | None = None) -> str:
@@ -328,7 +349,11 @@ def validation_markdown(table: pl.DataFrame, method: str, walls: Mapping[str, fl
         f"Wall time: estimate {walls['estimate_wall_s']:.3f} s, packet level {walls['packet_wall_s']:.3f} s "
         f"({walls['packet_wall_s'] / max(walls['estimate_wall_s'], 1e-9):.1f}x).",
         "",
-        "Slowdown (FCT / ideal FCT) per size bin; error = (estimate - packet) / packet.",
+        "Slowdown (FCT / ideal FCT) per size bin; error = (estimate - packet) / packet. A p99 "
+        f"error marked * is of a bin with fewer than {P99_MIN_FLOWS} flows on a side: its p99 is "
+        "that of a handful of flows, and the verdict below leaves it out.",
+        "",
+        _p99_verdict(table),
         "",
         "| size | flows | mean est | mean pkt | err | p50 est | p50 pkt | err | p99 est | p99 pkt | err |",
         "|---|---|---|---|---|---|---|---|---|---|---|",
@@ -340,6 +365,17 @@ def validation_markdown(table: pl.DataFrame, method: str, walls: Mapping[str, fl
     for r in table.iter_rows(named=True):
         cells = [r["label"], str(r["flows"])]
         for q in ("mean", "p50", "p99"):
-            cells += [f"{r[f'{q}_estimate']:.3f}", f"{r[f'{q}_packet']:.3f}", pct(r[f"{q}_error"])]
+            few = q == "p99" and not r["p99_judged"]
+            cells += [f"{r[f'{q}_estimate']:.3f}", f"{r[f'{q}_packet']:.3f}", pct(r[f"{q}_error"]) + " *" * few]
         lines.append("| " + " | ".join(cells) + " |")
     return "\n".join(lines) + "\n"
+
+
+def _p99_verdict(table: pl.DataFrame) -> str:
+    v = p99_summary(table)
+    if not v["bins"]:
+        return f"No size bin has {P99_MIN_FLOWS} flows on both sides: no p99 is judged."
+    return (
+        f"p99 within 10% on {v['close']:.0%} of the {v['bins']} bins with {P99_MIN_FLOWS} flows or "
+        f"more on both sides; mean |p99 error| there {v['mean_abs']:.0%}."
+    )
