@@ -54,6 +54,13 @@ def register(sub: argparse._SubParsersAction) -> None:
         help="links: links whose flow sizes, gaps and load differ by at most E share one problem "
         "(default 0.1, as Parsimon; 0 runs every busy link)",
     )
+    e.add_argument(
+        "--correction",
+        metavar="MODEL",
+        default=None,
+        help="correct the estimate's slowdowns with a learned model (a JSON file fitted on packet-level runs, "
+        "e.g. experiments/estimate/validation/correction-fluid.json; docs/estimate.md)",
+    )
     e.add_argument("-q", "--quiet", action="store_true", help="no progress bar, no summary")
     e.set_defaults(func=cmd_estimate)
 
@@ -74,6 +81,7 @@ def cmd_estimate(args: argparse.Namespace) -> int:
         "overrides": options.overrides(args.sets),
         "progress": options.progress_wanted(args.quiet),
         "epsilon": args.epsilon,
+        "correction": args.correction,
     }
 
     if args.validate_duration is not None:

@@ -104,12 +104,14 @@ def estimate(
     client: Any | None = None,
     progress: bool = False,
     epsilon: float | None = None,
+    correction: str | os.PathLike | Any | None = None,
 ) -> Result:
     """The estimated results of a scenario (a Result like a run's; see the module doc). The links
     method runs its link problems as a sweep in `workdir` (required), in `jobs` processes or on
     the Dask cluster of `client`, and reuses the problems already run there; links whose
     features differ by at most `epsilon` share one problem (`fctlab.tools.linkclusters`,
-    default `EPSILON`; 0: every busy link runs)."""
+    default `EPSILON`; 0: every busy link runs). `correction` (a model file or a
+    `correction.Correction`) corrects the slowdowns last (`fctlab.tools.correction`)."""
     from fctlab.run import build, core
 
     if method not in METHODS:
@@ -118,6 +120,7 @@ def estimate(
         raise ScenarioError("workdir: the links method needs a directory for its link problems' runs")
     if method != "links" and epsilon is not None:
         raise ScenarioError(f"epsilon: only the links method clusters links, not method {method!r}")
+    model, model_name = _correction(correction)
     started = time.perf_counter()
     sim, spec = build(scenario, seed=seed, overrides=overrides, base_dir=base_dir)
     raw = dict(sim.results())
@@ -160,7 +163,22 @@ def estimate(
             for key, what in FLUID_IGNORES.items()
             if spec.get(key)
         ]
-    return Result(flows, planned.links, planned.series, meta, spec, notices)
+    result = Result(flows, planned.links, planned.series, meta, spec, notices)
+    if model is not None:
+        from fctlab.tools.correction import correct
+
+        result = correct(result, model, model_name)
+        result.meta["wall_s"] = time.perf_counter() - started
+    return result
+
+
+def _correction(correction: str | os.PathLike | Any | None) -> tuple[Any, str]:
+    """The correction model asked for (loaded from its file) and the name the results give it."""
+    from fctlab.tools.correction import Correction
+
+    if correction is None or isinstance(correction, Correction):
+        return correction, "a learned correction"
+    return Correction.load(correction), f"the learned correction {Path(correction).name}"
 
 
 def estimate_to(scenario: ScenarioLike, outdir: str | os.PathLike, **kwargs: Any) -> Result:
@@ -252,6 +270,7 @@ def validate(
     client: Any | None = None,
     epsilon: float | None = None,
     note: str | None = None,
+    correction: str | os.PathLike | Any | None = None,
 ) -> tuple[Result, Result, pl.DataFrame]:
     """Estimates the scenario into `outdir`, runs the packet level into `outdir/packet`, and
     writes the error table (`validation.parquet`, `validation.md`, which `note` opens); returns
@@ -271,6 +290,7 @@ def validate(
         client=client,
         progress=progress,
         epsilon=epsilon,
+        correction=correction,
     )
     t0 = time.perf_counter()
     packet = run_to(scenario, out / PACKET_DIR, seed=seed, overrides=overrides, progress=progress)
