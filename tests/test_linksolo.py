@@ -54,3 +54,16 @@ def test_a_flows_time_alone_on_the_grid_is_its_exact_time(tmp_path, monkeypatch,
     assert grid.meta["estimate"]["solo_chains"] != exact.meta["estimate"]["solo_chains"] == len(set(sizes.tolist()))
     got, want = grid.flows.sort("id")["fct_s"].to_numpy(), exact.flows.sort("id")["fct_s"].to_numpy()
     assert got == pytest.approx(want, rel=2e-3)
+
+
+def test_the_chains_are_dealt_to_parts_of_about_equal_cost():
+    """Each chain in one part; the costliest first to the least loaded part, so no part costs
+    more than the mean plus the costliest chain."""
+    costs = [1000, 10, 10, 500, 400, 300, 20, 5, 5, 700]
+    chains = [([], [], {}, "", c) for c in costs]
+    parts = linksolo._deal(chains)
+    assert len(parts) == linksolo.PARTS
+    assert sorted(c for p in parts for c in p) == list(range(len(costs)))
+    loads = [sum(costs[c] for c in p) for p in parts]
+    assert max(loads) <= sum(costs) / len(parts) + max(costs)
+    assert linksolo._deal(chains[:2]) == [[0], [1]], "no empty part"

@@ -79,7 +79,7 @@ from fctlab.tools.linksolo import alone, solo_problem
 FAT = 10.0
 #: Bytes of one full packet, for a router queue given in packets (`window_bound`).
 MTU = 1500
-#: The run of every flow alone (the sweep point's name).
+#: The runs of every flow alone (the sweep points' names: this and the part's number).
 SOLO = "solo"
 #: In the problems' directory: the delay each representative link's run gave each of its flows
 #: (`id`, `link`, `delay_s`: what the flow's time there exceeds its time alone, at least 0).
@@ -123,12 +123,10 @@ def window_bound(spec: Mapping[str, Any], flows: pl.DataFrame, links: pl.DataFra
         buffer = int(router["limit_packets"]) * MTU
     else:
         return None
-    rates = links["rate_bps"].to_list()
-    bdp = max(
-        (rtt * min(rates[x] for x in path) / 8 for rtt, path in zip(flows["rtt_prop_s"], flows["path"], strict=True)),
-        default=0.0,
-    )
-    return int(bdp) + buffer
+    rates = links["rate_bps"].cast(pl.Float64).to_numpy()
+    slowest = flows.select(pl.col("path").list.eval(pl.element().replace_strict(range(len(rates)), rates)).list.min())
+    bdp = (flows["rtt_prop_s"] * slowest.to_series() / 8).max() if flows.height else None
+    return int(bdp or 0.0) + buffer
 
 
 def base_scenario(spec: Mapping[str, Any]) -> dict:
@@ -319,7 +317,8 @@ def estimate_links(
     runs = list(batches(problems))
     points = [(b.name, b.overrides) for b in runs]
     solo = solo_problem(flows, links, transports)
-    points.append((SOLO, solo.overrides))
+    solos = [f"{SOLO}{i}" for i in range(len(solo.parts))]
+    points += list(zip(solos, solo.parts, strict=True))
     work = Path(workdir)
     work.mkdir(parents=True, exist_ok=True)
     base = work / "base.json"
@@ -332,7 +331,7 @@ def estimate_links(
             f"(details in {work})"
         )
     # By row of `flows`: the time alone, the delays added, whether a problem left the flow unfinished.
-    first = alone(solo, work / SOLO / f"seed{seed}")
+    first = alone(solo, [work / name / f"seed{seed}" for name in solos])
     extra = np.zeros(flows.height)
     unfinished = np.isnan(first)
     records: dict[int, list[tuple[int, float]]] = {lid: [] for lid in clusters}
@@ -366,6 +365,7 @@ def estimate_links(
         "epsilon": epsilon,
         "flows_per_problem": round(sum(p.flows for p in problems) / max(len(problems), 1), 2),
         "solo_chains": solo.chains,
+        "solo_runs": len(solos),
         "fat": FAT,
         "rwnd_bytes": rwnd,
     }

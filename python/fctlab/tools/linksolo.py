@@ -3,7 +3,9 @@
 
 Flows with the same transport and the same path rates and delays (a *path class*: in a fat tree
 every path between two pods is one) alone take a time that depends on their size only. The
-solo problem is one run with a chain per (class, size) it needs, its flow alone on it:
+solo problem has a chain per (class, size) it needs, its flow alone on it, its chains dealt to
+`PARTS` runs of about equal cost (packets times hops, largest first to the least loaded), so
+that on several cores it is not the one long run the link problems wait for:
 
 - **exact**: a class with at most `EXACT_SIZES` distinct sizes runs each of them;
 - **grid**: a class with more (web-search sizes are drawn from a continuous CDF, so 10^6 flows
@@ -47,14 +49,16 @@ EXACT_PACKETS = 256
 SLOW_START_BDPS = 8
 #: Larger flows run between grid points of packet counts this factor apart.
 GRID_STEP = 1.01
+#: The solo problem's chains run in this many runs (fewer if it has fewer chains).
+PARTS = 4
 
 
 @dataclass
 class Solo:
-    """The solo problem: its overrides, the chain each flow key of its run stands for, and each
-    flow's two chains and weight (by row of the flows table it was built from)."""
+    """The solo problem: the overrides of its runs, the chain each flow key of their runs stands
+    for, and each flow's two chains and weight (by row of the flows table it was built from)."""
 
-    overrides: dict
+    parts: list[dict]
     chain_of_key: dict[tuple, int]
     lo: np.ndarray
     hi: np.ndarray
@@ -121,43 +125,59 @@ def solo_problem(flows: pl.DataFrame, links: pl.DataFrame, transports: Any) -> S
     classes = per_flow.group_by("protocol", "r", "d", maintain_order=True).agg("row", "size_bytes")
     n = flows.height
     lo, hi, weight = np.zeros(n, np.int64), np.zeros(n, np.int64), np.zeros(n)
-    nodes: list[dict] = []
-    edges: list[dict] = []
-    entries: list[dict] = []
-    labels: list[str] = []
+    # Per chain: its nodes, edges, flow, transport label and cost.
+    chains: list[tuple[list[dict], list[dict], dict, str, int]] = []
     chain_of_key: dict[tuple, int] = {}
     for label, rates, delays, rows, sizes in classes.iter_rows():
         rows = np.asarray(rows)
         points, plo, phi, w = _points(np.asarray(sizes, dtype=np.int64), exact_packets(rates, delays))
-        first = len(entries)
+        first = len(chains)
         for size in points.tolist():
-            c = len(entries)
+            c = len(chains)
             names = [f"a{c}"] + [f"r{c}_{i}" for i in range(1, len(rates))] + [f"b{c}"]
-            nodes += [
-                {"name": x, "kind": "host" if i in (0, len(names) - 1) else "router"} for i, x in enumerate(names)
-            ]
-            edges += [
+            nodes = [{"name": x, "kind": "host" if i in (0, len(names) - 1) else "router"} for i, x in enumerate(names)]
+            edges = [
                 {"a": names[i], "b": names[i + 1], "rate": r, "delay": d}
                 for i, (r, d) in enumerate(zip(rates, delays, strict=True))
             ]
-            entries.append({"src": names[0], "dst": names[-1], "start": 0, "size": size})
-            labels.append(label)
+            entry = {"src": names[0], "dst": names[-1], "start": 0, "size": size}
+            chains.append((nodes, edges, entry, label, int(packets(size)) * len(rates)))
             chain_of_key[flow_key(names[0], names[-1], 0.0, size)] = c
         lo[rows], hi[rows], weight[rows] = first + plo, first + phi, w
-    topology = {"kind": "graph", "nodes": nodes, "links": edges}
-    return Solo({"topology": topology, "workload": transports.entries(entries, labels)}, chain_of_key, lo, hi, weight)
+    return Solo([_part(chains, p, transports) for p in _deal(chains)], chain_of_key, lo, hi, weight)
 
 
-def alone(solo: Solo, run_dir: Path) -> np.ndarray:
+def _deal(chains: list[tuple]) -> list[list[int]]:
+    """The chains of each part, in chain order: the costliest first, each to the part with the
+    least cost so far (the first such part on a tie)."""
+    parts: list[list[int]] = [[] for _ in range(max(1, min(PARTS, len(chains))))]
+    load = [0] * len(parts)
+    for c in sorted(range(len(chains)), key=lambda c: (-chains[c][4], c)):
+        p = load.index(min(load))
+        parts[p].append(c)
+        load[p] += chains[c][4]
+    return [sorted(p) for p in parts]
+
+
+def _part(chains: list[tuple], which: list[int], transports: Any) -> dict:
+    """The overrides of one run holding the chains `which`."""
+    nodes = [n for c in which for n in chains[c][0]]
+    edges = [e for c in which for e in chains[c][1]]
+    workload = transports.entries([chains[c][2] for c in which], [chains[c][3] for c in which])
+    return {"topology": {"kind": "graph", "nodes": nodes, "links": edges}, "workload": workload}
+
+
+def alone(solo: Solo, run_dirs: list[Path]) -> np.ndarray:
     """Each flow's time alone (s, NaN where a chain did not finish), by row of the flows table
-    `solo` was built from, read from the solo run in `run_dir`."""
+    `solo` was built from, read from the solo runs in `run_dirs` (one per part)."""
     from fctlab.errors import ScenarioError
 
-    t = pl.read_parquet(run_dir / "flows.parquet", columns=["src", "dst", "start_s", "size_bytes", "fct_s"])
+    columns = ["src", "dst", "start_s", "size_bytes", "fct_s"]
+    t = pl.concat([pl.read_parquet(d / "flows.parquet", columns=columns) for d in run_dirs])
     fct = np.full(solo.chains, np.nan)
     for src, dst, start, size, f in t.iter_rows():
         c = solo.chain_of_key.get(flow_key(src, dst, start, size))
         if c is None:
-            raise ScenarioError(f"{run_dir}: a flow of the solo run matches no chain: {(src, dst, start, size)}")
+            raise ScenarioError(f"{run_dirs}: a flow of the solo runs matches no chain: {(src, dst, start, size)}")
         fct[c] = np.nan if f is None else f
     return fct[solo.lo] * (1 - solo.weight) + fct[solo.hi] * solo.weight
