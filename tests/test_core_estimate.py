@@ -12,6 +12,7 @@ import pytest
 from fctlab.errors import ScenarioError
 from fctlab.result import FLOW_SCHEMA, load
 from fctlab.run import run
+from fctlab.tools import linkclusters
 from fctlab.tools.estimate import P99_MIN_FLOWS, error_table, estimate, estimate_to, p99_summary, validate
 from realcore import cli, fake, small_dumbbell  # noqa: F401  (fake: the compiled core)
 
@@ -291,11 +292,16 @@ def twin_chains(k: int = 2) -> dict:
     }
 
 
-def test_links_alike_share_one_problem_and_the_others_draw_from_it(tmp_path):
-    """Two chains with the same flows: with clustering one chain's two links run and the other
-    chain's flows draw their delays from them; each chain's mean FCT stays within 10% of every
-    link running (they are the same flows), and the draw is the same on 1 and 2 processes."""
+def test_links_alike_share_one_problem_and_the_others_draw_from_it(tmp_path, monkeypatch):
+    """Two chains with the same flows: with clustering (and a pool of one link's 40 flows) one
+    chain's two links run and the other chain's flows draw their delays from them; each chain's
+    mean FCT stays within 10% of every link running (they are the same flows), and the draw is
+    the same on 1 and 2 processes. With the default pool, 40 flows a link are too few for one
+    link to stand for two: both run."""
     every = estimate_to(twin_chains(), tmp_path / "every", method="links", jobs=1, epsilon=0)
+    pooled = estimate_to(twin_chains(), tmp_path / "pooled", method="links", jobs=1)
+    assert pooled.meta["estimate"]["problems"] == 4 + 1 and pooled.meta["estimate"]["clusters"] == 2
+    monkeypatch.setattr(linkclusters, "POOL_FLOWS", 40)
     one = estimate_to(twin_chains(), tmp_path / "one", method="links", jobs=1)
     estimate_to(twin_chains(), tmp_path / "two", method="links", jobs=2)
     assert every.meta["estimate"]["problems"] == 4 + 1 and one.meta["estimate"]["problems"] == 2 + 1

@@ -9,8 +9,23 @@ each) and its load (bytes over the span of starts, against its rate).
 **Close.** Two links are close when both distributions differ by at most `epsilon` in weighted
 mean absolute percentage error (`wmape`: sum |a - b| / sum |a|) and their loads by at most
 `epsilon` of the larger. Greedy, as Parsimon: the first link not yet clustered (in id order)
-becomes a representative, every link close to it joins its cluster, repeat. Only the
-representatives run.
+becomes a representative, every link close to it joins its cluster, repeat.
+
+**Or alike as far as their flows can tell** (`noise=True`, the default). A link of a few dozen
+flows has distributions and a load that two links of the very same traffic would not share:
+100 quantiles of 40 heavy-tailed sizes differ by far more than 10%, so under Parsimon's test
+alone no two such links are close, and a fabric cut short (100 ms of 6,144 hosts: 36 flows a
+host link) runs every busy link. So a distribution also passes when the two-sample
+Kolmogorov-Smirnov distance of the quantile sketches (`ks`, exact between the two step
+functions) is within what samples of these sizes leave at 5%, `KS_C sqrt((n + m) / (n m))`, and
+a load when the difference is within `LOAD_Z` standard errors: a load measured from `n` flows of
+sizes `s_i` has a relative standard error of `sqrt(sum s_i^2) / sum s_i`. With thousands of
+flows a link (Parsimon's regime) these bounds are tighter than `epsilon` and change nothing.
+
+**Representatives.** A cluster of links with few flows each is not one link's run: the
+representatives are as many of its links as hold `POOL_FLOWS` flows together (at least one;
+spread over the cluster's loads, lowest to highest), each runs, and every other member's flows
+draw from all of their flows together.
 
 **Sampling.** A member's flows are not in its representative's run, so each takes a delay from
 the representative's: its flows' delays normalised by their packets (Parsimon's "packet-
@@ -26,7 +41,7 @@ scenario's seed and the link, so the estimate is the same on any number of worke
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -41,6 +56,12 @@ NEIGHBOURS = 20
 #: ... among those whose packets are within this factor of its own: a small flow's delay per
 #: packet (a queue's wait, spread over few packets) is far above a large one's.
 SPREAD = 2.0
+#: Kolmogorov-Smirnov's c(alpha) at alpha = 5%: sqrt(-ln(alpha / 2) / 2).
+KS_C = 1.358
+#: Loads within this many standard errors of each other pass (`noise=True`).
+LOAD_Z = 2.0
+#: A cluster's representatives hold at least this many flows together (its links allowing).
+POOL_FLOWS = 1000
 #: Payload bytes of one full packet (the transports' default MSS): a flow's packets, to
 #: normalise a delay by them here and to grid sizes by them in `linksolo`.
 SEGMENT = 1460
@@ -54,18 +75,22 @@ class LinkFeatures:
     sizes: np.ndarray | None  # QUANTILES quantiles, None under two flows
     gaps: np.ndarray | None
     load: float
+    flows: int = 0
+    load_se: float = 0.0  # the load's standard error, from its flows' sizes
 
 
 def features(shape: tuple, starts_s: Sequence[float], sizes: Sequence[int], rate_bps: float) -> LinkFeatures:
     """The features of a link with these flows (starts in seconds, sizes in bytes)."""
     if len(starts_s) < 2:
-        return LinkFeatures(shape, None, None, 0.0)
+        return LinkFeatures(shape, None, None, 0.0, len(starts_s))
     order = np.argsort(np.asarray(starts_s), kind="stable")
     starts = np.asarray(starts_s, dtype=float)[order]
     size = np.asarray(sizes, dtype=float)
     span = starts[-1] - starts[0]
-    load = float(size.sum() * 8 / span / rate_bps) if span > 0 else math.inf
-    return LinkFeatures(shape, _quantiles(size), _quantiles(np.diff(starts)), load)
+    total = size.sum()
+    load = float(total * 8 / span / rate_bps) if span > 0 else math.inf
+    se = load * float(np.sqrt((size * size).sum()) / total) if total > 0 and math.isfinite(load) else 0.0
+    return LinkFeatures(shape, _quantiles(size), _quantiles(np.diff(starts)), load, len(size), se)
 
 
 def _quantiles(x: np.ndarray) -> np.ndarray:
@@ -81,17 +106,34 @@ def wmape(a: np.ndarray, b: np.ndarray) -> float:
     return 0.0 if diff == 0 else (math.inf if total == 0 else diff / total)
 
 
-def close(a: LinkFeatures, b: LinkFeatures, epsilon: float) -> bool:
+def ks(a: np.ndarray, b: np.ndarray) -> float:
+    """The Kolmogorov-Smirnov distance between the empirical CDFs of two sorted samples."""
+    points = np.concatenate([a, b])
+    fa = np.searchsorted(a, points, "right") / len(a)
+    fb = np.searchsorted(b, points, "right") / len(b)
+    return float(np.abs(fa - fb).max())
+
+
+def ks_bound(n: int | np.ndarray, m: int | np.ndarray) -> Any:
+    """The distance two samples of `n` and `m` from one distribution stay within at 5%."""
+    return KS_C * np.sqrt((n + m) / (n * m))
+
+
+def close(a: LinkFeatures, b: LinkFeatures, epsilon: float, noise: bool = True) -> bool:
     """Whether `b`'s problem is alike enough to `a`'s to take `a`'s delays (see the module doc)."""
     if a.shape != b.shape or a.sizes is None or b.sizes is None or a.gaps is None or b.gaps is None:
         return False
-    if max(a.load, b.load) == math.inf or abs(a.load - b.load) > epsilon * max(a.load, b.load):
+    top, diff = max(a.load, b.load), abs(a.load - b.load)
+    if top == math.inf or not (diff <= epsilon * top or (noise and diff <= LOAD_Z * math.hypot(a.load_se, b.load_se))):
         return False
-    return wmape(a.sizes, b.sizes) <= epsilon and wmape(a.gaps, b.gaps) <= epsilon
+    bound = ks_bound(a.flows, b.flows) if noise else -1.0
+    return all(wmape(x, y) <= epsilon or ks(x, y) <= bound for x, y in ((a.sizes, b.sizes), (a.gaps, b.gaps)))
 
 
-def cluster(links: Sequence[int], feats: Sequence[LinkFeatures], epsilon: float) -> dict[int, list[int]]:
-    """Each representative link with its cluster (itself first), greedily in `links` order
+def cluster(
+    links: Sequence[int], feats: Sequence[LinkFeatures], epsilon: float, noise: bool = True
+) -> dict[int, list[int]]:
+    """Each cluster's first link with its cluster (itself first), greedily in `links` order
     (see the module doc; `close` on whole arrays: only links of one shape can be close, so the
     greedy pass runs shape by shape)."""
     out: dict[int, list[int]] = {}
@@ -102,29 +144,87 @@ def cluster(links: Sequence[int], feats: Sequence[LinkFeatures], epsilon: float)
         else:
             shapes.setdefault(f.shape, []).append(i)
     for group in shapes.values():
-        sizes = np.stack([feats[i].sizes for i in group]).astype(float)
-        gaps = np.stack([feats[i].gaps for i in group]).astype(float)
-        load = np.asarray([feats[i].load for i in group])
+        g = _Group([feats[i] for i in group], noise)
         left = np.ones(len(group), bool)
         for r in range(len(group)):
             if not left[r]:
                 continue
-            near = left & _close_to(r, sizes, gaps, load, epsilon)
+            near = g.close_to(r, left, epsilon)
             near[r] = True
             left &= ~near
             out[links[group[r]]] = [links[group[j]] for j in np.flatnonzero(near)]
     return dict(sorted(out.items()))
 
 
-def _close_to(r: int, sizes: np.ndarray, gaps: np.ndarray, load: np.ndarray, epsilon: float) -> np.ndarray:
-    """`close(feats[r], feats[j])` for every row j at once."""
-    with np.errstate(divide="ignore", invalid="ignore"):
-        top = np.maximum(load[r], load)
-        ok = np.isfinite(top) & (np.abs(load - load[r]) <= epsilon * top)
-        for x in (sizes, gaps):
-            total, diff = np.abs(x[r]).sum(), np.abs(x - x[r]).sum(axis=1)
-            ok &= (diff == 0) | (diff <= epsilon * total)
-    return ok
+class _Group:
+    """The features of links of one shape as arrays, for `close` of one link against all."""
+
+    def __init__(self, feats: Sequence[LinkFeatures], noise: bool) -> None:
+        self.noise = noise
+        self.load = np.asarray([f.load for f in feats])
+        self.load_se = np.asarray([f.load_se for f in feats])
+        self.flows = np.asarray([f.flows for f in feats], dtype=float)
+        self.dists = []
+        for name in ("sizes", "gaps"):
+            x = np.stack([getattr(f, name) for f in feats]).astype(float)
+            self.dists.append((x, *_steps(x)))
+
+    def close_to(self, r: int, rows: np.ndarray, epsilon: float) -> np.ndarray:
+        """`close(feats[r], feats[j])` for every row j where `rows` holds (False elsewhere)."""
+        with np.errstate(divide="ignore", invalid="ignore"):
+            load = self.load
+            top, diff = np.maximum(load[r], load), np.abs(load - load[r])
+            fine = diff <= epsilon * top
+            if self.noise:
+                fine |= diff <= LOAD_Z * np.hypot(self.load_se[r], self.load_se)
+            ok = rows & np.isfinite(top) & fine
+            for x, below, upto in self.dists:
+                total, d = np.abs(x[r]).sum(), np.abs(x - x[r]).sum(axis=1)
+                fine = (d == 0) | (d <= epsilon * total)
+                test = np.flatnonzero(ok & ~fine) if self.noise else np.empty(0, int)
+                if test.size:
+                    dist = _ks_rows(x[r], x[test], below[test], upto[test])
+                    fine[test] = dist <= ks_bound(self.flows[r], self.flows[test])
+                ok &= fine
+        return ok
+
+
+def _steps(x: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Per row of sorted values and per value: how many of the row's values are below it, and
+    how many are at most it (ties counted once per run)."""
+    q = x.shape[1]
+    idx = np.broadcast_to(np.arange(q), x.shape)
+    start = np.ones(x.shape, bool)
+    start[:, 1:] = x[:, 1:] != x[:, :-1]
+    end = np.ones(x.shape, bool)
+    end[:, :-1] = x[:, :-1] != x[:, 1:]
+    below = np.maximum.accumulate(np.where(start, idx, 0), axis=1)
+    upto = np.minimum.accumulate(np.where(end, idx, q)[:, ::-1], axis=1)[:, ::-1] + 1
+    return below, upto
+
+
+def _ks_rows(a: np.ndarray, x: np.ndarray, below: np.ndarray, upto: np.ndarray) -> np.ndarray:
+    """`ks(a, row)` for every row of `x` (sorted rows, their `_steps`): both step functions are
+    flat between the rows' values, so the largest gap is at one of them, from the left (counts
+    below) or the right (counts at most)."""
+    q = x.shape[1]
+    right = np.searchsorted(a, x.ravel(), "right").reshape(x.shape) / len(a)
+    left = np.searchsorted(a, x.ravel(), "left").reshape(x.shape) / len(a)
+    return np.maximum(np.abs(right - upto / q), np.abs(left - below / q)).max(axis=1)
+
+
+def representatives(clusters: Mapping[int, list[int]], feats: Mapping[int, LinkFeatures]) -> dict[int, list[int]]:
+    """Per cluster (by its first link), the links that run: the first, and as many more as bring
+    their flows to `POOL_FLOWS`, spread evenly over the others in load order (see the module
+    doc)."""
+    out = {}
+    for first, members in clusters.items():
+        per = max(1.0, sum(feats[m].flows for m in members) / len(members))
+        k = min(len(members), max(1, math.ceil(POOL_FLOWS / per)))
+        others = sorted(members[1:], key=lambda m: (feats[m].load, m))
+        picks = [others[min(len(others) - 1, int((i + 0.5) * len(others) / (k - 1)))] for i in range(k - 1)]
+        out[first] = [first, *sorted(set(picks))]
+    return out
 
 
 def packets(size: Any) -> Any:

@@ -47,10 +47,9 @@ method's mean p99 error from 189% to 48%.
 
 **Links alike run once** (`fctlab.tools.linkclusters`, Parsimon's clustering): links of the
 same rate, delay, ends and transports whose flow sizes, gaps and load differ by at most
-`epsilon` (default 0.1) share their representative's run, and their flows draw their delays
-from its flows of about their size. On small fabrics few links are alike: a link of a few dozen
-flows has noisy distributions (the k = 8 fat tree's 768 busy links at 100 ms of web search, 36
-flows each, made 768 clusters at 0.1).
+`epsilon` (default 0.1), or by no more than samples of their sizes tell apart, share their
+representatives' runs (as many links of the cluster as hold 1,000 flows together), and their
+flows draw their delays from those runs' flows of about their size.
 
 The problems run side by side in batches (`fctlab.tools.linkbatch`), the batches as a sweep
 (`fctlab.tools.sweep`: processes, resumable, a progress bar, or on a Dask cluster) in
@@ -72,7 +71,7 @@ import polars as pl
 
 from fctlab.errors import ScenarioError
 from fctlab.tools.linkbatch import Problem, batches, flow_key
-from fctlab.tools.linkclusters import EPSILON, Neighbours, cluster, features
+from fctlab.tools.linkclusters import EPSILON, Neighbours, cluster, features, representatives
 from fctlab.tools.linksolo import alone, solo_problem
 
 #: Destination links are this many times faster than the slowest link after `l` (Parsimon's 10).
@@ -309,9 +308,11 @@ def estimate_links(
         )
     ]
     clusters = cluster(busy, feats, epsilon)
+    reps = representatives(clusters, dict(zip(busy, feats, strict=True)))
+    running = sorted(lid for rs in reps.values() for lid in rs)
     rows_on = dict(zip(busy, on_link["row"], strict=True))
     problems = []
-    for lid in clusters:
+    for lid in running:
         crossing = flows.select(pl.all().gather(rows_on[lid]))
         problems.append(Problem(lid, *link_problem(links.row(lid, named=True), crossing, links, hosts, transports)))
     runs = list(batches(problems))
@@ -334,7 +335,7 @@ def estimate_links(
     first = alone(solo, [work / name / f"seed{seed}" for name in solos])
     extra = np.zeros(flows.height)
     unfinished = np.isnan(first)
-    records: dict[int, list[tuple[int, float]]] = {lid: [] for lid in clusters}
+    records: dict[int, list[tuple[int, float]]] = {lid: [] for lid in running}
     delays: list[tuple[int, int, float]] = []
     for b in runs:
         got = _rows(work / b.name / f"seed{seed}", b.keyed)
@@ -349,9 +350,10 @@ def estimate_links(
             delays.append((f, rep, d))
     schema = {"id": pl.Int64, "link": pl.Int64, "delay_s": pl.Float64}
     pl.DataFrame(delays, schema=schema, orient="row").sort("id", "link").write_parquet(work / DELAYS)
-    for rep, members in clusters.items():
-        near = Neighbours(records[rep])
-        for other in members[1:]:
+    for head, members in clusters.items():
+        near = Neighbours([r for rep in reps[head] for r in records[rep]])
+        ran = set(reps[head])
+        for other in (m for m in members if m not in ran):
             rows = rows_on[other].to_numpy()
             if near:
                 extra[rows] += near.sample_many(sizes[rows], np.random.default_rng([seed, other]))
@@ -360,6 +362,7 @@ def estimate_links(
     est = np.where(unfinished, np.nan, first + extra)
     stats = {
         "busy_links": len(busy),
+        "clusters": len(clusters),
         "problems": len(problems) + 1,
         "runs": len(points),
         "epsilon": epsilon,
