@@ -20,7 +20,9 @@ Kolmogorov-Smirnov distance of the quantile sketches (`ks`, exact between the tw
 functions) is within what samples of these sizes leave at 5%, `KS_C sqrt((n + m) / (n m))`, and
 a load when the difference is within `LOAD_Z` standard errors: a load measured from `n` flows of
 sizes `s_i` has a relative standard error of `sqrt(sum s_i^2) / sum s_i`. With thousands of
-flows a link (Parsimon's regime) these bounds are tighter than `epsilon` and change nothing.
+flows a link (Parsimon's regime) the bounds are tight, but still join links that Parsimon's
+test keeps apart (its WMAPE weighs the largest sizes most): its 6,144-host fabric at 5 s runs
+14 problems instead of 28.
 
 **Representatives.** A cluster of links with few flows each is not one link's run: the
 representatives are as many of its links as hold `POOL_FLOWS` flows together (at least one;
