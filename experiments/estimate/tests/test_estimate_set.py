@@ -31,3 +31,19 @@ def test_every_scenario_of_the_set_builds():
     for name, overrides in experiment().points:
         sim, spec = build(with_overrides(base, overrides))
         assert sim is not None, name
+
+
+def test_the_scale_experiments_packet_level_is_reused_only_for_the_same_scenario_and_build(tmp_path):
+    """The whole fabric's packet level takes half an hour: a second reproduction reuses it, but
+    not for another scenario or another build."""
+    scale = experiment_module(REPO, "estimate", "scale")
+    spec = scale.scenario(scale.QUICK)
+    first = scale.packet_level(spec, tmp_path / "p")
+    stamp = (tmp_path / "p" / "meta.json").stat().st_mtime_ns
+    again = scale.packet_level(spec, tmp_path / "p")
+    assert again.flows.equals(first.flows) and (tmp_path / "p" / "meta.json").stat().st_mtime_ns == stamp
+    other = scale.packet_level({**spec, "seed": 2}, tmp_path / "p")
+    assert not other.flows.equals(first.flows)
+    (tmp_path / "p" / scale.BUILD_FILE).write_text("another build\n")
+    scale.packet_level({**spec, "seed": 2}, tmp_path / "p")
+    assert (tmp_path / "p" / scale.BUILD_FILE).read_text().strip() != "another build"
