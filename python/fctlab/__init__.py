@@ -35,7 +35,7 @@ Module map:
 | `procs` | sweep workers that die with their parent and stop at once on Ctrl-C / SIGTERM |
 | `plugins` | protocol plug-ins: a Python plug-in's class loaded (the core calls it) |
 | `tools` | sweeps (`sweep`, `cluster`), `estimate`, `check`, `bench`, `router_cost`, plug-ins, `hpcc_*`, `report` |
-| `tools.estimate` | `fctlab estimate`: the fluid, and the links method (`linksim`, `linkclusters`, `linksolo`) |
+| `tools.estimate` | `fctlab estimate`: fluid, links (`linksim`, `linkclusters`, `linksolo`, `linkbatch`), `correction`|
 | `reproduce` | what the papers' experiments (folders of `experiments/`) share: runs, reports, checks, the index |
 | `cli` | the `fctlab` command (`fctlab.cli.main`), one module per subcommand |
 

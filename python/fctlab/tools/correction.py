@@ -40,6 +40,7 @@ import polars as pl
 from fctlab.analysis import SizeBins, fct_sample
 from fctlab.errors import ScenarioError
 from fctlab.result import Result
+from fctlab.tools.estimated import P99_MIN_FLOWS, end_s, with_fct
 
 #: The features of one size bin of an estimate, in the order of the weights.
 FEATURES = ("segments_log2", "log_p50", "log_p99", "log_mean", "log_mean_all", "hops")
@@ -172,8 +173,6 @@ class Correction:
 def training_rows(estimated: pl.DataFrame, packet: pl.DataFrame) -> pl.DataFrame:
     """The rows one (estimate, packet level) pair gives: its bins with `P99_MIN_FLOWS` flows on
     both sides, their features and the targets `c_p50`, `c_p99`."""
-    from fctlab.tools.estimate import P99_MIN_FLOWS
-
     e, p = bin_features(estimated), bin_features(packet).select("key", "count", *QUANTILES)
     joined = e.join(p, on="key", suffix="_packet")
     joined = joined.filter(pl.min_horizontal("count", "count_packet") >= P99_MIN_FLOWS)
@@ -236,11 +235,9 @@ def corrected_fct(flows: pl.DataFrame, model: Correction) -> pl.Series:
 
 def correct(result: Result, model: Correction, name: str = "a learned correction") -> Result:
     """The estimate `result` with its slowdowns corrected by `model` (see the module doc)."""
-    from fctlab.tools.estimate import _end_s, _with_fct
-
     flows = result.flows
     fct = corrected_fct(flows, model).fill_null(math.inf)
-    out = _with_fct(flows, fct, _end_s(result.scenario))
+    out = with_fct(flows, fct, end_s(result.scenario))
     meta = dict(result.meta)
     meta["estimate"] = {**meta.get("estimate", {}), "correction": {"model": name, **model.to_json()}}
     finished = out["finish_s"].drop_nulls()

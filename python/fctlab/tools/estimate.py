@@ -48,6 +48,7 @@ from fctlab.analysis import SizeBins, fct_sample
 from fctlab.errors import ScenarioError
 from fctlab.result import Result
 from fctlab.scenario import ScenarioLike
+from fctlab.tools.estimated import P99_MIN_FLOWS, end_s, with_fct
 
 #: The estimation methods, with what each models (`meta.json`'s `estimate.model`).
 METHODS = {
@@ -58,10 +59,6 @@ METHODS = {
 FLUID_IGNORES = {"loss": "packets lost on links", "fabric": "PFC pauses and shared buffers"}
 #: Where `fctlab estimate --validate-duration` validates a shortened copy, inside OUT.
 COPY_DIR = "copy"
-#: The fewest flows a size bin needs on both sides for its p99 to be judged: with fewer, the
-#: 99th percentile is (by linear interpolation) within one flow of the bin's largest slowdown,
-#: a single flow's luck rather than a tail.
-P99_MIN_FLOWS = 100
 #: Where the links method runs its link problems, inside the estimate's directory.
 LINKS_DIR = "links"
 #: The counters of a run's meta that an estimate has no value for (nothing was simulated).
@@ -144,7 +141,7 @@ def estimate(
             progress=progress,
             epsilon=EPSILON if epsilon is None else epsilon,
         )
-    flows = _with_fct(flows, fct, _end_s(spec))
+    flows = with_fct(flows, fct, end_s(spec))
     meta = {k: v for k, v in planned.meta.items() if k not in _PACKET_COUNTERS and k != "wall_s"}
     finished = flows["finish_s"].drop_nulls()
     meta.update(
@@ -193,19 +190,6 @@ def estimate_to(scenario: ScenarioLike, outdir: str | os.PathLike, **kwargs: Any
     return result
 
 
-def _end_s(spec: Mapping[str, Any]) -> float:
-    """When the packet level would stop this scenario (s): `max_time` when it drains (default
-    `duration` + 300 s), else `duration` (docs/scenario.md, "When a run ends")."""
-    from fctlab.quantity import parse_time
-
-    duration = parse_time(spec["duration"], "duration")
-    if not spec.get("drain", True):
-        return duration
-    if spec.get("max_time") is not None:
-        return parse_time(spec["max_time"], "max_time")
-    return duration + 300.0
-
-
 def _refuse_what_the_model_lacks(flows: pl.DataFrame, spec: Mapping[str, Any]) -> None:
     """A clear error for a scenario the fluid model cannot estimate (instead of a wrong answer)."""
     long_lived = flows.filter(pl.col("size_bytes") < 0).height
@@ -235,23 +219,6 @@ def _fluid(flows: pl.DataFrame, links: pl.DataFrame, compiled: Any) -> tuple[pl.
     bottleneck = pl.Series([min((rates[link] for link in p), default=math.inf) for p in paths], dtype=pl.Float64)
     fixed = (flows["ideal_fct_s"] - bits / bottleneck).clip(lower_bound=0.0)
     return (fixed + pl.Series(fluid, dtype=pl.Float64)).alias("fct"), dict(stats)
-
-
-def _with_fct(flows: pl.DataFrame, fct: pl.Series, end_s: float) -> pl.DataFrame:
-    """The flows table (by id) with an estimated FCT per flow: finish, FCT and delivered bytes
-    where it finishes by `end_s` (else open, as the packet level would leave it)."""
-    est = flows.with_columns(fct.alias("fct"))
-    done = (pl.col("start_s") + pl.col("fct")) <= end_s
-    est = est.with_columns(
-        finish_s=pl.when(done).then(pl.col("start_s") + pl.col("fct")),
-        fct_s=pl.when(done).then(pl.col("fct")),
-        acked_s=pl.lit(None, dtype=pl.Float64),
-        first_write_s=pl.lit(None, dtype=pl.Float64),
-        delivered_bytes=pl.when(done).then(pl.col("size_bytes")).otherwise(0),
-        retx_bytes=pl.lit(0, dtype=pl.Int64),
-        timeouts=pl.lit(0, dtype=pl.Int64),
-    )
-    return est.select(flows.columns)
 
 
 # ---------------------------------------------------------------------------------------------
