@@ -29,8 +29,8 @@ representatives are as many of its links as hold `POOL_FLOWS` flows together (at
 spread over the cluster's loads, lowest to highest), each runs, and every other member's flows
 draw from all of their flows together.
 
-**Sampling.** A member's flows are not in its representative's run, so each takes a delay from
-the representative's: its flows' delays normalised by their packets (Parsimon's "packet-
+**Sampling.** A member's flows are not in its representatives' runs, so each takes a delay from
+theirs: its flows' delays normalised by their packets (Parsimon's "packet-
 normalised delay"), one drawn at random from the `NEIGHBOURS` flows nearest in size with at most
 `SPREAD` times more or fewer packets (the nearest one if none), and scaled by the flow's
 packets. Parsimon draws from buckets of at least 100 flows whose largest size is at least twice
@@ -206,9 +206,9 @@ def _steps(x: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
 
 
 def _ks_rows(a: np.ndarray, x: np.ndarray, below: np.ndarray, upto: np.ndarray) -> np.ndarray:
-    """`ks(a, row)` for every row of `x` (sorted rows, their `_steps`): both step functions are
-    flat between the rows' values, so the largest gap is at one of them, from the left (counts
-    below) or the right (counts at most)."""
+    """`ks(a, row)` for every row of `x` (sorted rows, their `_steps`): a row's step function is
+    flat between its values and `a`'s only rises, so the largest gap is at one of the row's
+    values, from the left (counts below) or the right (counts at most)."""
     q = x.shape[1]
     right = np.searchsorted(a, x.ravel(), "right").reshape(x.shape) / len(a)
     left = np.searchsorted(a, x.ravel(), "left").reshape(x.shape) / len(a)
