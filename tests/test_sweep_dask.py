@@ -295,6 +295,6 @@ def test_an_estimate_by_links_on_a_cluster_gives_the_local_bytes(tmp_path, dask_
 
     estimate_to(small_dumbbell(), tmp_path / "local", method="links", jobs=1)
     estimate_to(small_dumbbell(), tmp_path / "remote", method="links", client=dask_cluster.client)
-    assert (tmp_path / "remote" / "links" / "solo" / "seed1" / "flows.parquet").is_file()
+    assert (tmp_path / "remote" / "links" / "solo0" / "seed1" / "flows.parquet").is_file()
     local, remote = (tmp_path / d / "flows.parquet" for d in ("local", "remote"))
     assert remote.read_bytes() == local.read_bytes()
