@@ -40,7 +40,7 @@ import polars as pl
 from fctlab.analysis import SizeBins, fct_sample
 from fctlab.errors import ScenarioError
 from fctlab.result import Result
-from fctlab.tools.estimated import P99_MIN_FLOWS, end_s, with_fct
+from fctlab.tools.estimated import P99_MIN_FLOWS, bin_stats, end_s, with_fct
 
 #: The features of one size bin of an estimate, in the order of the weights.
 FEATURES = ("segments_log2", "log_p50", "log_p99", "log_mean", "log_mean_all", "hops")
@@ -58,28 +58,15 @@ _BINS = SizeBins(exact=False)
 
 def bin_features(flows: pl.DataFrame) -> pl.DataFrame:
     """Per size bin of a flows table (its measured, finished flows): `key`, `count`, the `p50`,
-    `p99` and `mean` slowdown, and the `FEATURES`."""
+    `p99` and `mean` slowdown (`estimated.bin_stats`), and the `FEATURES`."""
     sample = fct_sample(flows).filter(pl.col("ideal_fct_s") > 0)
-    slow = pl.col("fct_s") / pl.col("ideal_fct_s")
-    mean_all = sample.select(slow.mean()).item() if sample.height else 1.0
-    return (
-        sample.with_columns(key=_BINS.key_expr(), hops=pl.col("path").list.len())
-        .group_by("key")
-        .agg(
-            count=pl.len(),
-            p50=slow.quantile(0.5, interpolation="linear"),
-            p99=slow.quantile(0.99, interpolation="linear"),
-            mean=slow.mean(),
-            hops=pl.col("hops").mean().cast(pl.Float64),
-        )
-        .sort("key")
-        .with_columns(
-            segments_log2=pl.col("key").cast(pl.Float64),
-            log_p50=pl.col("p50").log(),
-            log_p99=pl.col("p99").log(),
-            log_mean=pl.col("mean").log(),
-            log_mean_all=pl.lit(math.log(max(mean_all or 1.0, 1e-12))),
-        )
+    mean_all = sample.select((pl.col("fct_s") / pl.col("ideal_fct_s")).mean()).item() if sample.height else 1.0
+    return bin_stats(flows, _BINS, hops=pl.col("path").list.len().mean().cast(pl.Float64)).with_columns(
+        segments_log2=pl.col("key").cast(pl.Float64),
+        log_p50=pl.col("p50").log(),
+        log_p99=pl.col("p99").log(),
+        log_mean=pl.col("mean").log(),
+        log_mean_all=pl.lit(math.log(max(mean_all or 1.0, 1e-12))),
     )
 
 
@@ -173,7 +160,7 @@ class Correction:
 def training_rows(estimated: pl.DataFrame, packet: pl.DataFrame) -> pl.DataFrame:
     """The rows one (estimate, packet level) pair gives: its bins with `P99_MIN_FLOWS` flows on
     both sides, their features and the targets `c_p50`, `c_p99`."""
-    e, p = bin_features(estimated), bin_features(packet).select("key", "count", *QUANTILES)
+    e, p = bin_features(estimated), bin_stats(packet, _BINS).select("key", "count", *QUANTILES)
     joined = e.join(p, on="key", suffix="_packet")
     joined = joined.filter(pl.min_horizontal("count", "count_packet") >= P99_MIN_FLOWS)
     return joined.with_columns(**{f"c_{q}": (pl.col(f"{q}_packet") / pl.col(q)).log() for q in QUANTILES}).select(

@@ -48,7 +48,7 @@ from fctlab.analysis import SizeBins, fct_sample
 from fctlab.errors import ScenarioError
 from fctlab.result import Result
 from fctlab.scenario import ScenarioLike
-from fctlab.tools.estimated import P99_MIN_FLOWS, end_s, with_fct
+from fctlab.tools.estimated import P99_MIN_FLOWS, bin_stats, end_s, with_fct
 
 #: The estimation methods, with what each models (`meta.json`'s `estimate.model`).
 METHODS = {
@@ -271,22 +271,6 @@ def validate(
     return est, packet, table
 
 
-def _stats(flows: pl.DataFrame, bins: SizeBins) -> pl.DataFrame:
-    slow = pl.col("fct_s") / pl.col("ideal_fct_s")
-    sample = fct_sample(flows).filter(pl.col("ideal_fct_s") > 0)
-    return (
-        sample.with_columns(key=bins.key_expr())
-        .group_by("key")
-        .agg(
-            count=pl.len(),
-            mean=slow.mean(),
-            p50=slow.quantile(0.5, interpolation="linear"),
-            p99=slow.quantile(0.99, interpolation="linear"),
-        )
-        .sort("key")
-    )
-
-
 def error_table(estimated: pl.DataFrame, packet: pl.DataFrame) -> pl.DataFrame:
     """Per size bin (bins chosen on both samples): flows, the estimate's and the packet level's
     mean, p50 and p99 slowdown, and the estimate's relative error of each ((est - packet) /
@@ -295,7 +279,7 @@ def error_table(estimated: pl.DataFrame, packet: pl.DataFrame) -> pl.DataFrame:
     counts only those)."""
     both = pl.concat([fct_sample(estimated)["size_bytes"], fct_sample(packet)["size_bytes"]])
     bins = SizeBins.for_sizes(both)
-    e, p = _stats(estimated, bins), _stats(packet, bins)
+    e, p = bin_stats(estimated, bins), bin_stats(packet, bins)
     joined = e.join(p, on="key", suffix="_packet").sort("key")
     rows = []
     for r in joined.iter_rows(named=True):

@@ -1,7 +1,8 @@
 """What an estimate's results are made of, shared by the estimators (`fctlab.tools.estimate`)
 and what corrects them afterwards (`fctlab.tools.correction`): when the run an estimate stands
-for would have ended, a flows table's completion columns from estimated FCTs, and how many flows
-a size bin needs for its p99 to be judged."""
+for would have ended, a flows table's completion columns from estimated FCTs, the slowdown
+statistics per size bin both compare, and how many flows a size bin needs for its p99 to be
+judged."""
 
 from __future__ import annotations
 
@@ -9,6 +10,8 @@ from collections.abc import Mapping
 from typing import Any
 
 import polars as pl
+
+from fctlab.analysis import SizeBins, fct_sample
 
 #: The fewest flows a size bin needs on both sides for its p99 to be judged: with fewer, the
 #: 99th percentile is (by linear interpolation) within one flow of the bin's largest slowdown,
@@ -44,3 +47,23 @@ def with_fct(flows: pl.DataFrame, fct: pl.Series, end: float) -> pl.DataFrame:
         timeouts=pl.lit(0, dtype=pl.Int64),
     )
     return est.select(flows.columns)
+
+
+def bin_stats(flows: pl.DataFrame, bins: SizeBins, **extra: pl.Expr) -> pl.DataFrame:
+    """Per size bin (`key`) of a flows table's measured, finished flows with an ideal FCT: the
+    `count`, `mean`, `p50` and `p99` slowdown (FCT / ideal FCT), and the `extra` aggregations,
+    smallest bin first."""
+    slow = pl.col("fct_s") / pl.col("ideal_fct_s")
+    sample = fct_sample(flows).filter(pl.col("ideal_fct_s") > 0)
+    return (
+        sample.with_columns(key=bins.key_expr())
+        .group_by("key")
+        .agg(
+            count=pl.len(),
+            mean=slow.mean(),
+            p50=slow.quantile(0.5, interpolation="linear"),
+            p99=slow.quantile(0.99, interpolation="linear"),
+            **extra,
+        )
+        .sort("key")
+    )
