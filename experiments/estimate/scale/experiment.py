@@ -156,12 +156,12 @@ def analyze(runs: Runs, ctx: Context) -> str:
 
     rows = []
     large_speedup = None
-    for label, size in (("whole fabric, 100 ms", LARGE), ("2 pods of 8 racks, 100 ms", SMALL)):
+    for label, where, size in (("whole fabric, 100 ms", "large", LARGE), ("2 pods of 8 racks, 100 ms", "small", SMALL)):
         spec = scenario(QUICK if ctx.quick else size)
-        packet = packet_level(spec, work / ("large" if size is LARGE else "small") / "packet")
+        packet = packet_level(spec, work / where / "packet")
         for method in ("links", "fluid"):
             t0 = time.perf_counter()
-            est = estimate_to(spec, work / ("large" if size is LARGE else "small") / method, method=method)
+            est = estimate_to(spec, work / where / method, method=method)
             wall = time.perf_counter() - t0
             table = error_table(est.flows, packet.flows)
             verdict = p99_summary(table)

@@ -132,8 +132,8 @@ def analyze(runs: Runs, ctx: Context) -> str:
         links = estimate_to(scenario, runs.root / "estimates" / name, method="links")
         tables = {m: error_table(r.flows, packet) for m, r in (("fluid", fluid), ("links", links))}
         walls = {"fluid": fluid.meta["wall_s"], "links": links.meta["wall_s"]}
-        kept[name] = {"packet": packet, "fluid": fluid, "links": links}
         verdicts = {m: p99_summary(t, CLOSE) for m, t in tables.items()}
+        kept[name] = {"packet": packet, "fluid": fluid, "links": links, "verdicts": verdicts}
         floor_verdict = p99_summary(floor, CLOSE) if floor is not None else {"close": None, "mean_abs": None}
         got[name] = {
             "flows": packet.height,
@@ -218,8 +218,9 @@ def analyze(runs: Runs, ctx: Context) -> str:
 
 def _learned_correction(kept: dict[str, dict[str, Any]], ctx: Context) -> str:
     """Each method's estimate with a learned correction (`fctlab.tools.correction`) fitted on the
-    other scenarios only (leave one out), against the packet level; and the models fitted on all
-    of them, saved beside the report for `fctlab estimate --correction`."""
+    other scenarios only (leave one out), against the packet level, beside its uncorrected
+    verdict (`kept[name]["verdicts"]`); and the models fitted on all of them, saved beside the
+    report for `fctlab estimate --correction`."""
     if len(kept) < 2:
         return "The learned correction needs two scenarios or more (one to fit on, one to judge)."
     methods = ("links", "fluid")
@@ -227,9 +228,7 @@ def _learned_correction(kept: dict[str, dict[str, Any]], ctx: Context) -> str:
     verdict: dict[tuple[str, bool], dict[str, dict[str, Any]]] = {}
     for method in methods:
         pairs = {n: (k[method].flows, k["packet"]) for n, k in kept.items()}
-        verdict[method, False] = {
-            n: p99_summary(error_table(k[method].flows, k["packet"]), CLOSE) for n, k in kept.items()
-        }
+        verdict[method, False] = {n: k["verdicts"][method] for n, k in kept.items()}
         verdict[method, True] = {}
         for name, k in kept.items():
             try:
