@@ -40,17 +40,14 @@
 //! broken by link and flow index, arrivals by (start, index), departures at one instant by
 //! flow index.
 
-use super::shared::{check_input, Key, PsFlow};
+use super::departures::Departures;
+use super::shared::{check_input, PsFlow};
 use crate::error::SpecResult;
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;
 
 /// A rate is "unchanged" (condition (9)) within this relative difference.
 const SAME_RATE: f64 = 1e-9;
-
-/// A fill over at most this many links finds each most constrained link by a scan, a larger
-/// one with a heap of link shares (stale entries skipped, as `ps.rs`).
-const SCAN_LINKS: usize = 256;
 
 /// Fluid completion time (finish - start, s) of every flow under max-min fair sharing of
 /// `links` (capacities, bit/s), recomputed locally at each arrival and departure; in input
@@ -103,11 +100,10 @@ fn flat_paths(flows: &[PsFlow]) -> (Vec<u32>, Vec<u32>) {
 struct Local<'a> {
     cap: &'a [f64],
     flows: &'a [PsFlow],
-    /// Per flow: rate (bit/s), bits left at `since`, and the departure entry's version.
+    /// Per flow: rate (bit/s) and bits left at `since`.
     rate: Vec<f64>,
     left: Vec<f64>,
     since: Vec<f64>,
-    version: Vec<u32>,
     /// The flows' paths ([`flat_paths`]).
     hops: &'a [u32],
     hop0: &'a [u32],
@@ -116,8 +112,8 @@ struct Local<'a> {
     /// Per link: the active flows crossing it, and the sum of their rates.
     on_link: Vec<Vec<u32>>,
     load: Vec<f64>,
-    /// Departures (time, flow, version); an entry whose version is not the flow's is stale.
-    deps: BinaryHeap<Reverse<(Key, u32, u32)>>,
+    /// Each active flow's departure at its current rate.
+    deps: Departures,
     /// Active flows.
     live: usize,
     // The local fill's scratch: the epoch marks membership of F (per flow) and of the touched
@@ -132,14 +128,14 @@ struct Local<'a> {
     weight: Vec<u32>,
     /// Flows of F on each touched link (before the fill freezes any).
     in_f_on: Vec<u32>,
-    lver: Vec<u32>,
     /// The flows of F on each touched link: `f_on[f_at[l]..f_at[l] + in_f_on[l]]`.
     f_at: Vec<u32>,
     f_on: Vec<u32>,
     grow_epoch: Vec<u32>,
     f_list: Vec<u32>,
     touched: Vec<u32>,
-    heap: BinaryHeap<Reverse<(Key, u32, u32)>>,
+    sorted: Vec<u128>,
+    heap: BinaryHeap<Reverse<u128>>,
     stats: LocalStats,
 }
 
@@ -152,13 +148,12 @@ impl<'a> Local<'a> {
             rate: vec![0.0; n],
             left: vec![0.0; n],
             since: vec![0.0; n],
-            version: vec![0; n],
             pos: vec![0; hops.len()],
             hops,
             hop0,
             on_link: vec![Vec::new(); cap.len()],
             load: vec![0.0; cap.len()],
-            deps: BinaryHeap::new(),
+            deps: Departures::new(n),
             live: 0,
             epoch: 0,
             in_f: vec![0; n],
@@ -169,12 +164,12 @@ impl<'a> Local<'a> {
             resid: vec![0.0; cap.len()],
             weight: vec![0; cap.len()],
             in_f_on: vec![0; cap.len()],
-            lver: vec![0; cap.len()],
             f_at: vec![0; cap.len()],
             f_on: Vec::new(),
             grow_epoch: vec![0; cap.len()],
             f_list: Vec::new(),
             touched: Vec::new(),
+            sorted: Vec::new(),
             heap: BinaryHeap::new(),
             stats: LocalStats::default(),
         }
@@ -211,14 +206,7 @@ impl<'a> Local<'a> {
                 }
                 (_, Some(td)) => {
                     gone.clear();
-                    while let Some(&Reverse((Key(t), f, v))) = self.deps.peek() {
-                        if v != self.version[f as usize] {
-                            self.deps.pop();
-                            continue;
-                        }
-                        if t != td {
-                            break;
-                        }
+                    while let Some((_, f)) = self.deps.peek().filter(|&(t, _)| t == td) {
                         self.deps.pop();
                         gone.push(f);
                     }
@@ -238,15 +226,9 @@ impl<'a> Local<'a> {
         fct
     }
 
-    /// The earliest current departure time, stale entries dropped.
+    /// The earliest departure time.
     fn next_departure(&mut self) -> Option<f64> {
-        while let Some(&Reverse((Key(t), f, v))) = self.deps.peek() {
-            if v == self.version[f as usize] {
-                return Some(t);
-            }
-            self.deps.pop();
-        }
-        None
+        self.deps.peek().map(|(t, _)| t)
     }
 
     fn arrive(&mut self, f: u32, now: f64) {
@@ -265,7 +247,6 @@ impl<'a> Local<'a> {
 
     fn depart(&mut self, f: u32) {
         let fu = f as usize;
-        self.version[fu] = self.version[fu].wrapping_add(1);
         self.live -= 1;
         let rate = std::mem::take(&mut self.rate[fu]);
         for (k, &l) in self.path(f).iter().enumerate() {
@@ -359,17 +340,11 @@ impl<'a> Local<'a> {
             for &l in self.path(f) {
                 self.load[l as usize] += new - old;
             }
-            self.version[fu] = self.version[fu].wrapping_add(1);
             if new > 0.0 {
-                let t = now + self.left[fu] / new;
-                self.deps.push(Reverse((Key(t), f, self.version[fu])));
+                self.deps.set(f, now + self.left[fu] / new);
+            } else {
+                self.deps.remove(f);
             }
-        }
-        // Each re-rating leaves a stale entry behind: past twice the live ones, drop them all
-        // (the heap's pushes and pops cost its log size).
-        if self.deps.len() > 2 * self.live + 1024 {
-            let version = &self.version;
-            self.deps.retain(|&Reverse((_, f, v))| v == version[f as usize]);
         }
     }
 
@@ -418,43 +393,52 @@ impl<'a> Local<'a> {
             // Rounding of the running loads can leave a full link a hair below zero.
             self.resid[lu] = self.resid[lu].clamp(0.0, self.cap[lu]);
         }
-        if self.touched.len() <= SCAN_LINKS {
-            // A few links: each round scans them for the smallest share (eq. 3), ties to the
-            // first touched; cheaper than a heap entry per flow and link.
-            loop {
-                let mut best: Option<(f64, usize)> = None;
-                for &l in &self.touched {
-                    let lu = l as usize;
-                    if self.weight[lu] > 0 {
-                        let share = self.resid[lu] / self.weight[lu] as f64;
-                        if best.is_none_or(|(b, _)| share < b) {
-                            best = Some((share, lu));
-                        }
-                    }
-                }
-                let Some((share, lu)) = best else { break };
-                self.freeze_at(lu, share, e, false);
-            }
-            return;
-        }
-        self.heap.clear();
-        for i in 0..self.touched.len() {
-            let lu = self.touched[i] as usize;
-            self.lver[lu] = 0;
-            self.heap.push(Reverse((Key(self.resid[lu] / self.weight[lu] as f64), lu as u32, 0)));
-        }
-        while let Some(Reverse((Key(share), l, v))) = self.heap.pop() {
+        // Water-filling (eqs. 3-4), lazily: a link's share only rises as flows freeze
+        // (`ps.rs`), so a share computed earlier is a lower bound of the link's share now. The
+        // links are sorted once by their first share; the smallest candidate (of that list and
+        // of a heap of shares recomputed since) whose link still has that share is the most
+        // constrained link, and a candidate gone stale goes into the heap with its current
+        // share. A link is queued again only when it is found stale, not at every flow that
+        // freezes on it. Shares are >= 0, so their bits sort as they do; with the link in the
+        // low bits, ties go to the lower link.
+        let mut sorted = std::mem::take(&mut self.sorted);
+        sorted.clear();
+        sorted.extend(self.touched.iter().map(|&l| {
             let lu = l as usize;
-            if v != self.lver[lu] || self.weight[lu] == 0 {
+            share_key(self.resid[lu] / self.weight[lu] as f64, l)
+        }));
+        sorted.sort_unstable();
+        self.heap.clear();
+        let mut next = 0;
+        loop {
+            let from_list = sorted.get(next).copied();
+            let key = match (from_list, self.heap.peek()) {
+                (Some(k), Some(&Reverse(h))) if h < k => self.heap.pop().map(|Reverse(h)| h),
+                (Some(k), _) => {
+                    next += 1;
+                    Some(k)
+                }
+                (None, _) => self.heap.pop().map(|Reverse(h)| h),
+            };
+            let Some(key) = key else { break };
+            let (lower, l) = (f64::from_bits((key >> 32) as u64), key as u32);
+            let lu = l as usize;
+            if self.weight[lu] == 0 {
                 continue;
             }
-            self.freeze_at(lu, share, e, true);
+            let share = self.resid[lu] / self.weight[lu] as f64;
+            if share > lower {
+                self.heap.push(Reverse(share_key(share, l)));
+                continue;
+            }
+            self.freeze_at(lu, share, e);
         }
+        self.sorted = sorted;
     }
 
     /// Every unfrozen flow of F on link `lu`, the most constrained, gets `share` (eq. 4); the
-    /// links of its path give it up (with `heap`, their new shares are pushed).
-    fn freeze_at(&mut self, lu: usize, share: f64, e: u32, heap: bool) {
+    /// links of its path give it up.
+    fn freeze_at(&mut self, lu: usize, share: f64, e: u32) {
         let (from, n) = (self.f_at[lu] as usize, self.in_f_on[lu] as usize);
         for j in from..from + n {
             let f = self.f_on[j];
@@ -469,15 +453,15 @@ impl<'a> Local<'a> {
                 let u = l2 as usize;
                 self.resid[u] = (self.resid[u] - share).max(0.0);
                 self.weight[u] -= 1;
-                if heap {
-                    self.lver[u] += 1;
-                    if self.weight[u] > 0 {
-                        self.heap.push(Reverse((Key(self.resid[u] / self.weight[u] as f64), l2, self.lver[u])));
-                    }
-                }
             }
         }
     }
+}
+
+/// A link's share (>= 0, finite) and the link, ordered by share then link.
+fn share_key(share: f64, link: u32) -> u128 {
+    debug_assert!(share >= 0.0 && share.is_finite());
+    ((share.to_bits() as u128) << 32) | link as u128
 }
 
 #[cfg(test)]
@@ -539,8 +523,9 @@ mod tests {
         }
     }
 
-    /// A fill over more links than `SCAN_LINKS` takes the heap: 300 flows that all cross link
-    /// 0, each also three of 600 others, starting together and apart.
+    /// Fills over hundreds of links, where the lazy heap of link shares pops many stale
+    /// entries: 300 flows that all cross link 0, each also three of 600 others, starting
+    /// together and apart.
     #[test]
     fn a_fill_over_many_links_gives_the_global_fills_completion_times() {
         let mut rng = Rng::new(11);
@@ -558,7 +543,7 @@ mod tests {
             })
             .collect();
         let (got, stats) = max_min_fct_local_stats(&caps, &flows).unwrap();
-        assert!(stats.largest_fill >= 150, "the test must make fills over more than SCAN_LINKS links: {stats:?}");
+        assert!(stats.largest_fill >= 150, "the test must make fills over hundreds of links: {stats:?}");
         let want = max_min_fct(&caps, &flows).unwrap();
         for (i, (g, w)) in got.iter().zip(&want).enumerate() {
             assert!((g - w).abs() <= 1e-7 * w.max(1.0), "flow {i}: local {g}, global {w}");

@@ -9,9 +9,12 @@
 //! - [`srpt`]: pFabric's "Ideal" generalized to a network, an exact fluid simulation of greedy
 //!   shortest-remaining-first scheduling: at each event the flows with the fewest bits left each
 //!   take what their path has left.
+//! - `departures`: the pending departures of [`local`], a min-heap indexed by flow (a
+//!   re-rated flow moves its entry).
 //! - `shared`: what they share: their input ([`ps::PsFlow`]), the checks of capacities and flows (errors name the field),
 //!   flows grouped by link set, ordered heap keys. `testing` (tests only): their fixtures.
 
+mod departures;
 pub mod local;
 pub mod ps;
 mod shared;
