@@ -349,17 +349,14 @@ impl<'a> Local<'a> {
                         }
                     }
                 }
-                {
-                    let b = self.bottleneck[fu] as usize;
-                    if (self.in_f_on[b] as usize) < self.on_link[b].len() && self.grow_epoch[b] != grow {
-                        let ceiling = new * (1.0 + SAME_RATE);
-                        let outrated = self.on_link[b]
-                            .iter()
-                            .any(|&h| self.in_f[h as usize] != e && self.rate[h as usize] > ceiling);
-                        if outrated {
-                            self.grow_epoch[b] = grow;
-                            grown.push(b as u32);
-                        }
+                let b = self.bottleneck[fu] as usize;
+                if (self.in_f_on[b] as usize) < self.on_link[b].len() && self.grow_epoch[b] != grow {
+                    let ceiling = new * (1.0 + SAME_RATE);
+                    let outrated =
+                        self.on_link[b].iter().any(|&h| self.in_f[h as usize] != e && self.rate[h as usize] > ceiling);
+                    if outrated {
+                        self.grow_epoch[b] = grow;
+                        grown.push(b as u32);
                     }
                 }
             }
