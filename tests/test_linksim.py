@@ -55,7 +55,7 @@ def problem_of(src: str, dst: str):
     hosts = set(flows["src"]) | set(flows["dst"])
     transports = linksim.Transports(spec, linksim.window_bound(spec, flows, links))
     overrides, keyed, slower = linksim.link_problem(
-        links.row(lid, named=True), crossing, links, hosts, transports, linksim.Offered(flows, links)
+        links.row(lid, named=True), crossing, links, hosts, transports, linksim.Offered.of(flows, links)
     )
     return flows, overrides, keyed, slower, transports
 
@@ -80,6 +80,16 @@ def test_a_sender_joins_at_what_its_other_flows_leave_of_its_link():
         packets = -(-row["size_bytes"] // row["mss_bytes"])
         wire = (row["size_bytes"] + packets * row["header_bytes"]) * 8
         assert slower[row["id"]] == pytest.approx(wire / min(rates) - wire / (100 * MBPS))
+
+
+def test_what_flows_offer_a_link_is_their_bytes_over_the_span_of_their_starts():
+    sim, spec = build(SPEC)
+    planned = Result.from_core(dict(sim.results()), spec)
+    offered = linksim.Offered.of(planned.flows, planned.links)
+    links = planned.links
+    hop = links.filter((links["src"] == "r1") & (links["dst"] == "r2"))["id"].item()
+    # Three flows cross r1 -> r2 (100 KB, 50 KB, 20 KB); they start from 0 to 0.5 s.
+    assert offered.bps[hop] == pytest.approx(170_000 * 8 / 0.5)
 
 
 def test_every_flow_of_a_problem_has_its_window_bounded():

@@ -214,15 +214,20 @@ class Offered:
     over the span of their starts (the workload's load, measured), and from it the rate a flow
     gets from the links before a problem's link in the network (`before`)."""
 
-    def __init__(self, flows: pl.DataFrame, links: pl.DataFrame) -> None:
-        starts = flows["start_s"]
-        self.span = float(starts.max() - starts.min()) if flows.height > 1 else 0.0
-        self.rate = links["rate_bps"].cast(pl.Float64).to_numpy()
-        self.bps = np.zeros(links.height)
-        if self.span > 0:
-            hops = flows.select("path", "size_bytes").explode("path")
-            per_link = hops.group_by("path").agg(pl.col("size_bytes").sum())
-            self.bps[per_link["path"].to_numpy()] = per_link["size_bytes"].to_numpy() * 8.0 / self.span
+    def __init__(self, bytes_on: np.ndarray, span: float, rates: np.ndarray) -> None:
+        """`bytes_on`: the bytes of the flows crossing each link; `span`: from the first flow's
+        start to the last's (s); `rates`: each link's (b/s)."""
+        self.span = span
+        self.rate = np.asarray(rates, dtype=float)
+        self.bps = np.asarray(bytes_on, dtype=float) * 8.0 / span if span > 0 else np.zeros(len(self.rate))
+
+    @classmethod
+    def of(cls, flows: pl.DataFrame, links: pl.DataFrame) -> Offered:
+        """What `flows` offer the links of `links`."""
+        per_link = flows.select("path", "size_bytes").explode("path").group_by("path").agg(pl.col("size_bytes").sum())
+        bytes_on = np.zeros(links.height)
+        bytes_on[per_link["path"].to_numpy()] = per_link["size_bytes"].to_numpy()
+        return cls(bytes_on, _span(flows), links["rate_bps"].to_numpy())
 
     def mine(self, crossing: pl.DataFrame, k: Mapping[int, int]) -> dict[int, float]:
         """The bits per second a problem's flows (`crossing`, each before its position `k[id]` in
@@ -244,6 +249,10 @@ class Offered:
             other = max(0.0, self.bps[x] - mine.get(x, 0.0)) / self.rate[x]
             out = min(out, self.rate[x] * max(RESIDUAL_FLOOR, 1.0 - other))
         return out
+
+
+def _span(flows: pl.DataFrame) -> float:
+    return float(flows["start_s"].max() - flows["start_s"].min()) if flows.height > 1 else 0.0
 
 
 def _flow(src: str, dst: str, row: Mapping[str, Any]) -> dict:
@@ -381,7 +390,9 @@ def estimate_links(
     reps = representatives(clusters, dict(zip(busy, feats, strict=True)))
     running = sorted(lid for rs in reps.values() for lid in rs)
     rows_on = dict(zip(busy, on_link["row"], strict=True))
-    offered = Offered(flows, links)
+    bytes_on = np.zeros(links.height)
+    bytes_on[busy] = on_link["size_bytes"].list.sum().to_numpy()
+    offered = Offered(bytes_on, _span(flows), links["rate_bps"].to_numpy())
     problems = []
     slower: dict[tuple[int, int], float] = {}
     for lid in running:
