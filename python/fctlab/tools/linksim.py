@@ -10,10 +10,9 @@ a graph of its own:
 - the links that feed `l` (the hop before it on a flow's path), one router each, joined to `u`
   at that link's rate and delay: each neighbour sends no faster than in the network, where
   Parsimon joins every sender straight to `u`;
-- one source host per (sending host, feeding link, delay before it, rate), joined to that
-  router with the rest of the delay (a sender whose own link feeds `l` joins `u` with that
-  link's delay), at the rate the links before `l` leave its flows in the network (`Offered`,
-  below);
+- one source host per (sending host, feeding link, delay before it), joined to that router at
+  the sender's own rate with the rest of the delay (a sender whose own link feeds `l` joins `u`
+  at that link's rate and delay);
 - one destination host per (receiving host, delay after `l`), joined from `v` by a *fat* link,
   ten times the slowest rate after `l`, with the propagation delay of the rest of the path (so
   the queues after `l` are other runs' business, as in Parsimon's `link_sim_desc`);
@@ -37,32 +36,22 @@ the path does not have. Each flow adds its own delays (a link run holds every fl
 the link), not samples of a link's delay distribution: with every link run there, the flow's
 own numbers are at hand and carry no sampling noise.
 
-**Senders as slow as the network lets them be** (`Offered`). In the network a flow shares
-every link before `l` with flows that do not cross `l`; in the problem those flows are absent,
-and its sender would feed `l` at line rate, in bursts the network smooths. Processor sharing
-gives a flow `C (1 - rho)` of a link of rate `C` whose other traffic offers `rho C` on average,
-so a sender joins the problem at the least, over the links before `l`, of `C (1 - rho_other)`
-(the flows of the problem itself left out of `rho_other`, since they are there; never below
-`RESIDUAL_FLOOR` of `C`), `rho` measured as the flows' bytes over the span of their starts. The
-slower sender adds `wire_bits (1 / r - 1 / C_slowest)` to the flow's time alone where its rate
-`r` is below the slowest of its path, and that is taken off the flow's delay there (exact for a
-flow that keeps the link busy; slow start makes the true addition smaller, so this errs
-towards too little delay). On the 23 fabrics of the validation set (every link run), with the
-bound below, this took the mean p99 error from 54% to 41% and put 19% of the bins within 10%
-instead of 13%; worse on 6 of the 23 (the three leaf-spines with NewReno at 30% load among
-them, data mining's p99 error from 41% to 90%).
-
 **Windows.** In the network a window stops growing where the flow loses packets or is marked,
 and that is often another hop than the problem's link, whose losses and marks the problem does
-not have: its flows' windows would grow past anything the network lets them have, and the
-excess would wait in their senders' host queues (no limit) and delay every other flow of those
-senders (timeouts of 13-28 ms where the network's are about 1 ms, on the k = 4 fat tree with
-DCTCP). So every flow's receive window in a problem is cut to the most the network holds in
-flight, the largest path's bandwidth-delay product plus a router queue (`window_bound`); a flow
-that loses packets at `l` itself stays below it anyway. Cutting only the flows of a host's own
-link and of links faster than their path's slowest, as before, left the k = 4 fat tree with
-DCTCP at 389% mean p99 error (every link run); cutting every flow, 27%; the validation set's
-mean from 104% to 54%.
+not have. A host's own link has an unlimited host queue and, in its problem, nothing after it
+that drops: its flows' windows would grow without end and fill that queue. A flow whose sender
+joins no faster than the problem's link keeps the excess of its window in the sender's host
+queue, also without a limit, where it delays every other flow of that sender (on the k = 4 fat
+tree, all links 10 Gb/s, short flows met retransmission timeouts of 13-28 ms in the problems
+with DCTCP, about 1 ms in the network). Where a flow's losses happen elsewhere (a host's own
+link, a sender no faster than the link, or a link faster than the flow's slowest), its receive
+window in the problem is cut to the most the network holds in flight, the largest path's
+bandwidth-delay product plus a router queue (`window_bound`): on the 32-host leaf-spine with
+web-search flows at 50% this took the links method's mean p99 error from 189% to 48%; the
+rule's second case, every link run, the validation set's from 104% to 54% (389% -> 27% on the
+k = 4 tree with DCTCP). A flow whose sender is faster than the link loses its packets at the
+link, as in the network (a slow start's overshoot included), and is left alone: cutting its
+window too made the parking lot's long flows 11-19% long (`test_links_adds_the_delays_...`).
 
 **Links alike run once** (`fctlab.tools.linkclusters`, Parsimon's clustering): links of the
 same rate, delay, ends and transports whose flow sizes, gaps and load differ by at most
@@ -80,7 +69,6 @@ each of its flows (which link delays a flow, and by how much).
 from __future__ import annotations
 
 import json
-import math
 import os
 from collections.abc import Mapping
 from pathlib import Path
@@ -96,8 +84,6 @@ from fctlab.tools.linksolo import alone, solo_problem
 
 #: Destination links are this many times faster than the slowest link after `l` (Parsimon's 10).
 FAT = 10.0
-#: A sender's rate in a link problem is never cut below this share of its link's (`Offered`).
-RESIDUAL_FLOOR = 0.1
 #: Bytes of one full packet, for a router queue given in packets (`window_bound`).
 MTU = 1500
 #: The runs of every flow alone (the sweep points' names: this and the part's number).
@@ -125,10 +111,13 @@ def refuse_what_links_lack(spec: Mapping[str, Any]) -> None:
 def window_bound(spec: Mapping[str, Any], flows: pl.DataFrame, links: pl.DataFrame) -> int | None:
     """The most bytes a flow keeps in flight in the network in the steady state: the largest
     path's bandwidth-delay product plus a router queue (None when router queues are unlimited).
-    A link problem lacks the losses and marks of its flows' other hops, which hold their windows
-    back in the network; every flow's receive window in a problem is cut to this bound
-    (`Transports`). A router queue that marks at a step K (DCTCP's) holds about K in the steady
-    state, not its limit: K is the queue counted."""
+    The problem of a host's own link has nothing after it that loses packets (fat links) and a
+    host queue without a limit, so its flows' windows would grow without end and fill that
+    queue; in the network the losses on their other hops hold them back. So are flows whose
+    sender joins no faster than the link (their excess waits in the sender's host queue) and
+    flows on a link faster than their path's slowest, whose losses also happen elsewhere. Their receive
+    window is cut to this bound in those problems (`Transports`). A router queue that marks at a
+    step K (DCTCP's) holds about K in the steady state, not its limit: K is the queue counted."""
     from fctlab.quantity import parse_bytes
 
     router = (spec.get("queues") or {}).get("router") or {}
@@ -161,8 +150,8 @@ def base_scenario(spec: Mapping[str, Any]) -> dict:
 class Transports:
     """Each flow's transport as a workload entry names it: its `protocol` label when that is a
     named transport of the scenario, else the default (no `transport` key); and, for the flows of
-    a link problem (`window_bound`), a variant of it with that receive window (`<name>-bounded`,
-    or `bounded` for the default), defined by `tables`."""
+    a problem whose windows are bounded (`window_bound`), a variant of it with that receive
+    window (`<name>-bounded`, or `bounded` for the default), defined by `tables`."""
 
     BOUNDED = "bounded"
 
@@ -173,13 +162,12 @@ class Transports:
         #: The bounded variants `entries` named, each with the transport it varies (None: the default).
         self.variants: dict[str, str | None] = {}
 
-    def entries(self, flows: list[dict], labels: list[str], bounded: bool = False) -> list[dict]:
-        """`kind = "flows"` workload entries for `flows`, one per transport, in first-seen order;
-        `bounded`: on the bounded variants."""
+    def entries(self, flows: list[dict], labels: list[str], bounded: list[bool] | None = None) -> list[dict]:
+        """`kind = "flows"` workload entries for `flows`, one per transport, in first-seen order."""
         groups: dict[str | None, list[dict]] = {}
-        for f, label in zip(flows, labels, strict=True):
+        for i, (f, label) in enumerate(zip(flows, labels, strict=True)):
             name = label if label in self.named else None
-            if bounded and self.rwnd is not None:
+            if bounded is not None and bounded[i] and self.rwnd is not None:
                 variant = self.BOUNDED if name is None else f"{name}-{self.BOUNDED}"
                 self.variants[variant] = name
                 name = variant
@@ -209,52 +197,6 @@ class Transports:
         return out
 
 
-class Offered:
-    """What the flows offer each link: the bits per second of the flows crossing it, their bytes
-    over the span of their starts (the workload's load, measured), and from it the rate a flow
-    gets from the links before a problem's link in the network (`before`)."""
-
-    def __init__(self, bytes_on: np.ndarray, span: float, rates: np.ndarray) -> None:
-        """`bytes_on`: the bytes of the flows crossing each link; `span`: from the first flow's
-        start to the last's (s); `rates`: each link's (b/s)."""
-        self.span = span
-        self.rate = np.asarray(rates, dtype=float)
-        self.bps = np.asarray(bytes_on, dtype=float) * 8.0 / span if span > 0 else np.zeros(len(self.rate))
-
-    @classmethod
-    def of(cls, flows: pl.DataFrame, links: pl.DataFrame) -> Offered:
-        """What `flows` offer the links of `links`."""
-        per_link = flows.select("path", "size_bytes").explode("path").group_by("path").agg(pl.col("size_bytes").sum())
-        bytes_on = np.zeros(links.height)
-        bytes_on[per_link["path"].to_numpy()] = per_link["size_bytes"].to_numpy()
-        return cls(bytes_on, _span(flows), links["rate_bps"].to_numpy())
-
-    def mine(self, crossing: pl.DataFrame, k: Mapping[int, int]) -> dict[int, float]:
-        """The bits per second a problem's flows (`crossing`, each before its position `k[id]` in
-        its path) offer each link before the problem's link."""
-        out: dict[int, float] = {}
-        if self.span <= 0:
-            return out
-        for fid, path, size in crossing.select("id", "path", "size_bytes").iter_rows():
-            for x in path[: k[fid]]:
-                out[x] = out.get(x, 0.0) + size * 8.0 / self.span
-        return out
-
-    def before(self, hops: list[int], mine: Mapping[int, float]) -> float:
-        """The rate a flow gets over the links `hops` before a problem's link: at each, the link's
-        rate less what the flows outside the problem offer it (processor sharing gives a flow
-        `C (1 - rho)` on average), at least `RESIDUAL_FLOOR` of it; the least of them."""
-        out = math.inf
-        for x in hops:
-            other = max(0.0, self.bps[x] - mine.get(x, 0.0)) / self.rate[x]
-            out = min(out, self.rate[x] * max(RESIDUAL_FLOOR, 1.0 - other))
-        return out
-
-
-def _span(flows: pl.DataFrame) -> float:
-    return float(flows["start_s"].max() - flows["start_s"].min()) if flows.height > 1 else 0.0
-
-
 def _flow(src: str, dst: str, row: Mapping[str, Any]) -> dict:
     return {"src": src, "dst": dst, "start": row["start_s"], "size": row["size_bytes"]}
 
@@ -265,11 +207,9 @@ def link_problem(
     links: pl.DataFrame,
     hosts: set[str],
     transports: Transports,
-    offered: Offered | None = None,
-) -> tuple[dict, dict[tuple, list[int]], dict[int, float]]:
-    """The overrides of link `link`'s problem (topology and workload; see the module doc), its
-    flows' ids by their key in its run (`flow_key`), and by flow id the time a flow's slower
-    sender adds to its time alone (`Offered.before`; none without `offered`)."""
+) -> tuple[dict, dict[tuple, list[int]]]:
+    """The overrides of link `link`'s problem (topology and workload; see the module doc) and its
+    flows' ids by their key in its run (`flow_key`)."""
     rate, delay = links["rate_bps"].to_list(), links["delay_s"].to_list()
     lid = link["id"]
     u_host, v_host = link["src"] in hosts, link["dst"] in hosts
@@ -278,43 +218,31 @@ def link_problem(
         {"name": "v", "kind": "host" if v_host else "router"},
     ]
     edges = [{"a": "u", "b": "v", "rate": rate[lid], "delay": delay[lid], "name": "l"}]
-    sources: dict[tuple[str, int, float, int], str] = {}
+    sources: dict[tuple[str, int, float], str] = {}
     upstream: dict[int, str] = {}
     sinks: dict[tuple[str, float], str] = {}
-    flows, labels = [], []
+    flows, labels, bounded = [], [], []
     ids: dict[tuple, list[int]] = {}
-    slower: dict[int, float] = {}
-    at_k = {fid: path.index(lid) for fid, path in crossing.select("id", "path").iter_rows()}
-    mine = offered.mine(crossing, at_k) if offered is not None and not u_host else {}
     for row in crossing.sort(["start_s", "id"]).iter_rows(named=True):
         path = row["path"]
-        k = at_k[row["id"]]
+        k = path.index(lid)
         before, after = path[:k], path[k + 1 :]
         if u_host:
             src = "u"
         else:
-            # The sender gets what the links before `l` leave it in the network, no more.
-            sender = rate[path[0]]
-            if offered is not None:
-                sender = min(sender, round(offered.before(before, mine)))
-                slowest = min(rate[x] for x in path)
-                if sender < slowest:
-                    packets = -(-row["size_bytes"] // row["mss_bytes"])
-                    wire = (row["size_bytes"] + packets * row["header_bytes"]) * 8
-                    slower[row["id"]] = wire / sender - wire / slowest
             # The flows come into u over the links into it (`into`), whose rates cap what each
             # neighbour sends; their senders hang one hop further up, at their own rate.
             into = before[-1]
             if len(before) == 1:
-                key = (row["src"], into, 0.0, sender)
-                tail, at = "u", (sender, delay[into])
+                key = (row["src"], into, 0.0)
+                tail, at = "u", (rate[into], delay[into])
             else:
                 if into not in upstream:
                     upstream[into] = f"w{len(upstream)}"
                     nodes.append({"name": upstream[into], "kind": "router"})
                     edges.append({"a": upstream[into], "b": "u", "rate": rate[into], "delay": delay[into]})
-                key = (row["src"], into, round(sum(delay[x] for x in before[:-1]), 15), sender)
-                tail, at = upstream[into], (sender, key[2])
+                key = (row["src"], into, round(sum(delay[x] for x in before[:-1]), 15))
+                tail, at = upstream[into], (rate[path[0]], key[2])
             if key not in sources:
                 sources[key] = f"s{len(sources)}"
                 nodes.append({"name": sources[key], "kind": "host"})
@@ -331,11 +259,15 @@ def link_problem(
             dst = sinks[key]
         flows.append(_flow(src, dst, row))
         labels.append(row["protocol"])
+        # Bounded where the flow's losses and marks happen elsewhere, so its window would grow
+        # past the network's: a host's own link (a host queue without a limit, nothing after it
+        # that drops), a sender no faster than `l` (the excess would wait in the sender's host
+        # queue, as unlimited), or `l` faster than the flow's slowest link.
+        bounded.append(u_host or rate[path[0]] <= rate[lid] or rate[lid] > min(rate[x] for x in path))
         ids.setdefault(flow_key(src, dst, row["start_s"], row["size_bytes"]), []).append(row["id"])
     topology = {"kind": "graph", "nodes": nodes, "links": edges}
-    # Every window bounded: the losses and marks of the flows' other hops are not in the problem.
-    workload = transports.entries(flows, labels, bounded=True)
-    return {"topology": topology, "workload": workload, **transports.tables(workload)}, ids, slower
+    workload = transports.entries(flows, labels, bounded)
+    return {"topology": topology, "workload": workload, **transports.tables(workload)}, ids
 
 
 def estimate_links(
@@ -390,16 +322,10 @@ def estimate_links(
     reps = representatives(clusters, dict(zip(busy, feats, strict=True)))
     running = sorted(lid for rs in reps.values() for lid in rs)
     rows_on = dict(zip(busy, on_link["row"], strict=True))
-    bytes_on = np.zeros(links.height)
-    bytes_on[busy] = on_link["size_bytes"].list.sum().to_numpy()
-    offered = Offered(bytes_on, _span(flows), links["rate_bps"].to_numpy())
     problems = []
-    slower: dict[tuple[int, int], float] = {}
     for lid in running:
         crossing = flows.select(pl.all().gather(rows_on[lid]))
-        overrides, keyed, slow = link_problem(links.row(lid, named=True), crossing, links, hosts, transports, offered)
-        problems.append(Problem(lid, overrides, keyed))
-        slower.update(((lid, f), s) for f, s in slow.items())
+        problems.append(Problem(lid, *link_problem(links.row(lid, named=True), crossing, links, hosts, transports)))
     runs = list(batches(problems))
     points = [(b.name, b.overrides) for b in runs]
     solo = solo_problem(flows, links, transports)
@@ -429,7 +355,7 @@ def estimate_links(
             if fct is None or unfinished[r]:
                 unfinished[r] = True
                 continue
-            d = max(0.0, fct - first[r] - slower.get((rep, f), 0.0))
+            d = max(0.0, fct - first[r])
             extra[r] += d
             records[rep].append((int(sizes[r]), d))
             delays.append((f, rep, d))
