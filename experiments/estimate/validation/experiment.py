@@ -3,7 +3,8 @@ the same 2:1 oversubscribed, a k = 4 fat tree), load (30-70%), flow sizes (web s
 mining, Facebook Hadoop), transport (NewReno, DCTCP, and the RDMA laws HPCC and DCQCN, lossy:
 the links method refuses a PFC fabric) and burstiness (Poisson or Pareto gaps).
 Each runs at the packet level (the framework's cached runs), then `--method fluid` and
-`--method links` estimate it; the report gives, per scenario, the share of size bins whose p99
+`--method links` estimate it (the links method twice: as it runs by default, links alike sharing
+runs, and with every busy link run, `--epsilon 0`); the report gives, per scenario, the share of size bins whose p99
 slowdown each method puts within 10% of the packet level's and the mean error of the p99, both
 over the bins with enough flows for a p99 (`P99_MIN_FLOWS` a side), and the wall times; beside
 them the packet level of a second seed against the first, judged the same way: the noise floor of the comparison.
