@@ -171,22 +171,15 @@ def analyze(runs: Runs, ctx: Context) -> str:
                 fmt(g["fluid_wall"], ".3f"),
             ]
         )
-        ctx.check(
-            name,
-            f"share of size bins whose links p99 slowdown is within {CLOSE:.0%} of the packet level's",
-            (TARGET_SHARE, 1.0),
-            g["links_share"],
-            tolerance=0.0,
-            partial=0.25,
-        )
-        ctx.check(
-            name,
-            f"share of size bins whose links p99 slowdown, every link run, is within {CLOSE:.0%} of the packet level's",
-            (TARGET_SHARE, 1.0),
-            g["every_share"],
-            tolerance=0.0,
-            partial=0.25,
-        )
+        for method, what in (("links", "links p99 slowdown"), ("every", "links p99 slowdown, every link run,")):
+            ctx.check(
+                name,
+                f"share of size bins whose {what} is within {CLOSE:.0%} of the packet level's",
+                (TARGET_SHARE, 1.0),
+                g[f"{method}_share"],
+                tolerance=0.0,
+                partial=0.25,
+            )
     largest = max(got, key=lambda n: got[n]["flows"]) if got else None
     if largest is not None:
         g = got[largest]
