@@ -6,6 +6,7 @@ from __future__ import annotations
 from fctlab.result import Result
 from fctlab.run import build
 from fctlab.tools import linksim
+from fctlab.tools.linkbatch import flow_key
 from realcore import fake  # noqa: F401  (fake: the compiled core)
 
 #: Hosts a and x (100 Mb/s) and f (1 Gb/s) behind router r1, b behind r2; r1 -> r2 -> b at
@@ -58,8 +59,7 @@ def bounded_senders(src: str, dst: str) -> dict[str, bool]:
         if bounded:
             assert overrides[f"transports.{linksim.Transports.BOUNDED}"]["rwnd"] == transports.rwnd
         for f in entry["flows"]:
-            key = (f["src"], f["dst"], round(f["start"] * 1e12), f["size"])
-            for fid in keyed[key]:
+            for fid in keyed[flow_key(f["src"], f["dst"], f["start"], f["size"])]:
                 out[by_id[fid]] = bounded
     return out
 

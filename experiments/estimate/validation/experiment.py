@@ -4,10 +4,11 @@ mining, Facebook Hadoop), transport (NewReno, DCTCP, and the RDMA laws HPCC and 
 the links method refuses a PFC fabric) and burstiness (Poisson or Pareto gaps).
 Each runs at the packet level (the framework's cached runs), then `--method fluid` and
 `--method links` estimate it (the links method twice: as it runs by default, links alike sharing
-runs, and with every busy link run, `--epsilon 0`); the report gives, per scenario, the share of size bins whose p99
-slowdown each method puts within 10% of the packet level's and the mean error of the p99, both
-over the bins with enough flows for a p99 (`P99_MIN_FLOWS` a side), and the wall times; beside
-them the packet level of a second seed against the first, judged the same way: the noise floor of the comparison.
+runs, and with every busy link run, `--epsilon 0`); the report gives, per scenario, the share of
+size bins whose p99 slowdown each method puts within 10% of the packet level's and the mean
+error of the p99, both over the bins with enough flows for a p99 (`P99_MIN_FLOWS` a side), and
+the wall times; beside them the packet level of a second seed against the first, judged the
+same way: the noise floor of the comparison.
 
 The targets (issue 38): the links method within 10% on at least 80% of the bins, at least 100x
 faster than the packet level on the largest scenario; the fluid's error beside it. They are the

@@ -38,20 +38,21 @@ own numbers are at hand and carry no sampling noise.
 
 **Windows.** In the network a window stops growing where the flow loses packets or is marked,
 and that is often another hop than the problem's link, whose losses and marks the problem does
-not have. A host's own link has an unlimited host queue and, in its problem, nothing after it
-that drops: its flows' windows would grow without end and fill that queue. A flow whose sender
-joins no faster than the problem's link keeps the excess of its window in the sender's host
-queue, also without a limit, where it delays every other flow of that sender (on the k = 4 fat
-tree, all links 10 Gb/s, short flows met retransmission timeouts of 13-28 ms in the problems
-with DCTCP, about 1 ms in the network). Where a flow's losses happen elsewhere (a host's own
-link, a sender no faster than the link, or a link faster than the flow's slowest), its receive
-window in the problem is cut to the most the network holds in flight, the largest path's
-bandwidth-delay product plus a router queue (`window_bound`): on the 32-host leaf-spine with
-web-search flows at 50% this took the links method's mean p99 error from 189% to 48%; the
-rule's second case, every link run, the validation set's from 104% to 54% (389% -> 27% on the
-k = 4 tree with DCTCP). A flow whose sender is faster than the link loses its packets at the
-link, as in the network (a slow start's overshoot included), and is left alone: cutting its
-window too made the parking lot's long flows 11-19% long (`test_links_adds_the_delays_...`).
+not have. A flow whose sender joins no faster than the problem's link keeps the excess of its
+window in the sender's host queue, which has no limit, and nothing after the link drops: its
+window would grow without end and delay every other flow of that sender (on the k = 4 fat tree,
+all links 10 Gb/s, short flows met retransmission timeouts of 13-28 ms in the problems with
+DCTCP, about 1 ms in the network). A host's own link is always such a problem: its flows start
+at the link. Where a flow's losses happen elsewhere (a sender no faster than the link, or a
+link faster than the flow's slowest), its receive window in the problem is cut to the most the
+network holds in flight, the largest path's bandwidth-delay product plus a router queue
+(`window_bound`). On the 32-host leaf-spine with web-search flows at 50%, cutting the host
+links' flows took the links method's mean p99 error from 189% to 48%; with every link run,
+cutting every sender no faster than the link took the validation set's from 104% to 54%
+(389% -> 27% on the k = 4 tree with DCTCP). A flow whose sender is faster than the link loses
+its packets at the link, as in the network (a slow start's overshoot included), and is left
+alone: cutting its window too made the parking lot's long flows 11-19% long
+(`test_links_adds_the_delays_...`).
 
 **Links alike run once** (`fctlab.tools.linkclusters`, Parsimon's clustering): links of the
 same rate, delay, ends and transports whose flow sizes, gaps and load differ by at most
@@ -111,13 +112,13 @@ def refuse_what_links_lack(spec: Mapping[str, Any]) -> None:
 def window_bound(spec: Mapping[str, Any], flows: pl.DataFrame, links: pl.DataFrame) -> int | None:
     """The most bytes a flow keeps in flight in the network in the steady state: the largest
     path's bandwidth-delay product plus a router queue (None when router queues are unlimited).
-    The problem of a host's own link has nothing after it that loses packets (fat links) and a
-    host queue without a limit, so its flows' windows would grow without end and fill that
-    queue; in the network the losses on their other hops hold them back. So are flows whose
-    sender joins no faster than the link (their excess waits in the sender's host queue) and
-    flows on a link faster than their path's slowest, whose losses also happen elsewhere. Their receive
-    window is cut to this bound in those problems (`Transports`). A router queue that marks at a
-    step K (DCTCP's) holds about K in the steady state, not its limit: K is the queue counted."""
+    A flow whose sender joins a link problem no faster than the link (a host's own link's flows
+    among them) has nothing after the link that loses packets (fat links) and a host queue
+    without a limit, so its window would grow without end and fill that queue; in the network
+    the losses on its other hops hold it back. So does a flow on a link faster than its path's
+    slowest, whose losses also happen elsewhere. Their receive window is cut to this bound in
+    those problems (`Transports`). A router queue that marks at a step K (DCTCP's) holds about K
+    in the steady state, not its limit: K is the queue counted."""
     from fctlab.quantity import parse_bytes
 
     router = (spec.get("queues") or {}).get("router") or {}
@@ -260,10 +261,10 @@ def link_problem(
         flows.append(_flow(src, dst, row))
         labels.append(row["protocol"])
         # Bounded where the flow's losses and marks happen elsewhere, so its window would grow
-        # past the network's: a host's own link (a host queue without a limit, nothing after it
-        # that drops), a sender no faster than `l` (the excess would wait in the sender's host
-        # queue, as unlimited), or `l` faster than the flow's slowest link.
-        bounded.append(u_host or rate[path[0]] <= rate[lid] or rate[lid] > min(rate[x] for x in path))
+        # past the network's: its sender no faster than `l` (the excess would wait in the
+        # sender's host queue, without a limit; on a host's own link, `l` is the sender's link),
+        # or `l` faster than the flow's slowest link.
+        bounded.append(rate[path[0]] <= rate[lid] or rate[lid] > min(rate[x] for x in path))
         ids.setdefault(flow_key(src, dst, row["start_s"], row["size_bytes"]), []).append(row["id"])
     topology = {"kind": "graph", "nodes": nodes, "links": edges}
     workload = transports.entries(flows, labels, bounded)
